@@ -1,0 +1,10 @@
+# Warnings every hcts target gets. CI turns them into errors (HCTS_WERROR, set by
+# ./hcts when CI=true); a developer's build only reports them.
+option(HCTS_WERROR "Treat compiler warnings as errors" OFF)
+
+add_library(hcts_warnings INTERFACE)
+add_library(hcts::warnings ALIAS hcts_warnings)
+target_compile_options(hcts_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wformat=2 -Wcast-align -Wnull-dereference
+  $<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor -Woverloaded-virtual>
+  $<$<BOOL:${HCTS_WERROR}>:-Werror>)

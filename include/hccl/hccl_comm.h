@@ -1,0 +1,30 @@
+/*
+ * hccl/hccl_comm.h: creating and querying a communicator, ABI-identical to the
+ * vendor's header.
+ */
+#ifndef HCTS_HCCL_HCCL_COMM_H
+#define HCTS_HCCL_HCCL_COMM_H
+
+#include <stdint.h>
+
+#include "hccl/hccl_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Rank 0 creates the root info and hands it to every rank out of band. */
+extern HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo);
+extern HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank,
+                                       HcclComm *comm);
+/* clusterInfo: path of a rank-table file. */
+extern HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm);
+extern HcclResult HcclCommDestroy(HcclComm comm);
+extern HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank);
+extern HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HCTS_HCCL_HCCL_COMM_H */

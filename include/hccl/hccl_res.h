@@ -1,0 +1,38 @@
+/*
+ * hccl/hccl_res.h: communication memory, threads and engine contexts of a
+ * communicator, ABI-identical to the vendor's header.
+ */
+#ifndef HCTS_HCCL_HCCL_RES_H
+#define HCTS_HCCL_HCCL_RES_H
+
+#include <stdint.h>
+
+#include "hccl/hccl_types.h"
+#include "hcomm/hcomm_res_defs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The local communication memory ("HCCL buffer"); `size` is what may be used. */
+extern HcclResult HcclGetHcclBuffer(HcclComm comm, void **buffer, uint64_t *size);
+extern HcclResult HcclGetHcclBufferCleared(HcclComm comm, void **buffer, uint64_t *size);
+
+extern HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine, uint32_t threadNum,
+                                    uint32_t notifyNumPerThread, ThreadHandle *threads);
+extern HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine engine, uint32_t threadNum, ThreadType type,
+                                              const ThreadConfig *config, ThreadHandle *threads);
+extern HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine engine, aclrtStream stream,
+                                              uint32_t notifyNum, ThreadHandle *thread);
+extern HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, CommEngine engine, uint64_t size,
+                                      void **ctx);
+extern HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, CommEngine engine, void **ctx,
+                                   uint64_t *size);
+extern HcclResult HcclThreadResGetInfo(HcclComm comm, ThreadHandle thread, ThreadResType resType, uint32_t infoLen,
+                                       void **info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HCTS_HCCL_HCCL_RES_H */
