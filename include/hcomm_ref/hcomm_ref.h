@@ -1,0 +1,78 @@
+/*
+ * hcomm_ref/hcomm_ref.h: extensions that only the hcts reference implementation
+ * (reference_impl/, libhcomm.so) exports. A vendor library does not have them;
+ * the conformance suite reaches them only through the reference adapter, never
+ * from a test case, so the suite judges any library by the public API alone.
+ *
+ * Every struct here starts with its version and size (NCCL plugin style); fields
+ * are only ever appended.
+ */
+#ifndef HCTS_HCOMM_REF_HCOMM_REF_H
+#define HCTS_HCOMM_REF_HCOMM_REF_H
+
+#include <stdint.h>
+
+#include "hccl/hccl_types.h"
+#include "hcomm/hcomm_res_defs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HCOMM_REF_ABI_VERSION 1U
+
+/* A device-side program in the AICPU kernel convention. */
+typedef uint32_t (*HcommRefDeviceFn)(void *args);
+
+typedef struct {
+    uint32_t version;         /* HCOMM_REF_ABI_VERSION */
+    uint32_t size;            /* sizeof(HcommRefLaunchResult) */
+    uint32_t programReturn;   /* what the program returned */
+    int32_t taskError;        /* first asynchronous task failure (HcclResult), 0 if none */
+    uint32_t timedOut;        /* 1 if the launch deadline passed before every task ran */
+    uint32_t reserved;
+    uint64_t elapsedNs;       /* launch to completion of the last task */
+} HcommRefLaunchResult;
+
+/* Runs `fn(args)` in the emulated AICPU_TS device context of `comm`, as an AICPU
+ * kernel runs, then waits until every task the program enqueued on any thread of
+ * `comm` has run, or `timeoutMs` passes (0: no deadline). Like a stream
+ * synchronisation it reports asynchronous task failures (a notify wait timing
+ * out, a remote access error) in result->taskError. Returns HCCL_E_TIMEOUT when
+ * the deadline passed, HCCL_E_PTR for a null fn or result. */
+extern HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn, void *args, uint32_t timeoutMs,
+                                       HcommRefLaunchResult *result);
+
+/* 1 when the calling thread runs in the emulated device context, else 0. */
+extern int32_t HcommRefIsDeviceSide(void);
+
+/* The product profile in force ("atlas350", "a3", "a2", "atlas200i_500_a2",
+ * "inference", "training"), chosen by HCOMM_REF_PRODUCT at first use. */
+extern const char *HcommRefProductName(void);
+
+typedef struct {
+    uint32_t version; /* HCOMM_REF_ABI_VERSION */
+    uint32_t size;    /* sizeof(HcommRefStats) */
+    uint64_t bytesWritten;
+    uint64_t bytesRead;
+    uint64_t notifiesRaised;   /* sent towards peers */
+    uint64_t notifiesConsumed; /* satisfied waits */
+    uint64_t notifyOverruns;   /* a record on an already-set (binary) notify */
+    uint64_t rejectedCalls;    /* calls refused by input checks */
+    uint64_t taskErrors;       /* asynchronous task failures */
+} HcommRefStats;
+
+/* Counters of `comm` since it was created. `stats->size` must be set by the
+ * caller; fields beyond it are not written. */
+extern HcclResult HcommRefGetStats(HcclComm comm, HcommRefStats *stats);
+
+/* Whether a notify of the channel is set right now (diagnostics for watchdogs):
+ * *isSet = 1 or 0. Does not consume it. */
+extern HcclResult HcommRefPeekNotify(HcclComm comm, ChannelHandle channel, uint32_t localNotifyIdx,
+                                     int32_t *isSet);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HCTS_HCOMM_REF_HCOMM_REF_H */
