@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,23 @@
 extern char **environ;
 
 namespace {
+
+std::vector<std::string> split(const char *text)
+{
+    std::vector<std::string> parts;
+    if (text == nullptr || *text == '\0') return parts;
+    std::string item;
+    for (const char *c = text;; ++c) {
+        if (*c == ',' || *c == '\0') {
+            parts.push_back(item);
+            item.clear();
+            if (*c == '\0') break;
+        } else {
+            item += *c;
+        }
+    }
+    return parts;
+}
 
 std::string hex_of(const HcclRootInfo &root)
 {
@@ -34,14 +52,27 @@ std::vector<int> run_job(uint32_t n, std::chrono::seconds deadline)
     HcclRootInfo root{};
     EXPECT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
     const std::string hex = hex_of(root);
+    // HCTS_RANK_NETNS / HCTS_RANK_IFS (comma lists, set by netns_ranks.sh): rank r
+    // runs in namespace r % count, bootstrapping and placing verbs traffic on that
+    // namespace's interface, so ranks in different namespaces talk over TCP.
+    const std::vector<std::string> netns = split(std::getenv("HCTS_RANK_NETNS"));
+    const std::vector<std::string> ifs = split(std::getenv("HCTS_RANK_IFS"));
     std::vector<pid_t> pids;
     for (uint32_t r = 0; r < n; ++r) {
-        const std::string ranks = std::to_string(n);
-        const std::string rank = std::to_string(r);
-        char *argv[] = {const_cast<char *>(HCTS_RANK_PROCESS), const_cast<char *>(hex.c_str()),
-                        const_cast<char *>(ranks.c_str()), const_cast<char *>(rank.c_str()), nullptr};
+        std::vector<std::string> args;
+        if (!netns.empty()) {
+            const std::string &ifname = ifs.at(r % ifs.size());
+            args = {"ip", "netns", "exec", netns[r % netns.size()], "env", "HCOMM_REF_BOOTSTRAP_IF=" + ifname,
+                    "SOFTVERBS_LISTEN=" + ifname};
+        }
+        for (const std::string &a : {std::string(HCTS_RANK_PROCESS), hex, std::to_string(n), std::to_string(r)}) {
+            args.push_back(a);
+        }
+        std::vector<char *> argv;
+        for (auto &a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
         pid_t pid = 0;
-        EXPECT_EQ(posix_spawn(&pid, HCTS_RANK_PROCESS, nullptr, nullptr, argv, environ), 0);
+        EXPECT_EQ(posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
         pids.push_back(pid);
     }
     std::vector<int> status(n, -1);
