@@ -19,8 +19,9 @@ int severity(Verdict v) {
     case Verdict::Skipped: return 1;
     case Verdict::Fail: return 2;
     case Verdict::Timeout: return 3;
+    case Verdict::Crash: return 4;
   }
-  return 3;
+  return 4;
 }
 
 void check(Runtime& rt, WaitResult w, int error, const char* what) {

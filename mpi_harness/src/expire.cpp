@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -30,7 +31,7 @@ Providers& providers() {
 }  // namespace
 
 void Runtime::write_diagnostics(const std::string& reason, const CaseState& cs) {
-  const std::string path = options_.log_dir + "/rank-" + std::to_string(rank_) + ".timeout.txt";
+  const std::string path = options_.log_dir + "/rank-" + std::to_string(rank_) + ".diagnostics.txt";
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) {
     std::fprintf(stderr, "hcts-mpi: rank %d: cannot write diagnostics to '%s'\n", rank_, path.c_str());
@@ -74,14 +75,11 @@ void Runtime::write_diagnostics(const std::string& reason, const CaseState& cs) 
   log("TIMEOUT: " + reason + "; diagnostics in " + path);
 }
 
-void Runtime::expire(const std::string& reason, int exit_status) {
-  if (expired_.exchange(true)) park();
-  const CaseState cs = snapshot();
-  write_diagnostics(reason, cs);
+void Runtime::record_end(const std::string& reason, const CaseState& cs, Verdict verdict, int exit_status) {
   if (rank_ == 0) {
     if (cs.open) {
       double ms = std::chrono::duration<double, std::milli>(Clock::now() - cs.start).count();
-      CaseResult r = make_result(cs, Verdict::Timeout, ms);
+      CaseResult r = make_result(cs, verdict, ms);
       r.messages.insert(r.messages.begin(), RankMessage{0, reason});
       say(format_case_end(r));
       if (options_.on_case) {
@@ -100,15 +98,36 @@ void Runtime::expire(const std::string& reason, int exit_status) {
         log("on_abort callback threw");
       }
     }
-    say("hcts-mpi: aborting the job with exit status " + std::to_string(exit_status) +
-        "; per-rank diagnostics in " + options_.log_dir + "/rank-*.timeout.txt");
-  } else {
+    say("hcts-mpi: ending the job with exit status " + std::to_string(exit_status) +
+        "; per-rank diagnostics in " + options_.log_dir + "/rank-*.diagnostics.txt");
+  }
+}
+
+void Runtime::expire(const std::string& reason, int exit_status) {
+  if (expired_.exchange(true)) park();
+  const CaseState cs = snapshot();
+  write_diagnostics(reason, cs);
+  record_end(reason, cs, Verdict::Timeout, exit_status);
+  if (rank_ != 0) {
     // Rank 0 records the verdict; abort ourselves only if it cannot.
     std::this_thread::sleep_for(options_.abort_grace);
   }
   std::fflush(nullptr);
   MPI_Abort(MPI_COMM_WORLD, exit_status);
   ::_exit(exit_status);
+}
+
+void Runtime::terminated(int sig) {
+  if (expired_.exchange(true)) park();
+  const CaseState cs = snapshot();
+  const std::string reason = std::string("terminated by signal ") + std::to_string(sig) + " (" + ::strsignal(sig) +
+                             "): the launcher ends the job, usually because another rank died";
+  // Rank 0 records first: the launcher follows up with SIGKILL after
+  // odls_base_sigkill_timeout (1 s by default).
+  record_end(reason, cs, Verdict::Crash, 128 + sig);
+  write_diagnostics(reason, cs);
+  std::fflush(nullptr);
+  ::_exit(128 + sig);
 }
 
 int Runtime::add_provider(std::string title, DiagnosticsProvider provider) {

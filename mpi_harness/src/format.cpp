@@ -13,6 +13,7 @@ std::string_view to_string(Verdict v) {
     case Verdict::Fail: return "FAIL";
     case Verdict::Skipped: return "SKIPPED";
     case Verdict::Timeout: return "TIMEOUT";
+    case Verdict::Crash: return "CRASH";
   }
   return "?";
 }
@@ -39,6 +40,7 @@ std::string format_case_end(const CaseResult& r) {
     case Verdict::Fail: tag = "[  FAILED  ]"; break;
     case Verdict::Skipped: tag = "[  SKIPPED ]"; break;
     case Verdict::Timeout: tag = "[  TIMEOUT ]"; break;
+    case Verdict::Crash: tag = "[  CRASH   ]"; break;
   }
   std::string out;
   for (const auto& m : r.messages) out += "[rank " + std::to_string(m.rank) + "] " + m.text + "\n";

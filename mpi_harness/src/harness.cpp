@@ -18,6 +18,7 @@ std::unique_ptr<detail::Runtime> g_runtime;
 
 Harness::Harness(int& argc, char**& argv, Options options) {
   int provided = 0;
+  detail::Runtime::block_termination_signals();
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   testing::InitGoogleTest(&argc, argv);
   int r = 0, n = 0;

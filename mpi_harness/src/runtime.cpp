@@ -3,6 +3,8 @@
 #include "backtrace.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -60,6 +62,7 @@ Runtime::Runtime(Options options, int rank, int size)
   install_backtrace_handler();
   g_current = this;
   watchdog_ = std::thread([this] { watchdog_loop(); });
+  signals_ = std::thread([this] { signal_loop(); });
 }
 
 Runtime::~Runtime() {
@@ -69,6 +72,9 @@ Runtime::~Runtime() {
   }
   cv_.notify_all();
   watchdog_.join();
+  stopping_signals_ = true;
+  ::pthread_kill(signals_.native_handle(), SIGTERM);
+  signals_.join();
   g_current = nullptr;
   if (ctl_ != MPI_COMM_NULL) MPI_Comm_free(&ctl_);
   if (log_) std::fclose(log_);
@@ -152,6 +158,34 @@ void Runtime::watchdog_loop() {
     std::string reason = "watchdog: case deadline of " + std::to_string(ms.count()) + " ms expired";
     lk.unlock();
     expire(reason);
+  }
+}
+
+namespace {
+
+sigset_t termination_signals() {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGTERM);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGHUP);
+  return s;
+}
+
+}  // namespace
+
+void Runtime::block_termination_signals() {
+  const sigset_t s = termination_signals();
+  ::pthread_sigmask(SIG_BLOCK, &s, nullptr);
+}
+
+void Runtime::signal_loop() {
+  const sigset_t s = termination_signals();
+  for (;;) {
+    int sig = 0;
+    if (::sigwait(&s, &sig) != 0) continue;
+    if (stopping_signals_) return;
+    terminated(sig);
   }
 }
 

@@ -39,6 +39,11 @@ struct CaseState {
 
 class Runtime {
  public:
+  // Blocks the termination signals in the calling thread, so that every thread
+  // created afterwards (MPI's too) leaves them to the runtime's signal thread.
+  // Call before MPI_Init.
+  static void block_termination_signals();
+
   Runtime(Options options, int rank, int size);
   ~Runtime();
   Runtime(const Runtime&) = delete;
@@ -76,6 +81,9 @@ class Runtime {
   // let rank 0 record TIMEOUT, abort the job with exit_status. Only the first
   // caller proceeds; a later caller parks until the job ends.
   [[noreturn]] void expire(const std::string& reason, int exit_status = kExitTimeout);
+  // The launcher is terminating the job (signal sig): rank 0 records the running
+  // case as CRASH, every rank leaves diagnostics, then exits with 128 + sig.
+  [[noreturn]] void terminated(int sig);
   [[noreturn]] static void park();
 
   // Diagnostics providers (see DiagnosticsRegistration); process-wide, usable
@@ -86,6 +94,8 @@ class Runtime {
  private:
   void watchdog_loop();
   void write_diagnostics(const std::string& reason, const CaseState& cs);
+  void record_end(const std::string& reason, const CaseState& cs, Verdict verdict, int exit_status);
+  void signal_loop();
 
   Options options_;
   int rank_;
@@ -102,6 +112,8 @@ class Runtime {
   std::atomic<bool> expired_{false};
 
   std::thread watchdog_;
+  std::atomic<bool> stopping_signals_{false};
+  std::thread signals_;
 };
 
 }  // namespace hcts::mpi::detail

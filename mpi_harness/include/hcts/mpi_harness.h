@@ -25,9 +25,13 @@ inline constexpr int kExitFail = 1;
 inline constexpr int kExitUsage = 2;     // bad harness environment or options
 inline constexpr int kExitTimeout = 124; // a watchdog or phase-barrier deadline expired (MPI_Abort)
 inline constexpr int kExitInternal = 125; // MPI itself failed inside the harness (e.g. a rank was lost)
+// A rank terminated by SIGTERM/SIGINT/SIGHUP exits with 128 + the signal number
+// after recording; mpirun then usually reports the first rank's death instead.
 
-enum class Verdict { Pass, Fail, Skipped, Timeout };
-// "PASS", "FAIL", "SKIPPED", "TIMEOUT".
+// Crash: the job was terminated while the case ran (the launcher's SIGTERM after
+// a rank died, or an interrupt); rank 0 records it before it exits.
+enum class Verdict { Pass, Fail, Skipped, Timeout, Crash };
+// "PASS", "FAIL", "SKIPPED", "TIMEOUT", "CRASH".
 std::string_view to_string(Verdict v);
 
 struct RankMessage {
@@ -38,10 +42,10 @@ struct RankMessage {
 // One finished case as rank 0 sees it after agreement.
 struct CaseResult {
   std::string name;              // "Suite.Case", "Prefix/Suite.Case/3"
-  Verdict verdict;               // worst over ranks: Timeout > Fail > Skipped > Pass
+  Verdict verdict;               // worst over ranks: Crash > Timeout > Fail > Skipped > Pass
   double duration_ms;            // longest test-body time over the ranks that reported
   std::vector<RankMessage> messages;  // every rank's failure/skip messages, rank order
-  std::vector<int> silent_ranks; // ranks that never reported (only with Timeout)
+  std::vector<int> silent_ranks; // ranks that never reported (only with Timeout, Crash)
   int index;                     // 1-based position in this run
   int total;                     // cases selected to run
 };
@@ -53,7 +57,7 @@ struct Options {
   // After a watchdog expiry, ranks other than 0 wait this long for rank 0 to
   // record the TIMEOUT and abort the job before aborting it themselves.
   std::chrono::milliseconds abort_grace{3000};
-  // Per-rank logs (rank-R.log) and watchdog diagnostics (rank-R.timeout.txt).
+  // Per-rank logs (rank-R.log) and watchdog diagnostics (rank-R.diagnostics.txt).
   // Default: $HCTS_MPI_LOG_DIR if set, else "hcts-mpi-logs" in the working directory.
   std::string log_dir;
   // Send the stdout of ranks other than 0 to their log file (stderr is kept).
