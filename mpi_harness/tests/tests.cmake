@@ -7,3 +7,17 @@ foreach(scenario IN ITEMS agree hang kill)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/check.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:hcts_mpi_selftest> ${scenario})
   set_tests_properties(mpi_harness.selftest.${scenario} PROPERTIES TIMEOUT 60 LABELS "mpi")
 endforeach()
+
+# Two simulated nodes, four ranks: needs root for network namespaces.
+add_executable(hcts_mpi_cluster_hosts tests/cluster_hosts.cpp)
+target_link_libraries(hcts_mpi_cluster_hosts PRIVATE hcts::mpi_harness hcts::warnings)
+add_test(NAME mpi_harness.cluster
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/cluster_check.sh ${CMAKE_CURRENT_SOURCE_DIR}/cluster
+          $<TARGET_FILE:hcts_mpi_cluster_hosts>)
+set_tests_properties(mpi_harness.cluster PROPERTIES TIMEOUT 120 LABELS "mpi" SKIP_RETURN_CODE 77
+  ENVIRONMENT "HCTS_CASE_DEADLINE_S=60")
+
+add_test(NAME mpi_harness.launch
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/launch_check.sh ${CMAKE_CURRENT_SOURCE_DIR}/launch
+          $<TARGET_FILE:hcts_mpi_selftest>)
+set_tests_properties(mpi_harness.launch PROPERTIES TIMEOUT 60 LABELS "mpi")
