@@ -13,6 +13,17 @@ namespace hcts::mpi {
 namespace {
 
 std::unique_ptr<detail::Runtime> g_runtime;
+std::vector<std::string> g_hosts;
+
+std::vector<std::string> gather_hosts(const std::string& mine, int n) {
+  constexpr int kLen = 256;
+  std::vector<char> out(kLen, '\0'), all(static_cast<size_t>(kLen) * static_cast<size_t>(n));
+  mine.copy(out.data(), kLen - 1);
+  MPI_Allgather(out.data(), kLen, MPI_CHAR, all.data(), kLen, MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> names;
+  for (int r = 0; r < n; ++r) names.emplace_back(all.data() + static_cast<size_t>(kLen) * static_cast<size_t>(r));
+  return names;
+}
 
 }  // namespace
 
@@ -30,6 +41,7 @@ Harness::Harness(int& argc, char**& argv, Options options) {
     std::fprintf(stderr, "hcts-mpi: rank %d: %s\n", r, e.what());
     MPI_Abort(MPI_COMM_WORLD, kExitUsage);
   }
+  g_hosts = gather_hosts(g_runtime->host(), n);
   if (provided < MPI_THREAD_MULTIPLE) {
     // The watchdog calls MPI_Abort from its own thread.
     g_runtime->log("warning: MPI provides thread level " + std::to_string(provided) +
@@ -77,6 +89,8 @@ int size() {
 }
 
 MPI_Comm comm() { return MPI_COMM_WORLD; }
+
+const std::vector<std::string>& hosts() { return g_hosts; }
 
 void set_case_deadline(std::chrono::milliseconds deadline) {
   if (g_runtime) g_runtime->set_deadline(deadline);

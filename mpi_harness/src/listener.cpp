@@ -5,6 +5,7 @@
 #include "poll.h"
 #include "runtime.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -57,9 +58,13 @@ void MpiListener::OnTestProgramStart(const testing::UnitTest& unit) {
                    " cases); every rank must run the same binary with the same --gtest_filter",
                kExitUsage);
   }
+  std::vector<std::string> distinct = hosts();
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   char head[200];
-  std::snprintf(head, sizeof head, "[==========] %d cases on %d ranks; deadline %lld ms per case; logs in %s", total_,
-                rt_.size(), static_cast<long long>(rt_.default_deadline().count()), rt_.options().log_dir.c_str());
+  std::snprintf(head, sizeof head, "[==========] %d cases on %d ranks, %zu host(s); deadline %lld ms per case; logs in %s",
+                total_, rt_.size(), distinct.size(), static_cast<long long>(rt_.default_deadline().count()),
+                rt_.options().log_dir.c_str());
   rt_.say(head);
 }
 
@@ -103,7 +108,13 @@ void MpiListener::OnTestEnd(const testing::TestInfo& info) {
   }
   if (rt_.rank() == 0) {
     rt_.say(format_case_end(result));
-    if (rt_.options().on_case) rt_.options().on_case(result);
+    if (rt_.options().on_case) {
+      try {
+        rt_.options().on_case(result);
+      } catch (const std::exception& e) {
+        rt_.say(std::string("hcts-mpi: the on_case callback threw: ") + e.what());
+      }
+    }
   } else {
     rt_.log("agreed verdict: " + std::string(to_string(agreed)));
   }

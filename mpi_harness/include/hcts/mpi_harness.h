@@ -97,6 +97,9 @@ int size();
 // The communicator for the test's own MPI traffic (MPI_COMM_WORLD). The harness's
 // agreement traffic runs on a private duplicate, so the two never mix.
 MPI_Comm comm();
+// The host name of every rank, by rank, gathered when the Harness started
+// (for results.json's environment.hosts). Empty without a Harness.
+const std::vector<std::string>& hosts();
 
 // Overrides the running case's deadline, counted from the case's start.
 void set_case_deadline(std::chrono::milliseconds deadline);
