@@ -104,7 +104,11 @@ void Runtime::record_end(const std::string& reason, const CaseState& cs, Verdict
 }
 
 void Runtime::expire(const std::string& reason, int exit_status) {
-  if (expired_.exchange(true)) park();
+  claim_end();
+  finish_expired(reason, exit_status);
+}
+
+void Runtime::finish_expired(const std::string& reason, int exit_status) {
   const CaseState cs = snapshot();
   write_diagnostics(reason, cs);
   record_end(reason, cs, Verdict::Timeout, exit_status);
@@ -118,7 +122,7 @@ void Runtime::expire(const std::string& reason, int exit_status) {
 }
 
 void Runtime::terminated(int sig) {
-  if (expired_.exchange(true)) park();
+  claim_end();
   const CaseState cs = snapshot();
   const std::string reason = std::string("terminated by signal ") + std::to_string(sig) + " (" + ::strsignal(sig) +
                              "): the launcher ends the job, usually because another rank died";

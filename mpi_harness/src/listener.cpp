@@ -97,7 +97,7 @@ void MpiListener::OnTestEnd(const testing::TestInfo& info) {
 
   CaseResult result;
   const Verdict agreed = agree(rt_, mine, rt_.rank() == 0 ? &result : nullptr);
-  rt_.close_case();
+  if (!rt_.close_case()) Runtime::park();  // expired meanwhile: the TIMEOUT was recorded instead
   switch (agreed) {
     case Verdict::Pass: ++passed_; break;
     case Verdict::Skipped: ++skipped_; break;

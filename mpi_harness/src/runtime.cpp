@@ -122,12 +122,25 @@ void Runtime::add_own_message(RankMessage m) {
   case_.own_messages.push_back(std::move(m));
 }
 
-void Runtime::close_case() {
+bool Runtime::close_case() {
   {
     std::lock_guard lk(mu_);
+    if (expired_) return false;
     case_.open = false;
   }
   cv_.notify_all();
+  return true;
+}
+
+void Runtime::claim_end() {
+  {
+    std::lock_guard lk(mu_);
+    if (!expired_) {
+      expired_ = true;
+      return;
+    }
+  }
+  park();
 }
 
 void Runtime::record_report(int from, RankReport report, std::vector<RankMessage> messages) {
@@ -156,8 +169,10 @@ void Runtime::watchdog_loop() {
     }
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - case_.start);
     std::string reason = "watchdog: case deadline of " + std::to_string(ms.count()) + " ms expired";
+    if (expired_) return;  // someone else ends the job
+    expired_ = true;       // claimed under the lock: the case cannot close now
     lk.unlock();
-    expire(reason);
+    finish_expired(reason, kExitTimeout);
   }
 }
 

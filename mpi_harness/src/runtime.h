@@ -67,7 +67,8 @@ class Runtime {
   void open_case(std::string name, int index, int total);
   void set_deadline(std::chrono::milliseconds from_start);
   void add_own_message(RankMessage m);
-  void close_case();
+  // False if the case already ended by expiry (then the caller must not report it).
+  [[nodiscard]] bool close_case();
   std::chrono::milliseconds default_deadline() const { return options_.case_deadline; }
 
   // Rank 0 while agreeing: record one rank's report.
@@ -93,6 +94,11 @@ class Runtime {
 
  private:
   void watchdog_loop();
+  // Claims the end of the job under the lock, so that the watchdog, a phase
+  // barrier, a signal and the normal end of a case never report one case twice.
+  // Parks a caller that comes second.
+  void claim_end();
+  [[noreturn]] void finish_expired(const std::string& reason, int exit_status);
   void write_diagnostics(const std::string& reason, const CaseState& cs);
   void record_end(const std::string& reason, const CaseState& cs, Verdict verdict, int exit_status);
   void signal_loop();
