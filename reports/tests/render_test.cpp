@@ -1,6 +1,9 @@
 // The renderers on recorded results documents (fixtures/): what each output
 // must say for a passing run, failures, a timeout, an XPASS, a NOT_SUPPORTED-only
 // run and two runs side by side; and the reader's error messages.
+#include <cstdlib>
+#include <iostream>
+#include <random>
 #include <regex>
 #include <string>
 #include <vector>
@@ -243,6 +246,57 @@ TEST(ResultsReader, ClauseWithoutVerdictIsNotRun) {
   EXPECT_NE(html.find("This run is <b>aborted</b>"), std::string::npos);
   EXPECT_NE(clause_row(html, 0, "WWN.IDX.2").find("badge v-NOT_RUN"), std::string::npos);
   EXPECT_NE(render_junit(runs, info).find("<error type=\"NOT RUN\" message=\"the clause did not run\"/>"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// Odd but schema-valid-looking documents must render or be refused with a
+// message, never crash or throw anything else: replace a random field
+// (or a whole object) of a fixture with a value of a random type.
+TEST(Render, OddFieldsNeverCrashTheRenderers) {
+  unsigned seed = 4242;
+  if (const char *s = std::getenv("HCTS_SEED")) seed = static_cast<unsigned>(std::strtoul(s, nullptr, 10));
+  std::cout << "seed " << seed << "; reproduce: HCTS_SEED=" << seed
+            << " build/bin/hcts_report_test --gtest_filter=Render.OddFieldsNeverCrashTheRenderers\n";
+  std::mt19937 rng(seed);
+  const auto base = nlohmann::json::parse(read_file(fixture("failures.json")));
+  std::vector<std::string> paths;
+  const auto flat = base.flatten();
+  for (const auto &[path, value] : flat.items()) {
+    paths.push_back(path);
+    if (const auto slash = path.find_last_of('/'); slash != std::string::npos && slash > 0) paths.push_back(path.substr(0, slash));
+  }
+  const std::vector<nlohmann::json> values = {nullptr, 7, -1, 18446744073709551615ULL, 2.5, "", "PASS", "x<y>&",
+                                              nlohmann::json::array(), nlohmann::json::array({1, "a"}),
+                                              nlohmann::json::object(), true};
+  const auto set = hcts::expectations::ExpectationSet::load(fixture("vendor-expectations.yaml"));
+  int rendered = 0, refused = 0;
+  for (int i = 0; i < 300; ++i) {
+    auto doc = base;
+    const auto &path = paths[rng() % paths.size()];
+    doc[nlohmann::json::json_pointer(path)] = values[rng() % values.size()];
+    try {
+      check_results(doc, "mutated");
+    } catch (const std::runtime_error &) {
+      ++refused;
+      continue;
+    }
+    std::vector<hcts::report::Run> runs{hcts::report::Run{"m.json", "m", "", doc}};
+    try {
+      prepare_runs(runs, i % 2 ? &set : nullptr);
+      const RenderInfo info{"t", ""};
+      EXPECT_FALSE(render_html(runs, info).empty());
+      EXPECT_FALSE(render_markdown(runs, info).empty());
+      EXPECT_FALSE(render_junit(runs, info).empty());
+      ++rendered;
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << "iteration " << i << ": setting " << path << " threw: " << e.what();
+    }
+  }
+  std::cout << rendered << " rendered, " << refused << " refused with a message\n";
+  EXPECT_GT(rendered, 100);
 }
 
 }  // namespace

@@ -158,7 +158,7 @@ void profiles(std::ostringstream &o, const Run &run) {
     const auto &profile = object_at(cl, "profile");
     if (profile.empty() && field(cl, "kind") != "PROFILE") continue;
     std::string allowed;
-    for (const auto &a : array_at(profile, "allowed")) allowed += (allowed.empty() ? "" : ", ") + a.get<std::string>();
+    for (const auto &a : array_at(profile, "allowed")) allowed += (allowed.empty() ? "" : ", ") + (a.is_string() ? a.get<std::string>() : a.dump());
     rows << "<tr><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>" << text_or_dash(field(cl, "title"))
          << "</td><td><b>" << text_or_dash(field(profile, "observed")) << "</b></td><td>" << text_or_dash(allowed)
          << "</td><td>" << badge(field(cl, "verdict", "NOT RUN")) << "</td></tr>";
@@ -278,7 +278,7 @@ void expectations_block(std::ostringstream &o, const Run &run) {
   if (file.empty()) return;
   auto list = [&](const char *key) {
     std::string out;
-    for (const auto &v : array_at(e, key)) out += (out.empty() ? "" : ", ") + v.get<std::string>();
+    for (const auto &v : array_at(e, key)) out += (out.empty() ? "" : ", ") + (v.is_string() ? v.get<std::string>() : v.dump());
     return out;
   };
   o << "<h3>Expectations</h3><table class=\"kv\">";

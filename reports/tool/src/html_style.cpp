@@ -25,7 +25,7 @@ header.top{display:flex;justify-content:space-between;align-items:center;gap:24p
 nav.toc{display:flex;flex-wrap:wrap;gap:8px;padding:12px 32px;background:#fff;border-bottom:1px solid var(--line);position:sticky;top:0;z-index:2}
 nav.toc a{color:var(--fg);text-decoration:none;padding:4px 10px;border:1px solid var(--line);border-radius:16px;background:var(--soft)}
 main{padding:8px 32px 24px;max-width:1500px}
-section{background:#fff;border:1px solid var(--line);border-radius:10px;padding:4px 22px 18px;margin:18px 0}
+section{background:#fff;border:1px solid var(--line);border-radius:10px;padding:4px 22px 18px;margin:18px 0;overflow-x:auto}
 h2{font-size:20px;margin:16px 0 10px;display:flex;align-items:center;gap:10px}
 h3{font-size:16px;margin:22px 0 8px}
 details.section>summary{cursor:pointer}details.section>summary h3{display:inline-block;margin:22px 0 8px}
@@ -52,7 +52,8 @@ table.sortable>thead th::after{content:" \2195";color:#afb8c1;font-size:11px}
 table.sortable>thead th[aria-sort=ascending]::after{content:" \25B2";color:var(--fg)}
 table.sortable>thead th[aria-sort=descending]::after{content:" \25BC";color:var(--fg)}
 td.num,th.num{text-align:right;white-space:nowrap}
-tr.clause-row>td:first-child,tr.clause-row>td:nth-child(3),tr.case-row>td:first-child code{white-space:nowrap}
+tr.clause-row>td:first-child,tr.clause-row>td:nth-child(3){white-space:nowrap}
+table.cases td:first-child{min-width:120px;max-width:260px}table.cases td:last-child{width:60%}
 tr.clause-row:hover,tr.compare-row:hover{background:#f6f8fa}
 tr.clause-row[data-verdict=FAIL],tr.clause-row[data-verdict=CRASH],tr.clause-row[data-verdict=TIMEOUT],tr.clause-row[data-verdict=XPASS]{background:#fff5f5}
 tr.clause-row[data-verdict=HAZARD]{background:#fff8e5}

@@ -40,6 +40,7 @@ std::string field(const nlohmann::json &obj, std::string_view key, std::string_v
   const auto it = obj.find(key);
   if (it == obj.end()) return std::string(fallback);
   if (it->is_string()) return it->get<std::string>();
+  if (it->is_number_unsigned()) return std::to_string(it->get<unsigned long long>());  // 64-bit seeds
   if (it->is_number_integer()) return std::to_string(it->get<long long>());
   if (it->is_number()) return format_fixed(it->get<double>(), 3);
   if (it->is_boolean()) return it->get<bool>() ? "true" : "false";
