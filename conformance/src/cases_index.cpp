@@ -9,19 +9,9 @@ namespace {
 
 StampKey key_for(uint32_t iteration, int sender) { return {3, iteration, static_cast<uint32_t>(sender)}; }
 
-// Channels with `n` notifies to every peer, acquired by all ranks together.
-// Returns the channel to the peer, 0 (and the reason) if acquisition failed.
-ChannelHandle channel_with(uint32_t n, std::string &why)
+std::string acquire_failure(uint32_t n, const ScopedChannels &c)
 {
-    World &w = World::get();
-    HcclResult rc = HCCL_SUCCESS;
-    const auto chans = w.acquire_channels(n, rc);
-    const ChannelHandle ch = rc == HCCL_SUCCESS ? chans[static_cast<size_t>(w.peer())] : 0;
-    if (!ranks::all(ch != 0)) {
-        why = "HcclChannelAcquire(notifyNum " + std::to_string(n) + ") returned " + hccl_result_name(rc);
-        return 0;
-    }
-    return ch;
+    return "HcclChannelAcquire(notifyNum " + std::to_string(n) + ") returned " + hccl_result_name(c.rc());
 }
 
 std::vector<uint32_t> notify_nums()
@@ -44,10 +34,10 @@ HCTS_CASE(Index, EveryValidIndexWorks, "WWN.IDX.1")
     Case &c = Case::current();
     c.observe("notify_nums", notify_nums());
     for (uint32_t n : notify_nums()) {
-        std::string why;
-        const ChannelHandle ch = channel_with(n, why);
+        const ScopedChannels chans(n);
+        const ChannelHandle ch = chans.to_peer();
         if (ch == 0) {
-            c.fail("WWN.IDX.1", why);
+            c.fail("WWN.IDX.1", acquire_failure(n, chans));
             continue;
         }
         std::vector<Xfer> plan;
@@ -64,10 +54,10 @@ HCTS_CASE(Index, OutOfRangeRejected, "WWN.IDX.2", "WWN.IDX.3")
     World &w = World::get();
     Case &c = Case::current();
     for (uint32_t n : {1U, 8U, 64U}) {
-        std::string why;
-        const ChannelHandle ch = channel_with(n, why);
+        const ScopedChannels chans(n);
+        const ChannelHandle ch = chans.to_peer();
         if (ch == 0) {
-            c.fail("WWN.IDX.2", why);
+            c.fail("WWN.IDX.2", acquire_failure(n, chans));
             continue;
         }
         const std::vector<uint32_t> bad{n, n + 1, UINT32_MAX};
@@ -118,10 +108,10 @@ HCTS_CASE(Index, WaitSideBound, "WWN.IDX.5")
 {
     HCTS_REQUIRE_WWN();
     World &w = World::get();
-    std::string why;
-    const ChannelHandle ch = channel_with(4, why);
+    const ScopedChannels chans(4);
+    const ChannelHandle ch = chans.to_peer();
     if (ch == 0) {
-        Case::current().fail("WWN.IDX.5", why);
+        Case::current().fail("WWN.IDX.5", acquire_failure(4, chans));
         return;
     }
     // A fresh thread, so an accepted (wrong) wait only costs its short timeout.

@@ -87,15 +87,13 @@ HCTS_CASE(Notify, ChannelIsolation, "WWN.NTF.3")
 {
     HCTS_REQUIRE_WWN();
     World &w = World::get();
-    HcclResult rc = HCCL_SUCCESS;
-    const auto second = w.acquire_channels(World::kNotifyNum, rc);
-    const bool distinct = ranks::all(rc == HCCL_SUCCESS && second[static_cast<size_t>(w.peer())] != 0 &&
-                                     second[static_cast<size_t>(w.peer())] != w.peers[static_cast<size_t>(w.peer())].channel);
-    Case::current().observe("second_channel_acquire", hccl_result_name(rc));
+    const ScopedChannels second(World::kNotifyNum);
+    const ChannelHandle b = second.to_peer();
+    const bool distinct = ranks::all(b != 0 && b != w.peers[static_cast<size_t>(w.peer())].channel);
+    Case::current().observe("second_channel_acquire", hccl_result_name(second.rc()));
     if (!distinct)
         HCTS_NOT_SUPPORTED("a second channel to the same peer could not be acquired as a distinct handle (" +
-                           std::string(hccl_result_name(rc)) + ")");
-    const ChannelHandle b = second[static_cast<size_t>(w.peer())];
+                           std::string(hccl_result_name(second.rc())) + ")");
     // Write on channel B index 3: a wait on channel A index 3 must time out, then B's completes.
     std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 8192, 3, 0, b, b, key_for(33, 0)}};
     plan[0].wait = false;

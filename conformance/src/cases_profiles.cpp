@@ -94,9 +94,8 @@ HCTS_CASE(Profiles, CrossChannelOrdering, "WWN.PRF.4")
 {
     HCTS_REQUIRE_WWN();
     World &w = World::get();
-    HcclResult rc = HCCL_SUCCESS;
-    const auto second = w.acquire_channels(World::kNotifyNum, rc);
-    const ChannelHandle b = rc == HCCL_SUCCESS ? second[static_cast<size_t>(w.peer())] : 0;
+    const ScopedChannels second(World::kNotifyNum);
+    const ChannelHandle b = second.to_peer();
     const bool distinct = ranks::all(b != 0 && b != w.peers[static_cast<size_t>(w.peer())].channel);
     if (!distinct) {
         Case::current().profile("WWN.PRF.4", "unobserved", "no second, distinct channel to the same peer");

@@ -22,9 +22,11 @@ void require(int32_t rc, const char *what)
                                  ")");
 }
 
-CommProtocol protocol_from_env()
+CommProtocol protocol_from_env(bool alternate)
 {
-    const char *p = std::getenv("HCTS_PROTOCOL");
+    const char *p = std::getenv(alternate ? "HCTS_PROTOCOL_ALT" : "HCTS_PROTOCOL");
+    if (alternate && p == nullptr)
+        return protocol_from_env(false) == COMM_PROTOCOL_UB_CTP ? COMM_PROTOCOL_UBOE : COMM_PROTOCOL_UB_CTP;
     const std::string_view v = p != nullptr ? p : "UB_CTP";
     if (v == "UB_CTP")
         return COMM_PROTOCOL_UB_CTP;
@@ -177,10 +179,10 @@ World &World::init()
     return w;
 }
 
-std::vector<ChannelHandle> World::acquire_channels(uint32_t notify_num, HcclResult &rc)
+std::vector<ChannelHandle> World::acquire_channels(uint32_t notify_num, HcclResult &rc, bool alternate)
 {
     const HcommDispatch &api = Iut::get().api();
-    static const CommProtocol protocol = protocol_from_env();
+    const CommProtocol protocol = protocol_from_env(alternate);
     std::vector<HcclChannelDesc> descs(static_cast<size_t>(size - 1));
     HcclChannelDescInit(descs.data(), static_cast<uint32_t>(descs.size()));
     size_t i = 0;
@@ -201,6 +203,28 @@ std::vector<ChannelHandle> World::acquire_channels(uint32_t notify_num, HcclResu
         if (r != rank)
             by_rank[static_cast<size_t>(r)] = got[i++];
     return by_rank;
+}
+
+ScopedChannels::ScopedChannels(uint32_t notify_num)
+{
+    World &w = World::get();
+    by_rank_ = w.acquire_channels(notify_num, rc_, true);
+    ok_ = ranks::all(rc_ == HCCL_SUCCESS);
+}
+
+ScopedChannels::~ScopedChannels()
+{
+    World &w = World::get();
+    ranks::barrier(); // every rank is done with them
+    if (rc_ != HCCL_SUCCESS || Iut::get().api().HcclChannelDestroy == nullptr)
+        return;
+    std::vector<ChannelHandle> live;
+    for (ChannelHandle c : by_rank_)
+        if (c != 0)
+            live.push_back(c);
+    // Best effort: a library that cannot destroy such channels keeps them.
+    (void)Iut::get().api().HcclChannelDestroy(w.comm, live.data(), static_cast<uint32_t>(live.size()));
+    ranks::barrier();
 }
 
 ThreadHandle World::fresh_thread(CommEngine engine, HcclResult *rc)

@@ -100,7 +100,10 @@ class World {
     // asynchronously, so an error state never leaks into later cases. 0 on failure.
     ThreadHandle fresh_thread(CommEngine engine, HcclResult *rc = nullptr);
     // Acquires channels to every peer with `notify_num` notifies; handles by rank.
-    std::vector<ChannelHandle> acquire_channels(uint32_t notify_num, HcclResult &rc);
+    // `alternate` uses the second protocol of the product (UBOE when the default
+    // is UB_CTP): implementations key channels by (engine, peer, protocol), so a
+    // channel with other parameters needs another protocol.
+    std::vector<ChannelHandle> acquire_channels(uint32_t notify_num, HcclResult &rc, bool alternate = false);
 
     LaunchResult run(Script &s, uint32_t timeout_ms = 0);
     void put(void *dev, std::span<const std::byte> host) const;
@@ -113,5 +116,23 @@ class World {
 };
 
 const char *hccl_result_name(int32_t rc);
+
+// Channels on the alternate protocol to every peer, destroyed at scope end so the
+// next case may acquire them with other parameters. Acquired by all ranks together.
+class ScopedChannels {
+  public:
+    explicit ScopedChannels(uint32_t notify_num);
+    ~ScopedChannels();
+    ScopedChannels(const ScopedChannels &) = delete;
+    ScopedChannels &operator=(const ScopedChannels &) = delete;
+    HcclResult rc() const { return rc_; }
+    // The channel to the peer, 0 when acquisition failed on any rank.
+    ChannelHandle to_peer() const { return ok_ ? by_rank_.at(static_cast<size_t>(World::get().peer())) : 0; }
+
+  private:
+    HcclResult rc_ = HCCL_SUCCESS;
+    bool ok_ = false;
+    std::vector<ChannelHandle> by_rank_;
+};
 
 } // namespace hcts
