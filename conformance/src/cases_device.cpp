@@ -91,7 +91,7 @@ HCTS_CASE(DeviceOnly, ProductTableRow, "WWN.DEV.3")
     if (product_has_wwn(product)) {
         std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 1000, 13, 0, 0, 0, key_for(99, 0)}};
         const Exchange ex = run_exchange(plan);
-        check_exchange(plan, ex, {"WWN.DEV.3", "", ""});
+        check_exchange(plan, ex, {"", "WWN.DEV.3", "", ""});
         return;
     }
     // A product without the call: a device-side call must fail and do nothing.

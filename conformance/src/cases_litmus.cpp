@@ -36,7 +36,7 @@ HCTS_CASE(Litmus, L1_MessagePassing, "WWN.VIS.1")
             src += 8192;
         }
         const Exchange ex = run_exchange(plan);
-        check_exchange(plan, ex, {"WWN.VIS.1", "", ""});
+        check_exchange(plan, ex, {"WWN.VIS.1", "WWN.VIS.1", "", ""});
         if (w.rank == 1 - sender)
             for (const auto &r : ex.x)
                 ++hist[outcome_name(r.have_snapshot ? r.snap.overall() : r.host.overall())];

@@ -36,7 +36,7 @@ HCTS_CASE(Notify, ExactlyOncePerWrite, "WWN.NTF.1")
     for (uint32_t i = 0; i < n; ++i) {
         std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 512, idx, 0, 0, 0, key_for(i, 0)}};
         const Exchange ex = run_exchange(plan);
-        check_exchange(plan, ex, {"WWN.NTF.1", "", ""});
+        check_exchange(plan, ex, {"", "WWN.NTF.1", "", ""});
         if (w.rank == 1)
             ++hist[ex.launch_ok() && ex.x[0].wait_rc == 0 ? "satisfied" : "lost"];
     }
@@ -131,7 +131,7 @@ HCTS_CASE(Notify, IncastSendersIsolated, "WWN.NTF.4")
             plan.push_back(x);
         }
     const Exchange ex = run_exchange(plan);
-    check_exchange(plan, ex, {"WWN.NTF.4", "", ""});
+    check_exchange(plan, ex, {"", "WWN.NTF.4", "", ""});
     if (w.rank == 0) {
         std::map<std::string, uint64_t> hist;
         for (const auto &x : ex.x)
@@ -153,7 +153,7 @@ HCTS_CASE(Notify, GuardsAndSourceUntouched, "WWN.NTF.5", "WWN.NTF.6")
         ++idx;
     }
     const Exchange ex = run_exchange(plan);
-    check_exchange(plan, ex, {"", "WWN.NTF.5", "WWN.NTF.6"});
+    check_exchange(plan, ex, {"", "", "WWN.NTF.5", "WWN.NTF.6"});
     if (w.rank == 1) {
         std::map<std::string, uint64_t> hist;
         for (const auto &x : ex.x)
@@ -171,7 +171,7 @@ HCTS_CASE(Notify, BothDirectionsAtOnce, "WWN.NTF.7")
         std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 100000 + rep, 40, 0, 0, 0, key_for(rep, 0)},
                                Xfer{1, 0, 4096, 0, 100000 + rep, 41, 0, 0, 0, key_for(rep, 1)}};
         const Exchange ex = run_exchange(plan);
-        check_exchange(plan, ex, {"WWN.NTF.7", "", ""});
+        check_exchange(plan, ex, {"", "WWN.NTF.7", "", ""});
         const size_t mine = w.rank == 0 ? 1 : 0;
         ++hist[!ex.launch_ok() ? "deadlock-or-error" : outcome_name(ex.x[mine].host.overall())];
     }

@@ -73,7 +73,7 @@ HCTS_CASE(Visibility, OddAlignmentAndPages, "WWN.VIS.2", "WWN.NTF.5")
         add(4096 - 3, 1, len); // starts 3 bytes before a page end
     add(4093, 7, 65536 + 9);
     const Exchange ex = run_exchange(plan);
-    check_exchange(plan, ex, {"WWN.VIS.2", "WWN.NTF.5", ""});
+    check_exchange(plan, ex, {"WWN.VIS.2", "WWN.VIS.2", "WWN.NTF.5", ""});
 }
 
 HCTS_CASE(Visibility, ReuseNeverStale, "WWN.VIS.3")
@@ -88,7 +88,7 @@ HCTS_CASE(Visibility, ReuseNeverStale, "WWN.VIS.3")
         std::vector<Xfer> plan{Xfer{0, 1, 8192, 0, (64ULL << 10) + 5, k % 4, 0, 0, 0, key_for(k + 1, 0)}};
         plan[0].poison_dst = k == 0;
         const Exchange ex = run_exchange(plan);
-        check_exchange(plan, ex, {"WWN.VIS.3", "", ""});
+        check_exchange(plan, ex, {"WWN.VIS.3", "WWN.VIS.3", "", ""});
         if (w.rank == 1)
             ++hist[outcome_name(ex.x[0].have_snapshot ? ex.x[0].snap.overall() : ex.x[0].host.overall())];
     }
@@ -108,7 +108,7 @@ HCTS_CASE(Visibility, SeveralInFlight, "WWN.VIS.4")
     for (uint32_t i = 0; i < k; ++i)
         plan.push_back(Xfer{0, 1, 4096 + i * 20480ULL, i * 20480ULL, 16384 + i * 3ULL, i, 0, 0, 0, key_for(i, 0)});
     const Exchange ex = run_exchange(plan);
-    check_exchange(plan, ex, {"WWN.VIS.4", "", ""});
+    check_exchange(plan, ex, {"WWN.VIS.4", "WWN.VIS.4", "", ""});
     if (w.rank == 1) {
         std::map<std::string, uint64_t> hist;
         for (const auto &r : ex.x)
@@ -138,7 +138,7 @@ HCTS_CASE(Visibility, LaterWriteWins, "WWN.VIS.5")
         if (w.rank == 0)
             Case::current().expect("WWN.VIS.5", ex.x[0].wwn_rc == 0,
                                    "first write returned " + std::string(hccl_result_name(ex.x[0].wwn_rc)));
-        check_exchange(last, only_last, {"WWN.VIS.5", "", ""});
+        check_exchange(last, only_last, {"WWN.VIS.5", "WWN.VIS.5", "", ""});
         if (w.rank == 1)
             ++hist[ex.x[1].host.ok() ? "P2" : outcome_name(ex.x[1].host.overall())];
     }
@@ -158,7 +158,7 @@ HCTS_CASE(Visibility, EveryObserverCoherent, "WWN.VIS.6")
         std::vector<Xfer> plan{Xfer{1, 0, 4096, 0, 256ULL << 10, rep, 0, 0, 0, key_for(rep + 1, 1)}};
         plan[0].poison_dst = rep == 0;
         const Exchange ex = run_exchange(plan);
-        check_exchange(plan, ex, {"WWN.VIS.6", "", ""});
+        check_exchange(plan, ex, {"WWN.VIS.6", "WWN.VIS.6", "", ""});
         if (w.rank == 0) {
             const auto &r = ex.x[0];
             // r1 = the device-stream read, r2 = the later host read.

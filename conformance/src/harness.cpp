@@ -170,10 +170,10 @@ void check_exchange(const std::vector<Xfer> &plan, const Exchange &ex, const Std
             }
             if (x.wait)
                 c.expect(cl.visible, r.wait_rc == 0, what + ": the wait returned " + hccl_result_name(r.wait_rc));
-            if (r.have_snapshot)
-                c.expect(cl.visible, r.snap.ok(), what + ": " + r.snap.first_bad);
-            c.expect(cl.visible, r.host.ok(), what + ": " + r.host.first_bad);
+            c.expect(cl.visible, r.host.ok(), what + ", after every program completed: " + r.host.first_bad);
         }
+        if (!cl.at_wait.empty() && r.have_snapshot)
+            c.expect(cl.at_wait, r.snap.ok(), what + ": " + r.snap.first_bad);
         if (!cl.guards.empty())
             c.expect(cl.guards, r.guard_bad == 0, what + ": " + r.guard_detail);
     }

@@ -56,7 +56,11 @@ struct Exchange {
 Exchange run_exchange(const std::vector<Xfer> &plan);
 
 // The standard checks on a finished exchange, each under its clause (empty: skip).
+// `at_wait` judges what the receiver's own stream read right after the wait (the
+// visibility promise); `visible` judges return codes, completion and the final
+// data once every rank's program completed, so a late payload fails only `at_wait`.
 struct StdClauses {
+    std::string at_wait = "WWN.VIS.1";
     std::string visible = "WWN.VIS.1";
     std::string guards = "WWN.NTF.5";
     std::string source = "WWN.NTF.6";
