@@ -22,11 +22,16 @@
 
 namespace hcts::prop {
 
+struct CallResult {
+  int32_t rc = 0;         // what the call returned
+  int32_t taskError = 0;  // an asynchronous failure of the enqueued task (0: none)
+};
+
 struct WaitResult {
   int32_t rc = 0;             // what the wait call returned when it was enqueued
   bool completed = false;     // the notify arrived before the timeout
   std::vector<uint8_t> snapshot;  // the waiter's window, copied on the device right after the wait
-  std::string detail;         // e.g. the task error the launch reported
+  std::string detail;         // a failure other than a timeout (a violation when not empty)
 };
 
 class Driver {
@@ -39,8 +44,8 @@ class Driver {
   virtual void reset(const Geometry &g) = 0;
 
   // Wwn, Write, Read, Record, LocalCopy, Fence: make the call on op.rank and
-  // return its result code.
-  virtual int32_t call(const Op &op) = 0;
+  // return its result code and any asynchronous failure of its task.
+  virtual CallResult call(const Op &op) = 0;
 
   // Wait: enqueue the wait (and the snapshot copy behind it) and wait for its
   // outcome. PostWait/Join split the same into two steps; at most one wait per

@@ -32,6 +32,7 @@ std::string Harness::judgeWait(const Op &op, const WaitResult &r) {
     err << show(op) << " returned " << r.rc << "; a valid wait must be accepted\n";
     return err.str();
   }
+  if (!r.detail.empty()) err << show(op) << ": " << r.detail << "\n";
   err << model_.onWait(op.rank, op.peer, op.idx, r.completed, r.snapshot);
   return err.str();
 }
@@ -47,16 +48,18 @@ std::string Harness::step(const Op &op) {
     case OpKind::LocalCopy:
     case OpKind::Fence: {
       const auto exp = model_.expect(op);
-      const int32_t rc = driver_.call(op);
-      if (exp.accept && rc != 0) {
-        err << show(op) << " returned " << rc << "; a valid call must return 0\n";
+      const CallResult r = driver_.call(op);
+      if (exp.accept && r.rc != 0) {
+        err << show(op) << " returned " << r.rc << "; a valid call must return 0\n";
         // Not applied: the model cannot know what a failed call did; what it
         // did shows in later checks only as extra violations.
-      } else if (!exp.accept && rc == 0) {
+      } else if (!exp.accept && r.rc == 0) {
         err << show(op) << " returned 0; it must be rejected: " << exp.reason << "\n";
       } else if (exp.accept) {
         model_.issue(op);
       }
+      if (r.rc == 0 && r.taskError != 0)
+        err << show(op) << " was accepted, then its task failed asynchronously with " << r.taskError << "\n";
       break;
     }
     case OpKind::Stamp: {

@@ -29,8 +29,8 @@ class SimDriver final : public Driver {
     done_.assign(g.ranks, WaitResult{});
   }
 
-  int32_t call(const Op &op) override {
-    if (int32_t rc = validate(op); rc != kSuccess) return rc;
+  CallResult call(const Op &op) override {
+    if (int32_t rc = validate(op); rc != kSuccess) return {rc, 0};
     const uint32_t w = geo_.guard;
     switch (op.kind) {
       case OpKind::Wwn:
@@ -49,7 +49,7 @@ class SimDriver final : public Driver {
       case OpKind::Fence: break;
       default: throw std::invalid_argument("SimDriver::call: " + show(op) + " is not a call");
     }
-    return kSuccess;
+    return {kSuccess, 0};
   }
 
   WaitResult wait(const Op &op) override {
