@@ -71,6 +71,12 @@ extern HcclResult HcommRefGetStats(HcclComm comm, HcommRefStats *stats);
 extern HcclResult HcommRefPeekNotify(HcclComm comm, ChannelHandle channel, uint32_t localNotifyIdx,
                                      int32_t *isSet);
 
+/* Appended after v1: the name a device program passes to HcommAcquireComm /
+ * HcommReleaseComm for `comm` (the vendor's HcclGetCommName is not in this API
+ * subset). Writes a NUL-terminated name into `name` (HCCL_E_PARA when `len` is
+ * too short; 64 bytes always suffice). */
+extern HcclResult HcommRefGetCommName(HcclComm comm, char *name, uint32_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,97 @@
+// Communicator life cycle: root info, init, destroy, rank queries.
+#include <memory>
+
+#include "api_util.h"
+#include "hccl/hccl_comm.h"
+
+using namespace hcomm_ref;
+
+HCOMM_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
+{
+    if (rootInfo == nullptr) {
+        return refuse(nullptr, "HcclGetRootInfo", HCCL_E_PTR, "rootInfo is NULL");
+    }
+    return create_root_info(*rootInfo);
+}
+
+HCOMM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank,
+                                             HcclComm *comm)
+{
+    if (rootInfo == nullptr || comm == nullptr) {
+        return refuse(nullptr, "HcclCommInitRootInfo", HCCL_E_PTR, rootInfo == nullptr ? "rootInfo" : "comm",
+                      " is NULL");
+    }
+    if (nRanks == 0 || nRanks > 65536 || rank >= nRanks) {
+        return refuse(nullptr, "HcclCommInitRootInfo", HCCL_E_PARA, "rank ", rank, " of nRanks ", nRanks,
+                      ": nRanks must be in [1, 65536] and rank < nRanks");
+    }
+    const auto root = parse_root_info(*rootInfo);
+    if (!root) {
+        return refuse(nullptr, "HcclCommInitRootInfo", HCCL_E_PARA,
+                      "rootInfo did not come from HcclGetRootInfo of this library");
+    }
+    std::unique_ptr<Comm> created;
+    if (const HcclResult rc = Comm::create(nRanks, *root, rank, created); rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    Comm *raw = created.release();  // owned by the registry until HcclCommDestroy
+    registry::add_comm(raw);
+    *comm = raw;
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm)
+{
+    if (clusterInfo == nullptr || comm == nullptr) {
+        return refuse(nullptr, "HcclCommInitClusterInfo", HCCL_E_PTR, clusterInfo == nullptr ? "clusterInfo" : "comm",
+                      " is NULL");
+    }
+    // The rank-table file names device IPs but no bootstrap endpoint or job token
+    // this library could reach the other ranks with; see reference_impl/README.md.
+    return refuse(nullptr, "HcclCommInitClusterInfo", HCCL_E_NOT_SUPPORT, "rank ", rank,
+                  ": rank-table initialisation is not supported by the reference; use HcclCommInitRootInfo");
+}
+
+HCOMM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
+{
+    if (comm == nullptr) {
+        return refuse(nullptr, "HcclCommDestroy", HCCL_E_PTR, "comm is NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (live == nullptr) {
+        return refuse(nullptr, "HcclCommDestroy", HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    if (is_device_side()) {
+        return refuse(live, "HcclCommDestroy", HCCL_E_NOT_SUPPORT, "called from a device program");
+    }
+    registry::remove_comm(live);
+    std::unique_ptr<Comm> owned(live);
+    owned.reset();
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
+{
+    if (comm == nullptr || rank == nullptr) {
+        return refuse(nullptr, "HcclGetRankId", HCCL_E_PTR, comm == nullptr ? "comm" : "rank", " is NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (live == nullptr) {
+        return refuse(nullptr, "HcclGetRankId", HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    *rank = live->rank();
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
+{
+    if (comm == nullptr || rankSize == nullptr) {
+        return refuse(nullptr, "HcclGetRankSize", HCCL_E_PTR, comm == nullptr ? "comm" : "rankSize", " is NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (live == nullptr) {
+        return refuse(nullptr, "HcclGetRankSize", HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    *rankSize = live->size();
+    return HCCL_SUCCESS;
+}

@@ -1,0 +1,347 @@
+// Data movement: local copies and reductions, one-sided transfers over channels,
+// with and without a notify, their Nbi forms and batches.
+#include <cstring>
+
+#include "data_path.h"
+#include "hcomm/hcomm_primitives.h"
+#include "reduce.h"
+
+using namespace hcomm_ref;
+
+namespace {
+
+bool overlap(const void *a, const void *b, uint64_t len)
+{
+    const auto x = reinterpret_cast<uint64_t>(a);
+    const auto y = reinterpret_cast<uint64_t>(b);
+    return x < y ? y - x < len : x - y < len;
+}
+
+bool wraps(const void *addr, uint64_t len) { return reinterpret_cast<uint64_t>(addr) > UINT64_MAX - len; }
+
+// Checks shared by every channel transfer of `bytes` from local memory to the peer
+// (write) or back (read); `notify` when the call raises one.
+HcclResult check_transfer(const char *api, const Target &t, void *dst, const void *src, uint64_t bytes, bool write,
+                          std::optional<uint32_t> notify)
+{
+    if (bytes == 0) {
+        return refuse(t.comm, api, HCCL_E_PARA, "len is 0: the reference requires len > 0");
+    }
+    if (notify) {
+        if (const HcclResult rc = check_notify_index(api, t, *notify); rc != HCCL_SUCCESS) return rc;
+    }
+    if (write) {
+        if (const HcclResult rc = check_local(api, t, src, bytes, "src"); rc != HCCL_SUCCESS) return rc;
+        return check_remote(api, t, dst, bytes, "dst");
+    }
+    if (const HcclResult rc = check_local(api, t, dst, bytes, "dst"); rc != HCCL_SUCCESS) return rc;
+    return check_remote(api, t, src, bytes, "src");
+}
+
+int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, ChannelHandle channel, void *dst,
+                        const void *src, uint64_t len, std::optional<uint32_t> notify)
+{
+    if (dst == nullptr || src == nullptr || channel == 0 || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src"
+                                                : channel == 0 ? "channel" : "thread", " is NULL/0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, family, thread, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_transfer(api, t, dst, src, len, true, notify); rc != HCCL_SUCCESS) return rc;
+    submit(t.thread, [c = t.channel, dst, src, len, notify] { return do_write(c, dst, src, len, notify); });
+    return HCCL_SUCCESS;
+}
+
+int32_t read_on_thread(const char *api, Api family, ThreadHandle thread, ChannelHandle channel, void *dst,
+                       const void *src, uint64_t len)
+{
+    if (dst == nullptr || src == nullptr || channel == 0 || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src"
+                                                : channel == 0 ? "channel" : "thread", " is NULL/0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, family, thread, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_transfer(api, t, dst, src, len, false, std::nullopt); rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    submit(t.thread, [c = t.channel, dst, src, len] { return do_read(c, dst, src, len); });
+    return HCCL_SUCCESS;
+}
+
+int32_t reduce_on_thread(const char *api, Api family, ThreadHandle thread, ChannelHandle channel, void *dst,
+                         const void *src, uint64_t count, HcommDataType type, HcommReduceOp op, bool write,
+                         std::optional<uint32_t> notify)
+{
+    if (dst == nullptr || src == nullptr || channel == 0 || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src"
+                                                : channel == 0 ? "channel" : "thread", " is NULL/0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, family, thread, channel, t); rc != HCCL_SUCCESS) return rc;
+    uint64_t bytes = 0;
+    if (const HcclResult rc = check_reduce(api, t.comm, count, type, op, bytes); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_transfer(api, t, dst, src, bytes, write, notify); rc != HCCL_SUCCESS) return rc;
+    auto core = t.thread->core;
+    if (write) {
+        submit(t.thread, [c = t.channel, core, dst, src, count, type, op, notify] {
+            return do_write_reduce(c, *core, dst, src, count, type, op, notify);
+        });
+    } else {
+        // Reading into local memory: dst is local, src is the peer's.
+        submit(t.thread, [c = t.channel, core, dst, src, count, type, op] {
+            return do_read_reduce(c, *core, dst, src, count, type, op);
+        });
+    }
+    return HCCL_SUCCESS;
+}
+
+// The Nbi forms without a thread run in the caller (host CPU engine) and return
+// when the transfer is complete, which is more than "submitted" promises.
+int32_t nbi_now(const char *api, ChannelHandle channel, void *dst, const void *src, uint64_t len, bool write,
+                std::optional<uint32_t> notify)
+{
+    if (dst == nullptr || src == nullptr || channel == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src" : "channel",
+                      " is NULL/0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve_channel_only(api, Api::nbi, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_transfer(api, t, dst, src, len, write, notify); rc != HCCL_SUCCESS) return rc;
+    return write ? do_write(t.channel, dst, src, len, notify) : do_read(t.channel, dst, src, len);
+}
+
+}  // namespace
+
+HCOMM_EXPORT int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const void *src, uint64_t len)
+{
+    const char *api = "HcommLocalCopyOnThread";
+    if (dst == nullptr || src == nullptr || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src" : "thread",
+                      " is NULL/0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    if (len == 0 || wraps(dst, len) || wraps(src, len) || overlap(dst, src, len)) {
+        return refuse(t.comm, api, HCCL_E_PARA, "len ", len, " with dst ", dst, " and src ", src,
+                      ": len must be > 0 and the ranges must neither wrap nor overlap");
+    }
+    submit(t.thread, [dst, src, len] {
+        std::memcpy(dst, src, len);
+        return HCCL_SUCCESS;
+    });
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, const void *src, uint64_t count,
+                                              HcommDataType dataType, HcommReduceOp reduceOp)
+{
+    const char *api = "HcommLocalReduceOnThread";
+    if (dst == nullptr || src == nullptr || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src" : "thread",
+                      " is NULL/0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    uint64_t bytes = 0;
+    if (const HcclResult rc = check_reduce(api, t.comm, count, dataType, reduceOp, bytes); rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    if (wraps(dst, bytes) || wraps(src, bytes) || (dst != src && overlap(dst, src, bytes))) {
+        return refuse(t.comm, api, HCCL_E_PARA, "dst ", dst, " and src ", src, " over ", bytes,
+                      " bytes wrap or partly overlap");
+    }
+    submit(t.thread, [dst, src, count, dataType, reduceOp] {
+        reduce_into(dst, src, count, dataType, reduceOp);
+        return HCCL_SUCCESS;
+    });
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommWriteOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
+                                        uint64_t len)
+{
+    return write_on_thread("HcommWriteOnThread", Api::on_thread, thread, channel, dst, src, len, std::nullopt);
+}
+
+HCOMM_EXPORT int32_t HcommWriteReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
+                                              uint64_t count, HcommDataType dataType, HcommReduceOp reduceOp)
+{
+    return reduce_on_thread("HcommWriteReduceOnThread", Api::on_thread, thread, channel, dst, src, count, dataType,
+                            reduceOp, true, std::nullopt);
+}
+
+HCOMM_EXPORT int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
+                                                  const void *src, uint64_t len, uint32_t remoteNotifyIdx)
+{
+    return write_on_thread("HcommWriteWithNotifyOnThread", Api::write_with_notify, thread, channel, dst, src, len,
+                           remoteNotifyIdx);
+}
+
+HCOMM_EXPORT int32_t HcommWriteReduceWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
+                                                        const void *src, uint64_t count, HcommDataType dataType,
+                                                        HcommReduceOp reduceOp, uint32_t remoteNotifyIdx)
+{
+    return reduce_on_thread("HcommWriteReduceWithNotifyOnThread", Api::write_with_notify, thread, channel, dst, src,
+                            count, dataType, reduceOp, true, remoteNotifyIdx);
+}
+
+HCOMM_EXPORT int32_t HcommReadOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
+                                       uint64_t len)
+{
+    return read_on_thread("HcommReadOnThread", Api::on_thread, thread, channel, dst, src, len);
+}
+
+HCOMM_EXPORT int32_t HcommReadReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
+                                             uint64_t count, HcommDataType dataType, HcommReduceOp reduceOp)
+{
+    return reduce_on_thread("HcommReadReduceOnThread", Api::on_thread, thread, channel, dst, src, count, dataType,
+                            reduceOp, false, std::nullopt);
+}
+
+HCOMM_EXPORT int32_t HcommWriteNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
+                                           uint64_t len)
+{
+    return write_on_thread("HcommWriteNbiOnThread", Api::nbi, thread, channel, dst, src, len, std::nullopt);
+}
+
+HCOMM_EXPORT int32_t HcommWriteNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len)
+{
+    return nbi_now("HcommWriteNbi", channel, dst, src, len, true, std::nullopt);
+}
+
+HCOMM_EXPORT int32_t HcommWriteWithNotifyNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
+                                                     const void *src, uint64_t len, uint32_t remoteNotifyIdx)
+{
+    return write_on_thread("HcommWriteWithNotifyNbiOnThread", Api::nbi, thread, channel, dst, src, len,
+                           remoteNotifyIdx);
+}
+
+HCOMM_EXPORT int32_t HcommWriteWithNotifyNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len,
+                                             uint32_t remoteNotifyIdx)
+{
+    return nbi_now("HcommWriteWithNotifyNbi", channel, dst, src, len, true, remoteNotifyIdx);
+}
+
+HCOMM_EXPORT int32_t HcommReadNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
+                                          uint64_t len)
+{
+    return read_on_thread("HcommReadNbiOnThread", Api::nbi, thread, channel, dst, src, len);
+}
+
+HCOMM_EXPORT int32_t HcommReadNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len)
+{
+    return nbi_now("HcommReadNbi", channel, dst, src, len, false, std::nullopt);
+}
+
+HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle channel,
+                                                const HcommBatchTransferDesc *transferDescs, uint32_t transferDescNum)
+{
+    const char *api = "HcommBatchTransferOnThread";
+    if (transferDescs == nullptr || channel == 0 || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, transferDescs == nullptr ? "transferDescs"
+                                                : channel == 0 ? "channel" : "thread", " is NULL/0");
+    }
+    // Every entry is checked before anything is enqueued: a refused batch moves nothing.
+    bool any_notify_write = false;
+    for (uint32_t i = 0; i < transferDescNum; ++i) {
+        const auto type = transferDescs[i].transType;
+        any_notify_write |= type == HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY ||
+                            type == HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY;
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, Api::on_thread, thread, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (any_notify_write && check_support(Api::write_with_notify, t.thread->engine) != HCCL_SUCCESS) {
+        return refuse(t.comm, api, HCCL_E_NOT_SUPPORT, "the batch holds a write with notify, which product ",
+                      profile().name, " does not support here");
+    }
+    if (transferDescNum == 0) {
+        return refuse(t.comm, api, HCCL_E_PARA, "transferDescNum is 0");
+    }
+    std::vector<HcommBatchTransferDesc> batch(transferDescs, transferDescs + transferDescNum);
+    for (uint32_t i = 0; i < transferDescNum; ++i) {
+        const HcommBatchTransferDesc &d = batch[i];
+        const auto &info = d.transferInfo;
+        HcclResult rc = HCCL_SUCCESS;
+        uint64_t bytes = 0;
+        const std::string where = std::string(api) + " entry " + std::to_string(i);
+        switch (d.transType) {
+        case HCOMM_TRANSFER_TYPE_WRITE:
+        case HCOMM_TRANSFER_TYPE_READ:
+        case HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY: {
+            const bool read = d.transType == HCOMM_TRANSFER_TYPE_READ;
+            const bool notify = d.transType == HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY;
+            void *dst = notify ? info.writeWithNotify.dst : info.write.dst;
+            void *src = notify ? info.writeWithNotify.src : info.write.src;
+            if (dst == nullptr || src == nullptr) {
+                return refuse(t.comm, where.c_str(), HCCL_E_PTR, "dst or src is NULL");
+            }
+            rc = check_transfer(where.c_str(), t, dst, src, info.write.len, !read,
+                                notify ? std::optional<uint32_t>(info.writeWithNotify.notifyIdx) : std::nullopt);
+            break;
+        }
+        case HCOMM_TRANSFER_TYPE_WRITE_REDUCE:
+        case HCOMM_TRANSFER_TYPE_READ_REDUCE:
+        case HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY: {
+            const bool notify = d.transType == HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY;
+            const auto &r = info.reduce;
+            if (r.dst == nullptr || r.src == nullptr) {
+                return refuse(t.comm, where.c_str(), HCCL_E_PTR, "dst or src is NULL");
+            }
+            rc = check_reduce(where.c_str(), t.comm, r.count, notify ? info.writeReduceWithNotify.dataType : r.dataType,
+                              notify ? info.writeReduceWithNotify.reduceOp : r.reduceOp, bytes);
+            if (rc == HCCL_SUCCESS) {
+                rc = check_transfer(where.c_str(), t, r.dst, r.src, bytes,
+                                    d.transType != HCOMM_TRANSFER_TYPE_READ_REDUCE,
+                                    notify ? std::optional<uint32_t>(info.writeReduceWithNotify.notifyIdx)
+                                           : std::nullopt);
+            }
+            break;
+        }
+        case HCOMM_TRANSFER_TYPE_NOTIFY_RECORD:
+            rc = check_notify_index(where.c_str(), t, info.notifyRecord.notifyIdx);
+            break;
+        default:
+            return refuse(t.comm, where.c_str(), HCCL_E_PARA, "transType ", static_cast<int>(d.transType),
+                          " is not a HcommTransferType (0..6)");
+        }
+        if (rc != HCCL_SUCCESS) return rc;
+    }
+    auto core = t.thread->core;
+    submit(t.thread, [c = t.channel, core, batch = std::move(batch)]() -> HcclResult {
+        for (const HcommBatchTransferDesc &d : batch) {
+            const auto &info = d.transferInfo;
+            HcclResult rc = HCCL_SUCCESS;
+            switch (d.transType) {
+            case HCOMM_TRANSFER_TYPE_WRITE: rc = do_write(c, info.write.dst, info.write.src, info.write.len, {}); break;
+            case HCOMM_TRANSFER_TYPE_READ: rc = do_read(c, info.read.dst, info.read.src, info.read.len); break;
+            case HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY:
+                rc = do_write(c, info.writeWithNotify.dst, info.writeWithNotify.src, info.writeWithNotify.len,
+                              info.writeWithNotify.notifyIdx);
+                break;
+            case HCOMM_TRANSFER_TYPE_WRITE_REDUCE:
+                rc = do_write_reduce(c, *core, info.reduce.dst, info.reduce.src, info.reduce.count,
+                                     info.reduce.dataType, info.reduce.reduceOp, {});
+                break;
+            case HCOMM_TRANSFER_TYPE_READ_REDUCE:
+                rc = do_read_reduce(c, *core, info.reduce.dst, info.reduce.src, info.reduce.count,
+                                    info.reduce.dataType, info.reduce.reduceOp);
+                break;
+            case HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY: {
+                const auto &r = info.writeReduceWithNotify;
+                rc = do_write_reduce(c, *core, r.dst, r.src, r.count, r.dataType, r.reduceOp, r.notifyIdx);
+                break;
+            }
+            case HCOMM_TRANSFER_TYPE_NOTIFY_RECORD: {
+                Comm &comm = *c->comm;
+                void *base = comm.memory().base();
+                rc = do_write(c, reinterpret_cast<void *>(c->peer.addr), base, 0, info.notifyRecord.notifyIdx);
+                break;
+            }
+            default: rc = HCCL_E_INTERNAL; break;
+            }
+            if (rc != HCCL_SUCCESS) return rc;
+        }
+        return HCCL_SUCCESS;
+    });
+    return HCCL_SUCCESS;
+}

@@ -1,0 +1,130 @@
+// Reference-only extensions (include/hcomm_ref/hcomm_ref.h): the emulated device
+// launch, the product profile, counters and a notify peek for watchdogs.
+#include <cstring>
+
+#include "data_path.h"
+#include "hcomm_ref/hcomm_ref.h"
+
+using namespace hcomm_ref;
+
+HCOMM_EXPORT HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn, void *args, uint32_t timeoutMs,
+                                             HcommRefLaunchResult *result)
+{
+    const char *api = "HcommRefDeviceLaunch";
+    if (comm == nullptr || fn == nullptr || result == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, fn and result must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (live == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    if (is_device_side()) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "a device program cannot launch another");
+    }
+    const auto start = Clock::now();
+    const std::optional<Deadline> deadline =
+        timeoutMs == 0 ? std::nullopt : std::optional<Deadline>(start + std::chrono::milliseconds(timeoutMs));
+    LaunchRecord record;
+    record.comm = live;
+    uint32_t returned = 0;
+    {
+        DeviceScope scope(record);
+        returned = fn(args);
+    }
+    if (record.batching) {
+        HREF_LOG_WARN(live->rank(), "device program returned inside batch '", record.batch_tag,
+                      "'; its tasks are submitted now");
+        record.batching = false;
+        record.flush_held();
+    }
+    // Like a stream synchronisation: every task the program enqueued has run (or
+    // was skipped after an earlier failure) before the launch completes.
+    bool timed_out = false;
+    for (const auto &queue : record.touched) {
+        if (!queue->wait_done(queue->enqueued(), deadline)) {
+            timed_out = true;
+            break;
+        }
+    }
+    int32_t task_error = HCCL_SUCCESS;
+    for (const auto &queue : record.touched) {
+        if (const HcclResult rc = queue->error(); rc != HCCL_SUCCESS) {
+            task_error = rc;
+            break;
+        }
+    }
+    HcommRefLaunchResult out{};
+    out.version = HCOMM_REF_ABI_VERSION;
+    out.size = sizeof(HcommRefLaunchResult);
+    out.programReturn = returned;
+    out.taskError = task_error;
+    out.timedOut = timed_out ? 1 : 0;
+    out.elapsedNs = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+    *result = out;
+    return timed_out ? HCCL_E_TIMEOUT : HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommRefIsDeviceSide(void) { return is_device_side() ? 1 : 0; }
+
+HCOMM_EXPORT const char *HcommRefProductName(void) { return profile().name.data(); }
+
+HCOMM_EXPORT HcclResult HcommRefGetStats(HcclComm comm, HcommRefStats *stats)
+{
+    const char *api = "HcommRefGetStats";
+    if (comm == nullptr || stats == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm and stats must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (live == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    if (stats->size < 2 * sizeof(uint32_t)) {
+        return refuse(live, api, HCCL_E_PARA, "stats->size ", stats->size, " must at least cover version and size");
+    }
+    const Stats &s = live->stats();
+    HcommRefStats full{};
+    full.version = HCOMM_REF_ABI_VERSION;
+    full.size = static_cast<uint32_t>(std::min<size_t>(stats->size, sizeof(HcommRefStats)));
+    full.bytesWritten = s.bytes_written;
+    full.bytesRead = s.bytes_read;
+    full.notifiesRaised = s.notifies_raised;
+    full.notifiesConsumed = s.notifies_consumed;
+    full.notifyOverruns = s.notify_overruns;
+    full.rejectedCalls = s.rejected_calls;
+    full.taskErrors = s.task_errors;
+    std::memcpy(stats, &full, full.size);  // fields beyond the caller's size stay untouched
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcommRefPeekNotify(HcclComm comm, ChannelHandle channel, uint32_t localNotifyIdx,
+                                           int32_t *isSet)
+{
+    const char *api = "HcommRefPeekNotify";
+    if (comm == nullptr || channel == 0 || isSet == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, channel and isSet must not be NULL/0");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    auto c = registry::channel(channel);
+    if (live == nullptr || !c || c->comm != live || localNotifyIdx >= c->notify_num) {
+        return refuse(live, api, HCCL_E_PARA, "channel 0x", std::hex, channel, std::dec, " / index ", localNotifyIdx,
+                      ": needs a live channel of the comm and an index below its notifyNum");
+    }
+    *isSet = c->notifies->peek(localNotifyIdx) ? 1 : 0;
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcommRefGetCommName(HcclComm comm, char *name, uint32_t len)
+{
+    const char *api = "HcommRefGetCommName";
+    if (comm == nullptr || name == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm and name must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (live == nullptr || len <= live->name().size()) {
+        return refuse(live, api, HCCL_E_PARA, "needs a live comm and len > ",
+                      live != nullptr ? live->name().size() : 0U);
+    }
+    std::memcpy(name, live->name().c_str(), live->name().size() + 1);
+    return HCCL_SUCCESS;
+}

@@ -1,0 +1,426 @@
+// Resources of a communicator: memory, threads, engine contexts, channels.
+#include <cstring>
+#include <set>
+
+#include "api_util.h"
+#include "hccl/hccl_channel.h"
+#include "hccl/hccl_res.h"
+#include "hccl/hccl_res_expt.h"
+#include "profile.h"
+
+using namespace hcomm_ref;
+
+namespace {
+
+constexpr size_t kMaxThreadsPerComm = 256;  // each is an OS thread here
+constexpr uint32_t kMaxNotifyPerThread = 65535;
+constexpr uint32_t kMaxNotifyPerChannel = 64;
+constexpr uint32_t kMaxChannelsPerCall = 1U << 20;
+constexpr uint64_t kMaxEngineCtxBytes = 1ULL << 30;
+
+bool engine_can_host_threads(int32_t engine)
+{
+    return engine == COMM_ENGINE_CPU || engine == COMM_ENGINE_CPU_TS || engine == COMM_ENGINE_AICPU ||
+           engine == COMM_ENGINE_AICPU_TS;
+}
+
+HcclResult acquire_threads(const char *api, Comm *comm, CommEngine engine, uint32_t count, uint32_t notify_num,
+                           ThreadHandle *threads)
+{
+    if (comm->thread_count() + count > kMaxThreadsPerComm) {
+        return refuse(comm, api, HCCL_E_UNAVAIL, "threadNum ", count, " with ", comm->thread_count(),
+                      " threads already acquired exceeds the reference's ", kMaxThreadsPerComm, " per comm");
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+        threads[i] = registry::add_thread(comm->new_thread(engine, notify_num));
+    }
+    return HCCL_SUCCESS;
+}
+
+std::shared_ptr<ThreadObj> thread_of(Comm *comm, ThreadHandle handle)
+{
+    auto thread = registry::thread(handle);
+    return thread && thread->comm == comm ? thread : nullptr;
+}
+
+std::shared_ptr<ChannelObj> channel_of(Comm *comm, ChannelHandle handle)
+{
+    auto channel = registry::channel(handle);
+    return channel && channel->comm == comm ? channel : nullptr;
+}
+
+}  // namespace
+
+HCOMM_EXPORT HcclResult HcclGetHcclBuffer(HcclComm comm, void **buffer, uint64_t *size)
+{
+    if (comm == nullptr || buffer == nullptr || size == nullptr) {
+        return refuse(nullptr, "HcclGetHcclBuffer", HCCL_E_PTR, "comm, buffer and size must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (live == nullptr) {
+        return refuse(nullptr, "HcclGetHcclBuffer", HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    *buffer = live->memory().base();
+    *size = live->memory().size();
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcclGetHcclBufferCleared(HcclComm comm, void **buffer, uint64_t *size)
+{
+    if (comm == nullptr || buffer == nullptr || size == nullptr) {
+        return refuse(nullptr, "HcclGetHcclBufferCleared", HCCL_E_PTR, "comm, buffer and size must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (live == nullptr) {
+        return refuse(nullptr, "HcclGetHcclBufferCleared", HCCL_E_PARA, "comm ", comm,
+                      " is not a live communicator");
+    }
+    if (!live->memory().clear()) {
+        HREF_LOG_ERROR(live->rank(), "clearing the communication memory failed");
+        return HCCL_E_SYSCALL;
+    }
+    *buffer = live->memory().base();
+    *size = live->memory().size();
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine, uint32_t threadNum,
+                                          uint32_t notifyNumPerThread, ThreadHandle *threads)
+{
+    const char *api = "HcclThreadAcquire";
+    if (comm == nullptr || threads == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, comm == nullptr ? "comm" : "threads", " is NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (is_device_side()) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "threads are acquired on the host, not in a device program");
+    }
+    if (engine_can_host_threads(engine) && !profile_has_engine(engine)) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "engine ", static_cast<int>(engine), " is not offered by product ",
+                      profile().name);
+    }
+    if (live == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    if (!engine_can_host_threads(engine)) {
+        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine),
+                      " cannot own threads (allowed: CPU 0, CPU_TS 1, AICPU 2, AICPU_TS 3)");
+    }
+    if (threadNum == 0 || notifyNumPerThread > kMaxNotifyPerThread) {
+        return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", notifyNumPerThread ", notifyNumPerThread,
+                      ": threadNum must be > 0 and notifyNumPerThread <= 65535");
+    }
+    return acquire_threads(api, live, engine, threadNum, notifyNumPerThread, threads);
+}
+
+HCOMM_EXPORT HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine engine, uint32_t threadNum,
+                                                    ThreadType type, const ThreadConfig *config,
+                                                    ThreadHandle *threads)
+{
+    const char *api = "HcclThreadAcquireWithConfig";
+    if (comm == nullptr || config == nullptr || threads == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, config and threads must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (is_device_side()) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "threads are acquired on the host, not in a device program");
+    }
+    if (engine_can_host_threads(engine) && !profile_has_engine(engine)) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "engine ", static_cast<int>(engine), " is not offered by product ",
+                      profile().name);
+    }
+    if (live == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    if (!engine_can_host_threads(engine)) {
+        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine),
+                      " cannot own threads (allowed: CPU 0, CPU_TS 1, AICPU 2, AICPU_TS 3)");
+    }
+    if (config->header.magicWord != HCOMM_THREAD_CONFIG_MAGIC_WORD ||
+        config->header.version != HCOMM_THREAD_CONFIG_VERSION || config->header.size != sizeof(ThreadConfig)) {
+        return refuse(live, api, HCCL_E_PARA, "config header {version ", config->header.version, ", magic 0x",
+                      std::hex, config->header.magicWord, std::dec, ", size ", config->header.size,
+                      "} was not made by ThreadConfigInit");
+    }
+    if (type != THREAD_TYPE_TS || threadNum == 0) {
+        return refuse(live, api, HCCL_E_PARA, "type ", static_cast<int>(type), ", threadNum ", threadNum,
+                      ": type must be THREAD_TYPE_TS (0) and threadNum > 0");
+    }
+    return acquire_threads(api, live, engine, threadNum, config->notifyNumPerThread, threads);
+}
+
+HCOMM_EXPORT HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine engine, aclrtStream stream,
+                                                    uint32_t notifyNum, ThreadHandle *thread)
+{
+    const char *api = "HcclThreadAcquireWithStream";
+    if (comm == nullptr || stream == nullptr || thread == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, stream and thread must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (is_device_side() || !profile_has_engine(COMM_ENGINE_CPU_TS)) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "needs the host side and a CPU_TS engine");
+    }
+    if (live == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    if (engine != COMM_ENGINE_CPU_TS || notifyNum > kMaxNotifyPerThread) {
+        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", notifyNum ", notifyNum,
+                      ": a stream thread is CPU_TS (1) with at most 65535 notifies");
+    }
+    // The stream is the caller's; the reference runs the thread's tasks in its own
+    // order, which is what a stream guarantees.
+    return acquire_threads(api, live, engine, 1, notifyNum, thread);
+}
+
+HCOMM_EXPORT HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, CommEngine engine, uint64_t size,
+                                            void **ctx)
+{
+    const char *api = "HcclEngineCtxCreate";
+    if (comm == nullptr || ctxTag == nullptr || ctx == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag and ctx must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (is_device_side()) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "called from a device program");
+    }
+    if (live == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    if (!engine_is_valid(engine) || size == 0 || size > kMaxEngineCtxBytes || std::strlen(ctxTag) == 0) {
+        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", size ", size,
+                      ": engine must be 0..5, size in [1, 1 GiB], ctxTag non-empty");
+    }
+    std::lock_guard lock(live->ctx_mutex);
+    const auto key = std::make_pair(std::string(ctxTag), static_cast<int>(engine));
+    if (live->engine_ctx.count(key) != 0) {
+        return refuse(live, api, HCCL_E_PARA, "context '", ctxTag, "' already exists for engine ",
+                      static_cast<int>(engine));
+    }
+    auto &memory = live->engine_ctx[key];
+    memory.assign(size, 0);
+    *ctx = memory.data();
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, CommEngine engine, void **ctx,
+                                         uint64_t *size)
+{
+    const char *api = "HcclEngineCtxGet";
+    if (comm == nullptr || ctxTag == nullptr || ctx == nullptr || size == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag, ctx and size must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (live == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    std::lock_guard lock(live->ctx_mutex);
+    const auto it = live->engine_ctx.find(std::make_pair(std::string(ctxTag), static_cast<int>(engine)));
+    if (it == live->engine_ctx.end()) {
+        return refuse(live, api, HCCL_E_NOT_FOUND, "no context '", ctxTag, "' for engine ", static_cast<int>(engine));
+    }
+    *ctx = it->second.data();
+    *size = it->second.size();
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcclThreadResGetInfo(HcclComm comm, ThreadHandle thread, ThreadResType resType,
+                                             uint32_t infoLen, void **info)
+{
+    const char *api = "HcclThreadResGetInfo";
+    if (comm == nullptr || thread == 0 || info == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, thread and info must not be NULL/0");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (live == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    auto obj = thread_of(live, thread);
+    if (!obj || resType != THREAD_RES_TYPE_STREAM || infoLen == 0 || infoLen > sizeof(ThreadHandle)) {
+        return refuse(live, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec, ", resType ",
+                      static_cast<int>(resType), ", infoLen ", infoLen,
+                      ": needs a thread of this comm, THREAD_RES_TYPE_STREAM and infoLen in [1, 8]");
+    }
+    // The reference's "stream" is the thread's own queue; its identity is the handle.
+    *info = &obj->handle;
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t threadNum, const ThreadHandle *threads,
+                                                     CommEngine dstCommEngine, ThreadHandle *exportedThreads)
+{
+    const char *api = "HcclThreadExportToCommEngine";
+    if (comm == nullptr || threads == nullptr || exportedThreads == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, threads and exportedThreads must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (is_device_side()) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "called from a device program");
+    }
+    if (engine_can_host_threads(dstCommEngine) && !profile_has_engine(dstCommEngine)) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "engine ", static_cast<int>(dstCommEngine),
+                      " is not offered by product ", profile().name);
+    }
+    if (live == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    if (threadNum == 0 || !engine_can_host_threads(dstCommEngine)) {
+        return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", engine ", static_cast<int>(dstCommEngine),
+                      ": needs threadNum > 0 and a thread engine (0..3)");
+    }
+    std::vector<std::shared_ptr<ThreadObj>> sources;
+    for (uint32_t i = 0; i < threadNum; ++i) {
+        auto obj = thread_of(live, threads[i]);
+        if (!obj) {
+            return refuse(live, api, HCCL_E_PARA, "threads[", i, "] = 0x", std::hex, threads[i], std::dec,
+                          " is not a thread of this comm");
+        }
+        sources.push_back(obj);
+    }
+    if (live->thread_count() + threadNum > kMaxThreadsPerComm) {
+        return refuse(live, api, HCCL_E_UNAVAIL, "too many thread handles on this comm");
+    }
+    for (uint32_t i = 0; i < threadNum; ++i) {
+        exportedThreads[i] = registry::add_thread(live->export_thread(*sources[i], dstCommEngine));
+    }
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, const HcclChannelDesc *channelDescs,
+                                           uint32_t channelNum, ChannelHandle *channels)
+{
+    const char *api = "HcclChannelAcquire";
+    if (comm == nullptr || channelDescs == nullptr || channels == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, channelDescs and channels must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (is_device_side()) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "channels are acquired on the host, not in a device program");
+    }
+    if (engine_is_valid(engine) && !profile_has_engine(engine)) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "engine ", static_cast<int>(engine), " is not offered by product ",
+                      profile().name);
+    }
+    const uint32_t checked = std::min(channelNum, kMaxChannelsPerCall);
+    if (engine_is_valid(engine)) {
+        for (uint32_t i = 0; i < checked; ++i) {
+            const CommProtocol protocol = channelDescs[i].channelProtocol;
+            if (protocol_is_valid(protocol) && !profile_allows_protocol(engine, protocol)) {
+                return refuse(live, api, HCCL_E_NOT_SUPPORT, "channelDescs[", i, "]: protocol ",
+                              static_cast<int>(protocol), " is not available on engine ", static_cast<int>(engine),
+                              " of product ", profile().name);
+            }
+        }
+    }
+    if (live == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    if (!engine_is_valid(engine) || channelNum == 0 || channelNum > kMaxChannelsPerCall) {
+        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", channelNum ", channelNum,
+                      ": engine must be 0..5 and channelNum in [1, 1048576]");
+    }
+    for (uint32_t i = 0; i < channelNum; ++i) {
+        const HcclChannelDesc &d = channelDescs[i];
+        if (d.header.magicWord != HCCL_CHANNEL_MAGIC_WORD || d.header.version != HCCL_CHANNEL_VERSION ||
+            d.header.size != sizeof(HcclChannelDesc)) {
+            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "] header {version ", d.header.version,
+                          ", magic 0x", std::hex, d.header.magicWord, std::dec, ", size ", d.header.size,
+                          "} was not made by HcclChannelDescInit");
+        }
+        if (!protocol_is_valid(d.channelProtocol)) {
+            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: protocol ",
+                          static_cast<int>(d.channelProtocol), " is not a CommProtocol (0..9); set channelProtocol");
+        }
+        if (d.notifyNum > kMaxNotifyPerChannel) {
+            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: notifyNum ", d.notifyNum,
+                          " exceeds 64");
+        }
+        if (d.remoteRank >= live->size() || d.remoteRank == live->rank()) {
+            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: remoteRank ", d.remoteRank,
+                          " must be another rank of this comm (size ", live->size(), ", own rank ", live->rank(),
+                          ")");
+        }
+        for (uint32_t j = 0; j < i; ++j) {
+            const HcclChannelDesc &e = channelDescs[j];
+            if (e.remoteRank == d.remoteRank && e.channelProtocol == d.channelProtocol && e.notifyNum != d.notifyNum) {
+                return refuse(live, api, HCCL_E_PARA, "channelDescs[", j, "] and [", i,
+                              "] name the same channel with different notifyNum");
+            }
+        }
+        if (auto existing = live->find_channel(engine, d.remoteRank, d.channelProtocol);
+            existing && existing->notify_num != d.notifyNum) {
+            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: the channel to rank ", d.remoteRank,
+                          " exists with notifyNum ", existing->notify_num, ", not ", d.notifyNum);
+        }
+    }
+    return live->acquire_channels(engine, channelDescs, channelNum, channels);
+}
+
+HCOMM_EXPORT HcclResult HcclChannelDestroy(HcclComm comm, const ChannelHandle *channels, uint32_t channelNum)
+{
+    const char *api = "HcclChannelDestroy";
+    if (comm == nullptr || channels == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm and channels must not be NULL");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    if (is_device_side()) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "called from a device program");
+    }
+    if (live == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    }
+    if (channelNum == 0) {
+        return refuse(live, api, HCCL_E_PARA, "channelNum is 0");
+    }
+    std::set<ChannelHandle> seen;
+    for (uint32_t i = 0; i < channelNum; ++i) {
+        if (!seen.insert(channels[i]).second) {
+            return refuse(live, api, HCCL_E_PARA, "channels[", i, "] repeats a handle");
+        }
+        if (!channel_of(live, channels[i])) {
+            return refuse(live, api, HCCL_E_NOT_FOUND, "channels[", i, "] = 0x", std::hex, channels[i], std::dec,
+                          " is not a live channel of this comm");
+        }
+    }
+    for (uint32_t i = 0; i < channelNum; ++i) {
+        live->destroy_channel(channels[i]);
+    }
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcclChannelGetHcclBuffer(HcclComm comm, ChannelHandle channel, void **buffer, uint64_t *size)
+{
+    const char *api = "HcclChannelGetHcclBuffer";
+    if (comm == nullptr || channel == 0 || buffer == nullptr || size == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, buffer and size must not be NULL/0");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    auto obj = live != nullptr ? channel_of(live, channel) : nullptr;
+    if (!obj) {
+        return refuse(live, api, HCCL_E_PARA, "channel 0x", std::hex, channel, std::dec,
+                      " is not a live channel of a live comm");
+    }
+    *buffer = reinterpret_cast<void *>(obj->peer.addr);
+    *size = obj->peer.size;
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcclChannelGetRemoteMems(HcclComm comm, ChannelHandle channel, uint32_t *memNum,
+                                                 CommMem **remoteMems, char ***memTags)
+{
+    const char *api = "HcclChannelGetRemoteMems";
+    if (comm == nullptr || channel == 0 || memNum == nullptr || remoteMems == nullptr || memTags == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, memNum, remoteMems and memTags must not be NULL/0");
+    }
+    Comm *live = registry::comm_by_pointer(comm);
+    auto obj = live != nullptr ? channel_of(live, channel) : nullptr;
+    if (!obj) {
+        return refuse(live, api, HCCL_E_PARA, "channel 0x", std::hex, channel, std::dec,
+                      " is not a live channel of a live comm");
+    }
+    // The peer's communication memory is the one remote memory of a channel; the
+    // arrays stay valid until the channel or the comm is destroyed.
+    *memNum = 1;
+    *remoteMems = obj->remote_mem_ptr;
+    *memTags = &obj->remote_tag_ptr;
+    return HCCL_SUCCESS;
+}

@@ -1,0 +1,435 @@
+// Synchronisation: notifies between threads, across channels and ACL notifies;
+// fences; default timeouts; batch mode; device-side comm access; thread join.
+#include <cmath>
+#include <condition_variable>
+#include <map>
+
+#include "data_path.h"
+#include "env.h"
+#include "hcomm/hcomm_primitives.h"
+#include "hcomm/hcomm_primitives_expt.h"
+
+using namespace hcomm_ref;
+
+namespace {
+
+// ACL notifies (A2/A3 only): process-wide binary notifies named by a 64-bit id.
+class AclrtNotifies {
+public:
+    bool record(uint64_t id)
+    {
+        bool fresh = false;
+        {
+            std::lock_guard lock(mutex_);
+            fresh = !set_[id];
+            set_[id] = true;
+        }
+        changed_.notify_all();
+        return fresh;
+    }
+    NotifyBank::WaitResult wait(uint64_t id, std::optional<Deadline> deadline, const std::atomic<bool> &cancel)
+    {
+        std::unique_lock lock(mutex_);
+        const auto ready = [&] { return set_[id] || cancel.load(); };
+        if (deadline) {
+            if (!changed_.wait_until(lock, *deadline, ready)) return NotifyBank::WaitResult::timed_out;
+        } else {
+            changed_.wait(lock, ready);
+        }
+        if (!set_[id]) return NotifyBank::WaitResult::cancelled;
+        set_[id] = false;
+        return NotifyBank::WaitResult::consumed;
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::map<uint64_t, bool> set_;
+};
+
+AclrtNotifies &aclrt_notifies()
+{
+    static AclrtNotifies notifies;
+    return notifies;
+}
+
+std::optional<Deadline> deadline_after(uint32_t timeout)
+{
+    if (timeout == 0) return std::nullopt;
+    return Clock::now() + env::timeout_to_duration(timeout);
+}
+
+HcclResult finish_wait(Comm &comm, NotifyBank::WaitResult result, const char *what, uint64_t index, uint32_t timeout)
+{
+    switch (result) {
+    case NotifyBank::WaitResult::consumed:
+        ++comm.stats().notifies_consumed;
+        return HCCL_SUCCESS;
+    case NotifyBank::WaitResult::timed_out:
+        HREF_LOG_ERROR(comm.rank(), "wait on ", what, " notify ", index, " timed out after ", timeout,
+                       env::timeout_unit_is_ms() ? " ms" : " s");
+        return HCCL_E_TIMEOUT;
+    case NotifyBank::WaitResult::cancelled: break;
+    }
+    return HCCL_E_INTERNAL;
+}
+
+int32_t channel_wait_on_thread(const char *api, ThreadHandle thread, ChannelHandle channel, uint32_t index,
+                               uint32_t timeout)
+{
+    if (channel == 0 || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, channel == 0 ? "channel" : "thread", " is 0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, Api::on_thread, thread, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_notify_index(api, t, index); rc != HCCL_SUCCESS) return rc;
+    submit(t.thread, [c = t.channel, index, timeout] { return do_channel_wait(c, index, timeout); });
+    return HCCL_SUCCESS;
+}
+
+int32_t thread_wait_on_thread(const char *api, ThreadHandle thread, uint32_t index, uint32_t timeout)
+{
+    if (thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, "thread is 0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    if (index >= t.thread->core->notifies.size()) {
+        return refuse(t.comm, api, HCCL_E_PARA, "notifyIdx ", index, " is outside [0, ",
+                      t.thread->core->notifies.size(), ") of the thread");
+    }
+    submit(t.thread, [core = t.thread->core, comm = t.comm, index, timeout] {
+        return finish_wait(*comm, core->notifies.wait(index, deadline_after(timeout), comm->closing()), "thread",
+                           index, timeout);
+    });
+    return HCCL_SUCCESS;
+}
+
+// A fence-like task: every earlier operation on the thread already completed
+// inside its own task (the reference waits for completions), so it only keeps
+// its place in the order.
+int32_t ordering_task(const char *api, Api family, ThreadHandle thread, std::optional<ChannelHandle> channel)
+{
+    if ((channel && *channel == 0) || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, thread == 0 ? "thread" : "channel", " is 0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, family, thread, channel, t); rc != HCCL_SUCCESS) return rc;
+    submit(t.thread, [c = t.channel] { return c && c->destroyed ? HCCL_E_NOT_FOUND : HCCL_SUCCESS; });
+    return HCCL_SUCCESS;
+}
+
+HcclResult check_timeout_value(const char *api, float timeOut, uint32_t &seconds)
+{
+    if (std::isnan(timeOut) || timeOut < 0.0F || static_cast<double>(timeOut) > static_cast<double>(UINT32_MAX)) {
+        return refuse(nullptr, api, HCCL_E_PARA, "timeOut ", timeOut, " must be a number in [0, 4294967295]");
+    }
+    seconds = static_cast<uint32_t>(timeOut);  // the integer part, as the vendor does
+    return HCCL_SUCCESS;
+}
+
+std::atomic<uint32_t> g_thread_res_timeout{0};
+
+}  // namespace
+
+HCOMM_EXPORT int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, ThreadHandle dstThread,
+                                                     uint32_t dstNotifyIdx)
+{
+    const char *api = "HcommThreadNotifyRecordOnThread";
+    if (thread == 0 || dstThread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, thread == 0 ? "thread" : "dstThread", " is 0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    auto dst = registry::thread(dstThread);
+    if (!dst || dst->comm != t.comm) {
+        return refuse(t.comm, api, HCCL_E_PARA, "dstThread 0x", std::hex, dstThread, std::dec,
+                      " is not a live thread of the same comm");
+    }
+    if (dstNotifyIdx >= dst->core->notifies.size()) {
+        return refuse(t.comm, api, HCCL_E_PARA, "dstNotifyIdx ", dstNotifyIdx, " is outside [0, ",
+                      dst->core->notifies.size(), ") of dstThread");
+    }
+    submit(t.thread, [core = dst->core, comm = t.comm, dstNotifyIdx] {
+        ++comm->stats().notifies_raised;
+        if (!core->notifies.record(dstNotifyIdx)) ++comm->stats().notify_overruns;
+        return HCCL_SUCCESS;
+    });
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommThreadNotifyWaitOnThread(ThreadHandle thread, uint32_t notifyIdx, uint32_t timeOut)
+{
+    return thread_wait_on_thread("HcommThreadNotifyWaitOnThread", thread, notifyIdx, timeOut);
+}
+
+HCOMM_EXPORT int32_t HcommThreadNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread, uint32_t notifyIdx)
+{
+    return thread_wait_on_thread("HcommThreadNotifyWaitOnThreadWithDefaultTimeout", thread, notifyIdx,
+                                 default_wait_timeout());
+}
+
+HCOMM_EXPORT int32_t HcommAclrtNotifyRecordOnThread(ThreadHandle thread, uint64_t dstNotifyId)
+{
+    const char *api = "HcommAclrtNotifyRecordOnThread";
+    if (thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, "thread is 0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, Api::aclrt_notify, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    submit(t.thread, [comm = t.comm, dstNotifyId] {
+        ++comm->stats().notifies_raised;
+        if (!aclrt_notifies().record(dstNotifyId)) ++comm->stats().notify_overruns;
+        return HCCL_SUCCESS;
+    });
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommAclrtNotifyWaitOnThread(ThreadHandle thread, uint64_t notifyId, uint32_t timeOut)
+{
+    const char *api = "HcommAclrtNotifyWaitOnThread";
+    if (thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, "thread is 0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, Api::aclrt_notify, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    submit(t.thread, [comm = t.comm, notifyId, timeOut] {
+        return finish_wait(*comm, aclrt_notifies().wait(notifyId, deadline_after(timeOut), comm->closing()), "ACL",
+                           notifyId, timeOut);
+    });
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, ChannelHandle channel,
+                                                      uint32_t remoteNotifyIdx)
+{
+    const char *api = "HcommChannelNotifyRecordOnThread";
+    if (channel == 0 || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, channel == 0 ? "channel" : "thread", " is 0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve(api, Api::on_thread, thread, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_notify_index(api, t, remoteNotifyIdx); rc != HCCL_SUCCESS) return rc;
+    submit(t.thread, [c = t.channel, remoteNotifyIdx] {
+        return do_write(c, reinterpret_cast<void *>(c->peer.addr), c->comm->memory().base(), 0, remoteNotifyIdx);
+    });
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommChannelNotifyRecord(ChannelHandle channel, uint32_t remoteNotifyIdx)
+{
+    const char *api = "HcommChannelNotifyRecord";
+    if (channel == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, "channel is 0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve_channel_only(api, Api::host_channel, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_notify_index(api, t, remoteNotifyIdx); rc != HCCL_SUCCESS) return rc;
+    return do_write(t.channel, reinterpret_cast<void *>(t.channel->peer.addr), t.comm->memory().base(), 0,
+                    remoteNotifyIdx);
+}
+
+HCOMM_EXPORT int32_t HcommChannelNotifyWaitOnThread(ThreadHandle thread, ChannelHandle channel,
+                                                    uint32_t localNotifyIdx, uint32_t timeOut)
+{
+    return channel_wait_on_thread("HcommChannelNotifyWaitOnThread", thread, channel, localNotifyIdx, timeOut);
+}
+
+HCOMM_EXPORT int32_t HcommChannelNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread, ChannelHandle channel,
+                                                                      uint32_t localNotifyIdx)
+{
+    return channel_wait_on_thread("HcommChannelNotifyWaitOnThreadWithDefaultTimeout", thread, channel, localNotifyIdx,
+                                  default_wait_timeout());
+}
+
+HCOMM_EXPORT int32_t HcommChannelNotifyWait(ChannelHandle channel, uint32_t localNotifyIdx, uint32_t timeOut)
+{
+    const char *api = "HcommChannelNotifyWait";
+    if (channel == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, "channel is 0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve_channel_only(api, Api::host_channel, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_notify_index(api, t, localNotifyIdx); rc != HCCL_SUCCESS) return rc;
+    return do_channel_wait(t.channel, localNotifyIdx, timeOut);
+}
+
+HCOMM_EXPORT int32_t HcommFenceOnThread(ThreadHandle thread)
+{
+    return ordering_task("HcommFenceOnThread", Api::fence_on_thread, thread, std::nullopt);
+}
+
+HCOMM_EXPORT int32_t HcommChannelFenceOnThread(ThreadHandle thread, ChannelHandle channel)
+{
+    return ordering_task("HcommChannelFenceOnThread", Api::channel_fence_on_thread, thread, channel);
+}
+
+HCOMM_EXPORT int32_t HcommChannelDrainOnThread(ThreadHandle thread, ChannelHandle channel)
+{
+    return ordering_task("HcommChannelDrainOnThread", Api::drain, thread, channel);
+}
+
+HCOMM_EXPORT int32_t HcommChannelFence(ChannelHandle channel)
+{
+    const char *api = "HcommChannelFence";
+    if (channel == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, "channel is 0");
+    }
+    Target t;
+    if (const HcclResult rc = resolve_channel_only(api, Api::host_channel, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (!profile().ascend950) {
+        return refuse(t.comm, api, HCCL_E_NOT_SUPPORT, "fences exist on 950 products only");
+    }
+    return HCCL_SUCCESS;  // host transfers complete before they return
+}
+
+HCOMM_EXPORT int32_t HcommSetNotifyWaitTimeOut(float timeOut)
+{
+    uint32_t value = 0;
+    if (const HcclResult rc = check_timeout_value("HcommSetNotifyWaitTimeOut", timeOut, value); rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    set_default_wait_timeout(value);
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommThreadResAcquireTimeOut(float timeOut)
+{
+    uint32_t value = 0;
+    if (const HcclResult rc = check_timeout_value("HcommThreadResAcquireTimeOut", timeOut, value);
+        rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    // Acquisition never waits for resources in the reference; the value is kept only.
+    g_thread_res_timeout = value;
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommBatchModeStart(const char *batchTag)
+{
+    const char *api = "HcommBatchModeStart";
+    if (batchTag == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "batchTag is NULL");
+    }
+    LaunchRecord *launch = current_launch();
+    if (launch == nullptr) {
+        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "batch mode exists in device programs only");
+    }
+    if (launch->batching) {
+        return refuse(launch->comm, api, HCCL_E_PARA, "batch '", launch->batch_tag, "' is still open");
+    }
+    launch->batching = true;
+    launch->batch_tag = batchTag;
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommBatchModeEnd(const char *batchTag)
+{
+    const char *api = "HcommBatchModeEnd";
+    if (batchTag == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "batchTag is NULL");
+    }
+    LaunchRecord *launch = current_launch();
+    if (launch == nullptr) {
+        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "batch mode exists in device programs only");
+    }
+    if (!launch->batching || launch->batch_tag != batchTag) {
+        return refuse(launch->comm, api, HCCL_E_PARA, "batch '", batchTag, "' is not the open batch ('",
+                      launch->batching ? launch->batch_tag : std::string("none"), "')");
+    }
+    launch->batching = false;
+    launch->batch_tag.clear();
+    launch->flush_held();  // the submission of everything the batch held, in order
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommAcquireComm(const char *commId)
+{
+    const char *api = "HcommAcquireComm";
+    if (commId == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "commId is NULL");
+    }
+    LaunchRecord *launch = current_launch();
+    if (launch == nullptr) {
+        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "device programs acquire comms; the host has them already");
+    }
+    if (launch->comm->name() != commId) {
+        return refuse(launch->comm, api, HCCL_E_NOT_FOUND, "'", commId, "' is not the program's comm ('",
+                      launch->comm->name(), "', from HcommRefGetCommName)");
+    }
+    ++launch->acquired_comm;
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT int32_t HcommReleaseComm(const char *commId)
+{
+    const char *api = "HcommReleaseComm";
+    if (commId == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "commId is NULL");
+    }
+    LaunchRecord *launch = current_launch();
+    if (launch == nullptr) {
+        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "device programs release comms");
+    }
+    if (launch->comm->name() != commId) {
+        return refuse(launch->comm, api, HCCL_E_NOT_FOUND, "'", commId, "' is not the program's comm");
+    }
+    if (launch->acquired_comm == 0) {
+        return refuse(launch->comm, api, HCCL_E_PARA, "released more often than acquired");
+    }
+    --launch->acquired_comm;
+    return HCCL_SUCCESS;
+}
+
+HCOMM_EXPORT HcclResult HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
+{
+    const char *api = "HcommThreadJoin";
+    if (thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, "thread is 0");
+    }
+    auto t = registry::thread(thread);
+    if (!t) {
+        return refuse(nullptr, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec, " is not a live thread");
+    }
+    const auto &queue = t->core->queue;
+    if (!queue->wait_done(queue->enqueued(), deadline_after(timeout))) {
+        return HCCL_E_TIMEOUT;
+    }
+    return queue->error();
+}
+
+// The AICPU task cache records and replays SQEs of a 950 device; the reference
+// has no SQEs to cache, so every entry point refuses after its null checks.
+HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheLookup(const char *tag, bool *isHit)
+{
+    if (tag == nullptr || isHit == nullptr) return refuse(nullptr, "HcommAicpuTsTaskCacheLookup", HCCL_E_PTR, "NULL");
+    return refuse(nullptr, "HcommAicpuTsTaskCacheLookup", HCCL_E_NOT_SUPPORT, "no task cache in the reference");
+}
+
+HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheStart(const char *tag, void **addrs, uint64_t *sizes, uint64_t count)
+{
+    if (tag == nullptr || (count != 0 && (addrs == nullptr || sizes == nullptr))) {
+        return refuse(nullptr, "HcommAicpuTsTaskCacheStart", HCCL_E_PTR, "NULL");
+    }
+    return refuse(nullptr, "HcommAicpuTsTaskCacheStart", HCCL_E_NOT_SUPPORT, "no task cache in the reference");
+}
+
+HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheEnd(const char *tag)
+{
+    if (tag == nullptr) return refuse(nullptr, "HcommAicpuTsTaskCacheEnd", HCCL_E_PTR, "NULL");
+    return refuse(nullptr, "HcommAicpuTsTaskCacheEnd", HCCL_E_NOT_SUPPORT, "no task cache in the reference");
+}
+
+HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheExecute(const char *tag, void **addrs, uint64_t *sizes, uint64_t count)
+{
+    if (tag == nullptr || (count != 0 && (addrs == nullptr || sizes == nullptr))) {
+        return refuse(nullptr, "HcommAicpuTsTaskCacheExecute", HCCL_E_PTR, "NULL");
+    }
+    return refuse(nullptr, "HcommAicpuTsTaskCacheExecute", HCCL_E_NOT_SUPPORT, "no task cache in the reference");
+}
+
+HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheClear(const char *tag)
+{
+    if (tag == nullptr) return refuse(nullptr, "HcommAicpuTsTaskCacheClear", HCCL_E_PTR, "NULL");
+    return refuse(nullptr, "HcommAicpuTsTaskCacheClear", HCCL_E_NOT_SUPPORT, "no task cache in the reference");
+}

@@ -1,0 +1,300 @@
+#include "bootstrap.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <list>
+#include <mutex>
+#include <thread>
+
+#include "env.h"
+#include "log.h"
+
+namespace hcomm_ref {
+namespace {
+
+constexpr char kMagic[8] = "HCTSREF";
+constexpr uint32_t kVersion = 1;
+
+enum MessageType : uint32_t { kJoin = 0x4a4f494e, kTable = 0x5441424c, kReject = 0x52454a54, kHello = 0x48454c4f, kAck = 0x41434b21 };
+
+struct JoinMessage {
+    uint8_t token[kTokenBytes];
+    uint32_t n_ranks;
+    uint32_t rank;
+    SockAddr listener;
+};
+
+struct HelloMessage {
+    uint8_t token[kTokenBytes];
+    uint32_t from;
+    uint32_t to;
+    uint32_t n_ranks;
+};
+
+template <typename T>
+std::optional<T> decode(const std::vector<uint8_t> &payload)
+{
+    if (payload.size() != sizeof(T)) {
+        return std::nullopt;
+    }
+    T value;
+    std::memcpy(&value, payload.data(), sizeof(T));
+    return value;
+}
+
+bool same_token(const uint8_t *a, const uint8_t *b)
+{
+    uint8_t diff = 0;
+    for (size_t i = 0; i < kTokenBytes; ++i) {
+        diff |= static_cast<uint8_t>(a[i] ^ b[i]);
+    }
+    return diff == 0;
+}
+
+void reject(const Fd &fd, HcclResult code)
+{
+    const uint32_t value = code;
+    send_message(fd, kReject, bytes_of(value));
+}
+
+// The rendezvous: collects one join per rank, then hands every rank the table of
+// listeners. Runs on its own thread until done, the deadline, or process exit.
+class RootService {
+public:
+    RootService(Fd listener, const uint8_t *token) : listener_(std::move(listener)), stop_(eventfd(0, EFD_CLOEXEC))
+    {
+        std::memcpy(token_, token, kTokenBytes);
+        thread_ = std::thread([this] { run(); });
+    }
+    ~RootService()
+    {
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t n = write(stop_.get(), &one, sizeof(one));
+        thread_.join();
+    }
+    RootService(const RootService &) = delete;
+    RootService &operator=(const RootService &) = delete;
+    bool finished() const
+    {
+        std::lock_guard lock(mutex_);
+        return finished_;
+    }
+
+private:
+    bool stopped(Deadline deadline) const
+    {
+        pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}};
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) return true;
+        const int rc = poll(fds, 2, static_cast<int>(left));
+        return rc <= 0 || (fds[1].revents & POLLIN) != 0;
+    }
+
+    void run()
+    {
+        const Deadline deadline = Clock::now() + env::bootstrap_timeout();
+        uint32_t n_ranks = 0;
+        std::vector<Fd> joined;
+        std::vector<SockAddr> table;
+        size_t count = 0;
+        while (n_ranks == 0 || count < n_ranks) {
+            if (stopped(deadline)) {
+                HREF_LOG_WARN(-1, "bootstrap root gave up: ", count, " of ", n_ranks, " ranks joined in time");
+                break;
+            }
+            auto fd = accept_until(listener_, deadline);
+            if (!fd) continue;
+            uint32_t type = 0;
+            std::vector<uint8_t> payload;
+            if (!recv_message(*fd, std::min(deadline, Clock::now() + std::chrono::seconds(10)), type, payload)) {
+                continue;
+            }
+            const auto join = type == kJoin ? decode<JoinMessage>(payload) : std::nullopt;
+            if (!join || !same_token(join->token, token_)) {
+                HREF_LOG_WARN(-1, "bootstrap root refused a peer without the job token");
+                reject(*fd, HCCL_E_PARA);
+                continue;
+            }
+            if (n_ranks == 0) {
+                n_ranks = join->n_ranks;
+                joined.resize(n_ranks);
+                table.resize(n_ranks);
+            }
+            if (join->n_ranks != n_ranks || join->rank >= n_ranks || joined[join->rank].valid()) {
+                HREF_LOG_ERROR(-1, "bootstrap root refused rank ", join->rank, " of ", join->n_ranks,
+                               ": the job has ", n_ranks, " ranks and each rank joins once");
+                reject(*fd, HCCL_E_PARA);
+                continue;
+            }
+            table[join->rank] = join->listener;
+            joined[join->rank] = std::move(*fd);
+            ++count;
+        }
+        if (n_ranks != 0 && count == n_ranks) {
+            const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t *>(table.data()),
+                                                 table.size() * sizeof(SockAddr));
+            for (const Fd &fd : joined) {
+                send_message(fd, kTable, bytes);
+            }
+        }
+        std::lock_guard lock(mutex_);
+        finished_ = true;
+    }
+
+    Fd listener_;
+    Fd stop_;
+    uint8_t token_[kTokenBytes];
+    mutable std::mutex mutex_;
+    bool finished_ = false;
+    std::thread thread_;
+};
+
+// Every service of the process; finished ones are reaped when a new one starts,
+// the rest are stopped and joined at exit.
+class RootServices {
+public:
+    void add(std::unique_ptr<RootService> service)
+    {
+        std::lock_guard lock(mutex_);
+        services_.remove_if([](const auto &s) { return s->finished(); });
+        services_.push_back(std::move(service));
+    }
+
+private:
+    std::mutex mutex_;
+    std::list<std::unique_ptr<RootService>> services_;
+};
+
+RootServices &root_services()
+{
+    static RootServices services;
+    return services;
+}
+
+}  // namespace
+
+HcclResult create_root_info(HcclRootInfo &out)
+{
+    const auto address = bootstrap_address();
+    if (!address) {
+        return HCCL_E_PARA;
+    }
+    RootInfoWire wire{};
+    std::memcpy(wire.magic, kMagic, sizeof(kMagic));
+    wire.version = kVersion;
+    if (getrandom(wire.token, sizeof(wire.token), 0) != static_cast<ssize_t>(sizeof(wire.token))) {
+        HREF_LOG_ERROR(-1, "getrandom failed for the job token");
+        return HCCL_E_SYSCALL;
+    }
+    SockAddr bound;
+    Fd listener = listen_on(*address, bound);
+    if (!listener.valid()) {
+        return HCCL_E_TCP_CONNECT;
+    }
+    wire.ipv4 = bound.ipv4;
+    wire.port = bound.port;
+    root_services().add(std::make_unique<RootService>(std::move(listener), wire.token));
+    std::memset(&out, 0, sizeof(out));
+    std::memcpy(out.internal, &wire, sizeof(wire));
+    HREF_LOG_INFO(-1, "bootstrap root listening on ", to_string(bound));
+    return HCCL_SUCCESS;
+}
+
+std::optional<RootInfoWire> parse_root_info(const HcclRootInfo &info)
+{
+    RootInfoWire wire;
+    std::memcpy(&wire, info.internal, sizeof(wire));
+    if (std::memcmp(wire.magic, kMagic, sizeof(kMagic)) != 0 || wire.version != kVersion || wire.port == 0) {
+        return std::nullopt;
+    }
+    return wire;
+}
+
+HcclResult join_job(const RootInfoWire &root, uint32_t n_ranks, uint32_t rank, Mesh &mesh)
+{
+    const Deadline deadline = Clock::now() + env::bootstrap_timeout();
+    const auto address = bootstrap_address();
+    if (!address) {
+        return HCCL_E_PARA;
+    }
+    SockAddr own;
+    Fd listener = listen_on(*address, own);
+    if (!listener.valid()) {
+        return HCCL_E_TCP_CONNECT;
+    }
+    // 1. Join the rendezvous and get the table of listeners.
+    auto root_link = connect_until({root.ipv4, root.port}, deadline);
+    if (!root_link) {
+        HREF_LOG_ERROR(rank, "cannot reach the bootstrap root at ", to_string({root.ipv4, root.port}));
+        return HCCL_E_TCP_CONNECT;
+    }
+    JoinMessage join{};
+    std::memcpy(join.token, root.token, kTokenBytes);
+    join.n_ranks = n_ranks;
+    join.rank = rank;
+    join.listener = own;
+    uint32_t type = 0;
+    std::vector<uint8_t> payload;
+    if (!send_message(*root_link, kJoin, bytes_of(join)) || !recv_message(*root_link, deadline, type, payload)) {
+        HREF_LOG_ERROR(rank, "bootstrap root did not answer before the deadline (",
+                       env::bootstrap_timeout().count() / 1000, " s)");
+        return HCCL_E_TIMEOUT;
+    }
+    if (type != kTable || payload.size() != n_ranks * sizeof(SockAddr)) {
+        HREF_LOG_ERROR(rank, "bootstrap root refused rank ", rank, " of ", n_ranks);
+        return HCCL_E_PARA;
+    }
+    std::vector<SockAddr> table(n_ranks);
+    std::memcpy(table.data(), payload.data(), payload.size());
+    root_link->reset();
+
+    // 2. Full mesh: connect to every lower rank, accept every higher one. Lower
+    // ranks never wait on higher ones, so this cannot deadlock.
+    mesh.links.clear();
+    mesh.links.resize(n_ranks);
+    for (uint32_t peer = 0; peer < rank; ++peer) {
+        auto link = connect_until(table[peer], deadline);
+        HelloMessage hello{};
+        std::memcpy(hello.token, root.token, kTokenBytes);
+        hello.from = rank;
+        hello.to = peer;
+        hello.n_ranks = n_ranks;
+        if (!link || !send_message(*link, kHello, bytes_of(hello)) ||
+            !recv_message(*link, deadline, type, payload) || type != kAck) {
+            HREF_LOG_ERROR(rank, "cannot link to rank ", peer, " at ", to_string(table[peer]));
+            return HCCL_E_TCP_CONNECT;
+        }
+        mesh.links[peer] = std::move(*link);
+    }
+    for (uint32_t pending = n_ranks - 1 - rank; pending > 0;) {
+        auto link = accept_until(listener, deadline);
+        if (!link) {
+            HREF_LOG_ERROR(rank, pending, " higher ranks did not link in time");
+            return HCCL_E_TIMEOUT;
+        }
+        if (!recv_message(*link, std::min(deadline, Clock::now() + std::chrono::seconds(10)), type, payload)) {
+            continue;
+        }
+        const auto hello = type == kHello ? decode<HelloMessage>(payload) : std::nullopt;
+        if (!hello || !same_token(hello->token, root.token) || hello->to != rank || hello->from <= rank ||
+            hello->from >= n_ranks || hello->n_ranks != n_ranks || mesh.links[hello->from].valid()) {
+            HREF_LOG_WARN(rank, "refused a bootstrap peer without the job token or with a bad rank");
+            reject(*link, HCCL_E_PARA);
+            continue;
+        }
+        const uint32_t ok = 0;
+        if (!send_message(*link, kAck, bytes_of(ok))) {
+            return HCCL_E_TCP_TRANSFER;
+        }
+        mesh.links[hello->from] = std::move(*link);
+        --pending;
+    }
+    HREF_LOG_INFO(rank, "bootstrap mesh of ", n_ranks, " ranks ready");
+    return HCCL_SUCCESS;
+}
+
+}  // namespace hcomm_ref

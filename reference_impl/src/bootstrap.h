@@ -1,0 +1,39 @@
+// Bootstrap over TCP. HcclGetRootInfo starts a rendezvous service and returns its
+// address with a random job token; every rank joins it with the token, learns every
+// rank's listener, and the ranks connect into a full mesh of TCP links, refusing
+// any peer without the token. The links carry the channel handshakes later.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "hccl/hccl_types.h"
+#include "socket.h"
+
+namespace hcomm_ref {
+
+constexpr size_t kTokenBytes = 16;
+
+// What HcclRootInfo.internal holds (the rest of the 4108 bytes is zero).
+struct RootInfoWire {
+    char magic[8];  // "HCTSREF"
+    uint32_t version;
+    uint32_t ipv4;  // network byte order
+    uint16_t port;  // host byte order
+    uint16_t reserved;
+    uint8_t token[kTokenBytes];
+};
+
+// Starts a rendezvous service and describes it in `out`.
+HcclResult create_root_info(HcclRootInfo &out);
+std::optional<RootInfoWire> parse_root_info(const HcclRootInfo &info);
+
+struct Mesh {
+    std::vector<Fd> links;  // links[r]: the TCP link to rank r (none for the own rank)
+};
+
+// Joins the job described by `root` as `rank` of `n_ranks` and builds the mesh.
+HcclResult join_job(const RootInfoWire &root, uint32_t n_ranks, uint32_t rank, Mesh &mesh);
+
+}  // namespace hcomm_ref

@@ -1,0 +1,347 @@
+#include "comm.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include "env.h"
+#include "log.h"
+#include "registry.h"
+
+namespace hcomm_ref {
+namespace {
+
+enum : uint32_t { kChannelHello = 0x43484c4f, kChannelReady = 0x43524459 };
+
+constexpr uint64_t kScratchBytes = 1ULL << 20;
+
+struct ChannelHello {
+    int32_t engine;
+    int32_t protocol;
+    uint32_t notify_num;
+    uint32_t from_rank;
+    QpEndpoint qp;
+    uint64_t buffer_addr;
+    uint64_t buffer_size;
+    uint32_t rkey;
+    uint32_t reserved;
+};
+
+std::string token_hex(const uint8_t *token)
+{
+    static const char digits[] = "0123456789abcdef";
+    std::string text;
+    for (size_t i = 0; i < kTokenBytes; ++i) {
+        text += digits[token[i] >> 4];
+        text += digits[token[i] & 15];
+    }
+    return text;
+}
+
+}  // namespace
+
+MemoryRegion::MemoryRegion(ibv_pd *pd, void *addr, uint64_t len)
+    : mr_(ibv_reg_mr(pd, addr, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ))
+{
+}
+
+MemoryRegion::~MemoryRegion()
+{
+    if (mr_ != nullptr) ibv_dereg_mr(mr_);
+}
+
+HcclResult Comm::create(uint32_t n_ranks, const RootInfoWire &root, uint32_t rank, std::unique_ptr<Comm> &out)
+{
+    const auto buffsize_mb = env::hccl_buffsize_mb();
+    if (!buffsize_mb) {
+        return HCCL_E_PARA;
+    }
+    std::unique_ptr<Comm> comm(new Comm());
+    comm->rank_ = rank;
+    comm->size_ = n_ranks;
+    comm->name_ = "hcomm_ref_" + token_hex(root.token);
+    // The documented buffer is twice the HCCL_BUFFSIZE setting (hcomm-api.md §7.7).
+    const uint64_t bytes = *buffsize_mb * 2 * (1ULL << 20);
+    comm->memory_ = CommMemory::create(bytes, comm->name_ + "_rank" + std::to_string(rank));
+    if (!comm->memory_) {
+        HREF_LOG_ERROR(rank, "cannot create ", bytes, " bytes of communication memory: ", std::strerror(errno));
+        return HCCL_E_MEMORY;
+    }
+    if (const HcclResult rc = join_job(root, n_ranks, rank, comm->mesh_); rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    HREF_LOG_INFO(rank, "comm ", comm->name_, " ready: rank ", rank, " of ", n_ranks, ", buffer ", bytes, " bytes");
+    out = std::move(comm);
+    return HCCL_SUCCESS;
+}
+
+Comm::~Comm()
+{
+    closing_ = true;
+    std::vector<std::shared_ptr<ThreadObj>> threads;
+    std::vector<std::shared_ptr<ChannelObj>> channels;
+    {
+        std::lock_guard lock(mutex_);
+        threads.swap(threads_);
+        channels.swap(channels_);
+    }
+    // Unblock whatever runs: notify waits see `closing_`, posted operations fail.
+    for (auto &t : threads) {
+        registry::remove_thread(t->handle);
+        t->core->notifies.wake_all();
+    }
+    for (auto &c : channels) {
+        registry::remove_channel(c->handle);
+        c->notifies->wake_all();
+        if (c->link) c->link->cancel_all();
+    }
+    // Joining the queues ends every task before the channels and the device go.
+    for (auto &t : threads) {
+        t->core->queue.reset();
+    }
+    threads.clear();
+    channels.clear();
+    memory_mr_.reset();
+    device_.reset();
+}
+
+std::shared_ptr<ThreadObj> Comm::new_thread(CommEngine engine, uint32_t notify_num)
+{
+    std::lock_guard lock(mutex_);
+    auto thread = std::make_shared<ThreadObj>();
+    thread->comm = this;
+    thread->engine = engine;
+    const std::string name = "r" + std::to_string(rank_) + ".t" + std::to_string(thread_serial_++);
+    auto queue = std::make_shared<TaskQueue>(rank_, name, [this](HcclResult) { ++stats_.task_errors; });
+    thread->core = std::make_shared<ThreadCore>(std::move(queue), notify_num);
+    threads_.push_back(thread);
+    return thread;
+}
+
+std::shared_ptr<ThreadObj> Comm::export_thread(const ThreadObj &source, CommEngine engine)
+{
+    std::lock_guard lock(mutex_);
+    auto thread = std::make_shared<ThreadObj>();
+    thread->comm = this;
+    thread->engine = engine;
+    thread->core = source.core;
+    threads_.push_back(thread);
+    return thread;
+}
+
+size_t Comm::thread_count() const
+{
+    std::lock_guard lock(mutex_);
+    return threads_.size();
+}
+
+HcclResult Comm::ensure_verbs()
+{
+    if (device_) {
+        return HCCL_SUCCESS;
+    }
+    HcclResult rc = HCCL_SUCCESS;
+    auto device = VerbsDevice::open(rank_, rc);
+    if (!device) {
+        return rc;
+    }
+    auto mr = std::make_unique<MemoryRegion>(device->pd(), memory_->base(), memory_->size());
+    if (!mr->valid()) {
+        HREF_LOG_ERROR(rank_, "registering ", memory_->size(), " bytes of communication memory failed: ",
+                       std::strerror(errno));
+        return HCCL_E_MEMORY;
+    }
+    device_ = std::move(device);
+    memory_mr_ = std::move(mr);
+    return HCCL_SUCCESS;
+}
+
+uint32_t Comm::memory_lkey() const { return memory_mr_->lkey(); }
+
+HcclResult Comm::stage_scratch(ThreadCore &core, uint8_t *&scratch, uint32_t &lkey, uint64_t &size)
+{
+    // Called with core.scratch_mutex held.
+    if (!core.scratch_mr) {
+        core.scratch.assign(kScratchBytes, 0);
+        core.scratch_mr = std::make_unique<MemoryRegion>(device_->pd(), core.scratch.data(), kScratchBytes);
+        if (!core.scratch_mr->valid()) {
+            core.scratch_mr.reset();
+            return HCCL_E_MEMORY;
+        }
+    }
+    scratch = core.scratch.data();
+    lkey = core.scratch_mr->lkey();
+    size = kScratchBytes;
+    return HCCL_SUCCESS;
+}
+
+std::shared_ptr<ChannelObj> Comm::find_channel(CommEngine engine, uint32_t remote_rank, CommProtocol protocol)
+{
+    std::lock_guard lock(mutex_);
+    for (const auto &c : channels_) {
+        if (c->engine == engine && c->remote_rank == remote_rank && c->protocol == protocol && !c->destroyed) {
+            return c;
+        }
+    }
+    return nullptr;
+}
+
+HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *descs, uint32_t count,
+                                  ChannelHandle *out)
+{
+    std::lock_guard acquire(acquire_mutex_);
+    if (const HcclResult rc = ensure_verbs(); rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    const uint64_t max_write = env::max_write_cap() != 0 ? std::min(env::max_write_cap(), device_->max_message())
+                                                         : device_->max_message();
+    // New channels in descriptor order; repeated keys reuse the channel (the vendor
+    // reuses by (engine, remoteRank, protocol)).
+    std::vector<std::shared_ptr<ChannelObj>> fresh;
+    std::vector<std::shared_ptr<ChannelObj>> result(count);
+    for (uint32_t i = 0; i < count; ++i) {
+        const HcclChannelDesc &d = descs[i];
+        if (auto existing = find_channel(engine, d.remoteRank, d.channelProtocol)) {
+            result[i] = existing;
+            continue;
+        }
+        bool repeated = false;
+        for (const auto &f : fresh) {
+            if (f->remote_rank == d.remoteRank && f->protocol == d.channelProtocol) {
+                result[i] = f;
+                repeated = true;
+            }
+        }
+        if (repeated) continue;
+        auto c = std::make_shared<ChannelObj>();
+        c->comm = this;
+        c->engine = engine;
+        c->protocol = d.channelProtocol;
+        c->remote_rank = d.remoteRank;
+        c->notify_num = d.notifyNum;
+        c->notifies = std::make_unique<NotifyBank>(d.notifyNum);
+        ChannelObj *raw = c.get();
+        c->link = RcLink::create(
+            *device_,
+            [this, raw](uint32_t imm) {
+                const uint32_t index = imm & ~kImmTagMask;
+                if ((imm & kImmTagMask) != kImmNotifyTag || index >= raw->notify_num) {
+                    HREF_LOG_ERROR(rank_, "dropped a malformed notify immediate 0x", std::hex, imm, std::dec,
+                                   " from rank ", raw->remote_rank, " (channel has ", raw->notify_num, " notifies)");
+                    return;
+                }
+                if (!raw->notifies->record(index)) {
+                    ++stats_.notify_overruns;
+                    HREF_LOG_DEBUG(rank_, "notify ", index, " from rank ", raw->remote_rank,
+                                   " was already set: overrun (binary notifies coalesce)");
+                }
+            },
+            max_write);
+        if (!c->link) {
+            return HCCL_E_ROCE_CONNECT;
+        }
+        fresh.push_back(c);
+        result[i] = c;
+    }
+    // Handshake: every hello first, then every answer, so no pair of ranks waits
+    // on each other whatever order the descriptors name the peers in.
+    const Deadline deadline = Clock::now() + env::bootstrap_timeout();
+    for (const auto &c : fresh) {
+        ChannelHello hello{};
+        hello.engine = engine;
+        hello.protocol = c->protocol;
+        hello.notify_num = c->notify_num;
+        hello.from_rank = rank_;
+        hello.qp = c->link->local();
+        hello.buffer_addr = reinterpret_cast<uint64_t>(memory_->base());
+        hello.buffer_size = memory_->size();
+        hello.rkey = memory_mr_->rkey();
+        if (!send_message(mesh_.links[c->remote_rank], kChannelHello, bytes_of(hello))) {
+            HREF_LOG_ERROR(rank_, "sending the channel handshake to rank ", c->remote_rank, " failed");
+            return HCCL_E_TCP_TRANSFER;
+        }
+    }
+    HcclResult outcome = HCCL_SUCCESS;
+    for (const auto &c : fresh) {
+        uint32_t type = 0;
+        std::vector<uint8_t> payload;
+        if (!recv_message(mesh_.links[c->remote_rank], deadline, type, payload) || type != kChannelHello ||
+            payload.size() != sizeof(ChannelHello)) {
+            HREF_LOG_ERROR(rank_, "rank ", c->remote_rank, " did not answer the channel handshake in time");
+            return HCCL_E_TIMEOUT;
+        }
+        ChannelHello peer;
+        std::memcpy(&peer, payload.data(), sizeof(peer));
+        if (peer.engine != engine || peer.protocol != c->protocol || peer.notify_num != c->notify_num ||
+            peer.from_rank != c->remote_rank) {
+            HREF_LOG_ERROR(rank_, "channel to rank ", c->remote_rank, " does not match the peer's descriptor: ",
+                           "engine ", static_cast<int>(engine), "/", peer.engine, ", protocol ",
+                           static_cast<int>(c->protocol), "/", peer.protocol, ", notifyNum ", c->notify_num, "/",
+                           peer.notify_num, " (both sides must acquire the same channel)");
+            outcome = HCCL_E_PARA;
+            continue;
+        }
+        c->peer = {peer.buffer_addr, peer.buffer_size, peer.rkey};
+        c->remote_mem = {COMM_MEM_TYPE_DEVICE, reinterpret_cast<void *>(peer.buffer_addr), peer.buffer_size};
+        c->remote_mem_ptr = &c->remote_mem;
+        c->remote_tag_ptr = c->remote_tag;
+        if (const HcclResult rc = c->link->connect(peer.qp); rc != HCCL_SUCCESS) {
+            outcome = rc;
+        }
+    }
+    if (outcome != HCCL_SUCCESS) {
+        return outcome;
+    }
+    // Both ends in RTS before either may send.
+    for (const auto &c : fresh) {
+        const uint32_t ready = 1;
+        if (!send_message(mesh_.links[c->remote_rank], kChannelReady, bytes_of(ready))) {
+            return HCCL_E_TCP_TRANSFER;
+        }
+    }
+    for (const auto &c : fresh) {
+        uint32_t type = 0;
+        std::vector<uint8_t> payload;
+        if (!recv_message(mesh_.links[c->remote_rank], deadline, type, payload) || type != kChannelReady) {
+            HREF_LOG_ERROR(rank_, "rank ", c->remote_rank, " did not confirm the channel in time");
+            return HCCL_E_TIMEOUT;
+        }
+    }
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto &c : fresh) {
+            registry::add_channel(c);
+            channels_.push_back(c);
+        }
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+        out[i] = result[i]->handle;
+    }
+    HREF_LOG_INFO(rank_, "acquired ", count, " channels (", fresh.size(), " new)");
+    return HCCL_SUCCESS;
+}
+
+HcclResult Comm::destroy_channel(ChannelHandle handle)
+{
+    std::shared_ptr<ChannelObj> channel;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto it = channels_.begin(); it != channels_.end(); ++it) {
+            if ((*it)->handle == handle) {
+                channel = *it;
+                channels_.erase(it);
+                break;
+            }
+        }
+    }
+    if (!channel) {
+        return HCCL_E_NOT_FOUND;
+    }
+    registry::remove_channel(handle);
+    channel->destroyed = true;
+    channel->notifies->wake_all();
+    channel->link->cancel_all();
+    // Tasks still holding the channel finish with an error; the QP goes with the last reference.
+    return HCCL_SUCCESS;
+}
+
+}  // namespace hcomm_ref

@@ -1,0 +1,149 @@
+// A communicator (one rank): bootstrap links, communication memory, verbs
+// resources (opened at the first channel), threads, channels and counters.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "bootstrap.h"
+#include "comm_memory.h"
+#include "hccl/hccl_channel.h"
+#include "hccl/hccl_types.h"
+#include "hcomm/hcomm_primitives.h"
+#include "notify.h"
+#include "task_queue.h"
+#include "verbs_channel.h"
+#include "verbs_device.h"
+
+namespace hcomm_ref {
+
+struct Stats {
+    std::atomic<uint64_t> bytes_written{0};
+    std::atomic<uint64_t> bytes_read{0};
+    std::atomic<uint64_t> notifies_raised{0};
+    std::atomic<uint64_t> notifies_consumed{0};
+    std::atomic<uint64_t> notify_overruns{0};
+    std::atomic<uint64_t> rejected_calls{0};
+    std::atomic<uint64_t> task_errors{0};
+};
+
+// A registered memory region, deregistered on destruction.
+class MemoryRegion {
+public:
+    MemoryRegion(ibv_pd *pd, void *addr, uint64_t len);
+    ~MemoryRegion();
+    MemoryRegion(const MemoryRegion &) = delete;
+    MemoryRegion &operator=(const MemoryRegion &) = delete;
+    bool valid() const { return mr_ != nullptr; }
+    uint32_t lkey() const { return mr_->lkey; }
+    uint32_t rkey() const { return mr_->rkey; }
+
+private:
+    ibv_mr *mr_;
+};
+
+class Comm;
+
+// The queue and notifies behind one or more thread handles (an exported thread
+// shares them under another engine).
+struct ThreadCore {
+    std::shared_ptr<TaskQueue> queue;
+    NotifyBank notifies;
+    std::mutex scratch_mutex;                 // reductions stage through registered scratch
+    std::vector<uint8_t> scratch;
+    std::unique_ptr<MemoryRegion> scratch_mr;
+    ThreadCore(std::shared_ptr<TaskQueue> q, uint32_t notify_num) : queue(std::move(q)), notifies(notify_num) {}
+};
+
+struct ThreadObj {
+    ThreadHandle handle = 0;
+    Comm *comm = nullptr;
+    CommEngine engine = COMM_ENGINE_RESERVED;
+    std::shared_ptr<ThreadCore> core;
+};
+
+// The peer's communication memory as it told us.
+struct PeerMemory {
+    uint64_t addr = 0;
+    uint64_t size = 0;
+    uint32_t rkey = 0;
+};
+
+struct ChannelObj {
+    ChannelHandle handle = 0;
+    Comm *comm = nullptr;
+    CommEngine engine = COMM_ENGINE_RESERVED;
+    CommProtocol protocol = COMM_PROTOCOL_RESERVED;
+    uint32_t remote_rank = 0;
+    uint32_t notify_num = 0;
+    std::unique_ptr<NotifyBank> notifies;
+    std::unique_ptr<RcLink> link;
+    PeerMemory peer;
+    CommMem remote_mem{};            // what HcclChannelGetRemoteMems hands out
+    CommMem *remote_mem_ptr = nullptr;
+    char remote_tag[16] = "HcclBuffer";
+    char *remote_tag_ptr = nullptr;
+    std::atomic<bool> destroyed{false};
+};
+
+class Comm {
+public:
+    static HcclResult create(uint32_t n_ranks, const RootInfoWire &root, uint32_t rank, std::unique_ptr<Comm> &out);
+    ~Comm();
+    Comm(const Comm &) = delete;
+    Comm &operator=(const Comm &) = delete;
+
+    uint32_t rank() const { return rank_; }
+    uint32_t size() const { return size_; }
+    const std::string &name() const { return name_; }
+    CommMemory &memory() { return *memory_; }
+    Stats &stats() { return stats_; }
+    const std::atomic<bool> &closing() const { return closing_; }
+
+    // Threads: created here, registered by the caller.
+    std::shared_ptr<ThreadObj> new_thread(CommEngine engine, uint32_t notify_num);
+    std::shared_ptr<ThreadObj> export_thread(const ThreadObj &source, CommEngine engine);
+    size_t thread_count() const;
+
+    // Channels for validated descriptors; connects with the peers (collective per pair).
+    HcclResult acquire_channels(CommEngine engine, const HcclChannelDesc *descs, uint32_t count,
+                                ChannelHandle *out);
+    std::shared_ptr<ChannelObj> find_channel(CommEngine engine, uint32_t remote_rank, CommProtocol protocol);
+    HcclResult destroy_channel(ChannelHandle handle);
+
+    // Data path pieces used by tasks.
+    uint32_t memory_lkey() const;
+    HcclResult stage_scratch(ThreadCore &core, uint8_t *&scratch, uint32_t &lkey, uint64_t &size);
+
+    // Engine contexts (HcclEngineCtxCreate/Get): host memory standing in for device memory.
+    std::mutex ctx_mutex;
+    std::map<std::pair<std::string, int>, std::vector<uint8_t>> engine_ctx;
+
+private:
+    Comm() = default;
+    HcclResult ensure_verbs();
+
+    uint32_t rank_ = 0;
+    uint32_t size_ = 0;
+    std::string name_;
+    Mesh mesh_;
+    std::unique_ptr<CommMemory> memory_;
+    std::unique_ptr<VerbsDevice> device_;
+    std::unique_ptr<MemoryRegion> memory_mr_;
+    Stats stats_;
+    std::atomic<bool> closing_{false};
+    mutable std::mutex mutex_;  // threads_, channels_
+    std::mutex acquire_mutex_;  // one channel acquisition at a time (the handshake is ordered per peer)
+    std::vector<std::shared_ptr<ThreadObj>> threads_;
+    std::vector<std::shared_ptr<ChannelObj>> channels_;
+    uint64_t thread_serial_ = 0;
+};
+
+}  // namespace hcomm_ref

@@ -1,0 +1,59 @@
+#include "comm_memory.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace hcomm_ref {
+
+bool range_inside(uint64_t addr, uint64_t len, uint64_t base, uint64_t size)
+{
+    if (len == 0 || addr < base) {
+        return false;
+    }
+    const uint64_t offset = addr - base;
+    return offset < size && len <= size - offset;
+}
+
+std::unique_ptr<CommMemory> CommMemory::create(uint64_t size, const std::string &name)
+{
+    const int fd = memfd_create(name.c_str(), MFD_CLOEXEC);
+    if (fd < 0) {
+        return nullptr;
+    }
+    if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+        const int saved = errno;
+        close(fd);
+        errno = saved;
+        return nullptr;
+    }
+    void *base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        const int saved = errno;
+        close(fd);
+        errno = saved;
+        return nullptr;
+    }
+    return std::unique_ptr<CommMemory>(new CommMemory(fd, base, size));
+}
+
+CommMemory::~CommMemory()
+{
+    munmap(base_, size_);
+    close(fd_);
+}
+
+bool CommMemory::contains(const void *addr, uint64_t len) const
+{
+    return range_inside(reinterpret_cast<uint64_t>(addr), len, reinterpret_cast<uint64_t>(base_), size_);
+}
+
+bool CommMemory::clear()
+{
+    return fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(size_)) == 0;
+}
+
+}  // namespace hcomm_ref

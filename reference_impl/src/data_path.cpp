@@ -1,0 +1,264 @@
+#include "data_path.h"
+
+#include <atomic>
+
+#include "env.h"
+#include "reduce.h"
+
+namespace hcomm_ref {
+namespace {
+
+std::atomic<uint32_t> g_default_timeout{1836};  // the vendor's initial default, seconds
+
+// Supported with some engine: used when the thread handle is unusable, so the
+// product/side part of the support rule still comes before HCCL_E_PARA.
+bool supported_with_any_engine(Api family)
+{
+    for (int e = COMM_ENGINE_CPU; e <= COMM_ENGINE_CCU; ++e) {
+        if (check_support(family, static_cast<CommEngine>(e)) == HCCL_SUCCESS) return true;
+    }
+    return false;
+}
+
+const char *side_name() { return is_device_side() ? "device" : "host"; }
+
+}  // namespace
+
+uint32_t default_wait_timeout() { return g_default_timeout.load(); }
+void set_default_wait_timeout(uint32_t value) { g_default_timeout = value; }
+
+HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::optional<ChannelHandle> channel,
+                   Target &target)
+{
+    auto t = registry::thread(thread);
+    Comm *comm = t ? t->comm : nullptr;
+    const bool supported = t ? check_support(family, t->engine) == HCCL_SUCCESS : supported_with_any_engine(family);
+    if (!supported) {
+        return refuse(comm, api, HCCL_E_NOT_SUPPORT, "not supported on product ", profile().name, " from the ",
+                      side_name(), " side", t ? " on a thread of engine " : "",
+                      t ? std::to_string(static_cast<int>(t->engine)) : std::string());
+    }
+    if (!t) {
+        return refuse(nullptr, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec,
+                      " is not a live thread handle");
+    }
+    LaunchRecord *launch = current_launch();
+    if (launch != nullptr && launch->comm != t->comm) {
+        return refuse(t->comm, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec,
+                      " belongs to another comm than the device program's");
+    }
+    target.thread = t;
+    target.comm = t->comm;
+    if (channel) {
+        auto c = registry::channel(*channel);
+        if (!c || c->comm != t->comm) {
+            return refuse(t->comm, api, HCCL_E_PARA, "channel 0x", std::hex, *channel, std::dec,
+                          " is not a live channel of the thread's comm");
+        }
+        if (c->engine != t->engine) {
+            return refuse(t->comm, api, HCCL_E_PARA, "channel of engine ", static_cast<int>(c->engine),
+                          " used on a thread of engine ", static_cast<int>(t->engine));
+        }
+        target.channel = c;
+    }
+    return HCCL_SUCCESS;
+}
+
+HcclResult resolve_channel_only(const char *api, Api family, ChannelHandle channel, Target &target)
+{
+    auto c = registry::channel(channel);
+    Comm *comm = c ? c->comm : nullptr;
+    const bool supported = c ? check_support(family, c->engine) == HCCL_SUCCESS : supported_with_any_engine(family);
+    if (!supported) {
+        return refuse(comm, api, HCCL_E_NOT_SUPPORT, "not supported on product ", profile().name, " from the ",
+                      side_name(), " side", c ? " on a channel of engine " : "",
+                      c ? std::to_string(static_cast<int>(c->engine)) : std::string());
+    }
+    if (!c) {
+        return refuse(nullptr, api, HCCL_E_PARA, "channel 0x", std::hex, channel, std::dec,
+                      " is not a live channel handle");
+    }
+    target.channel = c;
+    target.comm = c->comm;
+    return HCCL_SUCCESS;
+}
+
+HcclResult check_local(const char *api, const Target &t, const void *addr, uint64_t len, const char *what)
+{
+    if (!t.comm->memory().contains(addr, len)) {
+        return refuse(t.comm, api, HCCL_E_PARA, what, " [", addr, ", +", len, ") is not inside the local ",
+                      "communication memory [", t.comm->memory().base(), ", +", t.comm->memory().size(), ")");
+    }
+    return HCCL_SUCCESS;
+}
+
+HcclResult check_remote(const char *api, const Target &t, const void *addr, uint64_t len, const char *what)
+{
+    const PeerMemory &peer = t.channel->peer;
+    if (!range_inside(reinterpret_cast<uint64_t>(addr), len, peer.addr, peer.size)) {
+        return refuse(t.comm, api, HCCL_E_PARA, what, " [", addr, ", +", len, ") is not inside rank ",
+                      t.channel->remote_rank, "'s communication memory [0x", std::hex, peer.addr, std::dec, ", +",
+                      peer.size, ")");
+    }
+    return HCCL_SUCCESS;
+}
+
+HcclResult check_notify_index(const char *api, const Target &t, uint32_t index)
+{
+    if (index >= t.channel->notify_num) {
+        return refuse(t.comm, api, HCCL_E_PARA, "notify index ", index, " is outside [0, ", t.channel->notify_num,
+                      ") of the channel to rank ", t.channel->remote_rank);
+    }
+    return HCCL_SUCCESS;
+}
+
+HcclResult check_reduce(const char *api, Comm *comm, uint64_t count, int32_t data_type, int32_t op, uint64_t &bytes)
+{
+    const uint64_t size = reduce_type_size(data_type);
+    if (size == 0 || !reduce_op_is_valid(op)) {
+        return refuse(comm, api, HCCL_E_PARA, "dataType ", data_type, " / reduceOp ", op,
+                      ": supported are INT8..UINT64, FP16, FP32, FP64, BFP16 with SUM, PROD, MAX, MIN");
+    }
+    if (count == 0 || count > UINT64_MAX / size) {
+        return refuse(comm, api, HCCL_E_PARA, "count ", count, " must be > 0 and count * ", size,
+                      " must not overflow");
+    }
+    bytes = count * size;
+    return HCCL_SUCCESS;
+}
+
+void submit(const std::shared_ptr<ThreadObj> &thread, TaskQueue::Task task)
+{
+    std::shared_ptr<TaskQueue> queue = thread->core->queue;
+    if (LaunchRecord *launch = current_launch()) {
+        launch->note(queue);
+        if (launch->batching) {
+            launch->held.push_back([queue, held = std::move(task)]() { queue->enqueue(held); });
+            return;
+        }
+    }
+    queue->enqueue(std::move(task));
+}
+
+HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const void *src, uint64_t len,
+                    std::optional<uint32_t> notify)
+{
+    if (channel->destroyed) {
+        return HCCL_E_NOT_FOUND;
+    }
+    Comm &comm = *channel->comm;
+    const std::optional<uint32_t> imm = notify ? std::optional<uint32_t>(kImmNotifyTag | *notify) : std::nullopt;
+    const HcclResult rc = channel->link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
+                                               {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, len, imm,
+                                               comm.closing());
+    if (rc == HCCL_SUCCESS) {
+        comm.stats().bytes_written += len;
+        if (notify) ++comm.stats().notifies_raised;
+    }
+    return rc;
+}
+
+HcclResult do_read(const std::shared_ptr<ChannelObj> &channel, void *dst, const void *src, uint64_t len)
+{
+    if (channel->destroyed) {
+        return HCCL_E_NOT_FOUND;
+    }
+    Comm &comm = *channel->comm;
+    const HcclResult rc = channel->link->read({reinterpret_cast<uint64_t>(dst), comm.memory_lkey()},
+                                              {reinterpret_cast<uint64_t>(src), channel->peer.rkey}, len,
+                                              comm.closing());
+    if (rc == HCCL_SUCCESS) comm.stats().bytes_read += len;
+    return rc;
+}
+
+// Read-modify-write through the thread's registered scratch: fetch the peer's
+// destination, reduce locally, write it back; the notify follows the last write
+// on the same QP, so it is raised only after the reduced data is in place.
+HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore &core, void *dst, const void *src,
+                           uint64_t count, HcommDataType type, HcommReduceOp op, std::optional<uint32_t> notify)
+{
+    if (channel->destroyed) {
+        return HCCL_E_NOT_FOUND;
+    }
+    Comm &comm = *channel->comm;
+    std::lock_guard lock(core.scratch_mutex);
+    uint8_t *scratch = nullptr;
+    uint32_t lkey = 0;
+    uint64_t scratch_size = 0;
+    if (const HcclResult rc = comm.stage_scratch(core, scratch, lkey, scratch_size); rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    const uint64_t element = reduce_type_size(type);
+    const uint64_t per_chunk = scratch_size / element;
+    for (uint64_t done = 0; done < count;) {
+        const uint64_t n = std::min(per_chunk, count - done);
+        const uint64_t remote = reinterpret_cast<uint64_t>(dst) + done * element;
+        HcclResult rc = channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey},
+                                            {remote, channel->peer.rkey}, n * element, comm.closing());
+        if (rc != HCCL_SUCCESS) return rc;
+        reduce_into(scratch, static_cast<const uint8_t *>(src) + done * element, n, type, op);
+        rc = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
+                                  n * element, std::nullopt, comm.closing());
+        if (rc != HCCL_SUCCESS) return rc;
+        done += n;
+    }
+    comm.stats().bytes_written += count * element;
+    if (notify) {
+        const HcclResult rc = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey},
+                                                   {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, 0,
+                                                   kImmNotifyTag | *notify, comm.closing());
+        if (rc != HCCL_SUCCESS) return rc;
+        ++comm.stats().notifies_raised;
+    }
+    return HCCL_SUCCESS;
+}
+
+HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore &core, void *dst, const void *src,
+                          uint64_t count, HcommDataType type, HcommReduceOp op)
+{
+    if (channel->destroyed) {
+        return HCCL_E_NOT_FOUND;
+    }
+    Comm &comm = *channel->comm;
+    std::lock_guard lock(core.scratch_mutex);
+    uint8_t *scratch = nullptr;
+    uint32_t lkey = 0;
+    uint64_t scratch_size = 0;
+    if (const HcclResult rc = comm.stage_scratch(core, scratch, lkey, scratch_size); rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    const uint64_t element = reduce_type_size(type);
+    const uint64_t per_chunk = scratch_size / element;
+    for (uint64_t done = 0; done < count;) {
+        const uint64_t n = std::min(per_chunk, count - done);
+        const HcclResult rc = channel->link->read(
+            {reinterpret_cast<uint64_t>(scratch), lkey},
+            {reinterpret_cast<uint64_t>(src) + done * element, channel->peer.rkey}, n * element, comm.closing());
+        if (rc != HCCL_SUCCESS) return rc;
+        reduce_into(static_cast<uint8_t *>(dst) + done * element, scratch, n, type, op);
+        done += n;
+    }
+    comm.stats().bytes_read += count * element;
+    return HCCL_SUCCESS;
+}
+
+HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout)
+{
+    Comm &comm = *channel->comm;
+    const std::optional<Deadline> deadline =
+        timeout == 0 ? std::nullopt : std::optional<Deadline>(Clock::now() + env::timeout_to_duration(timeout));
+    switch (channel->notifies->wait(index, deadline, comm.closing())) {
+    case NotifyBank::WaitResult::consumed:
+        ++comm.stats().notifies_consumed;
+        return HCCL_SUCCESS;
+    case NotifyBank::WaitResult::timed_out:
+        HREF_LOG_ERROR(comm.rank(), "wait on notify ", index, " of the channel to rank ", channel->remote_rank,
+                       " timed out after ", timeout, env::timeout_unit_is_ms() ? " ms" : " s");
+        return HCCL_E_TIMEOUT;
+    case NotifyBank::WaitResult::cancelled:
+        break;
+    }
+    return HCCL_E_INTERNAL;
+}
+
+}  // namespace hcomm_ref

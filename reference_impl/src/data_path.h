@@ -1,0 +1,51 @@
+// What the data-plane entry points share: resolving and checking handles in the
+// order the reference promises (HCCL_E_PTR, then HCCL_E_NOT_SUPPORT, then
+// HCCL_E_PARA), range checks, submitting tasks, and the task bodies themselves.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "api_util.h"
+#include "hcomm/hcomm_primitives.h"
+#include "profile.h"
+
+namespace hcomm_ref {
+
+struct Target {
+    std::shared_ptr<ThreadObj> thread;    // null for the calls without a thread
+    std::shared_ptr<ChannelObj> channel;  // null for the calls without a channel
+    Comm *comm = nullptr;
+};
+
+// Support, then handle validity. Call after the caller's own null checks (which
+// include thread == 0 and channel == 0 where the call takes them).
+HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::optional<ChannelHandle> channel,
+                   Target &target);
+// For the calls that take a channel but no thread (host side).
+HcclResult resolve_channel_only(const char *api, Api family, ChannelHandle channel, Target &target);
+
+// Range checks (HCCL_E_PARA with a message naming the call); len must be > 0.
+HcclResult check_local(const char *api, const Target &t, const void *addr, uint64_t len, const char *what);
+HcclResult check_remote(const char *api, const Target &t, const void *addr, uint64_t len, const char *what);
+HcclResult check_notify_index(const char *api, const Target &t, uint32_t index);
+HcclResult check_reduce(const char *api, Comm *comm, uint64_t count, int32_t data_type, int32_t op, uint64_t &bytes);
+
+// Enqueues on the thread (held back while the device program is in batch mode).
+void submit(const std::shared_ptr<ThreadObj> &thread, TaskQueue::Task task);
+
+// Task bodies; they run on the thread's worker (or inline for the host Nbi calls).
+HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const void *src, uint64_t len,
+                    std::optional<uint32_t> notify);
+HcclResult do_read(const std::shared_ptr<ChannelObj> &channel, void *dst, const void *src, uint64_t len);
+HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore &core, void *dst, const void *src,
+                           uint64_t count, HcommDataType type, HcommReduceOp op, std::optional<uint32_t> notify);
+HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore &core, void *dst, const void *src,
+                          uint64_t count, HcommDataType type, HcommReduceOp op);
+HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout);
+
+// Default wait timeout (HcommSetNotifyWaitTimeOut), in the configured unit.
+uint32_t default_wait_timeout();
+void set_default_wait_timeout(uint32_t value);
+
+}  // namespace hcomm_ref

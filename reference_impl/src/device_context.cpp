@@ -1,0 +1,34 @@
+#include "device_context.h"
+
+#include <algorithm>
+
+namespace hcomm_ref {
+namespace {
+thread_local LaunchRecord *t_launch = nullptr;
+}
+
+void LaunchRecord::note(const std::shared_ptr<TaskQueue> &queue)
+{
+    if (std::find(touched.begin(), touched.end(), queue) == touched.end()) {
+        touched.push_back(queue);
+    }
+}
+
+void LaunchRecord::flush_held()
+{
+    auto pending = std::move(held);
+    held.clear();
+    for (auto &enqueue : pending) {
+        enqueue();
+    }
+}
+
+bool is_device_side() { return t_launch != nullptr; }
+
+LaunchRecord *current_launch() { return t_launch; }
+
+DeviceScope::DeviceScope(LaunchRecord &record) : previous_(t_launch) { t_launch = &record; }
+
+DeviceScope::~DeviceScope() { t_launch = previous_; }
+
+}  // namespace hcomm_ref

@@ -1,0 +1,98 @@
+#include "env.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+
+#include "hccl/hccl_types.h"
+#include "log.h"
+
+namespace hcomm_ref::env {
+namespace {
+
+std::string_view get(const char *name)
+{
+    const char *value = std::getenv(name);
+    return value == nullptr ? std::string_view() : std::string_view(value);
+}
+
+std::optional<uint64_t> parse_u64(std::string_view text)
+{
+    uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+bool parse_unit_ms()
+{
+    const std::string_view unit = get("HCOMM_REF_TIMEOUT_UNIT");
+    if (unit.empty() || unit == "s") {
+        return false;
+    }
+    if (unit == "ms") {
+        return true;
+    }
+    HREF_LOG_WARN(-1, "HCOMM_REF_TIMEOUT_UNIT='", unit, "' is not s or ms; using s");
+    return false;
+}
+
+}  // namespace
+
+std::optional<uint64_t> hccl_buffsize_mb()
+{
+    const std::string_view text = get("HCCL_BUFFSIZE");
+    if (text.empty()) {
+        return HCCL_COMM_DEFAULT_BUFFSIZE;
+    }
+    const auto value = parse_u64(text);
+    if (!value || *value == 0 || *value > (1U << 20)) {
+        HREF_LOG_ERROR(-1, "HCCL_BUFFSIZE='", text, "' is not a whole number of MB in [1, 1048576]");
+        return std::nullopt;
+    }
+    return value;
+}
+
+bool timeout_unit_is_ms()
+{
+    static const bool is_ms = parse_unit_ms();
+    return is_ms;
+}
+
+std::chrono::milliseconds timeout_to_duration(uint64_t timeout)
+{
+    return timeout_unit_is_ms() ? std::chrono::milliseconds(timeout) : std::chrono::milliseconds(timeout * 1000);
+}
+
+std::string bootstrap_interface() { return std::string(get("HCOMM_REF_BOOTSTRAP_IF")); }
+
+std::chrono::milliseconds bootstrap_timeout()
+{
+    const std::string_view text = get("HCOMM_REF_BOOTSTRAP_TIMEOUT_S");
+    if (!text.empty()) {
+        if (const auto value = parse_u64(text); value && *value > 0 && *value < 86400) {
+            return std::chrono::seconds(*value);
+        }
+        HREF_LOG_WARN(-1, "HCOMM_REF_BOOTSTRAP_TIMEOUT_S='", text, "' is not in [1, 86399]; using 120");
+    }
+    return std::chrono::seconds(120);
+}
+
+uint64_t max_write_cap()
+{
+    const std::string_view text = get("HCOMM_REF_MAX_WRITE");
+    if (text.empty()) {
+        return 0;
+    }
+    if (const auto value = parse_u64(text); value && *value > 0) {
+        return *value;
+    }
+    HREF_LOG_WARN(-1, "HCOMM_REF_MAX_WRITE='", text, "' is not a positive byte count; ignored");
+    return 0;
+}
+
+std::string ib_device_name() { return std::string(get("HCOMM_REF_IB_DEV")); }
+
+}  // namespace hcomm_ref::env

@@ -1,0 +1,34 @@
+// Diagnostics to stderr, one line per message, prefixed with the rank.
+// Level from HCOMM_REF_LOG = error|warn|info|debug (default warn).
+#pragma once
+
+#include <cstdint>
+#include <sstream>
+#include <string_view>
+
+namespace hcomm_ref {
+
+enum class LogLevel { error = 0, warn = 1, info = 2, debug = 3 };
+
+LogLevel log_level();
+void log_line(LogLevel level, int64_t rank, std::string_view message);
+
+// rank < 0: not tied to a rank (process-wide messages). The parts are streamed
+// one after the other, so values are printed with their own operator<<.
+template <typename... Parts>
+void log(LogLevel level, int64_t rank, const Parts &...parts)
+{
+    if (level > log_level()) {
+        return;
+    }
+    std::ostringstream out;
+    (out << ... << parts);
+    log_line(level, rank, out.str());
+}
+
+}  // namespace hcomm_ref
+
+#define HREF_LOG_ERROR(rank, ...) ::hcomm_ref::log(::hcomm_ref::LogLevel::error, (rank), __VA_ARGS__)
+#define HREF_LOG_WARN(rank, ...) ::hcomm_ref::log(::hcomm_ref::LogLevel::warn, (rank), __VA_ARGS__)
+#define HREF_LOG_INFO(rank, ...) ::hcomm_ref::log(::hcomm_ref::LogLevel::info, (rank), __VA_ARGS__)
+#define HREF_LOG_DEBUG(rank, ...) ::hcomm_ref::log(::hcomm_ref::LogLevel::debug, (rank), __VA_ARGS__)

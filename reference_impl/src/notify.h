@@ -1,0 +1,36 @@
+// Binary notifies: a record sets, a wait consumes. A record on a set notify
+// coalesces (as on the vendor's hardware) and is counted as an overrun.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "socket.h"
+
+namespace hcomm_ref {
+
+class NotifyBank {
+public:
+    explicit NotifyBank(uint32_t count) : state_(count, 0) {}
+
+    uint32_t size() const { return static_cast<uint32_t>(state_.size()); }
+    // Sets notify `index`; false when it was already set (an overrun).
+    bool record(uint32_t index);
+    enum class WaitResult { consumed, timed_out, cancelled };
+    // Blocks until `index` is set, then clears it. No deadline = forever.
+    WaitResult wait(uint32_t index, std::optional<Deadline> deadline, const std::atomic<bool> &cancel);
+    bool peek(uint32_t index) const;
+    // Wakes every waiter so it re-checks its cancel flag.
+    void wake_all();
+
+private:
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    std::vector<uint8_t> state_;
+};
+
+}  // namespace hcomm_ref

@@ -1,0 +1,180 @@
+#include "reduce.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+namespace hcomm_ref {
+namespace {
+
+template <typename T>
+T combine(T a, T b, HcommReduceOp op)
+{
+    if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<T>;
+        switch (op) {
+        case HCOMM_REDUCE_SUM: return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+        case HCOMM_REDUCE_PROD: {
+            // Promote to at least unsigned int so the product cannot overflow a signed int.
+            using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+            return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
+        }
+        case HCOMM_REDUCE_MAX: return std::max(a, b);
+        case HCOMM_REDUCE_MIN: return std::min(a, b);
+        default: return a;
+        }
+    } else {
+        switch (op) {
+        case HCOMM_REDUCE_SUM: return a + b;
+        case HCOMM_REDUCE_PROD: return a * b;
+        case HCOMM_REDUCE_MAX: return std::fmax(a, b);
+        case HCOMM_REDUCE_MIN: return std::fmin(a, b);
+        default: return a;
+        }
+    }
+}
+
+template <typename T>
+void reduce_typed(void *dst, const void *src, uint64_t count, HcommReduceOp op)
+{
+    auto *d = static_cast<unsigned char *>(dst);
+    const auto *s = static_cast<const unsigned char *>(src);
+    for (uint64_t i = 0; i < count; ++i) {
+        T a;
+        T b;
+        std::memcpy(&a, d + i * sizeof(T), sizeof(T));  // any alignment
+        std::memcpy(&b, s + i * sizeof(T), sizeof(T));
+        const T r = combine(a, b, op);
+        std::memcpy(d + i * sizeof(T), &r, sizeof(T));
+    }
+}
+
+template <float (*ToFloat)(uint16_t), uint16_t (*FromFloat)(float)>
+void reduce_16bit_float(void *dst, const void *src, uint64_t count, HcommReduceOp op)
+{
+    auto *d = static_cast<unsigned char *>(dst);
+    const auto *s = static_cast<const unsigned char *>(src);
+    for (uint64_t i = 0; i < count; ++i) {
+        uint16_t a;
+        uint16_t b;
+        std::memcpy(&a, d + i * 2, 2);
+        std::memcpy(&b, s + i * 2, 2);
+        const uint16_t r = FromFloat(combine(ToFloat(a), ToFloat(b), op));
+        std::memcpy(d + i * 2, &r, 2);
+    }
+}
+
+}  // namespace
+
+float half_to_float(uint16_t h)
+{
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000U) << 16;
+    const uint32_t exponent = (h >> 10) & 0x1FU;
+    uint32_t mantissa = h & 0x3FFU;
+    uint32_t bits = 0;
+    if (exponent == 0x1F) {
+        bits = sign | 0x7F800000U | (mantissa << 13);  // inf / nan
+    } else if (exponent != 0) {
+        bits = sign | ((exponent + 112U) << 23) | (mantissa << 13);
+    } else if (mantissa != 0) {  // subnormal: normalise
+        uint32_t e = 113;
+        while ((mantissa & 0x400U) == 0) {
+            mantissa <<= 1;
+            --e;
+        }
+        bits = sign | (e << 23) | ((mantissa & 0x3FFU) << 13);
+    } else {
+        bits = sign;
+    }
+    return std::bit_cast<float>(bits);
+}
+
+uint16_t float_to_half(float f)
+{
+    const uint32_t bits = std::bit_cast<uint32_t>(f);
+    const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000U);
+    const uint32_t abs = bits & 0x7FFFFFFFU;
+    if (abs >= 0x7F800000U) {  // inf or nan (keep nan quiet and non-zero)
+        return static_cast<uint16_t>(sign | 0x7C00U | (abs > 0x7F800000U ? 0x200U : 0));
+    }
+    if (abs >= 0x477FF000U) {  // rounds to >= 65520: overflow to inf
+        return static_cast<uint16_t>(sign | 0x7C00U);
+    }
+    if (abs < 0x38800000U) {  // below the smallest normal half: subnormal or zero
+        if (abs < 0x33000000U) {
+            return sign;  // rounds to zero
+        }
+        const uint32_t exponent = abs >> 23;
+        const uint32_t mantissa = (abs & 0x7FFFFFU) | 0x800000U;
+        const uint32_t shift = 126U - exponent;  // 14..24
+        uint32_t value = mantissa >> shift;
+        const uint32_t rest = mantissa & ((1U << shift) - 1U);
+        const uint32_t half = 1U << (shift - 1U);
+        if (rest > half || (rest == half && (value & 1U) != 0)) {
+            ++value;
+        }
+        return static_cast<uint16_t>(sign | value);
+    }
+    uint32_t value = ((abs >> 13) - (112U << 10));
+    const uint32_t rest = abs & 0x1FFFU;
+    if (rest > 0x1000U || (rest == 0x1000U && (value & 1U) != 0)) {
+        ++value;
+    }
+    return static_cast<uint16_t>(sign | value);
+}
+
+float bf16_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+
+uint16_t float_to_bf16(float f)
+{
+    const uint32_t bits = std::bit_cast<uint32_t>(f);
+    if ((bits & 0x7FFFFFFFU) > 0x7F800000U) {
+        return static_cast<uint16_t>((bits >> 16) | 0x40U);  // quiet nan
+    }
+    const uint32_t rounding = 0x7FFFU + ((bits >> 16) & 1U);
+    return static_cast<uint16_t>((bits + rounding) >> 16);
+}
+
+uint64_t reduce_type_size(int32_t data_type)
+{
+    switch (data_type) {
+    case HCOMM_DATA_TYPE_INT8:
+    case HCOMM_DATA_TYPE_UINT8: return 1;
+    case HCOMM_DATA_TYPE_INT16:
+    case HCOMM_DATA_TYPE_UINT16:
+    case HCOMM_DATA_TYPE_FP16:
+    case HCOMM_DATA_TYPE_BFP16: return 2;
+    case HCOMM_DATA_TYPE_INT32:
+    case HCOMM_DATA_TYPE_UINT32:
+    case HCOMM_DATA_TYPE_FP32: return 4;
+    case HCOMM_DATA_TYPE_INT64:
+    case HCOMM_DATA_TYPE_UINT64:
+    case HCOMM_DATA_TYPE_FP64: return 8;
+    default: return 0;  // INT128, HIF8, FP8*: not reducible here
+    }
+}
+
+bool reduce_op_is_valid(int32_t op) { return op >= HCOMM_REDUCE_SUM && op <= HCOMM_REDUCE_MIN; }
+
+void reduce_into(void *dst, const void *src, uint64_t count, HcommDataType data_type, HcommReduceOp op)
+{
+    switch (data_type) {
+    case HCOMM_DATA_TYPE_INT8: reduce_typed<int8_t>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_UINT8: reduce_typed<uint8_t>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_INT16: reduce_typed<int16_t>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_UINT16: reduce_typed<uint16_t>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_INT32: reduce_typed<int32_t>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_UINT32: reduce_typed<uint32_t>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_INT64: reduce_typed<int64_t>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_UINT64: reduce_typed<uint64_t>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_FP32: reduce_typed<float>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_FP64: reduce_typed<double>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_FP16: reduce_16bit_float<half_to_float, float_to_half>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_BFP16: reduce_16bit_float<bf16_to_float, float_to_bf16>(dst, src, count, op); break;
+    default: break;
+    }
+}
+
+}  // namespace hcomm_ref

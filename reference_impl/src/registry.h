@@ -1,0 +1,25 @@
+// Handle tables: every handle the library gives out is looked up here before use,
+// so a zero, stale, foreign or made-up handle is refused instead of dereferenced.
+#pragma once
+
+#include <memory>
+
+#include "comm.h"
+
+namespace hcomm_ref::registry {
+
+void add_comm(Comm *comm);
+void remove_comm(Comm *comm);
+bool comm_is_live(const void *comm);
+// The live comm whose name is `name` and that `launch_comm` is (device side), if any.
+Comm *comm_by_pointer(const void *comm);
+
+ThreadHandle add_thread(const std::shared_ptr<ThreadObj> &thread);
+std::shared_ptr<ThreadObj> thread(ThreadHandle handle);
+void remove_thread(ThreadHandle handle);
+
+ChannelHandle add_channel(const std::shared_ptr<ChannelObj> &channel);
+std::shared_ptr<ChannelObj> channel(ChannelHandle handle);
+void remove_channel(ChannelHandle handle);
+
+}  // namespace hcomm_ref::registry

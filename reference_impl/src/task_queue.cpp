@@ -1,0 +1,86 @@
+#include "task_queue.h"
+
+#include "log.h"
+
+namespace hcomm_ref {
+
+TaskQueue::TaskQueue(int64_t rank, std::string name, ErrorHook on_error)
+    : rank_(rank), name_(std::move(name)), on_error_(std::move(on_error))
+{
+    worker_ = std::thread([this] { run(); });
+}
+
+TaskQueue::~TaskQueue()
+{
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    work_.notify_all();
+    worker_.join();
+}
+
+uint64_t TaskQueue::enqueue(Task task)
+{
+    uint64_t sequence = 0;
+    {
+        std::lock_guard lock(mutex_);
+        tasks_.push_back(std::move(task));
+        sequence = ++enqueued_;
+    }
+    work_.notify_one();
+    return sequence;
+}
+
+uint64_t TaskQueue::enqueued() const
+{
+    std::lock_guard lock(mutex_);
+    return enqueued_;
+}
+
+bool TaskQueue::wait_done(uint64_t sequence, std::optional<Deadline> deadline) const
+{
+    std::unique_lock lock(mutex_);
+    const auto ready = [&] { return completed_ >= sequence; };
+    if (deadline) {
+        return done_.wait_until(lock, *deadline, ready);
+    }
+    done_.wait(lock, ready);
+    return true;
+}
+
+HcclResult TaskQueue::error() const
+{
+    std::lock_guard lock(mutex_);
+    return error_;
+}
+
+void TaskQueue::run()
+{
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        work_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+        if (tasks_.empty()) {
+            return;  // stopping with nothing left
+        }
+        Task task = std::move(tasks_.front());
+        tasks_.pop_front();
+        const bool skip = error_ != HCCL_SUCCESS || stopping_;
+        lock.unlock();
+        const HcclResult result = skip ? HCCL_SUCCESS : task();
+        task = nullptr;  // release what the task holds outside the lock
+        lock.lock();
+        if (result != HCCL_SUCCESS && error_ == HCCL_SUCCESS) {
+            error_ = result;
+            HREF_LOG_ERROR(rank_, "thread ", name_, ": task ", completed_ + 1, " failed with ", result,
+                           "; later tasks on this thread will not run");
+            if (on_error_) {
+                on_error_(result);
+            }
+        }
+        ++completed_;
+        done_.notify_all();
+    }
+}
+
+}  // namespace hcomm_ref

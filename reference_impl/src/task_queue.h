@@ -1,0 +1,59 @@
+// A thread (ThreadHandle) is an in-order task queue, like a stream: *OnThread
+// calls enqueue tasks, one worker runs them in order. The first failing task puts
+// the queue into an error state (kept for the queue's life, like a stream
+// exception); later tasks are skipped, never run.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "hccl/hccl_types.h"
+#include "socket.h"
+
+namespace hcomm_ref {
+
+class TaskQueue {
+public:
+    using Task = std::function<HcclResult()>;
+    using ErrorHook = std::function<void(HcclResult)>;
+
+    TaskQueue(int64_t rank, std::string name, ErrorHook on_error);
+    // Skips what is still queued and joins the worker (the running task must end:
+    // waits observe the comm's cancel flag).
+    ~TaskQueue();
+    TaskQueue(const TaskQueue &) = delete;
+    TaskQueue &operator=(const TaskQueue &) = delete;
+
+    // Returns the task's sequence number (1, 2, ...).
+    uint64_t enqueue(Task task);
+    uint64_t enqueued() const;
+    // Blocks until every task up to `sequence` has run or been skipped; false on deadline.
+    bool wait_done(uint64_t sequence, std::optional<Deadline> deadline) const;
+    // HCCL_SUCCESS or the first task failure.
+    HcclResult error() const;
+    const std::string &name() const { return name_; }
+
+private:
+    void run();
+
+    const int64_t rank_;
+    const std::string name_;
+    ErrorHook on_error_;
+    mutable std::mutex mutex_;
+    std::condition_variable work_;
+    mutable std::condition_variable done_;
+    std::deque<Task> tasks_;
+    uint64_t enqueued_ = 0;
+    uint64_t completed_ = 0;
+    HcclResult error_ = HCCL_SUCCESS;
+    bool stopping_ = false;
+    std::thread worker_;
+};
+
+}  // namespace hcomm_ref

@@ -1,0 +1,305 @@
+#include "verbs_channel.h"
+
+#include <arpa/inet.h>
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "log.h"
+
+namespace hcomm_ref {
+namespace {
+
+// RC transport failures put a thread into this error state; a remote key or
+// bounds violation is the peer refusing the access.
+HcclResult status_to_result(ibv_wc_status status)
+{
+    switch (status) {
+    case IBV_WC_SUCCESS: return HCCL_SUCCESS;
+    case IBV_WC_REM_ACCESS_ERR:
+    case IBV_WC_REM_INV_REQ_ERR:
+    case IBV_WC_REM_OP_ERR: return HCCL_E_REMOTE;
+    default: return HCCL_E_ROCE_TRANSFER;
+    }
+}
+
+// How long one posted operation may take before the task gives up. RC retries end
+// in an error completion long before this; it only guards against a lost one.
+constexpr auto kOpDeadline = std::chrono::seconds(120);
+
+}  // namespace
+
+std::unique_ptr<RcLink> RcLink::create(VerbsDevice &device, ImmHandler on_imm, uint64_t max_write)
+{
+    std::unique_ptr<RcLink> link(new RcLink(device, std::move(on_imm), max_write));
+    link->send_depth_ = std::min<uint32_t>(128, device.max_qp_wr());
+    link->recv_depth_ = std::min<uint32_t>(128, device.max_qp_wr());
+    link->free_slots_ = link->send_depth_;
+    link->cq_ = device.create_cq(static_cast<int>(link->send_depth_ + link->recv_depth_ + 8), link.get());
+    if (link->cq_ == nullptr) {
+        HREF_LOG_ERROR(device.rank(), "ibv_create_cq failed: ", std::strerror(errno));
+        return nullptr;
+    }
+    ibv_qp_init_attr init{};
+    init.send_cq = link->cq_;
+    init.recv_cq = link->cq_;
+    init.qp_type = IBV_QPT_RC;
+    init.sq_sig_all = 0;
+    init.cap.max_send_wr = link->send_depth_;
+    init.cap.max_recv_wr = link->recv_depth_;
+    init.cap.max_send_sge = 1;
+    init.cap.max_recv_sge = 1;
+    link->qp_ = ibv_create_qp(device.pd(), &init);
+    if (link->qp_ == nullptr) {
+        HREF_LOG_ERROR(device.rank(), "ibv_create_qp failed: ", std::strerror(errno));
+        return nullptr;
+    }
+    ibv_qp_attr attr{};
+    attr.qp_state = IBV_QPS_INIT;
+    attr.pkey_index = 0;
+    attr.port_num = device.port_num();
+    attr.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    if (ibv_modify_qp(link->qp_, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) != 0) {
+        HREF_LOG_ERROR(device.rank(), "QP to INIT failed: ", std::strerror(errno));
+        return nullptr;
+    }
+    for (uint32_t i = 0; i < link->recv_depth_; ++i) {
+        if (!link->post_recv()) {
+            HREF_LOG_ERROR(device.rank(), "posting RECV ", i, " failed");
+            return nullptr;
+        }
+    }
+    uint32_t psn = 0;
+    if (getrandom(&psn, sizeof(psn), 0) != sizeof(psn)) psn = 0x1234;
+    link->local_.qpn = link->qp_->qp_num;
+    link->local_.psn = psn & 0xffffffU;
+    link->local_.lid = device.port().lid;
+    std::memcpy(link->local_.gid, device.gid().raw, sizeof(link->local_.gid));
+    return link;
+}
+
+RcLink::~RcLink()
+{
+    cancel_all();
+    std::lock_guard dispatch(device_.dispatch_mutex());
+    if (qp_ != nullptr) ibv_destroy_qp(qp_);
+    if (cq_ != nullptr) ibv_destroy_cq(cq_);
+}
+
+bool RcLink::post_recv()
+{
+    // Zero-length RECVs: a WRITE WITH IMM carries no payload into them.
+    ibv_recv_wr wr{};
+    wr.wr_id = 0;
+    wr.num_sge = 0;
+    ibv_recv_wr *bad = nullptr;
+    return ibv_post_recv(qp_, &wr, &bad) == 0;
+}
+
+HcclResult RcLink::connect(const QpEndpoint &remote)
+{
+    ibv_qp_attr attr{};
+    attr.qp_state = IBV_QPS_RTR;
+    attr.path_mtu = device_.port().active_mtu;
+    attr.dest_qp_num = remote.qpn;
+    attr.rq_psn = remote.psn;
+    attr.max_dest_rd_atomic = device_.max_rd_atomic();
+    attr.min_rnr_timer = 12;
+    attr.ah_attr.dlid = remote.lid;
+    attr.ah_attr.port_num = device_.port_num();
+    attr.ah_attr.is_global = 1;
+    std::memcpy(attr.ah_attr.grh.dgid.raw, remote.gid, sizeof(remote.gid));
+    attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(device_.gid_index());
+    attr.ah_attr.grh.hop_limit = 64;
+    if (ibv_modify_qp(qp_, &attr,
+                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                          IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) != 0) {
+        HREF_LOG_ERROR(device_.rank(), "QP ", local_.qpn, " to RTR failed: ", std::strerror(errno));
+        return HCCL_E_ROCE_CONNECT;
+    }
+    attr = {};
+    attr.qp_state = IBV_QPS_RTS;
+    attr.timeout = 14;
+    attr.retry_cnt = 7;
+    attr.rnr_retry = 7;  // infinite: a receiver that is replenishing RECVs is never an error
+    attr.sq_psn = local_.psn;
+    attr.max_rd_atomic = device_.max_rd_atomic();
+    if (ibv_modify_qp(qp_, &attr,
+                      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+                          IBV_QP_MAX_QP_RD_ATOMIC) != 0) {
+        HREF_LOG_ERROR(device_.rank(), "QP ", local_.qpn, " to RTS failed: ", std::strerror(errno));
+        return HCCL_E_ROCE_CONNECT;
+    }
+    return HCCL_SUCCESS;
+}
+
+HcclResult RcLink::run(ibv_send_wr *first, uint32_t count, const std::atomic<bool> &cancel)
+{
+    uint64_t id = 0;
+    {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return free_slots_ >= count || broken_ || cancel.load(); });
+        if (broken_) return HCCL_E_ROCE_TRANSFER;
+        if (cancel.load()) return HCCL_E_INTERNAL;
+        free_slots_ -= count;
+        id = next_op_++;
+        ops_[id] = Op{false, HCCL_SUCCESS, count};
+        for (ibv_send_wr *wr = first; wr != nullptr; wr = wr->next) wr->wr_id = id;
+        ibv_send_wr *bad = nullptr;
+        const int rc = ibv_post_send(qp_, first, &bad);
+        if (rc != 0) {
+            free_slots_ += count;
+            ops_.erase(id);
+            HREF_LOG_ERROR(device_.rank(), "ibv_post_send on QP ", local_.qpn, " failed: ", std::strerror(rc));
+            return HCCL_E_ROCE_TRANSFER;
+        }
+    }
+    std::unique_lock lock(mutex_);
+    const bool finished = changed_.wait_until(lock, Clock::now() + kOpDeadline, [&] {
+        return ops_.at(id).done || cancel.load();
+    });
+    const Op op = ops_.at(id);
+    if (op.done) {
+        ops_.erase(id);
+        return op.status;
+    }
+    // Still in flight: leave the record for its completion to retire, report the task failed.
+    HREF_LOG_ERROR(device_.rank(), "operation on QP ", local_.qpn, finished ? " cancelled" : " timed out");
+    return finished ? HCCL_E_INTERNAL : HCCL_E_TIMEOUT;
+}
+
+HcclResult RcLink::write(Span local, Span remote, uint64_t len, std::optional<uint32_t> imm,
+                         const std::atomic<bool> &cancel)
+{
+    const uint32_t batch_limit = std::max<uint32_t>(1, send_depth_ / 2);
+    uint64_t done = 0;
+    do {
+        std::vector<ibv_send_wr> wrs;
+        std::vector<ibv_sge> sges;
+        wrs.reserve(batch_limit);
+        sges.reserve(batch_limit);
+        while (done < len && wrs.size() + (imm ? 1 : 0) < batch_limit) {
+            const uint64_t chunk = std::min(max_write_, len - done);
+            sges.push_back({local.addr + done, static_cast<uint32_t>(chunk), local.key});
+            ibv_send_wr wr{};
+            wr.opcode = IBV_WR_RDMA_WRITE;
+            wr.num_sge = 1;
+            wr.wr.rdma.remote_addr = remote.addr + done;
+            wr.wr.rdma.rkey = remote.key;
+            wrs.push_back(wr);
+            done += chunk;
+        }
+        const bool last = done == len;
+        if (last && imm) {
+            ibv_send_wr wr{};
+            wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+            wr.num_sge = 0;
+            wr.imm_data = htonl(*imm);
+            wr.wr.rdma.remote_addr = remote.addr;
+            wr.wr.rdma.rkey = remote.key;
+            wrs.push_back(wr);
+        }
+        if (wrs.empty()) break;
+        for (size_t i = 0; i < wrs.size(); ++i) {
+            wrs[i].sg_list = wrs[i].num_sge > 0 ? &sges[i] : nullptr;
+            wrs[i].next = i + 1 < wrs.size() ? &wrs[i + 1] : nullptr;
+        }
+        wrs.back().send_flags = IBV_SEND_SIGNALED;
+        if (const HcclResult rc = run(wrs.data(), static_cast<uint32_t>(wrs.size()), cancel); rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        if (last) break;
+    } while (true);
+    return HCCL_SUCCESS;
+}
+
+HcclResult RcLink::read(Span local, Span remote, uint64_t len, const std::atomic<bool> &cancel)
+{
+    const uint32_t batch_limit = std::max<uint32_t>(1, std::min<uint32_t>(send_depth_ / 2, device_.max_rd_atomic()));
+    uint64_t done = 0;
+    while (done < len) {
+        std::vector<ibv_send_wr> wrs;
+        std::vector<ibv_sge> sges;
+        wrs.reserve(batch_limit);
+        sges.reserve(batch_limit);
+        while (done < len && wrs.size() < batch_limit) {
+            const uint64_t chunk = std::min(max_write_, len - done);
+            sges.push_back({local.addr + done, static_cast<uint32_t>(chunk), local.key});
+            ibv_send_wr wr{};
+            wr.opcode = IBV_WR_RDMA_READ;
+            wr.num_sge = 1;
+            wr.wr.rdma.remote_addr = remote.addr + done;
+            wr.wr.rdma.rkey = remote.key;
+            wrs.push_back(wr);
+            done += chunk;
+        }
+        for (size_t i = 0; i < wrs.size(); ++i) {
+            wrs[i].sg_list = &sges[i];
+            wrs[i].next = i + 1 < wrs.size() ? &wrs[i + 1] : nullptr;
+        }
+        wrs.back().send_flags = IBV_SEND_SIGNALED;
+        if (const HcclResult rc = run(wrs.data(), static_cast<uint32_t>(wrs.size()), cancel); rc != HCCL_SUCCESS) {
+            return rc;
+        }
+    }
+    return HCCL_SUCCESS;
+}
+
+void RcLink::cancel_all()
+{
+    {
+        std::lock_guard lock(mutex_);
+        broken_ = true;
+        for (auto &[id, op] : ops_) {
+            if (!op.done) {
+                op.done = true;
+                op.status = HCCL_E_ROCE_TRANSFER;
+            }
+        }
+    }
+    changed_.notify_all();
+}
+
+void RcLink::on_completion(const ibv_wc &wc)
+{
+    if (wc.wr_id == 0) {  // a RECV
+        if (wc.status != IBV_WC_SUCCESS) {
+            if (wc.status != IBV_WC_WR_FLUSH_ERR) {
+                HREF_LOG_ERROR(device_.rank(), "RECV on QP ", local_.qpn, " failed: ", ibv_wc_status_str(wc.status));
+            }
+            return;
+        }
+        if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && (wc.wc_flags & IBV_WC_WITH_IMM) != 0) {
+            on_imm_(ntohl(wc.imm_data));
+        } else {
+            HREF_LOG_ERROR(device_.rank(), "unexpected receive completion (opcode ", static_cast<int>(wc.opcode),
+                           ") on QP ", local_.qpn, ": only WRITE WITH IMM may raise a notify");
+        }
+        if (!post_recv()) {
+            HREF_LOG_ERROR(device_.rank(), "replenishing a RECV on QP ", local_.qpn, " failed");
+        }
+        return;
+    }
+    {
+        std::lock_guard lock(mutex_);
+        if (wc.status != IBV_WC_SUCCESS) {
+            if (!broken_) {
+                HREF_LOG_ERROR(device_.rank(), "work request on QP ", local_.qpn, " failed: ",
+                               ibv_wc_status_str(wc.status));
+            }
+            broken_ = true;  // an RC QP in error stays in error
+        }
+        auto it = ops_.find(wc.wr_id);
+        if (it == ops_.end() || it->second.done) {
+            return;  // a flushed WR of an operation already retired
+        }
+        it->second.done = true;
+        it->second.status = status_to_result(wc.status);
+        free_slots_ += it->second.slots;
+    }
+    changed_.notify_all();
+}
+
+}  // namespace hcomm_ref

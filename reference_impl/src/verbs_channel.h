@@ -1,0 +1,95 @@
+// One RC queue pair to one peer: the data path of a channel. Every operation is
+// posted and then waited for (its last WR is signaled), so when a task that used
+// it ends, its bytes are placed at the peer or the task reports why not. A notify
+// is the immediate of an RDMA WRITE WITH IMM behind the data on the same QP; the
+// receiver keeps RECVs posted, replenishes them, and turns each immediate into a
+// notify record. Nothing else raises a notify.
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "hccl/hccl_types.h"
+#include "verbs_device.h"
+
+namespace hcomm_ref {
+
+// What a peer needs to reach this QP (exchanged over the bootstrap mesh).
+struct QpEndpoint {
+    uint32_t qpn;
+    uint32_t psn;
+    uint16_t lid;
+    uint8_t reserved[6];
+    uint8_t gid[16];
+};
+
+// Immediate values: a tag byte, so stray immediates are recognised, then the index.
+constexpr uint32_t kImmNotifyTag = 0x4e000000U;
+constexpr uint32_t kImmTagMask = 0xff000000U;
+
+class RcLink final : public CompletionSink {
+public:
+    using ImmHandler = std::function<void(uint32_t imm)>;
+
+    static std::unique_ptr<RcLink> create(VerbsDevice &device, ImmHandler on_imm, uint64_t max_write);
+    ~RcLink();
+    RcLink(const RcLink &) = delete;
+    RcLink &operator=(const RcLink &) = delete;
+
+    QpEndpoint local() const { return local_; }
+    // INIT happened in create (RECVs are posted before the peer learns our QPN).
+    HcclResult connect(const QpEndpoint &remote);
+
+    struct Span {
+        uint64_t addr;
+        uint32_t key;
+    };
+    // RDMA WRITE(s) of `len` bytes split at the max write size, then, when `imm` is
+    // given, a zero-length WRITE WITH IMM on the same QP. len may be 0 with an imm.
+    HcclResult write(Span local, Span remote, uint64_t len, std::optional<uint32_t> imm,
+                     const std::atomic<bool> &cancel);
+    HcclResult read(Span local, Span remote, uint64_t len, const std::atomic<bool> &cancel);
+    // Fails every operation in flight (the comm is closing).
+    void cancel_all();
+    uint64_t max_write() const { return max_write_; }
+
+    void on_completion(const ibv_wc &wc) override;
+
+private:
+    RcLink(VerbsDevice &device, ImmHandler on_imm, uint64_t max_write)
+        : device_(device), on_imm_(std::move(on_imm)), max_write_(max_write) {}
+    bool post_recv();
+    // Posts `wrs` (linked, last one signaled) as one operation and waits for it.
+    HcclResult run(ibv_send_wr *first, uint32_t count, const std::atomic<bool> &cancel);
+
+    struct Op {
+        bool done = false;
+        HcclResult status = HCCL_SUCCESS;
+        uint32_t slots = 0;
+    };
+
+    VerbsDevice &device_;
+    ImmHandler on_imm_;
+    uint64_t max_write_;
+    uint32_t send_depth_ = 0;
+    uint32_t recv_depth_ = 0;
+    ibv_cq *cq_ = nullptr;
+    ibv_qp *qp_ = nullptr;
+    QpEndpoint local_{};
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    uint32_t free_slots_ = 0;
+    uint64_t next_op_ = 1;
+    std::map<uint64_t, Op> ops_;
+    bool broken_ = false;
+};
+
+}  // namespace hcomm_ref

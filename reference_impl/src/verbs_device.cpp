@@ -1,0 +1,125 @@
+#include "verbs_device.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "env.h"
+#include "log.h"
+
+namespace hcomm_ref {
+
+std::unique_ptr<VerbsDevice> VerbsDevice::open(int64_t rank, HcclResult &error)
+{
+    error = HCCL_E_DRV;
+    int count = 0;
+    ibv_device **list = ibv_get_device_list(&count);
+    if (list == nullptr || count == 0) {
+        HREF_LOG_ERROR(rank, "no verbs device (ibv_get_device_list: ", list == nullptr ? std::strerror(errno) : "empty",
+                       "); on a host without RDMA run with softverbs on LD_LIBRARY_PATH");
+        if (list != nullptr) ibv_free_device_list(list);
+        return nullptr;
+    }
+    const std::string wanted = env::ib_device_name();
+    ibv_device *chosen = nullptr;
+    for (int i = 0; i < count && chosen == nullptr; ++i) {
+        if (wanted.empty() || wanted == ibv_get_device_name(list[i])) chosen = list[i];
+    }
+    if (chosen == nullptr) {
+        HREF_LOG_ERROR(rank, "HCOMM_REF_IB_DEV='", wanted, "' names no verbs device");
+        ibv_free_device_list(list);
+        return nullptr;
+    }
+    std::unique_ptr<VerbsDevice> dev(new VerbsDevice(rank));
+    dev->context_ = ibv_open_device(chosen);
+    ibv_free_device_list(list);
+    if (dev->context_ == nullptr) {
+        HREF_LOG_ERROR(rank, "ibv_open_device failed: ", std::strerror(errno));
+        return nullptr;
+    }
+    ibv_device_attr attr{};
+    if (ibv_query_device(dev->context_, &attr) != 0 || ibv_query_port(dev->context_, dev->port_num(), &dev->port_) != 0 ||
+        ibv_query_gid(dev->context_, dev->port_num(), dev->gid_index(), &dev->gid_) != 0) {
+        HREF_LOG_ERROR(rank, "querying the verbs device failed: ", std::strerror(errno));
+        return nullptr;
+    }
+    dev->max_message_ = dev->port_.max_msg_sz != 0 ? dev->port_.max_msg_sz : (1ULL << 30);
+    dev->max_qp_wr_ = static_cast<uint32_t>(attr.max_qp_wr > 0 ? attr.max_qp_wr : 64);
+    dev->max_rd_atomic_ = static_cast<uint8_t>(std::clamp(attr.max_qp_rd_atom, 1, 16));
+    dev->pd_ = ibv_alloc_pd(dev->context_);
+    dev->channel_ = ibv_create_comp_channel(dev->context_);
+    dev->stop_ = Fd(eventfd(0, EFD_CLOEXEC));
+    if (dev->pd_ == nullptr || dev->channel_ == nullptr || !dev->stop_.valid()) {
+        HREF_LOG_ERROR(rank, "allocating a PD or completion channel failed: ", std::strerror(errno));
+        return nullptr;
+    }
+    dev->progress_ = std::thread([raw = dev.get()] { raw->progress(); });
+    HREF_LOG_INFO(rank, "verbs device ", ibv_get_device_name(dev->context_->device), " max_msg_sz ",
+                  dev->max_message_, " max_qp_wr ", dev->max_qp_wr_);
+    error = HCCL_SUCCESS;
+    return dev;
+}
+
+VerbsDevice::~VerbsDevice()
+{
+    if (progress_.joinable()) {
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t n = write(stop_.get(), &one, sizeof(one));
+        progress_.join();
+    }
+    if (channel_ != nullptr) ibv_destroy_comp_channel(channel_);
+    if (pd_ != nullptr) ibv_dealloc_pd(pd_);
+    if (context_ != nullptr) ibv_close_device(context_);
+}
+
+ibv_cq *VerbsDevice::create_cq(int entries, CompletionSink *sink)
+{
+    ibv_cq *cq = ibv_create_cq(context_, entries, sink, channel_, 0);
+    if (cq != nullptr && ibv_req_notify_cq(cq, 0) != 0) {
+        ibv_destroy_cq(cq);
+        return nullptr;
+    }
+    return cq;
+}
+
+void VerbsDevice::progress()
+{
+    for (;;) {
+        pollfd fds[2] = {{channel_->fd, POLLIN, 0}, {stop_.get(), POLLIN, 0}};
+        const int rc = poll(fds, 2, -1);
+        if (rc < 0) {
+            if (errno == EINTR) continue;
+            HREF_LOG_ERROR(rank_, "poll on the completion channel failed: ", std::strerror(errno));
+            return;
+        }
+        if ((fds[1].revents & POLLIN) != 0) {
+            return;
+        }
+        if ((fds[0].revents & (POLLIN | POLLERR | POLLHUP)) == 0) {
+            continue;
+        }
+        std::lock_guard lock(dispatch_);
+        ibv_cq *cq = nullptr;
+        void *cq_context = nullptr;
+        if (ibv_get_cq_event(channel_, &cq, &cq_context) != 0) {
+            continue;
+        }
+        ibv_ack_cq_events(cq, 1);
+        // Re-arm before draining so a completion that lands meanwhile raises a new event.
+        ibv_req_notify_cq(cq, 0);
+        auto *sink = static_cast<CompletionSink *>(cq_context);
+        ibv_wc wcs[16];
+        for (;;) {
+            const int n = ibv_poll_cq(cq, 16, wcs);
+            if (n <= 0) break;
+            for (int i = 0; i < n; ++i) sink->on_completion(wcs[i]);
+        }
+    }
+}
+
+}  // namespace hcomm_ref

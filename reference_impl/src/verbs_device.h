@@ -1,0 +1,69 @@
+// One verbs device context per communicator: protection domain, one completion
+// channel for every CQ of the comm, and a progress thread that sleeps on the
+// completion channel's fd (never spins) and hands each completion to its CQ's sink.
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "hccl/hccl_types.h"
+#include "socket.h"
+
+namespace hcomm_ref {
+
+class CompletionSink {
+public:
+    virtual void on_completion(const ibv_wc &wc) = 0;
+
+protected:
+    ~CompletionSink() = default;
+};
+
+class VerbsDevice {
+public:
+    // nullptr and `error` set when no usable device exists (e.g. no RDMA and no softverbs).
+    static std::unique_ptr<VerbsDevice> open(int64_t rank, HcclResult &error);
+    ~VerbsDevice();
+    VerbsDevice(const VerbsDevice &) = delete;
+    VerbsDevice &operator=(const VerbsDevice &) = delete;
+
+    ibv_context *context() const { return context_; }
+    ibv_pd *pd() const { return pd_; }
+    uint8_t port_num() const { return 1; }
+    const ibv_port_attr &port() const { return port_; }
+    const ibv_gid &gid() const { return gid_; }
+    int gid_index() const { return 0; }
+    uint64_t max_message() const { return max_message_; }
+    uint32_t max_qp_wr() const { return max_qp_wr_; }
+    uint8_t max_rd_atomic() const { return max_rd_atomic_; }
+    int64_t rank() const { return rank_; }
+
+    // A CQ whose completions go to `sink`; armed and served by the progress thread.
+    ibv_cq *create_cq(int entries, CompletionSink *sink);
+    // Taken by the progress thread while it dispatches; hold it to destroy a CQ or a
+    // sink safely.
+    std::mutex &dispatch_mutex() { return dispatch_; }
+
+private:
+    explicit VerbsDevice(int64_t rank) : rank_(rank) {}
+    void progress();
+
+    int64_t rank_;
+    ibv_context *context_ = nullptr;
+    ibv_pd *pd_ = nullptr;
+    ibv_comp_channel *channel_ = nullptr;
+    ibv_port_attr port_{};
+    ibv_gid gid_{};
+    uint64_t max_message_ = 0;
+    uint32_t max_qp_wr_ = 0;
+    uint8_t max_rd_atomic_ = 1;
+    Fd stop_;
+    std::mutex dispatch_;
+    std::thread progress_;
+};
+
+}  // namespace hcomm_ref
