@@ -54,10 +54,12 @@ uint32_t trampoline(void *arg) {
 class HcommDriver final : public Driver {
  public:
   HcommDriver(HcommApi api, HcommDriverOptions opts) : api_(std::move(api)), opts_(std::move(opts)) {
-    const char *unit = std::getenv("HCTS_PROPERTY_TIMEOUT_UNIT");
+    // The reference's switch for the timeOut unit (seconds by default, as
+    // current hcomm); the driver must pass timeouts in the unit the library uses.
+    const char *unit = std::getenv("HCOMM_REF_TIMEOUT_UNIT");
     if (unit && std::string(unit) == "ms") timeoutInMs_ = true;
-    else if (unit && std::string(unit) != "s")
-      throw std::invalid_argument(std::string("HCTS_PROPERTY_TIMEOUT_UNIT is '") + unit + "'; allowed: s, ms");
+    else if (unit && *unit && std::string(unit) != "s")
+      throw std::invalid_argument(std::string("HCOMM_REF_TIMEOUT_UNIT is '") + unit + "'; allowed: s, ms");
   }
   ~HcommDriver() override { teardown(); }
 
@@ -71,14 +73,19 @@ class HcommDriver final : public Driver {
     posted_.clear();
     posted_.resize(g.ranks);
     HcclRootInfo root{};
-    check(api_.getRootInfo(&root), "HcclGetRootInfo");
+    if (local(0)) check(api_.getRootInfo(&root), "HcclGetRootInfo");
+    if (opts_.shareRootInfo) opts_.shareRootInfo(root);
     forEachRankConcurrently(g.ranks, [&](uint32_t r) {
+      if (!local(r)) return;
       check(api_.commInitRootInfo(g.ranks, &root, r, &ranks_[r].comm),
             "HcclCommInitRootInfo(rank " + std::to_string(r) + ")");
     });
-    forEachRankConcurrently(g.ranks, [&](uint32_t r) { setUpRank(r); });
+    forEachRankConcurrently(g.ranks, [&](uint32_t r) {
+      if (local(r)) setUpRank(r);
+    });
     Model m(g);
     for (uint32_t r = 0; r < g.ranks; ++r) {
+      if (!local(r)) continue;
       const auto init = m.initialRegion(r);
       std::memcpy(ranks_[r].buf, init.data(), init.size());
       std::memset(ranks_[r].buf + g.regionBytes(), 0, g.window);
@@ -95,7 +102,7 @@ class HcommDriver final : public Driver {
     };
     ThreadHandle t = me.data;
     if (op.side == Side::WrongEngine) {
-      if (!me.cpu) throw std::runtime_error("no CPU-engine thread could be acquired for wrong-engine calls");
+      if (!me.cpu) throw std::runtime_error("no CPU_TS or CPU thread could be acquired for wrong-engine calls");
       t = me.cpu;
     }
     std::function<int32_t()> body;
@@ -230,6 +237,8 @@ class HcommDriver final : public Driver {
     int32_t copyRc = 0;
   };
 
+  bool local(uint32_t r) const { return opts_.onlyRank < 0 || static_cast<uint32_t>(opts_.onlyRank) == r; }
+
   static void *address(Addr a, uint8_t *base, uint64_t size, uint32_t off, uint32_t len) {
     switch (a) {
       case Addr::InWindow: return base + off;
@@ -264,7 +273,11 @@ class HcommDriver final : public Driver {
     check(api_.threadAcquire(me.comm, COMM_ENGINE_AICPU_TS, 2, 1, ts), "HcclThreadAcquire(AICPU_TS)" + who);
     me.data = ts[0];
     me.wait = ts[1];
-    if (api_.threadAcquire(me.comm, COMM_ENGINE_CPU, 1, 1, &me.cpu) != HCCL_SUCCESS) me.cpu = 0;
+    // A thread of another engine for wrong-engine calls: CPU_TS (the host's
+    // hand-over thread, offered on every product), else CPU.
+    if (api_.threadAcquire(me.comm, COMM_ENGINE_CPU_TS, 1, 1, &me.cpu) != HCCL_SUCCESS &&
+        api_.threadAcquire(me.comm, COMM_ENGINE_CPU, 1, 1, &me.cpu) != HCCL_SUCCESS)
+      me.cpu = 0;
     check(api_.getHcclBuffer(me.comm, reinterpret_cast<void **>(&me.buf), &me.size), "HcclGetHcclBuffer" + who);
     if (me.size < geo_.regionBytes() + geo_.window)
       throw std::runtime_error("HcclGetHcclBuffer" + who + " gave " + std::to_string(me.size) + " bytes, need " +

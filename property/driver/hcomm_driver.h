@@ -6,8 +6,11 @@
 // adapter instead (not wired yet, see README).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+
+#include "hccl/hccl_types.h"
 
 #include "driver/driver.h"
 
@@ -16,6 +19,11 @@ namespace hcts::prop {
 struct HcommDriverOptions {
   std::string library;              // empty: HCTS_REFERENCE_LIB (the reference built in this tree)
   uint32_t launchSlackMs = 10000;   // added to every device launch's deadline
+  // Under MPI each process owns one rank: onlyRank is it (-1: every rank in
+  // this process), and shareRootInfo hands rank 0's HcclRootInfo to the others
+  // (called on every process during reset, after rank 0 filled it in).
+  int32_t onlyRank = -1;
+  std::function<void(HcclRootInfo &)> shareRootInfo;
 };
 
 struct HcommDriverInfo {

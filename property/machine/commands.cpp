@@ -1,5 +1,6 @@
 #include "machine/commands.h"
 
+#include <algorithm>
 #include <limits>
 #include <ostream>
 
@@ -167,7 +168,8 @@ OpCommand::OpCommand(const GenState &s) {
     case Choice::PostWait:
       op.kind = c == Choice::PostWait ? OpKind::PostWait : OpKind::Wait;
       op.idx = c == Choice::WaitInvalidIdx ? genInvalidIdx(g) : genValidIdx(s, op.rank, op.peer, true);
-      op.timeoutMs = s.cfg->waitTimeoutMs;
+      // A posted wait must outlast the commands until its Join.
+      op.timeoutMs = c == Choice::PostWait ? 4 * s.cfg->waitTimeoutMs : s.cfg->waitTimeoutMs;
       break;
     case Choice::Join: op.kind = OpKind::Join; break;
     case Choice::LocalCopy: {
@@ -190,6 +192,10 @@ void OpCommand::checkPreconditions(const GenState &s) const {
   switch (op_.kind) {
     case OpKind::Join: RC_PRE(s.posted[op_.rank] != 0); break;
     case OpKind::Wait:
+      // A wait that times out takes its whole timeout; a posted wait elsewhere
+      // would expire meanwhile, so blocking waits only run when none is posted.
+      RC_PRE(std::find(s.posted.begin(), s.posted.end(), 1) == s.posted.end());
+      break;
     case OpKind::PostWait:
     case OpKind::Stamp:
     case OpKind::LocalCopy:
@@ -200,6 +206,10 @@ void OpCommand::checkPreconditions(const GenState &s) const {
       break;
     default: break;
   }
+  // While a wait is posted on a rank, that rank issues nothing: a device launch
+  // waits for every queue it touched, and its memory must stay still.
+  if (op_.kind != OpKind::Join && op_.kind != OpKind::Check && op_.kind != OpKind::Stamp)
+    RC_PRE(s.posted[op_.rank] == 0);
 }
 
 void OpCommand::apply(GenState &s) const {

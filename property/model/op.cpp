@@ -59,7 +59,7 @@ std::string show(const Op &op) {
     case OpKind::Check: break;
   }
   if (op.side == Side::Host) os << ", from host";
-  if (op.side == Side::WrongEngine) os << ", CPU-engine thread";
+  if (op.side == Side::WrongEngine) os << ", non-AICPU_TS thread";
   os << ")";
   return os.str();
 }

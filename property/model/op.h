@@ -35,7 +35,7 @@ enum class Addr : uint32_t {
 enum class Side : uint32_t {
   Device,        // in the emulated AICPU_TS device context, AICPU_TS thread
   Host,          // from the host, AICPU_TS thread (device-only calls must be rejected)
-  WrongEngine,   // in the device context, but on a thread acquired for COMM_ENGINE_CPU
+  WrongEngine,   // in the device context, but on a thread of another engine (CPU_TS, else CPU)
 };
 
 struct Op {

@@ -14,6 +14,12 @@
 #include "machine/properties.h"
 #include "machine/results.h"
 
+#ifdef HCTS_PROPERTY_MPI
+#include <mpi.h>
+
+#include "driver/mpi_driver.h"
+#endif
+
 using namespace hcts::prop;
 
 namespace {
@@ -31,6 +37,8 @@ const char *kUsage = R"(usage: hcts-property [options]
   --expect-counterexample   self-test mode: succeed iff every property fails with a
                             counterexample of at most --max-commands generated commands
   --max-commands N          default 5
+  --mpi                     lockstep under mpirun, one rank per process (hcomm driver only);
+                            rank 0 generates, judges and reports
   --list                    list the properties
 environment: RC_PARAMS (seed=, max_success=, reproduce=), SOFTVERBS_SEED (reported), HCTS_IUT.
 )";
@@ -71,7 +79,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> only;
   int cases = -1;
   bool longRun = std::getenv("HCTS_PROPERTY_LONG") && std::string(std::getenv("HCTS_PROPERTY_LONG")) == "1";
-  bool expectCe = false;
+  bool expectCe = false, mpi = false;
   size_t maxCommands = 5;
   RunConfig cfg;
   if (const char *e = std::getenv("HCTS_IUT")) iut = e;
@@ -104,6 +112,7 @@ int main(int argc, char **argv) {
     }
     else if (a == "--results") resultsPath = value();
     else if (a == "--expect-counterexample") expectCe = true;
+    else if (a == "--mpi") mpi = true;
     else if (a == "--max-commands") maxCommands = number(value());
     else if (a == "--list") {
       for (const auto &p : allProperties()) std::cout << p.name << "\t" << p.what << "\n";
@@ -120,7 +129,28 @@ int main(int argc, char **argv) {
   cfg.maxSuccess = cases > 0 ? cases : (driverName == "sim" ? 100 : 25);
   if (longRun) cfg.maxSuccess *= 10;
 
-  std::unique_ptr<Driver> driver;
+  std::unique_ptr<Driver> driver, localDriver;
+  int worldRank = 0;
+#ifdef HCTS_PROPERTY_MPI
+  struct MpiSession {
+    bool on = false;
+    ~MpiSession() {
+      if (on) MPI_Finalize();
+    }
+  } mpiSession;
+  if (mpi) {
+    if (driverName != "hcomm") usageError("--mpi needs --driver hcomm");
+    MPI_Init(&argc, &argv);
+    mpiSession.on = true;
+    int size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) usageError("--mpi needs at least 2 ranks (mpirun -np 2 ...)");
+    cfg.geometry.ranks = static_cast<uint32_t>(size);
+  }
+#else
+  if (mpi) usageError("this hcts-property was built without MPI; --mpi is not available");
+#endif
   RunInfo info;
   info.ranks = cfg.geometry.ranks;
   const char *svSeed = std::getenv("SOFTVERBS_SEED");
@@ -134,18 +164,38 @@ int main(int argc, char **argv) {
   } else {
     HcommDriverOptions opts;
     opts.library = iut;
+#ifdef HCTS_PROPERTY_MPI
+    if (mpi) {
+      opts.onlyRank = worldRank;
+      opts.shareRootInfo = [](HcclRootInfo &root) { MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, MPI_COMM_WORLD); };
+    }
+#endif
     try {
-      driver = makeHcommDriver(opts);
+      localDriver = makeHcommDriver(opts);
     } catch (const std::exception &e) {
       std::cerr << "hcts-property: " << e.what() << "\n";
       return 2;
     }
-    const auto d = describeHcommDriver(*driver);
+    const auto d = describeHcommDriver(*localDriver);
+#ifdef HCTS_PROPERTY_MPI
+    if (mpi && worldRank != 0) {
+      serveMpiDriver(*localDriver);
+      return 0;
+    }
+    if (mpi) {
+      driver = makeMpiDriver(*localDriver);
+      info.transport = "one rank per MPI process over libibverbs";
+      keep.push_back("--mpi");
+    } else
+#endif
+    {
+      driver = std::move(localDriver);
+      info.transport = "in-process ranks over libibverbs";
+    }
     info.iutPath = d.library;
     info.iutName = d.name;
     info.product = d.product;
     info.mode = svSeed ? "adversarial" : "plain";
-    info.transport = "in-process ranks over libibverbs";
     keep.insert(keep.end(), {"--iut", d.library});
   }
 
@@ -170,6 +220,7 @@ int main(int argc, char **argv) {
     std::ostringstream repro;
     if (!o.reproduce.empty()) repro << "RC_PARAMS=" << shellQuote(o.reproduce) << " ";
     if (info.softverbsSeed >= 0) repro << "SOFTVERBS_SEED=" << info.softverbsSeed << " ";
+    if (mpi) repro << "mpirun --oversubscribe -np " << cfg.geometry.ranks << " ";
     repro << shellQuote(argv[0]);
     for (const auto &k : keep) repro << " " << shellQuote(k);
     repro << " --property " << spec.name;
@@ -195,6 +246,9 @@ int main(int argc, char **argv) {
     std::cout << std::flush;
   }
   if (results) results->finish(true);
+#ifdef HCTS_PROPERTY_MPI
+  if (mpi) stopMpiServers();
+#endif
   if (expectCe) return selfTestFailures == 0 ? 0 : 1;
   return failures == 0 ? 0 : 1;
 }
