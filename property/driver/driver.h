@@ -1,0 +1,62 @@
+// driver.h: the narrow interface between the property machine and an
+// implementation under test. The same commands run in one process against the
+// reference, against a deliberately wrong IUT, against the in-memory simulator,
+// or under MPI (where each rank's driver does only its own part).
+//
+// A driver owns `geometry.ranks` ranks, each with a communication buffer whose
+// first geometry.regionBytes() bytes are the region the model tracks (guard,
+// window, guard) and whose next geometry.window bytes are scratch for wait
+// snapshots. Every rank has a data thread and a wait thread of engine AICPU_TS
+// and one thread of a CPU engine (for wrong-engine calls); every pair of ranks
+// has a channel with geometry.notifyNum notifies.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+#include "model/op.h"
+
+namespace hcts::prop {
+
+struct CallResult {
+  int32_t rc = 0;         // what the call returned
+  int32_t taskError = 0;  // an asynchronous failure of the enqueued task (0: none)
+};
+
+struct WaitResult {
+  int32_t rc = 0;             // what the wait call returned when it was enqueued
+  bool completed = false;     // the notify arrived before the timeout
+  std::vector<uint8_t> snapshot;  // the waiter's window, copied on the device right after the wait
+  std::string detail;         // a failure other than a timeout (a violation when not empty)
+};
+
+class Driver {
+ public:
+  virtual ~Driver() = default;
+  virtual std::string name() const = 0;
+
+  // Sets up a fresh world: new ranks, buffers holding Model::initialRegion,
+  // notifies clear. Throws std::runtime_error when the world cannot be built.
+  virtual void reset(const Geometry &g) = 0;
+
+  // Wwn, Write, Read, Record, LocalCopy, Fence: make the call on op.rank and
+  // return its result code and any asynchronous failure of its task.
+  virtual CallResult call(const Op &op) = 0;
+
+  // Wait: enqueue the wait (and the snapshot copy behind it) and wait for its
+  // outcome. PostWait/Join split the same into two steps; at most one wait per
+  // rank is posted at a time.
+  virtual WaitResult wait(const Op &op) = 0;
+  virtual int32_t postWait(const Op &op) = 0;
+  virtual WaitResult join(uint32_t rank) = 0;
+
+  // Harness access to communication memory (not through the API under test).
+  virtual void writeRegion(uint32_t rank, uint32_t regionOff, std::span<const uint8_t> bytes) = 0;
+  virtual std::vector<uint8_t> readRegion(uint32_t rank) = 0;
+};
+
+}  // namespace hcts::prop

@@ -1,0 +1,113 @@
+#include "driver/harness.h"
+
+#include <sstream>
+
+namespace hcts::prop {
+
+Harness::Harness(Driver &driver, const Geometry &g, NotifyProfile profile) : driver_(driver), model_(g, profile) {
+  driver_.reset(g);
+  posted_.assign(g.ranks, Op{OpKind::Join});
+}
+
+Harness::~Harness() {
+  // A posted wait still outstanding at the end of a case must not outlive it.
+  for (uint32_t r = 0; r < posted_.size(); ++r) {
+    if (posted_[r].kind == OpKind::Join) continue;
+    try {
+      (void)driver_.join(r);
+    } catch (...) {
+    }
+  }
+}
+
+std::string Harness::judgeWait(const Op &op, const WaitResult &r) {
+  std::ostringstream err;
+  const auto exp = model_.expect(op);
+  if (!exp.accept) {
+    if (r.rc == 0) err << show(op) << " returned 0; it must be rejected: " << exp.reason << "\n";
+    if (r.completed) err << show(op) << " was rejected but reported a completed wait\n";
+    return err.str();
+  }
+  if (r.rc != 0) {
+    err << show(op) << " returned " << r.rc << "; a valid wait must be accepted\n";
+    return err.str();
+  }
+  if (!r.detail.empty()) err << show(op) << ": " << r.detail << "\n";
+  err << model_.onWait(op.rank, op.peer, op.idx, r.completed, r.snapshot);
+  return err.str();
+}
+
+std::string Harness::step(const Op &op) {
+  log_.push_back(show(op));
+  std::ostringstream err;
+  switch (op.kind) {
+    case OpKind::Wwn:
+    case OpKind::Write:
+    case OpKind::Read:
+    case OpKind::Record:
+    case OpKind::LocalCopy:
+    case OpKind::Fence: {
+      const auto exp = model_.expect(op);
+      const CallResult r = driver_.call(op);
+      if (exp.accept && r.rc != 0) {
+        err << show(op) << " returned " << r.rc << "; a valid call must return 0\n";
+        // Not applied: the model cannot know what a failed call did; what it
+        // did shows in later checks only as extra violations.
+      } else if (!exp.accept && r.rc == 0) {
+        err << show(op) << " returned 0; it must be rejected: " << exp.reason << "\n";
+      } else if (exp.accept) {
+        model_.issue(op);
+      }
+      if (r.rc == 0 && r.taskError != 0)
+        err << show(op) << " was accepted, then its task failed asynchronously with " << r.taskError << "\n";
+      break;
+    }
+    case OpKind::Stamp: {
+      const auto bytes = model_.stampBytes(op);
+      driver_.writeRegion(op.rank, model_.geometry().windowToRegion(op.dstOff), bytes);
+      model_.issue(op);
+      break;
+    }
+    case OpKind::Wait:
+      err << judgeWait(op, driver_.wait(op));
+      break;
+    case OpKind::PostWait: {
+      const auto exp = model_.expect(op);
+      const int32_t rc = driver_.postWait(op);
+      if (!exp.accept || rc != 0) {
+        // Nothing stays posted after a rejected call.
+        WaitResult r;
+        r.rc = rc;
+        err << judgeWait(op, r);
+      } else {
+        posted_[op.rank] = op;
+      }
+      break;
+    }
+    case OpKind::Join: {
+      Op w = posted_[op.rank];
+      if (w.kind == OpKind::Join) break;  // nothing posted (the post was rejected)
+      posted_[op.rank] = Op{OpKind::Join};
+      err << judgeWait(w, driver_.join(op.rank));
+      break;
+    }
+    case OpKind::Check:
+      for (uint32_t r = 0; r < model_.geometry().ranks; ++r) err << model_.checkRegion(r, driver_.readRegion(r));
+      break;
+  }
+  return err.str();
+}
+
+std::string Harness::finish() {
+  std::string err;
+  const size_t first = log_.size();
+  for (uint32_t r = 0; r < posted_.size(); ++r)
+    if (posted_[r].kind != OpKind::Join) err += step(Op{OpKind::Join, r});
+  err += step(Op{OpKind::Check});
+  // Mark the steps every case ends with, so a counterexample shows which
+  // commands were generated.
+  for (size_t i = first; i < log_.size(); ++i) log_[i] = "end of case: " + log_[i];
+  return err;
+}
+
+}  // namespace hcts::prop

@@ -1,0 +1,40 @@
+// harness.h: runs ops on a Driver and judges every observation against the
+// Model. One Harness is one test case: it resets the driver when built.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "driver/driver.h"
+#include "model/model.h"
+
+namespace hcts::prop {
+
+class Harness {
+ public:
+  Harness(Driver &driver, const Geometry &g, NotifyProfile profile = NotifyProfile::Binary);
+  ~Harness();
+  Harness(const Harness &) = delete;
+  Harness &operator=(const Harness &) = delete;
+
+  // Runs one op; returns the violations it revealed (empty: none).
+  std::string step(const Op &op);
+
+  // Ends the case: joins every posted wait and checks all memory (guards and
+  // sources included). Returns the violations found.
+  std::string finish();
+
+  const Model &model() const { return model_; }
+  Driver &driver() { return driver_; }
+  const std::vector<std::string> &log() const { return log_; }
+
+ private:
+  std::string judgeWait(const Op &op, const WaitResult &r);
+
+  Driver &driver_;
+  Model model_;
+  std::vector<Op> posted_;      // [rank]: the posted wait, kind == Join when none
+  std::vector<std::string> log_;
+};
+
+}  // namespace hcts::prop
