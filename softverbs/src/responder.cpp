@@ -3,6 +3,7 @@
 // registration generation), consumes RECVs, holds a request while no RECV is
 // posted (receiver not ready) and answers with ACK, NAK or data.
 #include "sv.h"
+#include "dma.h"
 
 #include <cstring>
 
@@ -65,7 +66,7 @@ bool run_one_locked(Responder* r) {
         access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
         return true;
       }
-      if (!(f.flags & kPlaced) && f.len) std::memcpy(reinterpret_cast<void*>(f.raddr), q.payload.data(), f.len);
+      if (!(f.flags & kPlaced) && f.len) dma_copy(reinterpret_cast<void*>(f.raddr), q.payload.data(), f.len);
       ack_locked(r, f);
       break;
     case kWriteImm:
@@ -101,7 +102,7 @@ bool run_one_locked(Responder* r) {
           access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
           return true;
         }
-        if (!(f.flags & kPlaced) && f.len) std::memcpy(reinterpret_cast<void*>(f.raddr), q.payload.data(), f.len);
+        if (!(f.flags & kPlaced) && f.len) dma_copy(reinterpret_cast<void*>(f.raddr), q.payload.data(), f.len);
         e.wc.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
       } else {
         uint64_t room = 0;
@@ -118,7 +119,7 @@ bool run_one_locked(Responder* r) {
               st = IBV_WC_LOC_PROT_ERR;
               break;
             }
-            std::memcpy(reinterpret_cast<void*>(s.addr), q.payload.data() + pos, n);
+            dma_copy(reinterpret_cast<void*>(s.addr), q.payload.data() + pos, n);
             pos += n;
           }
         }
@@ -158,10 +159,9 @@ bool run_one_locked(Responder* r) {
       auto* p = reinterpret_cast<uint64_t*>(f.raddr);
       uint64_t old;
       if (f.op == kFetchAdd) {
-        old = __atomic_fetch_add(p, f.a, __ATOMIC_SEQ_CST);
+        old = dma_fetch_add(p, f.a);
       } else {
-        old = f.a;
-        __atomic_compare_exchange_n(p, &old, f.b, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        old = dma_cmp_swap(p, f.a, f.b);
       }
       Frame rf{};
       rf.op = kAtomicResp;

@@ -3,6 +3,7 @@
 // blocking on a write. Same-host peers are recognised at the handshake and get
 // direct placement instead (see mr.cpp).
 #include "sv.h"
+#include "dma.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -387,7 +388,11 @@ void conn_send_locked(const std::shared_ptr<Conn>& c, const Frame& f0, const voi
   f.plen = static_cast<uint32_t>(len);
   bool idle = c->out.empty();
   c->out.append(reinterpret_cast<const char*>(&f), sizeof f);
-  if (len) c->out.append(static_cast<const char*>(payload), len);
+  if (len) {
+    size_t at = c->out.size();
+    c->out.resize(at + len);
+    dma_copy(c->out.data() + at, payload, len);  // may read application memory
+  }
   if (idle) flush_locked(c.get());
 }
 
