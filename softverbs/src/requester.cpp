@@ -411,6 +411,7 @@ int post_recv(ibv_qp* ibqp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
     RecvWqe r;
     r.wr_id = wr->wr_id;
     r.sge.assign(wr->sg_list, wr->sg_list + wr->num_sge);
+    if (qp->adv) r.visible = adversary_recv_delay_locked(qp);
     qp->rq.push_back(std::move(r));
   }
   if (ibqp->state == IBV_QPS_ERR) {

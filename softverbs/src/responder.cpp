@@ -72,8 +72,13 @@ bool run_one_locked(Responder* r) {
     case kWriteImm:
     case kSend:
     case kSendImm: {
-      if (qp->rq.empty()) {
-        auto now = Clock::now();
+      auto now = Clock::now();
+      bool ready = !qp->rq.empty() && qp->rq.front().visible <= now;
+      if (!ready) {
+        if (!qp->rq.empty()) {
+          r->recheck = qp->rq.front().visible;
+          transport_kick();
+        }
         if (!r->rnr_waiting) {
           r->rnr_waiting = true;
           auto per_try = std::chrono::microseconds(kRnrUs[qp->attr.min_rnr_timer & 31]);
@@ -88,6 +93,7 @@ bool run_one_locked(Responder* r) {
         return true;
       }
       r->rnr_waiting = false;
+      r->recheck = Clock::time_point::max();
       RecvWqe rw = std::move(qp->rq.front());
       qp->rq.pop_front();
       Cqe e;
@@ -212,7 +218,7 @@ Clock::time_point responder_timers_locked() {
     for (auto& r : qp->responders)
       if (r->rnr_waiting && !r->broken) {
         responder_run_locked(r.get());
-        if (r->rnr_waiting && !r->broken) next = std::min(next, r->rnr_deadline);
+        if (r->rnr_waiting && !r->broken) next = std::min({next, r->rnr_deadline, r->recheck});
       }
   return next;
 }

@@ -126,6 +126,7 @@ struct Wqe {
 struct RecvWqe {
   uint64_t wr_id = 0;
   std::vector<ibv_sge> sge;
+  Clock::time_point visible{};  // adversary: the HCA sees this RECV only from then on
 };
 
 struct Conn;
@@ -218,6 +219,7 @@ struct Responder {
   std::deque<Req> pending;
   Clock::time_point rnr_deadline{};
   bool rnr_waiting = false;
+  Clock::time_point recheck = Clock::time_point::max();  // a delayed RECV becomes visible
   bool broken = false;
 };
 void responder_push_locked(Responder* r, Frame f, std::vector<uint8_t> payload);
@@ -285,5 +287,6 @@ uint64_t current_seed();
 void adversary_kick_locked();
 void execute_locked(Qp* qp, Wqe& w);  // runs one WQE now (sane mode path)
 void adversary_schedule_locked(Qp* qp);
+Clock::time_point adversary_recv_delay_locked(Qp* qp);  // when a new RECV becomes visible
 
 }  // namespace sv
