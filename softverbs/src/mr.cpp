@@ -12,6 +12,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <random>
 
 namespace sv {
 
@@ -65,6 +66,8 @@ MrTable* local_mr_table() {
     auto* tab = static_cast<MrTable*>(p);
     tab->pid = static_cast<uint32_t>(getpid());
     tab->nentries = kMaxMr;
+    std::random_device rd;
+    tab->cookie = (uint64_t{rd()} << 32 | rd()) | 1;
     tab->magic = kMrMagic;
     return tab;
   }();

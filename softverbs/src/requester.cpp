@@ -97,6 +97,7 @@ int direct_write_locked(Qp* qp, uint32_t rkey, uint64_t raddr, const uint8_t* sr
     return 0;
   }
   if (qp->peer) {
+    if (!qp->conn || qp->conn->closed) return IBV_WC_RETRY_EXC_ERR;  // the peer is gone
     if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_WRITE))
       return IBV_WC_REM_ACCESS_ERR;
     return peer_write_locked(qp->peer.get(), v, raddr, src, len);
@@ -114,6 +115,7 @@ int direct_read_locked(Qp* qp, uint32_t rkey, uint64_t raddr, uint8_t* dst, size
     return 0;
   }
   if (qp->peer) {
+    if (!qp->conn || qp->conn->closed) return IBV_WC_RETRY_EXC_ERR;
     if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_READ))
       return IBV_WC_REM_ACCESS_ERR;
     return peer_read_locked(qp->peer.get(), v, raddr, dst, len);

@@ -55,6 +55,7 @@ struct MrTable {
   uint64_t magic;
   uint32_t pid;
   uint32_t nentries;
+  uint64_t cookie;  // random per process: a reused pid is not the same peer
   MrEntry e[kMaxMr];
 };
 inline constexpr uint64_t kMrMagic = 0x31544d5256534fULL;
