@@ -55,6 +55,7 @@ struct MrTable {
   uint64_t magic;
   uint32_t pid;
   uint32_t nentries;
+  uint64_t cookie;  // random per process: a reused pid is not the same peer
   MrEntry e[kMaxMr];
 };
 inline constexpr uint64_t kMrMagic = 0x31544d5256534fULL;
@@ -91,6 +92,7 @@ struct Cq {
   ibv_cq_ex cqx{};  // ibv_cq is its prefix
   int capacity = 0;
   std::deque<Cqe> q;
+  std::atomic<size_t> count{0};  // q.size(), readable without the lock by pollers
   bool armed = false, solicited_only = false;
   bool overflowed = false;
   Cqe cur{};        // ibv_cq_ex iteration state
@@ -125,6 +127,7 @@ struct Wqe {
 struct RecvWqe {
   uint64_t wr_id = 0;
   std::vector<ibv_sge> sge;
+  Clock::time_point visible{};  // adversary: the HCA sees this RECV only from then on
 };
 
 struct Conn;
@@ -165,6 +168,7 @@ struct Qp {
   std::mt19937_64 rng;
   Clock::time_point next_exec{};
   double skew = 1.0;
+  bool adv = false;  // adversarial: decided at creation from the seed
   // ibv_qp_ex batching
   std::vector<Wqe> batch;
   int batch_err = 0;
@@ -216,6 +220,7 @@ struct Responder {
   std::deque<Req> pending;
   Clock::time_point rnr_deadline{};
   bool rnr_waiting = false;
+  Clock::time_point recheck = Clock::time_point::max();  // a delayed RECV becomes visible
   bool broken = false;
 };
 void responder_push_locked(Responder* r, Frame f, std::vector<uint8_t> payload);
@@ -279,8 +284,10 @@ Global& G();
 
 // ---- adversary ----
 bool adversarial();
+uint64_t current_seed();
 void adversary_kick_locked();
 void execute_locked(Qp* qp, Wqe& w);  // runs one WQE now (sane mode path)
 void adversary_schedule_locked(Qp* qp);
+Clock::time_point adversary_recv_delay_locked(Qp* qp);  // when a new RECV becomes visible
 
 }  // namespace sv
