@@ -248,11 +248,11 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
         any_notify_write |= type == HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY ||
                             type == HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY;
     }
+    // A batch holding a write with notify is supported where that call is.
     Target t;
-    if (const HcclResult rc = resolve(api, Api::on_thread, thread, channel, t); rc != HCCL_SUCCESS) return rc;
-    if (any_notify_write && check_support(Api::write_with_notify, t.thread->engine) != HCCL_SUCCESS) {
-        return refuse(t.comm, api, HCCL_E_NOT_SUPPORT, "the batch holds a write with notify, which product ",
-                      profile().name, " does not support here");
+    if (const HcclResult rc = resolve(api, any_notify_write ? Api::write_with_notify : Api::on_thread, thread, channel, t);
+        rc != HCCL_SUCCESS) {
+        return rc;
     }
     if (transferDescNum == 0) {
         return refuse(t.comm, api, HCCL_E_PARA, "transferDescNum is 0");

@@ -192,8 +192,10 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
     if (const HcclResult rc = ensure_verbs(); rc != HCCL_SUCCESS) {
         return rc;
     }
-    const uint64_t max_write = env::max_write_cap() != 0 ? std::min(env::max_write_cap(), device_->max_message())
-                                                         : device_->max_message();
+    // One WRITE carries at most 2 GiB: an SGE length is 32 bits, and real NICs cap
+    // max_msg_sz at 2^31.
+    const uint64_t device_max = std::min<uint64_t>(device_->max_message(), 1ULL << 31);
+    const uint64_t max_write = env::max_write_cap() != 0 ? std::min(env::max_write_cap(), device_max) : device_max;
     // New channels in descriptor order; repeated keys reuse the channel (the vendor
     // reuses by (engine, remoteRank, protocol)).
     std::vector<std::shared_ptr<ChannelObj>> fresh;

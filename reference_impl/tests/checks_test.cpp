@@ -175,3 +175,17 @@ TEST_F(Checks, ForeignThreadInADeviceProgram)
     });
     EXPECT_EQ(rc, HCCL_E_PARA);
 }
+
+TEST_F(Checks, BatchWithANotifyWriteFollowsItsSupportRule)
+{
+    Buffer b = buffer_of(job[0]);
+    const ThreadHandle t = acquire_thread(job[0], COMM_ENGINE_CPU_TS);
+    HcommBatchTransferDesc d[1] = {};
+    d[0].transType = HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY;
+    d[0].transferInfo.writeWithNotify = {8, b.base, b.base, 0};
+    // From the host on a CPU_TS thread: never supported, whatever the (made-up) channel.
+    EXPECT_EQ(HcommBatchTransferOnThread(t, kMadeUpChannel, d, 1), HCCL_E_NOT_SUPPORT);
+    d[0].transType = HCOMM_TRANSFER_TYPE_WRITE;
+    EXPECT_EQ(HcommBatchTransferOnThread(t, kMadeUpChannel, d, 1), HCCL_E_PARA) << "plain writes are supported here";
+    EXPECT_EQ(HcommBatchTransferOnThread(t, kMadeUpChannel, nullptr, 1), HCCL_E_PTR);
+}

@@ -212,6 +212,12 @@ bool adversarial() { return current_seed() != 0; }
 
 void adversary_kick_locked() { g_adv_cv.notify_all(); }
 
+Clock::time_point adversary_recv_delay_locked(Qp* qp) {
+  // Half of the RECVs reach the HCA late: exposes notifies whose RECVs are not pre-posted.
+  if (qp->rng() % 2) return {};
+  return Clock::now() + delay(qp, 300);
+}
+
 void adversary_schedule_locked(Qp* qp) {
   if (!g_thread_started) {
     g_thread_started = true;

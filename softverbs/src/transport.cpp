@@ -3,6 +3,7 @@
 // blocking on a write. Same-host peers are recognised at the handshake and get
 // direct placement instead (see mr.cpp).
 #include "sv.h"
+#include "dma.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -51,6 +52,7 @@ struct HelloReply {
   uint64_t netns;
   uint32_t pid;
   int32_t table_fd;
+  uint64_t cookie;
 };
 
 struct Engine {
@@ -177,6 +179,7 @@ void accept_hello_locked(int fd, const Hello& h) {
   host_facts(rep.boot_id, &rep.netns);
   rep.pid = static_cast<uint32_t>(getpid());
   rep.table_fd = local_mr_table_fd();
+  rep.cookie = local_mr_table()->cookie;
   const std::string& secret = config().secret;
   bool ok_secret = h.secret_len == secret.size() && std::memcmp(h.secret, secret.data(), secret.size()) == 0;
   Qp* qp = ok_secret ? find_qp_locked(h.dest_qpn) : nullptr;
@@ -341,7 +344,10 @@ std::shared_ptr<PeerProc> same_host_peer_locked(const HelloReply& rep) {
   if (std::memcmp(boot, rep.boot_id, 40) != 0 || netns != rep.netns || rep.netns == 0) return nullptr;
   auto& peers = G().peers;
   int pid = static_cast<int>(rep.pid);
-  if (auto it = peers.find(pid); it != peers.end()) return it->second;
+  if (auto it = peers.find(pid); it != peers.end()) {
+    if (it->second->table->cookie == rep.cookie) return it->second;
+    peers.erase(it);  // the pid was reused by another process
+  }
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, rep.table_fd);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -356,7 +362,7 @@ std::shared_ptr<PeerProc> same_host_peer_locked(const HelloReply& rep) {
   p->pid = pid;
   p->table = static_cast<const MrTable*>(m);
   p->allow_map = config().transport != Transport::Cma;
-  if (p->table->magic != kMrMagic || p->table->pid != rep.pid) return nullptr;
+  if (p->table->magic != kMrMagic || p->table->pid != rep.pid || p->table->cookie != rep.cookie) return nullptr;
   peers[pid] = p;
   return p;
 }
@@ -387,7 +393,11 @@ void conn_send_locked(const std::shared_ptr<Conn>& c, const Frame& f0, const voi
   f.plen = static_cast<uint32_t>(len);
   bool idle = c->out.empty();
   c->out.append(reinterpret_cast<const char*>(&f), sizeof f);
-  if (len) c->out.append(static_cast<const char*>(payload), len);
+  if (len) {
+    size_t at = c->out.size();
+    c->out.resize(at + len);
+    dma_copy(c->out.data() + at, payload, len);  // may read application memory
+  }
   if (idle) flush_locked(c.get());
 }
 
