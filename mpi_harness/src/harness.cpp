@@ -1,5 +1,6 @@
 #include "hcts/mpi_harness.h"
 
+#include "crash.h"
 #include "listener.h"
 #include "poll.h"
 #include "runtime.h"
@@ -42,6 +43,7 @@ Harness::Harness(int& argc, char**& argv, Options options) {
     MPI_Abort(MPI_COMM_WORLD, kExitUsage);
   }
   g_hosts = gather_hosts(g_runtime->host(), n);
+  detail::install_crash_handlers();
   if (provided < MPI_THREAD_MULTIPLE) {
     // The watchdog calls MPI_Abort from its own thread.
     g_runtime->log("warning: MPI provides thread level " + std::to_string(provided) +

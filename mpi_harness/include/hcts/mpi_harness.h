@@ -7,6 +7,7 @@
 // through the implementation under test.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <chrono>
@@ -46,6 +47,9 @@ struct CaseResult {
   double duration_ms;            // longest test-body time over the ranks that reported
   std::vector<RankMessage> messages;  // every rank's failure/skip messages, rank order
   std::vector<int> silent_ranks; // ranks that never reported (only with Timeout, Crash)
+  // What Options::case_payload returned on each rank, by rank ("" if none or
+  // the rank never reported): e.g. each rank's observations as JSON.
+  std::vector<std::string> payloads;
   int index;                     // 1-based position in this run
   int total;                     // cases selected to run
 };
@@ -62,6 +66,10 @@ struct Options {
   std::string log_dir;
   // Send the stdout of ranks other than 0 to their log file (stderr is kept).
   bool quiet_other_ranks = true;
+  // Every rank, at the end of each case before the agreement: a string that is
+  // carried to rank 0 and shows up in CaseResult::payloads (observations, stamps
+  // seen, the case's own verdict detail). Runs on the main thread.
+  std::function<std::string(const testing::TestInfo&)> case_payload;
   // Rank 0 only, called on the main thread after each agreed case, or on the
   // watchdog thread for a TIMEOUT (then on_abort follows and the job ends).
   std::function<void(const CaseResult&)> on_case;
