@@ -130,7 +130,7 @@ void Runtime::terminated(int sig) {
   claim_end();
   const CaseState cs = snapshot();
   const std::string reason = std::string("terminated by signal ") + std::to_string(sig) + " (" + ::strsignal(sig) +
-                             "): the launcher ends the job, usually because another rank died";
+                             "): the launcher ends the job (a rank died, or the run was interrupted)";
   // Rank 0 records first: the launcher follows up with SIGKILL after
   // odls_base_sigkill_timeout (1 s by default).
   record_end(reason, cs, Verdict::Crash, 128 + sig);

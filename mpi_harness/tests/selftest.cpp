@@ -73,6 +73,14 @@ TEST(SelfTest, RankZeroCrashes) {
   std::this_thread::sleep_for(8s);  // the others wait to be stopped by mpirun
 }
 
+// Only for launch_check.sh, which interrupts it: Open MPI passes the SIGTERM on
+// after odls_base_sigkill_timeout, so the case must outlive that.
+TEST(SelfTest, WaitsForInterrupt) {
+  hm::set_case_deadline(30s);
+  std::this_thread::sleep_for(25s);
+  ADD_FAILURE() << "was not interrupted within 25 s";
+}
+
 // Never runs when Hangs is selected before it: check.sh fails if it appears.
 TEST(SelfTest, SentinelAfterHang) { SUCCEED(); }
 
