@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 
 namespace hcts::mpi {
 namespace {
@@ -96,6 +97,14 @@ const std::vector<std::string>& hosts() { return g_hosts; }
 
 void set_case_deadline(std::chrono::milliseconds deadline) {
   if (g_runtime) g_runtime->set_deadline(deadline);
+}
+
+void set_default_case_deadline(std::chrono::milliseconds deadline) {
+  if (deadline.count() <= 0 || deadline > std::chrono::hours(24)) {
+    throw std::invalid_argument("case deadline of " + std::to_string(deadline.count()) +
+                                " ms is outside (0, 24 h]");
+  }
+  if (g_runtime) g_runtime->set_default_deadline(deadline);
 }
 
 void phase_barrier(std::string_view phase, std::chrono::milliseconds timeout) {

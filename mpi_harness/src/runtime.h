@@ -71,6 +71,7 @@ class Runtime {
   // False if the case already ended by expiry (then the caller must not report it).
   [[nodiscard]] bool close_case();
   std::chrono::milliseconds default_deadline() const { return options_.case_deadline; }
+  void set_default_deadline(std::chrono::milliseconds d) { options_.case_deadline = d; }
 
   // Rank 0 while agreeing: record one rank's report.
   void record_report(int from, RankReport report, std::vector<RankMessage> messages);

@@ -37,6 +37,7 @@ case $scenario in
     expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.PhaseBarrierHoldsEveryone\tPASS' "the phase barrier held"
     expect_line "$work/out.txt" '^\[rank 1\] .*selftest.cpp' "rank 0 prints rank 1's message rank-tagged"
     expect_line "$work/out.txt" 'deliberate failure on rank 1 only' "rank 0 prints the message text"
+    expect_line "$work/out.txt" 'deadline 90000 ms per case' "set_default_case_deadline applies"
     # Only rank 0 prints: three RUN lines, not nine.
     runs=$(grep -c '^\[ RUN' "$work/out.txt")
     [[ $runs == 3 ]] || fail "$runs RUN lines on the console, expected 3 (rank 0 only)"

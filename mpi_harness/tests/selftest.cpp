@@ -147,5 +147,8 @@ int main(int argc, char** argv) {
   };
   opts.on_abort = [](std::string_view reason) { append("ABORT\t" + std::string(reason)); };
   opts.abort_grace = 1s;
-  return hm::run_main(argc, argv, std::move(opts));
+  hm::Harness harness(argc, argv, std::move(opts));
+  // As a program's own --case-timeout would: the console header shows it.
+  hm::set_default_case_deadline(90s);
+  return harness.run();
 }

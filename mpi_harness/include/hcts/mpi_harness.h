@@ -111,6 +111,10 @@ const std::vector<std::string>& hosts();
 
 // Overrides the running case's deadline, counted from the case's start.
 void set_case_deadline(std::chrono::milliseconds deadline);
+// Changes the default deadline of the cases that start from now on (e.g. from
+// the program's own --case-timeout option, parsed after the Harness started).
+// Throws std::invalid_argument unless 0 < deadline <= 24 h.
+void set_default_case_deadline(std::chrono::milliseconds deadline);
 
 // Waits until every rank reached the same phase barrier. If that does not happen
 // within `timeout` (or, without one, before the case deadline), the case ends as
