@@ -79,16 +79,29 @@ int run_main(int& argc, char**& argv, Options options) {
   return h.run();
 }
 
+namespace {
+
+bool mpi_running() {
+  int init = 0, fini = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fini);
+  return init && !fini;
+}
+
+}  // namespace
+
 int rank() {
   if (g_runtime) return g_runtime->rank();
   int r = 0;
-  return MPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS ? r : 0;
+  if (mpi_running()) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
 }
 
 int size() {
   if (g_runtime) return g_runtime->size();
   int n = 1;
-  return MPI_Comm_size(MPI_COMM_WORLD, &n) == MPI_SUCCESS ? n : 1;
+  if (mpi_running()) MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
 }
 
 MPI_Comm comm() { return MPI_COMM_WORLD; }

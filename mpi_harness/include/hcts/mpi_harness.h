@@ -29,8 +29,9 @@ inline constexpr int kExitInternal = 125; // MPI itself failed inside the harnes
 // A rank terminated by SIGTERM/SIGINT/SIGHUP exits with 128 + the signal number
 // after recording; mpirun then usually reports the first rank's death instead.
 
-// Crash: the job was terminated while the case ran (the launcher's SIGTERM after
-// a rank died, or an interrupt); rank 0 records it before it exits.
+// Crash: the job ended while the case ran: rank 0 got a fatal signal, or the
+// launcher's SIGTERM (after another rank died, or an interrupt); rank 0 records
+// it before it exits.
 enum class Verdict { Pass, Fail, Skipped, Timeout, Crash };
 // "PASS", "FAIL", "SKIPPED", "TIMEOUT", "CRASH".
 std::string_view to_string(Verdict v);
@@ -98,7 +99,8 @@ class Harness {
 // The whole main of a test program: `return hcts::mpi::run_main(argc, argv);`.
 int run_main(int& argc, char**& argv, Options options = {});
 
-// --- For use inside a running case (all of these are no-ops without a Harness) ---
+// --- For use inside a running case. Without a Harness: rank() and size() ask MPI
+// (0 and 1 before MPI_Init), the others do nothing. ---
 
 int rank();
 int size();
