@@ -27,10 +27,13 @@ run() {  # np, filter
 
 case $scenario in
   agree)
-    run 3 'SelfTest.AllPass:SelfTest.FailsOnRankOneOnly:SelfTest.PhaseBarrierHoldsEveryone'
+    np=${HCTS_CHECK_NP:-3}
+    run "$np" 'SelfTest.AllPass:SelfTest.FailsOnRankOneOnly:SelfTest.PhaseBarrierHoldsEveryone'
+    payloads=''
+    for ((r = 0; r < np; r++)); do payloads+="r$r:AllPass,"; done
     [[ $rc == 1 ]] || fail "exit status $rc, expected 1 (a case failed)"
     expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.AllPass\tPASS' "AllPass agreed as PASS"
-    expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.AllPass\tPASS\tmessages-from=\tpayloads=r0:AllPass,r1:AllPass,r2:AllPass,$' \
+    expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.AllPass\tPASS\tmessages-from=\tpayloads='"$payloads"'$' \
       "every rank's payload reaches rank 0 in rank order"
     expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.FailsOnRankOneOnly\tFAIL\tmessages-from=1,\t' \
       "a failure on rank 1 only is FAIL, with rank 1's message only"
@@ -38,10 +41,10 @@ case $scenario in
     expect_line "$work/out.txt" '^\[rank 1\] .*selftest.cpp' "rank 0 prints rank 1's message rank-tagged"
     expect_line "$work/out.txt" 'deliberate failure on rank 1 only' "rank 0 prints the message text"
     expect_line "$work/out.txt" 'deadline 90000 ms per case' "set_default_case_deadline applies"
-    # Only rank 0 prints: three RUN lines, not nine.
+    # Only rank 0 prints: three RUN lines, not three per rank.
     runs=$(grep -c '^\[ RUN' "$work/out.txt")
     [[ $runs == 3 ]] || fail "$runs RUN lines on the console, expected 3 (rank 0 only)"
-    for r in 1 2; do
+    for ((r = 1; r < np; r++)); do
       expect_line "$work/logs/rank-$r.log" '^agreed verdict: FAIL$' "rank $r counts the agreed FAIL"
     done
     ;;
