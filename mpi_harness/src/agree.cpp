@@ -65,6 +65,7 @@ void collect_reports(Runtime& rt, const Report& mine) {
     } else {
       rep.verdict = r->verdict;
       rep.elapsed_ms = r->elapsed_ms;
+      rep.payload = std::move(r->payload);
       for (auto& m : r->messages) msgs.push_back({from, std::move(m)});
     }
     rt.record_report(from, rep, std::move(msgs));
@@ -86,7 +87,7 @@ Verdict agree(Runtime& rt, const Report& mine, CaseResult* result) {
     return static_cast<Verdict>(verdict);
   }
 
-  rt.record_report(0, RankReport{true, mine.verdict, mine.elapsed_ms}, {});
+  rt.record_report(0, RankReport{true, mine.verdict, mine.elapsed_ms, mine.payload}, {});
   collect_reports(rt, mine);
   const CaseState cs = rt.snapshot();
   Verdict agreed = Verdict::Pass;

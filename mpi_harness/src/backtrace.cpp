@@ -75,6 +75,8 @@ std::vector<long> thread_ids() {
 
 }  // namespace
 
+void dump_own_backtrace(int fd) { write_own_stack(fd); }
+
 void install_backtrace_handler() {
   // The first backtrace() loads libgcc's unwinder; doing it now keeps the
   // handler free of that allocation later.

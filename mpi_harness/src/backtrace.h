@@ -10,4 +10,7 @@ void install_backtrace_handler();
 // that block the signal or do not answer within a short time are listed as such.
 void dump_all_backtraces(int fd);
 
+// The calling thread's stack only; async-signal-safe once the handler is installed.
+void dump_own_backtrace(int fd);
+
 }  // namespace hcts::mpi::detail

@@ -5,6 +5,7 @@
 #include "format.h"
 #include "runtime.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -30,8 +31,12 @@ Providers& providers() {
 
 }  // namespace
 
+std::string Runtime::diagnostics_path() const {
+  return options_.log_dir + "/rank-" + std::to_string(rank_) + ".diagnostics.txt";
+}
+
 void Runtime::write_diagnostics(const std::string& reason, const CaseState& cs) {
-  const std::string path = options_.log_dir + "/rank-" + std::to_string(rank_) + ".diagnostics.txt";
+  const std::string path = diagnostics_path();
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) {
     std::fprintf(stderr, "hcts-mpi: rank %d: cannot write diagnostics to '%s'\n", rank_, path.c_str());
@@ -125,13 +130,41 @@ void Runtime::terminated(int sig) {
   claim_end();
   const CaseState cs = snapshot();
   const std::string reason = std::string("terminated by signal ") + std::to_string(sig) + " (" + ::strsignal(sig) +
-                             "): the launcher ends the job, usually because another rank died";
+                             "): the launcher ends the job (a rank died, or the run was interrupted)";
   // Rank 0 records first: the launcher follows up with SIGKILL after
   // odls_base_sigkill_timeout (1 s by default).
   record_end(reason, cs, Verdict::Crash, 128 + sig);
   write_diagnostics(reason, cs);
   std::fflush(nullptr);
   ::_exit(128 + sig);
+}
+
+void Runtime::crashed(int sig) noexcept {
+  if (expired_.exchange(true)) return;  // the job is already ending
+  // Whatever follows may find the heap or a lock broken: never hang here.
+  ::alarm(5);
+  char line[256];
+  const int fd = ::open(crash_path_, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int n = std::snprintf(line, sizeof line, "=== hcts-mpi: rank %d, pid %d: fatal signal %d (%s) ===\n", rank_,
+                              static_cast<int>(::getpid()), sig, ::strsignal(sig));
+  if (fd >= 0) {
+    (void)!::write(fd, line, static_cast<size_t>(n));
+    dump_own_backtrace(fd);
+    ::close(fd);
+  }
+  (void)!::write(STDERR_FILENO, line, static_cast<size_t>(n));
+  if (rank_ == 0 && mu_.try_lock()) {
+    CaseState cs = case_;
+    mu_.unlock();
+    try {
+      const std::string reason = std::string("fatal signal ") + std::to_string(sig) + " (" + ::strsignal(sig) +
+                                 ") on rank 0";
+      record_end(reason, cs, Verdict::Crash, 128 + sig);
+    } catch (...) {
+    }
+  }
+  std::fflush(nullptr);
+  ::alarm(0);
 }
 
 int Runtime::add_provider(std::string title, DiagnosticsProvider provider) {

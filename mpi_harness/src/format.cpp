@@ -23,7 +23,8 @@ std::string_view to_string(Verdict v) {
 namespace hcts::mpi::detail {
 
 CaseResult make_result(const CaseState& cs, Verdict verdict, double duration_ms) {
-  CaseResult r{cs.name, verdict, duration_ms, cs.own_messages, {}, cs.index, cs.total};
+  CaseResult r{cs.name, verdict, duration_ms, cs.own_messages, {}, {}, cs.index, cs.total};
+  for (const auto& rep : cs.reports) r.payloads.push_back(rep.payload);
   r.messages.insert(r.messages.end(), cs.peer_messages.begin(), cs.peer_messages.end());
   std::stable_sort(r.messages.begin(), r.messages.end(),
                    [](const RankMessage& a, const RankMessage& b) { return a.rank < b.rank; });

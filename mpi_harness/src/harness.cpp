@@ -1,5 +1,6 @@
 #include "hcts/mpi_harness.h"
 
+#include "crash.h"
 #include "listener.h"
 #include "poll.h"
 #include "runtime.h"
@@ -8,6 +9,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 
 namespace hcts::mpi {
 namespace {
@@ -42,6 +44,7 @@ Harness::Harness(int& argc, char**& argv, Options options) {
     MPI_Abort(MPI_COMM_WORLD, kExitUsage);
   }
   g_hosts = gather_hosts(g_runtime->host(), n);
+  detail::install_crash_handlers();
   if (provided < MPI_THREAD_MULTIPLE) {
     // The watchdog calls MPI_Abort from its own thread.
     g_runtime->log("warning: MPI provides thread level " + std::to_string(provided) +
@@ -76,16 +79,29 @@ int run_main(int& argc, char**& argv, Options options) {
   return h.run();
 }
 
+namespace {
+
+bool mpi_running() {
+  int init = 0, fini = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fini);
+  return init && !fini;
+}
+
+}  // namespace
+
 int rank() {
   if (g_runtime) return g_runtime->rank();
   int r = 0;
-  return MPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS ? r : 0;
+  if (mpi_running()) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
 }
 
 int size() {
   if (g_runtime) return g_runtime->size();
   int n = 1;
-  return MPI_Comm_size(MPI_COMM_WORLD, &n) == MPI_SUCCESS ? n : 1;
+  if (mpi_running()) MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
 }
 
 MPI_Comm comm() { return MPI_COMM_WORLD; }
@@ -94,6 +110,14 @@ const std::vector<std::string>& hosts() { return g_hosts; }
 
 void set_case_deadline(std::chrono::milliseconds deadline) {
   if (g_runtime) g_runtime->set_deadline(deadline);
+}
+
+void set_default_case_deadline(std::chrono::milliseconds deadline) {
+  if (deadline.count() <= 0 || deadline > std::chrono::hours(24)) {
+    throw std::invalid_argument("case deadline of " + std::to_string(deadline.count()) +
+                                " ms is outside (0, 24 h]");
+  }
+  if (g_runtime) g_runtime->set_default_deadline(deadline);
 }
 
 void phase_barrier(std::string_view phase, std::chrono::milliseconds timeout) {

@@ -94,6 +94,14 @@ void MpiListener::OnTestEnd(const testing::TestInfo& info) {
   mine.verdict = res->Failed() ? Verdict::Fail : res->Skipped() ? Verdict::Skipped : Verdict::Pass;
   mine.elapsed_ms = static_cast<double>(res->elapsed_time());
   for (const auto& m : rt_.snapshot().own_messages) mine.messages.push_back(m.text);
+  if (rt_.options().case_payload) {
+    try {
+      mine.payload = rt_.options().case_payload(info);
+    } catch (const std::exception& e) {
+      mine.verdict = Verdict::Fail;
+      mine.messages.push_back(std::string("harness: the case_payload callback threw: ") + e.what());
+    }
+  }
 
   CaseResult result;
   const Verdict agreed = agree(rt_, mine, rt_.rank() == 0 ? &result : nullptr);

@@ -60,6 +60,7 @@ Runtime::Runtime(Options options, int rank, int size)
   MPI_Comm_dup(MPI_COMM_WORLD, &ctl_);
   MPI_Comm_set_errhandler(ctl_, MPI_ERRORS_RETURN);
   install_backtrace_handler();
+  diagnostics_path().copy(crash_path_, sizeof crash_path_ - 1);
   g_current = this;
   watchdog_ = std::thread([this] { watchdog_loop(); });
   signals_ = std::thread([this] { signal_loop(); });

@@ -23,6 +23,7 @@ struct RankReport {
   bool received = false;
   Verdict verdict = Verdict::Pass;
   double elapsed_ms = 0;
+  std::string payload;
 };
 
 struct CaseState {
@@ -70,6 +71,7 @@ class Runtime {
   // False if the case already ended by expiry (then the caller must not report it).
   [[nodiscard]] bool close_case();
   std::chrono::milliseconds default_deadline() const { return options_.case_deadline; }
+  void set_default_deadline(std::chrono::milliseconds d) { options_.case_deadline = d; }
 
   // Rank 0 while agreeing: record one rank's report.
   void record_report(int from, RankReport report, std::vector<RankMessage> messages);
@@ -85,6 +87,13 @@ class Runtime {
   // The launcher is terminating the job (signal sig): rank 0 records the running
   // case as CRASH, every rank leaves diagnostics, then exits with 128 + sig.
   [[noreturn]] void terminated(int sig);
+  // A fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) on this rank, from
+  // its handler: writes the crashing thread's stack to the diagnostics file and,
+  // on rank 0, records the case as CRASH, best effort (an alarm bounds it should
+  // the process state be too broken). Returns so the signal's previous handling
+  // (Open MPI's, a sanitizer's, or the default) follows.
+  void crashed(int sig) noexcept;
+  std::string diagnostics_path() const;
   [[noreturn]] static void park();
 
   // Diagnostics providers (see DiagnosticsRegistration); process-wide, usable
@@ -109,6 +118,7 @@ class Runtime {
   MPI_Comm ctl_ = MPI_COMM_NULL;
   std::string host_;
   std::string log_path_;
+  char crash_path_[4096] = {};  // diagnostics_path(), usable from a signal handler
   std::FILE* log_ = nullptr;
 
   std::mutex mu_;

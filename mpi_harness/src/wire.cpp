@@ -50,6 +50,7 @@ std::vector<char> encode(const Report& r) {
   put(out, r.elapsed_ms);
   put(out, static_cast<uint32_t>(r.messages.size()));
   for (const auto& m : r.messages) put_str(out, m);
+  put_str(out, r.payload);
   return out;
 }
 
@@ -68,7 +69,7 @@ std::optional<Report> decode(std::span<const char> bytes) {
     if (!rd.get_str(m)) return std::nullopt;
     r.messages.push_back(std::move(m));
   }
-  if (!rd.at_end()) return std::nullopt;
+  if (!rd.get_str(r.payload) || !rd.at_end()) return std::nullopt;
   return r;
 }
 

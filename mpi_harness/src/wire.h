@@ -19,6 +19,7 @@ struct Report {
   Verdict verdict = Verdict::Pass;
   double elapsed_ms = 0;
   std::vector<std::string> messages;
+  std::string payload;
 };
 
 std::vector<char> encode(const Report& r);

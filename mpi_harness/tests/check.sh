@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one harness self-test scenario under mpirun and judges it from outside:
 # exit status, wall time, rank 0's records (on_case/on_abort) and per-rank files.
-# usage: check.sh MPIEXEC SELFTEST_BINARY SCENARIO   (SCENARIO: agree | hang | kill)
+# usage: check.sh MPIEXEC SELFTEST_BINARY SCENARIO   (SCENARIO: agree | hang | kill | crash)
 set -uo pipefail
 mpiexec=$1 bin=$2 scenario=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/hcts-mpi-check.XXXXXX")
@@ -27,18 +27,24 @@ run() {  # np, filter
 
 case $scenario in
   agree)
-    run 3 'SelfTest.AllPass:SelfTest.FailsOnRankOneOnly:SelfTest.PhaseBarrierHoldsEveryone'
+    np=${HCTS_CHECK_NP:-3}
+    run "$np" 'SelfTest.AllPass:SelfTest.FailsOnRankOneOnly:SelfTest.PhaseBarrierHoldsEveryone'
+    payloads=''
+    for ((r = 0; r < np; r++)); do payloads+="r$r:AllPass,"; done
     [[ $rc == 1 ]] || fail "exit status $rc, expected 1 (a case failed)"
     expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.AllPass\tPASS' "AllPass agreed as PASS"
-    expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.FailsOnRankOneOnly\tFAIL\tmessages-from=1,$' \
+    expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.AllPass\tPASS\tmessages-from=\tpayloads='"$payloads"'$' \
+      "every rank's payload reaches rank 0 in rank order"
+    expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.FailsOnRankOneOnly\tFAIL\tmessages-from=1,\t' \
       "a failure on rank 1 only is FAIL, with rank 1's message only"
     expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.PhaseBarrierHoldsEveryone\tPASS' "the phase barrier held"
     expect_line "$work/out.txt" '^\[rank 1\] .*selftest.cpp' "rank 0 prints rank 1's message rank-tagged"
     expect_line "$work/out.txt" 'deliberate failure on rank 1 only' "rank 0 prints the message text"
-    # Only rank 0 prints: three RUN lines, not nine.
+    expect_line "$work/out.txt" 'deadline 90000 ms per case' "set_default_case_deadline applies"
+    # Only rank 0 prints: three RUN lines, not three per rank.
     runs=$(grep -c '^\[ RUN' "$work/out.txt")
     [[ $runs == 3 ]] || fail "$runs RUN lines on the console, expected 3 (rank 0 only)"
-    for r in 1 2; do
+    for ((r = 1; r < np; r++)); do
       expect_line "$work/logs/rank-$r.log" '^agreed verdict: FAIL$' "rank $r counts the agreed FAIL"
     done
     ;;
@@ -73,7 +79,17 @@ case $scenario in
       "the case with the killed rank has a failure verdict"
     expect_line "$HCTS_SELFTEST_RECORD" $'^ABORT\t' "rank 0 announces the end of the job"
     ;;
-  *) echo "unknown scenario '$scenario'; allowed: agree, hang, kill"; exit 2 ;;
+  crash)
+    run 2 'SelfTest.AllPass:SelfTest.RankZeroCrashes'
+    [[ $rc != 0 ]] || fail "exit status 0 although rank 0 crashed"
+    ((elapsed <= 25)) || fail "the job took $elapsed s; the case deadline is 10 s"
+    expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.AllPass\tPASS' "the case before the crash is kept"
+    expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.RankZeroCrashes\tCRASH\t' "rank 0 records its own crash"
+    expect_line "$HCTS_SELFTEST_RECORD" $'^ABORT\tfatal signal 11' "rank 0 announces the end of the job"
+    expect_line "$work/logs/rank-0.diagnostics.txt" '^=== hcts-mpi: rank 0, pid [0-9]+: fatal signal 11' "rank 0's diagnostics name the signal"
+    expect_line "$work/logs/rank-0.diagnostics.txt" '_ZN7testing4Test3RunEv' "rank 0's diagnostics have the crashing thread's stack"
+    ;;
+  *) echo "unknown scenario '$scenario'; allowed: agree, hang, kill, crash"; exit 2 ;;
 esac
 
 if ((failures)); then

@@ -20,6 +20,21 @@ grep -q '^launch: finished after .* with status 0' "$work/out" || fail "no final
 rc=$?
 [[ $rc == 1 ]] || { cat "$work/out"; fail "failing run gave status $rc, expected 1 passed through"; }
 
+# Interrupting launch mid-case: the ranks are stopped, rank 0 records CRASH, status 143.
+export HCTS_SELFTEST_RECORD=$work/record.txt
+"$launch" --np 2 -- "$bin" --gtest_filter=SelfTest.WaitsForInterrupt >"$work/out" 2>&1 &
+pid=$!
+for _ in $(seq 200); do  # up to 20 s for MPI to start on a loaded host
+  grep -q 'RUN .*SelfTest.WaitsForInterrupt' "$work/logs/rank-0.log" 2>/dev/null && break
+  sleep 0.1
+done
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[[ $rc == 143 ]] || { cat "$work/out"; fail "interrupted run gave status $rc, expected 143"; }
+grep -q $'^CASE\tSelfTest.WaitsForInterrupt\tCRASH' "$work/record.txt" || fail "rank 0 did not record the interrupted case as CRASH"
+unset HCTS_SELFTEST_RECORD
+
 hf=$work/hosts; echo "localhost slots=2" >"$hf"
 HCTS_SEED=7 "$launch" --dry-run --np 4 --hostfile "$hf" -- "$bin" >"$work/out" 2>&1
 grep -q -- "--hostfile $hf -np 4 --mca pml ob1 --mca btl self,vader,tcp" "$work/out" || fail "hostfile command line: $(cat "$work/out")"

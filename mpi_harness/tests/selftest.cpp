@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -58,6 +59,26 @@ TEST(SelfTest, Hangs) {
   if (hm::rank() == 1) {
     for (;;) std::this_thread::sleep_for(1h);
   }
+}
+
+// Rank 0 itself crashes: only its own handler can record the verdict.
+TEST(SelfTest, RankZeroCrashes) {
+  hm::set_case_deadline(10s);
+  hm::phase_barrier("before the crash", 5s);
+  if (hm::rank() == 0) {
+    // An unmapped address the compiler cannot reason about: a real SIGSEGV.
+    volatile uintptr_t nowhere = 16;
+    *reinterpret_cast<volatile int*>(nowhere) = 1;
+  }
+  std::this_thread::sleep_for(8s);  // the others wait to be stopped by mpirun
+}
+
+// Only for launch_check.sh, which interrupts it: Open MPI passes the SIGTERM on
+// after odls_base_sigkill_timeout, so the case must outlive that.
+TEST(SelfTest, WaitsForInterrupt) {
+  hm::set_case_deadline(30s);
+  std::this_thread::sleep_for(25s);
+  ADD_FAILURE() << "was not interrupted within 25 s";
 }
 
 // Never runs when Hangs is selected before it: check.sh fails if it appears.
@@ -116,9 +137,18 @@ int main(int argc, char** argv) {
   opts.on_case = [](const hm::CaseResult& r) {
     std::string ranks;
     for (const auto& m : r.messages) ranks += std::to_string(m.rank) + ",";
-    append("CASE\t" + r.name + "\t" + std::string(hm::to_string(r.verdict)) + "\tmessages-from=" + ranks);
+    std::string payloads;
+    for (const auto& p : r.payloads) payloads += p + ",";
+    append("CASE\t" + r.name + "\t" + std::string(hm::to_string(r.verdict)) + "\tmessages-from=" + ranks +
+           "\tpayloads=" + payloads);
+  };
+  opts.case_payload = [](const testing::TestInfo& info) {
+    return "r" + std::to_string(hm::rank()) + ":" + info.name();
   };
   opts.on_abort = [](std::string_view reason) { append("ABORT\t" + std::string(reason)); };
   opts.abort_grace = 1s;
-  return hm::run_main(argc, argv, std::move(opts));
+  hm::Harness harness(argc, argv, std::move(opts));
+  // As a program's own --case-timeout would: the console header shows it.
+  hm::set_default_case_deadline(90s);
+  return harness.run();
 }

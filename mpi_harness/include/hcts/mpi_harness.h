@@ -7,6 +7,7 @@
 // through the implementation under test.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <chrono>
@@ -28,8 +29,9 @@ inline constexpr int kExitInternal = 125; // MPI itself failed inside the harnes
 // A rank terminated by SIGTERM/SIGINT/SIGHUP exits with 128 + the signal number
 // after recording; mpirun then usually reports the first rank's death instead.
 
-// Crash: the job was terminated while the case ran (the launcher's SIGTERM after
-// a rank died, or an interrupt); rank 0 records it before it exits.
+// Crash: the job ended while the case ran: rank 0 got a fatal signal, or the
+// launcher's SIGTERM (after another rank died, or an interrupt); rank 0 records
+// it before it exits.
 enum class Verdict { Pass, Fail, Skipped, Timeout, Crash };
 // "PASS", "FAIL", "SKIPPED", "TIMEOUT", "CRASH".
 std::string_view to_string(Verdict v);
@@ -46,6 +48,9 @@ struct CaseResult {
   double duration_ms;            // longest test-body time over the ranks that reported
   std::vector<RankMessage> messages;  // every rank's failure/skip messages, rank order
   std::vector<int> silent_ranks; // ranks that never reported (only with Timeout, Crash)
+  // What Options::case_payload returned on each rank, by rank ("" if none or
+  // the rank never reported): e.g. each rank's observations as JSON.
+  std::vector<std::string> payloads;
   int index;                     // 1-based position in this run
   int total;                     // cases selected to run
 };
@@ -62,6 +67,10 @@ struct Options {
   std::string log_dir;
   // Send the stdout of ranks other than 0 to their log file (stderr is kept).
   bool quiet_other_ranks = true;
+  // Every rank, at the end of each case before the agreement: a string that is
+  // carried to rank 0 and shows up in CaseResult::payloads (observations, stamps
+  // seen, the case's own verdict detail). Runs on the main thread.
+  std::function<std::string(const testing::TestInfo&)> case_payload;
   // Rank 0 only, called on the main thread after each agreed case, or on the
   // watchdog thread for a TIMEOUT (then on_abort follows and the job ends).
   std::function<void(const CaseResult&)> on_case;
@@ -90,7 +99,8 @@ class Harness {
 // The whole main of a test program: `return hcts::mpi::run_main(argc, argv);`.
 int run_main(int& argc, char**& argv, Options options = {});
 
-// --- For use inside a running case (all of these are no-ops without a Harness) ---
+// --- For use inside a running case. Without a Harness: rank() and size() ask MPI
+// (0 and 1 before MPI_Init), the others do nothing. ---
 
 int rank();
 int size();
@@ -103,6 +113,10 @@ const std::vector<std::string>& hosts();
 
 // Overrides the running case's deadline, counted from the case's start.
 void set_case_deadline(std::chrono::milliseconds deadline);
+// Changes the default deadline of the cases that start from now on (e.g. from
+// the program's own --case-timeout option, parsed after the Harness started).
+// Throws std::invalid_argument unless 0 < deadline <= 24 h.
+void set_default_case_deadline(std::chrono::milliseconds deadline);
 
 // Waits until every rank reached the same phase barrier. If that does not happen
 // within `timeout` (or, without one, before the case deadline), the case ends as
