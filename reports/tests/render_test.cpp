@@ -300,3 +300,38 @@ TEST(Render, OddFieldsNeverCrashTheRenderers) {
 }
 
 }  // namespace
+
+namespace {
+
+// The document as hcts-conformance writes it: per-clause verdicts in cases,
+// summary.not_run, nulls for unknown facts.
+TEST(Render, ConformanceWriterShape) {
+  const auto r = render({"conformance-shape.json"});
+  const auto &doc = r.runs[0].doc;
+  for (const auto &cl : doc["clauses"]) {
+    if (cl["id"] == "WWN.PTR.1") {
+      EXPECT_EQ(cl["verdict"], "PASS") << "a case failing another clause must not fail this one";
+    }
+    if (cl["id"] == "WWN.IDX.2") {
+      EXPECT_EQ(cl["verdict"], "FAIL");
+    }
+  }
+  const auto row = clause_row(r.html, 0, "WWN.PTR.1");
+  EXPECT_NE(row.find("case: FAIL"), std::string::npos) << "the case's own verdict is shown where it differs";
+  EXPECT_EQ(junit_total(r.junit, "tests"), "11");
+
+  auto filtered = load_run(fixture("conformance-shape.json"));
+  filtered.doc["summary"]["not_run"] = {"WWN.NTF.1"};
+  std::vector<hcts::report::Run> runs{filtered};
+  prepare_runs(runs, nullptr);
+  const RenderInfo info{"t", ""};
+  EXPECT_EQ(runs[0].doc["summary"]["gate"], "fail");
+  EXPECT_NE(render_html(runs, info).find("1 clause(s) not decided by any case"), std::string::npos);
+  EXPECT_NE(render_markdown(runs, info).find("**1 clause(s) not decided by any case** (filtered or cut-short run): `WWN.NTF.1`"),
+            std::string::npos);
+  const auto junit = render_junit(runs, info);
+  EXPECT_EQ(junit_total(junit, "tests"), "12");
+  EXPECT_NE(junit.find("name=\"WWN.NTF.1\" time=\"0.000\">\n      <error type=\"NOT RUN\""), std::string::npos);
+}
+
+}  // namespace

@@ -60,12 +60,18 @@ std::string waiver_note(const json &item) {
   return note;
 }
 
-std::string case_evidence(const json &c) {
+// One case as evidence; under a clause (`clause_id` given) it shows what the
+// case decided for that clause, which can differ from the case as a whole.
+std::string case_evidence(const json &c, const std::string &clause_id = {}) {
   std::ostringstream o;
-  const auto verdict = field(c, "verdict");
+  const auto &per_clause = clause_id.empty() ? object_at(json(), "") : object_at(object_at(c, "clause_verdicts"), clause_id);
+  const auto case_verdict = field(c, "verdict");
+  const auto verdict = field(per_clause, "verdict", case_verdict);
   o << "<tr class=\"case-row\" data-verdict=\"" << html_escape(verdict) << "\"><td><code>"
     << html_escape(field(c, "name")) << "</code></td><td data-sort-key=\"" << verdict_key(verdict) << "\">"
-    << badge(verdict) << "</td><td class=\"num\" data-sort-key=\"" << duration_s(c) << "\">"
+    << badge(verdict);
+  if (verdict != case_verdict) o << "<div class=\"muted small\">case: " << html_escape(case_verdict) << "</div>";
+  o << "</td><td class=\"num\" data-sort-key=\"" << duration_s(c) << "\">"
     << format_seconds(duration_s(c)) << "</td><td>" << text_or_dash(field(c, "seed")) << "</td><td>";
   const auto reason = field(c, "reason");
   if (!reason.empty()) o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
@@ -124,7 +130,7 @@ void clause_table(std::ostringstream &o, const Run &run, std::size_t r) {
         continue;
       }
       time += duration_s(*it->second);
-      evidence << case_evidence(*it->second);
+      evidence << case_evidence(*it->second, field(cl, "id"));
     }
     o << "<tr class=\"clause-row\" id=\"r" << r << "-" << html_escape(field(cl, "id")) << "\" data-verdict=\""
       << html_escape(verdict) << "\"><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>"
@@ -306,6 +312,13 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r) {
   if (status != "complete")
     o << "<p class=\"alert\">This run is <b>" << html_escape(status) << "</b>, not complete: clauses without a verdict did not run, "
          "and the gate cannot pass.</p>";
+  if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
+    std::string ids;
+    for (const auto &id : not_run) ids += (ids.empty() ? "" : ", ") + (id.is_string() ? id.get<std::string>() : id.dump());
+    o << "<p class=\"alert\" id=\"not-run-" << r << "\"><b>" << not_run.size()
+      << " clause(s) not decided by any case</b> (a filtered or cut-short run; the gate cannot pass): <code>"
+      << html_escape(ids) << "</code></p>";
+  }
   o << "<div class=\"chips\">";
   const auto &by = object_at(summary, "by_verdict");
   for (const auto v : expectations::all_verdicts()) {

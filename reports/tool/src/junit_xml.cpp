@@ -90,6 +90,11 @@ std::string render_junit(std::span<const Run> runs, const RenderInfo &info) {
     Counts counts;
     std::ostringstream body;
     for (const auto &clause : array_at(run.doc, "clauses")) body << testcase(run.doc, clause, cases, counts);
+    // Clauses the run knew of but never decided are testcases too: errors, never silently dropped.
+    for (const auto &id : array_at(object_at(run.doc, "summary"), "not_run")) {
+      const nlohmann::json missing = {{"id", id.is_string() ? id.get<std::string>() : id.dump()}, {"verdict", nullptr}};
+      body << testcase(run.doc, missing, cases, counts);
+    }
     const auto &r = object_at(run.doc, "run");
     suites << "  <testsuite name=\"hcts." << html_escape(run.label) << "\" tests=\"" << counts.tests << "\" failures=\""
            << counts.failures << "\" errors=\"" << counts.errors << "\" skipped=\"" << counts.skipped << "\" time=\""

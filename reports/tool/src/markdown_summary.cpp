@@ -43,6 +43,13 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading) {
     if (const auto n = field(by, v, "0"); n != "0") o << "| " << v << " | " << n << " |\n";
   o << "\n";
 
+  if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
+    o << "**" << not_run.size() << " clause(s) not decided by any case** (filtered or cut-short run):";
+    for (std::size_t i = 0; i < not_run.size() && i < kMaxListed; ++i)
+      o << " `" << md_escape(not_run[i].is_string() ? not_run[i].get<std::string>() : not_run[i].dump()) << "`";
+    if (not_run.size() > kMaxListed) o << " …";
+    o << "\n\n";
+  }
   std::vector<const nlohmann::json *> attention;
   for (const auto &cl : array_at(run.doc, "clauses")) {
     const auto v = field(cl, "verdict", "NOT RUN");
