@@ -208,8 +208,9 @@ void properties(std::ostringstream &o, const Run &run) {
     const auto command = field(p, "command");
     if (!command.empty()) o << "<div class=\"repro\"><code>" << html_escape(command) << "</code></div>";
     o << "</td><td>";
+    if (const auto reason = field(p, "reason"); !reason.empty()) o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
     const auto &steps = array_at(p, "counterexample");
-    if (steps.empty()) o << "<span class=\"muted\">—</span>";
+    if (steps.empty() && field(p, "reason").empty()) o << "<span class=\"muted\">—</span>";
     else {
       o << "<ol class=\"steps\">";
       for (const auto &s : steps) o << "<li><code>" << html_escape(s.is_string() ? s.get<std::string>() : s.dump()) << "</code></li>";
@@ -303,12 +304,28 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r) {
   const auto &clauses = array_at(run.doc, "clauses");
   o << "<section class=\"run\" id=\"run-" << r << "\" data-gate=\"" << (gate == "PASS" ? "pass" : "fail")
     << "\" data-clauses=\"" << clauses.size() << "\"><h2>" << html_escape(run.label) << " " << badge(gate)
-    << "</h2><div class=\"cards\"><div class=\"card\"><div class=\"big\">" << html_escape(field(summary, "must_passed", "0"))
-    << "<span class=\"muted\"> / " << html_escape(field(summary, "must_total", "0")) << "</span></div>MUST clauses passed";
-  if (field(summary, "must_waived", "0") != "0") o << " <span class=\"muted\">(" << html_escape(field(summary, "must_waived")) << " waived)</span>";
-  o << "</div><div class=\"card\"><div class=\"big\">" << clauses.size() << "</div>clauses checked</div>"
-    << "<div class=\"card\"><div class=\"big\">" << array_at(run.doc, "cases").size() << "</div>cases</div>"
-    << "<div class=\"card\"><div class=\"big small-big\">" << html_escape(status) << "</div>run status</div></div>";
+    << "</h2><div class=\"cards\">";
+  const auto &props = array_at(run.doc, "properties");
+  if (!clauses.empty() || props.empty()) {
+    o << "<div class=\"card\"><div class=\"big\">" << html_escape(field(summary, "must_passed", "0"))
+      << "<span class=\"muted\"> / " << html_escape(field(summary, "must_total", "0")) << "</span></div>MUST clauses passed";
+    if (field(summary, "must_waived", "0") != "0") o << " <span class=\"muted\">(" << html_escape(field(summary, "must_waived")) << " waived)</span>";
+    o << "</div><div class=\"card\"><div class=\"big\">" << clauses.size() << "</div>clauses checked</div>"
+      << "<div class=\"card\"><div class=\"big\">" << array_at(run.doc, "cases").size() << "</div>cases</div>";
+  }
+  if (!props.empty()) {
+    std::size_t passed = 0;
+    for (const auto &p : props) passed += field(p, "verdict") == "PASS";
+    o << "<div class=\"card\"><div class=\"big\">" << passed << "<span class=\"muted\"> / " << props.size()
+      << "</span></div>properties passed</div>";
+  }
+  if (const auto &lit = array_at(run.doc, "litmus"); !lit.empty()) {
+    std::size_t clean = 0;
+    for (const auto &l : lit) clean += field(l, "observation") == "never" || field(l, "verdict") == "PASS";
+    o << "<div class=\"card\"><div class=\"big\">" << clean << "<span class=\"muted\"> / " << lit.size()
+      << "</span></div>litmus tests clean</div>";
+  }
+  o << "<div class=\"card\"><div class=\"big small-big\">" << html_escape(status) << "</div>run status</div></div>";
   if (status != "complete")
     o << "<p class=\"alert\">This run is <b>" << html_escape(status) << "</b>, not complete: clauses without a verdict did not run, "
          "and the gate cannot pass.</p>";
@@ -326,7 +343,7 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r) {
     if (n != "0") o << "<span class=\"chip " << css_class(v) << "\">" << v << " <b>" << html_escape(n) << "</b></span>";
   }
   o << "</div>";
-  clause_table(o, run, r);
+  if (!clauses.empty() || props.empty()) clause_table(o, run, r);
   profiles(o, run);
   litmus(o, run);
   properties(o, run);

@@ -84,6 +84,20 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading) {
       << " shrinks): `" << md_escape(field(p, "reproduce")) << "`\n";
   }
   if (failed_props) o << "\n";
+  std::size_t bad_litmus = 0;
+  for (const auto &l : array_at(run.doc, "litmus")) {
+    const auto v = field(l, "verdict");
+    if (v == "PASS" || v == "PROFILE") continue;
+    if (bad_litmus++ == 0) o << "**Litmus tests with forbidden outcomes:**\n\n";
+    o << "- " << md_escape(field(l, "id")) << " " << md_escape(field(l, "shape")) << " (" << v << "):";
+    for (const auto &f : array_at(l, "forbidden")) {
+      if (!f.is_string()) continue;
+      const auto n = field(object_at(l, "outcomes"), f.get<std::string>(), "0");
+      if (n != "0") o << " " << md_escape(f.get<std::string>()) << " " << n << "×";
+    }
+    o << " in " << field(l, "repetitions", "?") << " runs\n";
+  }
+  if (bad_litmus) o << "\n";
 }
 
 }  // namespace
