@@ -50,6 +50,14 @@ shown=$(grep -o '<tr class="clause-row"[^>]*>' "$work/filtered.dom.html" | grep 
 [[ $shown == 2 ]] && ok "#verdict=FAIL leaves 2 clause rows visible" || bad "#verdict=FAIL leaves $shown rows visible, expected 2"
 grep -q '2 of 11 shown' "$work/filtered.dom.html" && ok "filter counter says 2 of 11" || bad "filter counter wrong after filtering"
 
+# The script sorts from the URL too: worst verdict first.
+dom "$url#sort=Verdict&dir=desc" "$work/sorted.dom.html"
+first=$(grep -o '<tr class="clause-row"[^>]*>' "$work/sorted.dom.html" | head -1)
+last=$(grep -o '<tr class="clause-row"[^>]*>' "$work/sorted.dom.html" | tail -1)
+[[ $first == *'data-verdict="FAIL"'* && $last == *'data-verdict="PASS"'* ]] && ok "#sort=Verdict&dir=desc puts FAIL first, PASS last" ||
+  bad "sorting by verdict: first row '$first', last row '$last'"
+grep -q '<th[^>]*aria-sort="descending"[^>]*>Verdict' "$work/sorted.dom.html" && ok "the sorted column is marked" || bad "aria-sort not set"
+
 # Two runs side by side: the comparison matrix.
 "$tool" render --out "$work/compare" "$fixtures/pass.json" "$fixtures/failures.json" "$fixtures/timeout.json" >/dev/null
 dom "file://$work/compare/report.html" "$work/compare.dom.html"

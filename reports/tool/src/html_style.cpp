@@ -96,8 +96,8 @@ std::string_view html_script() {
     if(!isNaN(x) && !isNaN(y) && /^-?[0-9.e+-]+$/.test(a) && /^-?[0-9.e+-]+$/.test(b)) return x-y;
     return a.localeCompare(b, undefined, {numeric:true});
   }
-  function sortTable(table, col, th){
-    var dir = th.getAttribute('aria-sort') === 'ascending' ? -1 : 1;
+  function sortTable(table, col, th, forced){
+    var dir = forced || (th.getAttribute('aria-sort') === 'ascending' ? -1 : 1);
     table.tHead.querySelectorAll('th').forEach(function(h){ h.removeAttribute('aria-sort'); });
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
@@ -132,9 +132,19 @@ std::string_view html_script() {
     controls.push({input:input, select:select, apply:apply});
     apply();
   });
-  // A link can carry a filter: report.html#verdict=FAIL or #q=Bounds (both may be combined with &).
+  // A link can carry a filter and an order: report.html#verdict=FAIL, #q=Bounds,
+  // #sort=Verdict&dir=desc (sorts every table with such a column), combined with &.
   function fromHash(){
     var params = new URLSearchParams(location.hash.replace(/^#/, ''));
+    if(params.has('sort')){
+      var name = params.get('sort').toLowerCase(), dir = params.get('dir') === 'desc' ? -1 : 1;
+      document.querySelectorAll('table.sortable').forEach(function(table){
+        if(!table.tHead) return;
+        Array.prototype.forEach.call(table.tHead.rows[0].cells, function(th, col){
+          if(th.textContent.trim().toLowerCase() === name) sortTable(table, col, th, dir);
+        });
+      });
+    }
     if(!params.has('verdict') && !params.has('q')) return;
     controls.forEach(function(c){
       if(params.has('verdict')){
