@@ -14,6 +14,7 @@
 
 #include "renderers.h"
 #include "results_io.h"
+#include "text.h"
 
 namespace {
 
@@ -361,6 +362,26 @@ TEST(Render, PropertyRun) {
   doc["litmus"][1]["verdict"] = "PASS";
   hcts::expectations::summarize(doc);
   EXPECT_EQ(doc["summary"]["gate"], "pass");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Render, SaysWhyTheGateFails) {
+  EXPECT_TRUE(gate_failures(render({"pass.json"}).runs[0].doc).empty());
+  EXPECT_EQ(gate_failures(render({"not_supported.json"}).runs[0].doc),
+            std::vector<std::string>{"8 MUST clause(s) neither PASS nor WAIVED (8 NOT_SUPPORTED)"});
+  const auto r = render({"failures.json"});
+  EXPECT_EQ(gate_failures(r.runs[0].doc),
+            (std::vector<std::string>{"2 MUST clause(s) neither PASS nor WAIVED (2 FAIL)", "1 property falsified",
+                                      "1 litmus test(s) failed"}));
+  EXPECT_NE(r.html.find("<b>The gate fails:</b> 2 MUST clause(s) neither PASS nor WAIVED (2 FAIL); 1 property falsified"),
+            std::string::npos);
+  EXPECT_NE(r.md.find("- **The gate fails:** 2 MUST clause(s)"), std::string::npos);
+  EXPECT_EQ(gate_failures(render({"xpass.json"}).runs[0].doc),
+            (std::vector<std::string>{"1 MUST clause(s) neither PASS nor WAIVED (1 XPASS)",
+                                      "1 unexpected pass(es): stale expectations"}));
 }
 
 }  // namespace

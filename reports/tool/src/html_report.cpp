@@ -329,6 +329,11 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r) {
   if (status != "complete")
     o << "<p class=\"alert\">This run is <b>" << html_escape(status) << "</b>, not complete: clauses without a verdict did not run, "
          "and the gate cannot pass.</p>";
+  if (const auto why = gate_failures(run.doc); !why.empty()) {
+    o << "<p class=\"why\"><b>The gate fails:</b> ";
+    for (std::size_t i = 0; i < why.size(); ++i) o << (i ? "; " : "") << html_escape(why[i]);
+    o << ".</p>";
+  }
   if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
     std::string ids;
     for (const auto &id : not_run) ids += (ids.empty() ? "" : ", ") + (id.is_string() ? id.get<std::string>() : id.dump());

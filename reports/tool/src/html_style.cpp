@@ -41,6 +41,7 @@ details.section>summary{cursor:pointer}details.section>summary h3{display:inline
 .chips{display:flex;flex-wrap:wrap;gap:6px;margin:4px 0 8px}
 .chip{color:#fff;border-radius:14px;padding:3px 12px;font-size:12.5px}
 .alert{border-left:4px solid var(--fail);background:#ffebe9;padding:8px 12px;border-radius:4px}
+.why{margin:4px 0 8px;color:var(--fail)}.why b{color:var(--fg)}
 .controls{display:flex;gap:8px;align-items:center;margin:6px 0}
 .controls input{flex:0 1 320px;padding:5px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
 .controls select{padding:5px 8px;border:1px solid var(--line);border-radius:6px;font:inherit;background:#fff}

@@ -37,7 +37,12 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading) {
     << " ranks, " << md_escape(field(env, "transport", "?")) << "\n- **Run:** `" << md_escape(field(r, "id", "?")) << "`, "
     << md_escape(field(r, "status", "?")) << ", suite " << md_escape(field(r, "suite_version", "?"));
   if (const auto c = field(r, "suite_commit"); !c.empty()) o << " @ " << md_escape(c);
-  o << "\n\n| Verdict | Clauses |\n|---|---:|\n";
+  if (const auto why = gate_failures(run.doc); !why.empty()) {
+    o << "\n- **The gate fails:** ";
+    for (std::size_t i = 0; i < why.size(); ++i) o << (i ? "; " : "") << md_escape(why[i]);
+  }
+  o << "\n\n| Verdict | " << (array_at(run.doc, "clauses").empty() && !array_at(run.doc, "properties").empty() ? "Properties" : "Clauses")
+    << " |\n|---|---:|\n";
   const auto &by = object_at(summary, "by_verdict");
   for (const auto v : expectations::all_verdicts())
     if (const auto n = field(by, v, "0"); n != "0") o << "| " << v << " | " << n << " |\n";
