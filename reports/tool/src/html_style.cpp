@@ -69,7 +69,7 @@ ul.messages{margin:4px 0;padding-left:18px}ul.messages li{font-family:ui-monospa
 .rank{color:var(--muted)}
 .repro{margin-top:3px}
 details.obs pre{background:var(--soft);padding:6px;border-radius:4px;max-height:200px;overflow:auto}
-table.matrix td,table.matrix th{text-align:center}table.matrix td:first-child,table.matrix th:first-child,table.matrix td.title,table.matrix th:nth-child(2){text-align:left}table.matrix td.title{color:var(--muted);font-size:13px}
+table.matrix td,table.matrix th{text-align:center;vertical-align:middle}table.matrix td:first-child,table.matrix th:first-child,table.matrix td.title,table.matrix th:nth-child(2){text-align:left}table.matrix td.title{color:var(--muted);font-size:13px}
 table.matrix a{text-decoration:none}
 .litmus-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(410px,1fr));gap:12px}
 figure.litmus{margin:0;border:1px solid var(--line);border-radius:8px;padding:10px 12px;background:#fff}
