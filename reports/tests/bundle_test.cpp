@@ -118,6 +118,12 @@ TEST(Bundle, IncompleteRunsAreRejected) {
   EXPECT_FALSE(lost_case.ok);
   EXPECT_EQ(lost_case.reason, "MUST clause WWN.PTR.1 names case \"InputChecks.NullDst\", which has no result");
 
+  auto filtered = verify_bundle(bundle_of(run_with([](nlohmann::json &d) {
+    d["summary"] = {{"not_run", {"WWN.NTF.1", "WWN.ORD.1"}}};
+  })));
+  EXPECT_FALSE(filtered.ok);
+  EXPECT_EQ(filtered.reason, "summary.not_run lists 2 clause(s) no case decided (first: WWN.NTF.1): the run was filtered or cut short");
+
   auto nothing = verify_bundle(bundle_of(load_run(fixture("not_supported.json"))));
   EXPECT_TRUE(nothing.ok) << nothing.reason;  // ran, all NOT_SUPPORTED: complete, the gate (not verify) fails it
 }

@@ -14,6 +14,7 @@
 
 #include "renderers.h"
 #include "results_io.h"
+#include "text.h"
 
 namespace {
 
@@ -73,7 +74,7 @@ TEST(Render, PassingRun) {
   EXPECT_NE(r.md.find("## hcts compliance: ✅ PASS — reference"), std::string::npos);
   EXPECT_NE(r.md.find("**MUST clauses passed:** 8 of 8"), std::string::npos);
   EXPECT_NE(r.md.find("No clause failed."), std::string::npos);
-  EXPECT_EQ(junit_total(r.junit, "tests"), "11");
+  EXPECT_EQ(junit_total(r.junit, "tests"), "13");  // 11 clauses, 2 properties; litmus cases report through clauses
   EXPECT_EQ(junit_total(r.junit, "failures"), "0");
   EXPECT_EQ(junit_total(r.junit, "errors"), "0");
   EXPECT_EQ(junit_total(r.junit, "skipped"), "0");
@@ -106,7 +107,8 @@ TEST(Render, RunWithFailuresShowsEvidence) {
   EXPECT_NE(r.md.find("| `WWN.IDX.2` | MUST | **FAIL** | NotifyIndex.AtNotifyNum: remoteNotifyIdx 4"), std::string::npos);
   EXPECT_NE(r.md.find("| `WWN.PROF.1` | PROFILE | **HAZARD** |"), std::string::npos);
   EXPECT_NE(r.md.find("NotifyIndexModel (seed 8812, 12 shrinks)"), std::string::npos);
-  EXPECT_EQ(junit_total(r.junit, "failures"), "3");  // two FAIL, one HAZARD
+  EXPECT_EQ(junit_total(r.junit, "failures"), "4");  // two FAIL, one HAZARD, one property
+  EXPECT_NE(r.junit.find("<testcase classname=\"hcts.property\" name=\"NotifyIndexModel\""), std::string::npos);
   EXPECT_EQ(junit_total(r.junit, "errors"), "0");
   EXPECT_NE(r.junit.find("<failure type=\"HAZARD\""), std::string::npos);
 }
@@ -159,7 +161,7 @@ TEST(Render, TwoRunsSideBySide) {
   EXPECT_NE(r.md.find("| Clause | reference | vendor | Passed by |"), std::string::npos);
   EXPECT_NE(r.md.find("| `WWN.IDX.2` | PASS | FAIL | 1 of 2 |"), std::string::npos);
   EXPECT_EQ(r.md.find("| `WWN.PTR.1` | PASS | PASS |"), std::string::npos) << "agreeing clauses are left out of the comment";
-  EXPECT_EQ(junit_total(r.junit, "tests"), "22");
+  EXPECT_EQ(junit_total(r.junit, "tests"), "26");
   EXPECT_EQ(count(r.junit, "<testsuite "), 2U);
 }
 
@@ -297,6 +299,89 @@ TEST(Render, OddFieldsNeverCrashTheRenderers) {
   }
   std::cout << rendered << " rendered, " << refused << " refused with a message\n";
   EXPECT_GT(rendered, 100);
+}
+
+}  // namespace
+
+namespace {
+
+// The document as hcts-conformance writes it: per-clause verdicts in cases,
+// summary.not_run, nulls for unknown facts.
+TEST(Render, ConformanceWriterShape) {
+  const auto r = render({"conformance-shape.json"});
+  const auto &doc = r.runs[0].doc;
+  for (const auto &cl : doc["clauses"]) {
+    if (cl["id"] == "WWN.PTR.1") {
+      EXPECT_EQ(cl["verdict"], "PASS") << "a case failing another clause must not fail this one";
+    }
+    if (cl["id"] == "WWN.IDX.2") {
+      EXPECT_EQ(cl["verdict"], "FAIL");
+    }
+  }
+  const auto row = clause_row(r.html, 0, "WWN.PTR.1");
+  EXPECT_NE(row.find("case: FAIL"), std::string::npos) << "the case's own verdict is shown where it differs";
+  EXPECT_EQ(junit_total(r.junit, "tests"), "13");
+
+  auto filtered = load_run(fixture("conformance-shape.json"));
+  filtered.doc["summary"]["not_run"] = {"WWN.NTF.1"};
+  std::vector<hcts::report::Run> runs{filtered};
+  prepare_runs(runs, nullptr);
+  const RenderInfo info{"t", ""};
+  EXPECT_EQ(runs[0].doc["summary"]["gate"], "fail");
+  EXPECT_NE(render_html(runs, info).find("1 clause(s) not decided by any case"), std::string::npos);
+  EXPECT_NE(render_markdown(runs, info).find("**1 clause(s) not decided by any case** (filtered or cut-short run): `WWN.NTF.1`"),
+            std::string::npos);
+  const auto junit = render_junit(runs, info);
+  EXPECT_EQ(junit_total(junit, "tests"), "14");
+  EXPECT_NE(junit.find("name=\"WWN.NTF.1\" time=\"0.000\">\n      <error type=\"NOT RUN\""), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// A property run (as hcts-property writes it): no clauses, properties and litmus decide.
+TEST(Render, PropertyRun) {
+  const auto r = render({"property.json"});
+  const auto &summary = r.runs[0].doc["summary"];
+  EXPECT_EQ(summary["gate"], "fail");  // a falsified property fails the run although no clause does
+  EXPECT_EQ(summary["by_verdict"]["FAIL"], 1);
+  EXPECT_EQ(summary["by_verdict"]["PASS"], 1);
+  EXPECT_NE(r.html.find("1<span class=\"muted\"> / 2</span></div>properties passed"), std::string::npos);
+  EXPECT_NE(r.html.find("1<span class=\"muted\"> / 2</span></div>litmus tests clean"), std::string::npos);
+  EXPECT_EQ(r.html.find("MUST clauses passed"), std::string::npos);
+  EXPECT_EQ(junit_total(r.junit, "tests"), "4");     // 2 properties, 2 litmus tests
+  EXPECT_EQ(junit_total(r.junit, "failures"), "2");
+  EXPECT_NE(r.junit.find("name=\"L6 CoWW\""), std::string::npos);
+  EXPECT_NE(r.md.find("- ChannelModel (seed 991, 17 shrinks): `RC_PARAMS=\"reproduce=BchVaYXZpb3Vy\"`"), std::string::npos);
+  EXPECT_NE(r.md.find("- L6 CoWW (FAIL): first 6× in 2000 runs"), std::string::npos);
+
+  // Passing properties and clean litmus: the gate passes.
+  auto doc = r.runs[0].doc;
+  doc["properties"][1]["verdict"] = "PASS";
+  doc["litmus"][1]["verdict"] = "PASS";
+  hcts::expectations::summarize(doc);
+  EXPECT_EQ(doc["summary"]["gate"], "pass");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Render, SaysWhyTheGateFails) {
+  EXPECT_TRUE(gate_failures(render({"pass.json"}).runs[0].doc).empty());
+  EXPECT_EQ(gate_failures(render({"not_supported.json"}).runs[0].doc),
+            std::vector<std::string>{"8 MUST clause(s) neither PASS nor WAIVED (8 NOT_SUPPORTED)"});
+  const auto r = render({"failures.json"});
+  EXPECT_EQ(gate_failures(r.runs[0].doc),
+            (std::vector<std::string>{"2 MUST clause(s) neither PASS nor WAIVED (2 FAIL)", "1 property falsified",
+                                      "1 litmus test(s) failed"}));
+  EXPECT_NE(r.html.find("<b>The gate fails:</b> 2 MUST clause(s) neither PASS nor WAIVED (2 FAIL); 1 property falsified"),
+            std::string::npos);
+  EXPECT_NE(r.md.find("- **The gate fails:** 2 MUST clause(s)"), std::string::npos);
+  EXPECT_EQ(gate_failures(render({"xpass.json"}).runs[0].doc),
+            (std::vector<std::string>{"1 MUST clause(s) neither PASS nor WAIVED (1 XPASS)",
+                                      "1 unexpected pass(es): stale expectations"}));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 
 #include "hcts/expectations.h"
 
@@ -39,16 +40,27 @@ void summarize(nlohmann::json &results) {
   if (clauses.is_null()) clauses = nlohmann::json::array();
   if (!clauses.is_array()) throw std::runtime_error("results: 'clauses' is not an array");
 
-  std::map<std::string, std::string> case_verdict;
+  std::map<std::string, const nlohmann::json *> case_by_name;
   bool any_xpass = false;
   if (const auto it = results.find("cases"); it != results.end() && it->is_array()) {
     for (const auto &c : *it) {
       const auto name = string_or(c, "name", "");
-      const auto verdict = string_or(c, "verdict", "");
-      if (!name.empty()) case_verdict[name] = verdict;
-      any_xpass = any_xpass || verdict == "XPASS";
+      if (!name.empty()) case_by_name[name] = &c;
+      any_xpass = any_xpass || string_or(c, "verdict", "") == "XPASS";
     }
   }
+  // What a case says about one clause: its per-clause verdict when it has one
+  // (a case may cover several clauses and fail only one), else its own.
+  auto verdict_for = [](const nlohmann::json &c, const std::string &clause_id) {
+    if (c.is_object() && c.contains("clause_verdicts")) {
+      const auto &per = c.at("clause_verdicts");
+      if (per.is_object() && per.contains(clause_id)) {
+        const auto v = string_or(per.at(clause_id), "verdict", "");
+        if (verdict_rank(v) >= 0) return v;
+      }
+    }
+    return string_or(c, "verdict", "");
+  };
 
   std::map<std::string, int> by_verdict;
   for (const auto v : kOrder) by_verdict[std::string(v)] = 0;
@@ -57,6 +69,7 @@ void summarize(nlohmann::json &results) {
   for (auto &clause : clauses) {
     if (!clause.is_object()) throw std::runtime_error("results: an entry of 'clauses' is not an object");
     const std::string own = string_or(clause, "verdict", "");
+    const std::string id = string_or(clause, "id", "");
     // A PROFILE is a judgement on the clause as a whole (its cases pass and
     // report what they saw), so it survives unless a case is worse.
     std::string worst = own == "PROFILE" ? own : "";
@@ -64,10 +77,12 @@ void summarize(nlohmann::json &results) {
     if (const auto it = clause.find("cases"); it != clause.end() && it->is_array()) {
       for (const auto &name : *it) {
         if (!name.is_string()) continue;
-        const auto found = case_verdict.find(name.get<std::string>());
-        if (found == case_verdict.end() || verdict_rank(found->second) < 0) continue;
+        const auto found = case_by_name.find(name.get<std::string>());
+        if (found == case_by_name.end()) continue;
+        const auto v = verdict_for(*found->second, id);
+        if (verdict_rank(v) < 0) continue;
         has_case = true;
-        if (worst.empty() || verdict_rank(found->second) > verdict_rank(worst)) worst = found->second;
+        if (worst.empty() || verdict_rank(v) > verdict_rank(worst)) worst = v;
       }
     }
     if (has_case) clause["verdict"] = worst;
@@ -85,11 +100,28 @@ void summarize(nlohmann::json &results) {
   const bool complete = string_or(results.value("run", nlohmann::json::object()), "status", "") == "complete";
   auto &summary = results["summary"];
   if (!summary.is_object()) summary = nlohmann::json::object();
+  // Clauses the writer knew of but no case decided (a filtered or cut-short
+  // run) are listed in summary.not_run; such a run is not a conforming one.
+  const auto not_run = summary.find("not_run");
+  const bool all_ran = not_run == summary.end() || !not_run->is_array() || not_run->empty();
+  // Properties and litmus tests decide a run too: in a property run they are
+  // all there is; in a conformance run their cases also feed the clauses.
+  bool others_ok = true;
+  for (const char *key : {"properties", "litmus"}) {
+    const auto it = results.find(key);
+    if (it == results.end() || !it->is_array()) continue;
+    for (const auto &item : *it) {
+      const auto v = string_or(item, "verdict", "");
+      others_ok = others_ok && !(v == "FAIL" || v == "TIMEOUT" || v == "CRASH" || v == "XPASS");
+      // A document without clauses (a property run) counts its properties instead.
+      if (clauses.empty() && std::string_view(key) == "properties" && verdict_rank(v) >= 0) ++by_verdict[v];
+    }
+  }
   summary["by_verdict"] = by_verdict;
   summary["must_total"] = must_total;
   summary["must_passed"] = must_passed;
   summary["must_waived"] = must_waived;
-  summary["gate"] = complete && must_ok && !any_xpass ? "pass" : "fail";
+  summary["gate"] = complete && all_ran && must_ok && !any_xpass && others_ok ? "pass" : "fail";
 }
 
 }  // namespace hcts::expectations

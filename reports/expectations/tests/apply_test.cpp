@@ -174,6 +174,61 @@ TEST(ExpectationsApply, RefusesANonResultsDocument) {
   EXPECT_THROW(set("").apply(r), std::runtime_error);
 }
 
+// hcts-conformance records, per case, a verdict for each clause it covers.
+json combo_results() {
+  return json::parse(R"({
+    "schema": "hcts-results", "schema_version": 1, "run": {"id": "c", "status": "complete"},
+    "clauses": [
+      {"id": "WWN.A", "kind": "MUST", "verdict": "PASS", "cases": ["Combo"]},
+      {"id": "WWN.B", "kind": "MUST", "verdict": "FAIL", "cases": ["Combo"]}
+    ],
+    "cases": [
+      {"name": "Combo", "clauses": ["WWN.A", "WWN.B"], "verdict": "FAIL", "reason": "WWN.B: wrong",
+       "clause_verdicts": {"WWN.A": {"verdict": "PASS", "reason": null, "profile": null},
+                           "WWN.B": {"verdict": "FAIL", "reason": "wrong", "profile": null}}}
+    ],
+    "summary": {"not_run": []}
+  })");
+}
+
+TEST(ExpectationsApply, PerClauseVerdictsOfACaseAreKeptApart) {
+  auto r = combo_results();
+  set("").apply(r);
+  EXPECT_EQ(clause(r, "WWN.A")["verdict"], "PASS");  // not dragged down by WWN.B's failure
+  EXPECT_EQ(clause(r, "WWN.B")["verdict"], "FAIL");
+
+  r = combo_results();
+  set("  - clause: WWN.B\n    expected: FAIL\n    reason: ticket\n").apply(r);
+  const auto &c = test_case(r, "Combo");
+  EXPECT_EQ(c["clause_verdicts"]["WWN.B"]["verdict"], "WAIVED");
+  EXPECT_EQ(c["clause_verdicts"]["WWN.B"]["waived_from"], "FAIL");
+  EXPECT_EQ(c["clause_verdicts"]["WWN.A"]["verdict"], "PASS");
+  EXPECT_EQ(c["verdict"], "WAIVED");
+  EXPECT_EQ(c["waived_from"], "FAIL");
+  EXPECT_EQ(clause(r, "WWN.A")["verdict"], "PASS");
+  EXPECT_EQ(clause(r, "WWN.B")["verdict"], "WAIVED");
+  EXPECT_EQ(r["expectations"]["waived"], json::array({"WWN.B"}));
+  EXPECT_EQ(r["summary"]["gate"], "pass");
+
+  r = combo_results();
+  set("  - clause: WWN.A\n    expected: FAIL\n    reason: stale\n").apply(r);
+  EXPECT_EQ(test_case(r, "Combo")["clause_verdicts"]["WWN.A"]["verdict"], "XPASS");
+  EXPECT_EQ(test_case(r, "Combo")["verdict"], "FAIL");  // WWN.B still fails, and is worse
+  EXPECT_EQ(clause(r, "WWN.A")["verdict"], "XPASS");
+  EXPECT_EQ(r["expectations"]["xpass"], json::array({"WWN.A"}));
+  EXPECT_EQ(r["summary"]["gate"], "fail");
+}
+
+TEST(ExpectationsApply, ClausesNoCaseDecidedFailTheGate) {
+  auto r = combo_results();
+  set("  - clause: WWN.B\n    expected: FAIL\n    reason: ticket\n").apply(r);
+  ASSERT_EQ(r["summary"]["gate"], "pass");
+  r["summary"]["not_run"] = json::array({"WWN.C"});
+  hcts::expectations::summarize(r);
+  EXPECT_EQ(r["summary"]["gate"], "fail");
+  EXPECT_EQ(r["summary"]["not_run"], json::array({"WWN.C"}));  // kept
+}
+
 TEST(Verdicts, OrderIsTheSchemaOrder) {
   using hcts::expectations::verdict_rank;
   const char *order[] = {"PASS", "PROFILE", "WAIVED", "NOT_SUPPORTED", "HAZARD", "XPASS", "FAIL", "TIMEOUT", "CRASH"};

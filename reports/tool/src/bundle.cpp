@@ -2,6 +2,7 @@
 
 #include <ctime>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -104,19 +105,24 @@ VerifyResult verify_bundle(std::string_view archive) {
 
   const auto status = field(object_at(doc, "run"), "status");
   if (status != "complete") return reject("the run is '" + status + "', not 'complete': the mandatory clause set did not finish");
+  if (const auto &not_run = array_at(object_at(doc, "summary"), "not_run"); !not_run.empty())
+    return reject("summary.not_run lists " + std::to_string(not_run.size()) + " clause(s) no case decided (first: " +
+                  (not_run[0].is_string() ? not_run[0].get<std::string>() : not_run[0].dump()) +
+                  "): the run was filtered or cut short");
   const auto mandatory = mandatory_clauses(doc);
   if (mandatory.empty()) return reject("results.json has no MUST clause: nothing mandatory ran");
   if (nlohmann::json(mandatory) != meta.value("mandatory", nlohmann::json()))
     return reject("bundle.json's mandatory clause list differs from the MUST clauses in results.json");
+  std::set<std::string> recorded;
+  for (const auto &k : array_at(doc, "cases")) recorded.insert(field(k, "name"));
   for (const auto &c : array_at(doc, "clauses")) {
     if (field(c, "kind") != "MUST") continue;
     const auto verdict = field(c, "verdict");
     if (expectations::verdict_rank(verdict) < 0)
       return reject("MUST clause " + field(c, "id") + " has no verdict: it did not run");
     for (const auto &name : array_at(c, "cases")) {
-      bool found = false;
-      for (const auto &k : array_at(doc, "cases")) found = found || (name.is_string() && field(k, "name") == name.get<std::string>());
-      if (!found) return reject("MUST clause " + field(c, "id") + " names case " + name.dump() + ", which has no result");
+      if (!name.is_string() || !recorded.contains(name.get<std::string>()))
+        return reject("MUST clause " + field(c, "id") + " names case " + name.dump() + ", which has no result");
     }
   }
   result.ok = true;

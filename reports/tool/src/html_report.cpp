@@ -60,12 +60,18 @@ std::string waiver_note(const json &item) {
   return note;
 }
 
-std::string case_evidence(const json &c) {
+// One case as evidence; under a clause (`clause_id` given) it shows what the
+// case decided for that clause, which can differ from the case as a whole.
+std::string case_evidence(const json &c, const std::string &clause_id = {}) {
   std::ostringstream o;
-  const auto verdict = field(c, "verdict");
+  const auto &per_clause = clause_id.empty() ? object_at(json(), "") : object_at(object_at(c, "clause_verdicts"), clause_id);
+  const auto case_verdict = field(c, "verdict");
+  const auto verdict = field(per_clause, "verdict", case_verdict);
   o << "<tr class=\"case-row\" data-verdict=\"" << html_escape(verdict) << "\"><td><code>"
     << html_escape(field(c, "name")) << "</code></td><td data-sort-key=\"" << verdict_key(verdict) << "\">"
-    << badge(verdict) << "</td><td class=\"num\" data-sort-key=\"" << duration_s(c) << "\">"
+    << badge(verdict);
+  if (verdict != case_verdict) o << "<div class=\"muted small\">case: " << html_escape(case_verdict) << "</div>";
+  o << "</td><td class=\"num\" data-sort-key=\"" << duration_s(c) << "\">"
     << format_seconds(duration_s(c)) << "</td><td>" << text_or_dash(field(c, "seed")) << "</td><td>";
   const auto reason = field(c, "reason");
   if (!reason.empty()) o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
@@ -124,7 +130,7 @@ void clause_table(std::ostringstream &o, const Run &run, std::size_t r) {
         continue;
       }
       time += duration_s(*it->second);
-      evidence << case_evidence(*it->second);
+      evidence << case_evidence(*it->second, field(cl, "id"));
     }
     o << "<tr class=\"clause-row\" id=\"r" << r << "-" << html_escape(field(cl, "id")) << "\" data-verdict=\""
       << html_escape(verdict) << "\"><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>"
@@ -202,8 +208,9 @@ void properties(std::ostringstream &o, const Run &run) {
     const auto command = field(p, "command");
     if (!command.empty()) o << "<div class=\"repro\"><code>" << html_escape(command) << "</code></div>";
     o << "</td><td>";
+    if (const auto reason = field(p, "reason"); !reason.empty()) o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
     const auto &steps = array_at(p, "counterexample");
-    if (steps.empty()) o << "<span class=\"muted\">—</span>";
+    if (steps.empty() && field(p, "reason").empty()) o << "<span class=\"muted\">—</span>";
     else {
       o << "<ol class=\"steps\">";
       for (const auto &s : steps) o << "<li><code>" << html_escape(s.is_string() ? s.get<std::string>() : s.dump()) << "</code></li>";
@@ -297,15 +304,43 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r) {
   const auto &clauses = array_at(run.doc, "clauses");
   o << "<section class=\"run\" id=\"run-" << r << "\" data-gate=\"" << (gate == "PASS" ? "pass" : "fail")
     << "\" data-clauses=\"" << clauses.size() << "\"><h2>" << html_escape(run.label) << " " << badge(gate)
-    << "</h2><div class=\"cards\"><div class=\"card\"><div class=\"big\">" << html_escape(field(summary, "must_passed", "0"))
-    << "<span class=\"muted\"> / " << html_escape(field(summary, "must_total", "0")) << "</span></div>MUST clauses passed";
-  if (field(summary, "must_waived", "0") != "0") o << " <span class=\"muted\">(" << html_escape(field(summary, "must_waived")) << " waived)</span>";
-  o << "</div><div class=\"card\"><div class=\"big\">" << clauses.size() << "</div>clauses checked</div>"
-    << "<div class=\"card\"><div class=\"big\">" << array_at(run.doc, "cases").size() << "</div>cases</div>"
-    << "<div class=\"card\"><div class=\"big small-big\">" << html_escape(status) << "</div>run status</div></div>";
+    << "</h2><div class=\"cards\">";
+  const auto &props = array_at(run.doc, "properties");
+  if (!clauses.empty() || props.empty()) {
+    o << "<div class=\"card\"><div class=\"big\">" << html_escape(field(summary, "must_passed", "0"))
+      << "<span class=\"muted\"> / " << html_escape(field(summary, "must_total", "0")) << "</span></div>MUST clauses passed";
+    if (field(summary, "must_waived", "0") != "0") o << " <span class=\"muted\">(" << html_escape(field(summary, "must_waived")) << " waived)</span>";
+    o << "</div><div class=\"card\"><div class=\"big\">" << clauses.size() << "</div>clauses checked</div>"
+      << "<div class=\"card\"><div class=\"big\">" << array_at(run.doc, "cases").size() << "</div>cases</div>";
+  }
+  if (!props.empty()) {
+    std::size_t passed = 0;
+    for (const auto &p : props) passed += field(p, "verdict") == "PASS";
+    o << "<div class=\"card\"><div class=\"big\">" << passed << "<span class=\"muted\"> / " << props.size()
+      << "</span></div>properties passed</div>";
+  }
+  if (const auto &lit = array_at(run.doc, "litmus"); !lit.empty()) {
+    std::size_t clean = 0;
+    for (const auto &l : lit) clean += field(l, "observation") == "never" || field(l, "verdict") == "PASS";
+    o << "<div class=\"card\"><div class=\"big\">" << clean << "<span class=\"muted\"> / " << lit.size()
+      << "</span></div>litmus tests clean</div>";
+  }
+  o << "<div class=\"card\"><div class=\"big small-big\">" << html_escape(status) << "</div>run status</div></div>";
   if (status != "complete")
     o << "<p class=\"alert\">This run is <b>" << html_escape(status) << "</b>, not complete: clauses without a verdict did not run, "
          "and the gate cannot pass.</p>";
+  if (const auto why = gate_failures(run.doc); !why.empty()) {
+    o << "<p class=\"why\"><b>The gate fails:</b> ";
+    for (std::size_t i = 0; i < why.size(); ++i) o << (i ? "; " : "") << html_escape(why[i]);
+    o << ".</p>";
+  }
+  if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
+    std::string ids;
+    for (const auto &id : not_run) ids += (ids.empty() ? "" : ", ") + (id.is_string() ? id.get<std::string>() : id.dump());
+    o << "<p class=\"alert\" id=\"not-run-" << r << "\"><b>" << not_run.size()
+      << " clause(s) not decided by any case</b> (a filtered or cut-short run; the gate cannot pass): <code>"
+      << html_escape(ids) << "</code></p>";
+  }
   o << "<div class=\"chips\">";
   const auto &by = object_at(summary, "by_verdict");
   for (const auto v : expectations::all_verdicts()) {
@@ -313,7 +348,7 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r) {
     if (n != "0") o << "<span class=\"chip " << css_class(v) << "\">" << v << " <b>" << html_escape(n) << "</b></span>";
   }
   o << "</div>";
-  clause_table(o, run, r);
+  if (!clauses.empty() || props.empty()) clause_table(o, run, r);
   profiles(o, run);
   litmus(o, run);
   properties(o, run);

@@ -41,6 +41,7 @@ details.section>summary{cursor:pointer}details.section>summary h3{display:inline
 .chips{display:flex;flex-wrap:wrap;gap:6px;margin:4px 0 8px}
 .chip{color:#fff;border-radius:14px;padding:3px 12px;font-size:12.5px}
 .alert{border-left:4px solid var(--fail);background:#ffebe9;padding:8px 12px;border-radius:4px}
+.why{margin:4px 0 8px;color:var(--fail)}.why b{color:var(--fg)}
 .controls{display:flex;gap:8px;align-items:center;margin:6px 0}
 .controls input{flex:0 1 320px;padding:5px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
 .controls select{padding:5px 8px;border:1px solid var(--line);border-radius:6px;font:inherit;background:#fff}
@@ -68,7 +69,7 @@ ul.messages{margin:4px 0;padding-left:18px}ul.messages li{font-family:ui-monospa
 .rank{color:var(--muted)}
 .repro{margin-top:3px}
 details.obs pre{background:var(--soft);padding:6px;border-radius:4px;max-height:200px;overflow:auto}
-table.matrix td,table.matrix th{text-align:center}table.matrix td:first-child,table.matrix th:first-child,table.matrix td.title,table.matrix th:nth-child(2){text-align:left}table.matrix td.title{color:var(--muted);font-size:13px}
+table.matrix td,table.matrix th{text-align:center;vertical-align:middle}table.matrix td:first-child,table.matrix th:first-child,table.matrix td.title,table.matrix th:nth-child(2){text-align:left}table.matrix td.title{color:var(--muted);font-size:13px}
 table.matrix a{text-decoration:none}
 .litmus-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(410px,1fr));gap:12px}
 figure.litmus{margin:0;border:1px solid var(--line);border-radius:8px;padding:10px 12px;background:#fff}
@@ -96,8 +97,8 @@ std::string_view html_script() {
     if(!isNaN(x) && !isNaN(y) && /^-?[0-9.e+-]+$/.test(a) && /^-?[0-9.e+-]+$/.test(b)) return x-y;
     return a.localeCompare(b, undefined, {numeric:true});
   }
-  function sortTable(table, col, th){
-    var dir = th.getAttribute('aria-sort') === 'ascending' ? -1 : 1;
+  function sortTable(table, col, th, forced){
+    var dir = forced || (th.getAttribute('aria-sort') === 'ascending' ? -1 : 1);
     table.tHead.querySelectorAll('th').forEach(function(h){ h.removeAttribute('aria-sort'); });
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
@@ -132,9 +133,19 @@ std::string_view html_script() {
     controls.push({input:input, select:select, apply:apply});
     apply();
   });
-  // A link can carry a filter: report.html#verdict=FAIL or #q=Bounds (both may be combined with &).
+  // A link can carry a filter and an order: report.html#verdict=FAIL, #q=Bounds,
+  // #sort=Verdict&dir=desc (sorts every table with such a column), combined with &.
   function fromHash(){
     var params = new URLSearchParams(location.hash.replace(/^#/, ''));
+    if(params.has('sort')){
+      var name = params.get('sort').toLowerCase(), dir = params.get('dir') === 'desc' ? -1 : 1;
+      document.querySelectorAll('table.sortable').forEach(function(table){
+        if(!table.tHead) return;
+        Array.prototype.forEach.call(table.tHead.rows[0].cells, function(th, col){
+          if(th.textContent.trim().toLowerCase() === name) sortTable(table, col, th, dir);
+        });
+      });
+    }
     if(!params.has('verdict') && !params.has('q')) return;
     controls.forEach(function(c){
       if(params.has('verdict')){

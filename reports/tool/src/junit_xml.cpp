@@ -5,8 +5,11 @@
 //   FAIL, HAZARD, XPASS      -> failure
 //   TIMEOUT, CRASH           -> error (timeouts are never passes)
 //   no verdict (not run)     -> error
-// The time of a clause is the sum of its cases' durations.
+// The time of a clause is the sum of its cases' durations. Properties, and
+// litmus tests not already reported through a clause's case, are testcases too
+// (classname hcts.property / hcts.litmus), so a property run is not empty.
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "renderers.h"
@@ -79,6 +82,38 @@ std::string testcase(const nlohmann::json &doc, const nlohmann::json &clause, co
   return o.str();
 }
 
+// A property or litmus entry as a testcase: name, verdict, and what reproduces it.
+std::string simple_testcase(const char *kind, const nlohmann::json &item, Counts &counts) {
+  const auto verdict = field(item, "verdict", "NOT RUN");
+  const auto name = field(item, "name", field(item, "id", "?")) +
+                    (std::string_view(kind) == "litmus" && !field(item, "shape").empty() ? " " + field(item, "shape") : "");
+  std::ostringstream out;
+  if (const auto s = field(item, "seed"); !s.empty()) out << "seed " << s << "\n";
+  if (const auto runs = field(item, "runs"); !runs.empty()) out << runs << " runs, " << field(item, "shrinks", "0") << " shrinks\n";
+  if (const auto r = field(item, "reproduce"); !r.empty()) out << "reproduce: " << r << "\n";
+  if (const auto c = field(item, "command"); !c.empty()) out << "command: " << c << "\n";
+  for (const auto &step : array_at(item, "counterexample")) out << "  " << (step.is_string() ? step.get<std::string>() : step.dump()) << "\n";
+  for (const auto &[outcome, n] : object_at(item, "outcomes").items()) out << outcome << ": " << n.dump() << "\n";
+  counts.tests++;
+  std::ostringstream o;
+  o << "    <testcase classname=\"hcts." << kind << "\" name=\"" << html_escape(name) << "\" time=\"0.000\">\n";
+  auto message = field(item, "reason");
+  if (message.empty()) message = std::string(kind) == "litmus" ? "forbidden outcome observed: " + field(item, "observation") : "property falsified";
+  if (verdict == "FAIL" || verdict == "HAZARD" || verdict == "XPASS") {
+    counts.failures++;
+    o << "      <failure type=\"" << verdict << "\" message=\"" << html_escape(message) << "\"/>\n";
+  } else if (verdict == "TIMEOUT" || verdict == "CRASH" || verdict == "NOT RUN") {
+    counts.errors++;
+    o << "      <error type=\"" << verdict << "\" message=\"" << html_escape(verdict) << "\"/>\n";
+  } else if (verdict == "NOT_SUPPORTED" || verdict == "WAIVED") {
+    counts.skipped++;
+    o << "      <skipped message=\"" << verdict << "\"/>\n";
+  }
+  if (const auto text = out.str(); !text.empty()) o << "      <system-out>" << html_escape(text) << "</system-out>\n";
+  o << "    </testcase>\n";
+  return o.str();
+}
+
 }  // namespace
 
 std::string render_junit(std::span<const Run> runs, const RenderInfo &info) {
@@ -90,6 +125,17 @@ std::string render_junit(std::span<const Run> runs, const RenderInfo &info) {
     Counts counts;
     std::ostringstream body;
     for (const auto &clause : array_at(run.doc, "clauses")) body << testcase(run.doc, clause, cases, counts);
+    // Clauses the run knew of but never decided are testcases too: errors, never silently dropped.
+    for (const auto &id : array_at(object_at(run.doc, "summary"), "not_run")) {
+      const nlohmann::json missing = {{"id", id.is_string() ? id.get<std::string>() : id.dump()}, {"verdict", nullptr}};
+      body << testcase(run.doc, missing, cases, counts);
+    }
+    // Properties, and litmus tests whose case is not already reported through a clause.
+    std::set<std::string> case_names;
+    for (const auto &c : array_at(run.doc, "cases")) case_names.insert(field(c, "name"));
+    for (const auto &p : array_at(run.doc, "properties")) body << simple_testcase("property", p, counts);
+    for (const auto &l : array_at(run.doc, "litmus"))
+      if (!case_names.contains(field(l, "case"))) body << simple_testcase("litmus", l, counts);
     const auto &r = object_at(run.doc, "run");
     suites << "  <testsuite name=\"hcts." << html_escape(run.label) << "\" tests=\"" << counts.tests << "\" failures=\""
            << counts.failures << "\" errors=\"" << counts.errors << "\" skipped=\"" << counts.skipped << "\" time=\""

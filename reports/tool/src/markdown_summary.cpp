@@ -37,12 +37,24 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading) {
     << " ranks, " << md_escape(field(env, "transport", "?")) << "\n- **Run:** `" << md_escape(field(r, "id", "?")) << "`, "
     << md_escape(field(r, "status", "?")) << ", suite " << md_escape(field(r, "suite_version", "?"));
   if (const auto c = field(r, "suite_commit"); !c.empty()) o << " @ " << md_escape(c);
-  o << "\n\n| Verdict | Clauses |\n|---|---:|\n";
+  if (const auto why = gate_failures(run.doc); !why.empty()) {
+    o << "\n- **The gate fails:** ";
+    for (std::size_t i = 0; i < why.size(); ++i) o << (i ? "; " : "") << md_escape(why[i]);
+  }
+  o << "\n\n| Verdict | " << (array_at(run.doc, "clauses").empty() && !array_at(run.doc, "properties").empty() ? "Properties" : "Clauses")
+    << " |\n|---|---:|\n";
   const auto &by = object_at(summary, "by_verdict");
   for (const auto v : expectations::all_verdicts())
     if (const auto n = field(by, v, "0"); n != "0") o << "| " << v << " | " << n << " |\n";
   o << "\n";
 
+  if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
+    o << "**" << not_run.size() << " clause(s) not decided by any case** (filtered or cut-short run):";
+    for (std::size_t i = 0; i < not_run.size() && i < kMaxListed; ++i)
+      o << " `" << md_escape(not_run[i].is_string() ? not_run[i].get<std::string>() : not_run[i].dump()) << "`";
+    if (not_run.size() > kMaxListed) o << " …";
+    o << "\n\n";
+  }
   std::vector<const nlohmann::json *> attention;
   for (const auto &cl : array_at(run.doc, "clauses")) {
     const auto v = field(cl, "verdict", "NOT RUN");
@@ -77,6 +89,20 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading) {
       << " shrinks): `" << md_escape(field(p, "reproduce")) << "`\n";
   }
   if (failed_props) o << "\n";
+  std::size_t bad_litmus = 0;
+  for (const auto &l : array_at(run.doc, "litmus")) {
+    const auto v = field(l, "verdict");
+    if (v == "PASS" || v == "PROFILE") continue;
+    if (bad_litmus++ == 0) o << "**Litmus tests with forbidden outcomes:**\n\n";
+    o << "- " << md_escape(field(l, "id")) << " " << md_escape(field(l, "shape")) << " (" << v << "):";
+    for (const auto &f : array_at(l, "forbidden")) {
+      if (!f.is_string()) continue;
+      const auto n = field(object_at(l, "outcomes"), f.get<std::string>(), "0");
+      if (n != "0") o << " " << md_escape(f.get<std::string>()) << " " << n << "×";
+    }
+    o << " in " << field(l, "repetitions", "?") << " runs\n";
+  }
+  if (bad_litmus) o << "\n";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 namespace hcts::report {
 
@@ -83,6 +84,38 @@ const nlohmann::json &clause_waiver(const nlohmann::json &doc, const nlohmann::j
   if (const auto &own = object_at(clause, "waiver"); !own.empty()) return own;
   const auto *c = deciding_case(doc, clause);
   return c ? object_at(*c, "waiver") : object_at(clause, "waiver");
+}
+
+std::vector<std::string> gate_failures(const nlohmann::json &doc) {
+  std::vector<std::string> out;
+  const auto status = field(object_at(doc, "run"), "status", "unknown");
+  if (status != "complete") out.push_back("the run is " + status + ", not complete");
+  if (const auto n = array_at(object_at(doc, "summary"), "not_run").size())
+    out.push_back(std::to_string(n) + " clause(s) not decided by any case");
+  std::map<std::string, int> bad_must;
+  int xpass = 0;
+  for (const auto &cl : array_at(doc, "clauses")) {
+    const auto v = field(cl, "verdict", "NOT RUN");
+    if (field(cl, "kind") == "MUST" && v != "PASS" && v != "WAIVED") ++bad_must[v];
+    xpass += v == "XPASS";
+  }
+  if (!bad_must.empty()) {
+    int total = 0;
+    std::string detail;
+    for (const auto &[v, n] : bad_must) {
+      total += n;
+      detail += (detail.empty() ? "" : ", ") + std::to_string(n) + " " + v;
+    }
+    out.push_back(std::to_string(total) + " MUST clause(s) neither PASS nor WAIVED (" + detail + ")");
+  }
+  if (xpass) out.push_back(std::to_string(xpass) + " unexpected pass(es): stale expectations");
+  int props = 0, litmus = 0;
+  auto bad = [](const std::string &v) { return v == "FAIL" || v == "TIMEOUT" || v == "CRASH" || v == "XPASS"; };
+  for (const auto &p : array_at(doc, "properties")) props += bad(field(p, "verdict"));
+  for (const auto &l : array_at(doc, "litmus")) litmus += bad(field(l, "verdict"));
+  if (props) out.push_back(std::to_string(props) + " propert" + (props == 1 ? "y" : "ies") + " falsified");
+  if (litmus) out.push_back(std::to_string(litmus) + " litmus test(s) failed");
+  return out;
 }
 
 std::string format_fixed(double value, int decimals) {

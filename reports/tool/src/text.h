@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,10 @@ const nlohmann::json *deciding_case(const nlohmann::json &doc, const nlohmann::j
 std::string clause_reason(const nlohmann::json &doc, const nlohmann::json &clause);
 // The waiver that made a clause WAIVED or XPASS: its own, else its deciding case's.
 const nlohmann::json &clause_waiver(const nlohmann::json &doc, const nlohmann::json &clause);
+
+// Why a run's gate fails, one short phrase per reason (empty when it passes),
+// following the rule in reports/schema/README.md.
+std::vector<std::string> gate_failures(const nlohmann::json &doc);
 
 std::string format_seconds(double seconds);       // "0.012 s", "3.4 s", "2 min 5 s"
 std::string format_fixed(double value, int decimals);

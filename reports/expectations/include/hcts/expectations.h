@@ -84,8 +84,10 @@ bool is_bad(std::string_view verdict);
 // Recomputes every clause verdict from its cases (worst-of; a clause's own
 // PROFILE verdict is kept unless a case is worse; a clause without cases keeps
 // its verdict) and the "summary" block. hcts-conformance may call this too.
-// Gate: "pass" iff run.status is "complete", every MUST clause is PASS or
-// WAIVED, and no clause or case is XPASS.
+// Gate: "pass" iff run.status is "complete", summary.not_run is empty, every
+// MUST clause is PASS or WAIVED, no clause or case is XPASS, and no property
+// or litmus entry is FAIL, TIMEOUT, CRASH or XPASS. by_verdict counts clauses
+// (properties, in a document without clauses).
 void summarize(nlohmann::json &results);
 
 }  // namespace hcts::expectations
