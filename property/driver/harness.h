@@ -31,6 +31,7 @@ class Harness {
 
  private:
   using Clock = std::chrono::steady_clock;
+  static constexpr uint32_t kConfirmTimeoutMs = 3000;
   std::string judgeWait(const Op &op, const WaitResult &r, uint64_t lateFromOp = UINT64_MAX);
   // The first model op issued after `deadline` minus a delivery margin.
   uint64_t lateFrom(Clock::time_point deadline) const;
