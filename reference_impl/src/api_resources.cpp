@@ -376,6 +376,8 @@ HCOMM_EXPORT HcclResult HcclChannelDestroy(HcclComm comm, const ChannelHandle *c
         if (!seen.insert(channels[i]).second) {
             return refuse(live, api, HCCL_E_PARA, "channels[", i, "] repeats a handle");
         }
+    }
+    for (uint32_t i = 0; i < channelNum; ++i) {
         if (!channel_of(live, channels[i])) {
             return refuse(live, api, HCCL_E_NOT_FOUND, "channels[", i, "] = 0x", std::hex, channels[i], std::dec,
                           " is not a live channel of this comm");

@@ -11,12 +11,12 @@
 
 namespace hcomm_ref {
 
-// The comm a refusal is counted on: the given one, else the device program's.
+// The comm a refusal is counted on: the device program's (the caller), else the
+// one the call's handles belong to.
 inline Comm *blame(Comm *comm)
 {
-    if (comm != nullptr) return comm;
     LaunchRecord *launch = current_launch();
-    return launch != nullptr ? launch->comm : nullptr;
+    return launch != nullptr ? launch->comm : comm;
 }
 
 template <typename... Parts>

@@ -150,7 +150,8 @@ ibv_qp* create_qp_ex(ibv_context* ctx, ibv_qp_init_attr_ex* a) {
   b.handle = g.next_qpn;
   set_state_locked(qp.get(), IBV_QPS_RESET);
   qp->attr.cap = c;
-  qp->rng.seed(config().seed ^ (0x9e3779b97f4a7c15ULL * b.qp_num));
+  qp->rng.seed(current_seed() ^ (0x9e3779b97f4a7c15ULL * b.qp_num));
+  qp->adv = current_seed() != 0;
   qp->skew = 0.25 + std::uniform_real_distribution<double>(0, 3.75)(qp->rng);
   g.qps[b.qp_num] = qp.get();
   return &qp.release()->qpx.qp_base;

@@ -371,11 +371,11 @@ int post_send_locked(Qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
     qp->sq.push_back(std::move(w));
     if (st == IBV_QPS_ERR) {
       finish(qp->sq.back(), IBV_WC_WR_FLUSH_ERR);
-    } else if (!adversarial()) {
+    } else if (!qp->adv) {
       execute_locked(qp, qp->sq.back());
     }
   }
-  if (adversarial()) adversary_schedule_locked(qp);
+  if (qp->adv) adversary_schedule_locked(qp);
   sq_advance_locked(qp);
   return 0;
 }

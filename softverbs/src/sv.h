@@ -91,6 +91,7 @@ struct Cq {
   ibv_cq_ex cqx{};  // ibv_cq is its prefix
   int capacity = 0;
   std::deque<Cqe> q;
+  std::atomic<size_t> count{0};  // q.size(), readable without the lock by pollers
   bool armed = false, solicited_only = false;
   bool overflowed = false;
   Cqe cur{};        // ibv_cq_ex iteration state
@@ -165,6 +166,7 @@ struct Qp {
   std::mt19937_64 rng;
   Clock::time_point next_exec{};
   double skew = 1.0;
+  bool adv = false;  // adversarial: decided at creation from the seed
   // ibv_qp_ex batching
   std::vector<Wqe> batch;
   int batch_err = 0;
@@ -279,6 +281,7 @@ Global& G();
 
 // ---- adversary ----
 bool adversarial();
+uint64_t current_seed();
 void adversary_kick_locked();
 void execute_locked(Qp* qp, Wqe& w);  // runs one WQE now (sane mode path)
 void adversary_schedule_locked(Qp* qp);

@@ -1,0 +1,131 @@
+// Notify index bounds: [0, notifyNum) works, everything else is refused cleanly.
+#include <cstdlib>
+
+#include "harness.h"
+#include "mpi_glue.h"
+
+namespace hcts {
+namespace {
+
+StampKey key_for(uint32_t iteration, int sender) { return {3, iteration, static_cast<uint32_t>(sender)}; }
+
+std::string acquire_failure(uint32_t n, const ScopedChannels &c)
+{
+    return "HcclChannelAcquire(notifyNum " + std::to_string(n) + ") returned " + hccl_result_name(c.rc());
+}
+
+std::vector<uint32_t> notify_nums()
+{
+    // Every value 1..64 when HCTS_EXHAUSTIVE is set; otherwise the edges and a few between.
+    std::vector<uint32_t> out;
+    if (std::getenv("HCTS_EXHAUSTIVE") != nullptr) {
+        for (uint32_t n = 1; n <= 64; ++n)
+            out.push_back(n);
+        return out;
+    }
+    return {1, 2, 3, 7, 8, 16, 31, 32, 33, 63, 64};
+}
+
+} // namespace
+
+HCTS_CASE(Index, EveryValidIndexWorks, "WWN.IDX.1")
+{
+    HCTS_REQUIRE_WWN();
+    Case &c = Case::current();
+    c.observe("notify_nums", notify_nums());
+    for (uint32_t n : notify_nums()) {
+        const ScopedChannels chans(n);
+        const ChannelHandle ch = chans.to_peer();
+        if (ch == 0) {
+            c.fail("WWN.IDX.1", acquire_failure(n, chans));
+            continue;
+        }
+        std::vector<Xfer> plan;
+        for (uint32_t i = 0; i < n; ++i)
+            plan.push_back(Xfer{0, 1, 4096 + i * 512ULL, i * 512ULL, 256 + i, i, 0, ch, ch, key_for(n * 100 + i, 0)});
+        const Exchange ex = run_exchange(plan);
+        check_exchange(plan, ex, {"", "WWN.IDX.1", "", ""});
+    }
+}
+
+HCTS_CASE(Index, OutOfRangeRejected, "WWN.IDX.2", "WWN.IDX.3")
+{
+    HCTS_REQUIRE_WWN();
+    World &w = World::get();
+    Case &c = Case::current();
+    for (uint32_t n : {1U, 8U, 64U}) {
+        const ScopedChannels chans(n);
+        const ChannelHandle ch = chans.to_peer();
+        if (ch == 0) {
+            c.fail("WWN.IDX.2", acquire_failure(n, chans));
+            continue;
+        }
+        const std::vector<uint32_t> bad{n, n + 1, UINT32_MAX};
+        std::vector<Untouched> regions;
+        for (size_t k = 0; k < bad.size(); ++k)
+            regions.push_back({8192 + k * 8192, 4096});
+        if (w.rank == 1)
+            for (const auto &u : regions)
+                w.poison(w.inbox(0) + u.off, u.len);
+        ranks::barrier();
+        Script s;
+        std::vector<std::byte> src(4096);
+        fill_payload(src, key_for(n, 0));
+        if (w.rank == 0) {
+            w.put(w.outbox(), src);
+            for (size_t k = 0; k < bad.size(); ++k)
+                s.wwn(w.thread(), ch, w.remote_inbox(1, 0) + regions[k].off, w.outbox(), 4096, bad[k]);
+        }
+        const LaunchResult r = w.run(s);
+        if (w.rank == 0)
+            for (size_t k = 0; k < bad.size(); ++k)
+                c.expect("WWN.IDX.2", s.rc(k) == HCCL_E_PARA,
+                         "remoteNotifyIdx " + std::to_string(bad[k]) + " on a channel with notifyNum " +
+                             std::to_string(n) + " returned " + hccl_result_name(s.rc(k)) + ", expected HCCL_E_PARA (" +
+                             r.describe() + ")");
+        // Probe on the highest valid index; the others (and index 0) must stay quiet.
+        std::vector<uint32_t> quiet;
+        for (uint32_t q = 0; q + 1 < n; ++q)
+            quiet.push_back(q);
+        prove_no_effect(0, 1, ch, ch, n - 1, regions, quiet, "WWN.IDX.3");
+    }
+}
+
+HCTS_CASE(Index, AcquireAbove64Rejected, "WWN.IDX.4")
+{
+    World &w = World::get();
+    for (uint32_t n : {65U, 100U, 1000U}) {
+        HcclResult rc = HCCL_SUCCESS;
+        (void)w.acquire_channels(n, rc);
+        Case::current().expect("WWN.IDX.4", rc == HCCL_E_PARA,
+                               "HcclChannelAcquire with notifyNum " + std::to_string(n) + " returned " +
+                                   hccl_result_name(rc) + ", expected HCCL_E_PARA");
+        ranks::barrier();
+    }
+}
+
+HCTS_CASE(Index, WaitSideBound, "WWN.IDX.5")
+{
+    HCTS_REQUIRE_WWN();
+    World &w = World::get();
+    const ScopedChannels chans(4);
+    const ChannelHandle ch = chans.to_peer();
+    if (ch == 0) {
+        Case::current().fail("WWN.IDX.5", acquire_failure(4, chans));
+        return;
+    }
+    // A fresh thread, so an accepted (wrong) wait only costs its short timeout.
+    const ThreadHandle t = w.fresh_thread(COMM_ENGINE_AICPU_TS);
+    Script s;
+    for (uint32_t idx : {4U, 5U, UINT32_MAX})
+        s.wait(t, ch, idx, w.short_timeout());
+    const LaunchResult r = w.run(s, 30000);
+    for (size_t k = 0; k < s.size(); ++k)
+        Case::current().expect("WWN.IDX.5", s.rc(k) == HCCL_E_PARA,
+                               "wait on localNotifyIdx " + std::to_string(s.op(k).idx) +
+                                   " of a channel with notifyNum 4 returned " + hccl_result_name(s.rc(k)) +
+                                   ", expected HCCL_E_PARA (" + r.describe() + ")");
+    ranks::barrier();
+}
+
+} // namespace hcts

@@ -1,0 +1,48 @@
+// An IUT without HcommWriteWithNotifyOnThread: every other hcomm symbol (and the
+// reference extensions the reference adapter needs) is a trampoline into the
+// reference, which this library loads privately, so the symbol is truly absent.
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdio>
+
+namespace {
+int32_t absent_symbol() { return 5; /* HCCL_E_NOT_SUPPORT */ }
+}
+
+#if defined(__x86_64__)
+#define HCTS_TRAMPOLINE(name)                                                                                          \
+    asm(".text\n.globl " #name "\n.type " #name ",@function\n" #name ":\n\tjmp *hcts_fwd_" #name "(%rip)\n.size " #name \
+        ", .-" #name "\n");
+#elif defined(__aarch64__)
+#define HCTS_TRAMPOLINE(name)                                                                                          \
+    asm(".text\n.globl " #name "\n.type " #name ",%function\n" #name ":\n\tadrp x16, hcts_fwd_" #name                  \
+        "\n\tldr x16, [x16, #:lo12:hcts_fwd_" #name "]\n\tbr x16\n.size " #name ", .-" #name "\n");
+#else
+#error "no_wwn.cpp needs a trampoline for this architecture"
+#endif
+
+#define X(name)                                                                                                        \
+    extern "C" {                                                                                                       \
+    __attribute__((visibility("hidden"), used)) void *hcts_fwd_##name = reinterpret_cast<void *>(&absent_symbol);       \
+    }                                                                                                                  \
+    HCTS_TRAMPOLINE(name)
+#include "forwarded_symbols.inc"
+#undef X
+
+namespace {
+__attribute__((constructor)) void load_reference()
+{
+    const char *path = HCTS_SHIM_TARGET;
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) {
+        std::fprintf(stderr, "hcts no_wwn shim: cannot load the reference '%s': %s\n", path, dlerror());
+        return;
+    }
+#define X(name)                                                                                                        \
+    if (void *p = dlsym(h, #name))                                                                                     \
+        hcts_fwd_##name = p;
+#include "forwarded_symbols.inc"
+#undef X
+}
+} // namespace

@@ -1,0 +1,57 @@
+# Tests of the suite itself.
+hcts_gtest(conformance.stamp SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/stamp_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/stamp.cpp TIMEOUT 30 LABELS conformance)
+target_include_directories(conformance.stamp PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+
+# Acceptance 2: every clause has a case and every case names existing clauses.
+add_test(NAME conformance.catalogue COMMAND hcts-conformance --check-catalogue)
+set_tests_properties(conformance.catalogue PROPERTIES TIMEOUT 30 LABELS conformance)
+
+# The suite proves it can fail: deliberately wrong IUTs (shims over the
+# reference), each caught on the clause it breaks and no other, plus an IUT
+# without the call (NOT_SUPPORTED, non-zero exit, no crash). Needs the reference.
+add_executable(hcts-selfcheck ${CMAKE_CURRENT_SOURCE_DIR}/tests/selfcheck.cpp)
+target_link_libraries(hcts-selfcheck PRIVATE nlohmann_json::nlohmann_json hcts::warnings)
+
+if(TARGET hcomm)
+  set(shim_dir ${CMAKE_CURRENT_SOURCE_DIR}/tests/shims)
+  foreach(shim notify_early index_off_by_one host_accept)
+    add_library(hcts_iut_${shim} SHARED ${shim_dir}/${shim}.cpp)
+    target_link_libraries(hcts_iut_${shim} PRIVATE hcomm hcts::hcomm_headers hcts::warnings ${CMAKE_DL_LIBS})
+    set_target_properties(hcts_iut_${shim} PROPERTIES CXX_VISIBILITY_PRESET hidden
+      LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/hcts-selftest)
+  endforeach()
+  add_library(hcts_iut_no_wwn SHARED ${shim_dir}/no_wwn.cpp)
+  target_include_directories(hcts_iut_no_wwn PRIVATE ${shim_dir})
+  target_compile_definitions(hcts_iut_no_wwn PRIVATE HCTS_SHIM_TARGET="$<TARGET_FILE:hcomm>")
+  target_link_libraries(hcts_iut_no_wwn PRIVATE hcts::warnings ${CMAKE_DL_LIBS})
+  set_target_properties(hcts_iut_no_wwn PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/hcts-selftest)
+  add_dependencies(hcts_iut_no_wwn hcomm)
+
+  set(run ${CMAKE_CURRENT_SOURCE_DIR}/tests/run_suite.sh)
+  set(out ${CMAKE_BINARY_DIR}/conformance-selftest)
+  set(shims ${CMAKE_BINARY_DIR}/lib/hcts-selftest)
+  # name | IUT | expected exit | selfcheck arguments
+  add_test(NAME conformance.reference
+    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/reference $<TARGET_FILE:hcomm> 0 reference)
+  add_test(NAME conformance.selftest.notify_early
+    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/notify_early ${shims}/libhcts_iut_notify_early.so 1
+      broken WWN.VIS.1,WWN.VIS.2,WWN.VIS.3,WWN.VIS.4,WWN.VIS.5,WWN.VIS.6)
+  add_test(NAME conformance.selftest.index_off_by_one
+    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/index_off_by_one ${shims}/libhcts_iut_index_off_by_one.so 0
+      broken WWN.IDX.2,WWN.IDX.3)
+  add_test(NAME conformance.selftest.host_accept
+    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/host_accept ${shims}/libhcts_iut_host_accept.so 1
+      broken WWN.DEV.1,WWN.DEV.4)
+  add_test(NAME conformance.selftest.no_wwn
+    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/no_wwn ${shims}/libhcts_iut_no_wwn.so nonzero not-supported)
+  set(selftests conformance.reference conformance.selftest.notify_early conformance.selftest.index_off_by_one
+    conformance.selftest.host_accept conformance.selftest.no_wwn)
+  set_tests_properties(${selftests} PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
+  hcts_use_softverbs(TEST ${selftests})
+  add_custom_target(hcts_conformance_selftest_iuts ALL DEPENDS hcts_iut_notify_early hcts_iut_index_off_by_one
+    hcts_iut_host_accept hcts_iut_no_wwn hcts-selfcheck hcts-conformance)
+  if(TARGET softverbs)
+    add_dependencies(hcts_conformance_selftest_iuts softverbs)
+  endif()
+endif()

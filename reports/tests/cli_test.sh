@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# hcts-report from the command line, as ./hcts run and CI use it:
+#   cli_test.sh HCTS_REPORT FIXTURES_DIR WORK_DIR
+set -euo pipefail
+tool=$1 fixtures=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+fails=0
+check() { # check DESCRIPTION COMMAND... : the command must succeed
+  local what=$1; shift
+  if "$@"; then echo "ok: $what"; else echo "FAILED: $what" >&2; fails=$((fails + 1)); fi
+}
+expect_error() { # expect_error STATUS MESSAGE_REGEX COMMAND... : exact exit status, message on stderr
+  local status=$1 regex=$2; shift 2
+  local rc=0
+  "$@" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
+  if [[ $rc -eq $status ]] && grep -Eq -- "$regex" "$work/err.txt"; then
+    echo "ok: exit $status, '$(head -1 "$work/err.txt")'"
+  else
+    echo "FAILED: $* gave exit $rc (wanted $status), stderr: $(cat "$work/err.txt")" >&2
+    fails=$((fails + 1))
+  fi
+}
+
+# render: the three files, their paths printed (./hcts run relies on this command line).
+out=$("$tool" render --out "$work/out" "$fixtures/failures.json")
+echo "$out"
+for f in report.html summary.md junit.xml; do
+  check "$f written" test -s "$work/out/$f"
+  check "$f path printed" grep -q "wrote $work/out/$f" <<<"$out"
+done
+check "overall verdict printed" grep -q "overall verdict FAIL" <<<"$out"
+check "junit.xml is well-formed XML" xmllint --noout "$work/out/junit.xml"
+check "no temporary files left" bash -c "! ls '$work/out' | grep -q tmp"
+
+# --gate makes the exit status the verdict.
+check "--gate passes a passing run" "$tool" render --gate --out "$work/pass" "$fixtures/pass.json"
+rc=0; "$tool" render --gate --out "$work/fail" "$fixtures/failures.json" >/dev/null || rc=$?
+check "--gate exits 1 on a failing run" test "$rc" -eq 1
+
+# apply: expectations at report time; XPASS keeps the gate failing.
+"$tool" apply --expectations "$fixtures/vendor-expectations.yaml" --out "$work/applied.json" "$fixtures/failures.json" 2>"$work/err.txt"
+check "apply wrote the waived clause" grep -q '"waived_from": "FAIL"' "$work/applied.json"
+check "apply reports the XPASS" grep -q '"XPASS"' "$work/applied.json"
+
+# Clear errors for bad input.
+expect_error 1 "no-such.json: cannot open for reading: No such file or directory" "$tool" render --out "$work/x" "$fixtures/no-such.json"
+printf '{"schema":"hcts-results","schema_version":7,"run":{},"clauses":[]}' >"$work/newer.json"
+expect_error 1 "newer.json: schema_version 7 is newer than this hcts-report reads; allowed: 1" "$tool" render --out "$work/x" "$work/newer.json"
+printf '{"schema":"hcts-results",\n "schema_version": 1,\n "run": {,\n' >"$work/broken.json"
+expect_error 1 "broken.json:3:10: malformed JSON" "$tool" render --out "$work/x" "$work/broken.json"
+printf 'schema: hcts-expectations\nschema_version: 1\nexpectations:\n  - clause: A\n    expected: FIAL\n    reason: r\n' >"$work/bad.yaml"
+expect_error 1 "bad.yaml:5: expectations\[0\]\.expected is 'FIAL'; allowed: FAIL, TIMEOUT, CRASH, HAZARD, NOT_SUPPORTED" \
+  "$tool" render --expectations "$work/bad.yaml" --out "$work/x" "$fixtures/pass.json"
+expect_error 2 "unknown option '--bogus'" "$tool" render --bogus "$fixtures/pass.json"
+expect_error 2 "unknown command 'frobnicate'; allowed: render, apply, bundle, verify" "$tool" frobnicate
+
+# bundle + verify: a fresh bundle is accepted, one changed byte is not.
+"$tool" bundle --out "$work/sub.tar" "$fixtures/failures.json" "$work/out"
+check "verify accepts a fresh bundle" "$tool" verify "$work/sub.tar"
+check "the bundle is a tar that tar(1) lists" bash -c "tar -tf '$work/sub.tar' | grep -qx report/report.html"
+check "SHA256SUMS agrees with sha256sum(1)" bash -c "cd '$work' && rm -rf x && mkdir x && tar -xf sub.tar -C x && cd x && sha256sum --quiet -c SHA256SUMS"
+offset=$(grep -abo '"WWN.VIS.2",' "$work/sub.tar" | sed -n 2p | cut -d: -f1)  # inside results.json
+cp "$work/sub.tar" "$work/tampered.tar"
+printf 'X' | dd of="$work/tampered.tar" bs=1 seek=$((offset + 6)) conv=notrunc status=none
+check "exactly one byte differs" bash -c "[[ \$(cmp -l '$work/sub.tar' '$work/tampered.tar' | wc -l) == 1 ]]"
+expect_error 1 "REJECTED: checksum mismatch for 'results.json'" "$tool" verify "$work/tampered.tar"
+# A bundle rendered on the fly (no report directory) with the expectations file in it.
+"$tool" bundle --out "$work/sub2.tar" --expectations "$fixtures/vendor-expectations.yaml" "$fixtures/failures.json"
+check "verify accepts the on-the-fly bundle" "$tool" verify "$work/sub2.tar"
+check "the expectations file is bundled" bash -c "tar -tf '$work/sub2.tar' | grep -qx expectations.yaml"
+# An interrupted run is not a submission.
+sed 's/"status": "complete"/"status": "aborted"/' "$fixtures/pass.json" >"$work/aborted.json"
+"$tool" bundle --out "$work/aborted.tar" "$work/aborted.json"
+expect_error 1 "REJECTED: the run is 'aborted', not 'complete'" "$tool" verify "$work/aborted.tar"
+
+if ((fails)); then echo "$fails check(s) failed" >&2; exit 1; fi
+echo "all checks passed"

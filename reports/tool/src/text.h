@@ -1,0 +1,33 @@
+// Small text helpers shared by the renderers: escaping and tolerant access to
+// optional fields of a results document (a reader ignores what it lacks).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace hcts::report {
+
+std::string html_escape(std::string_view text);   // also valid for XML attribute and text
+std::string md_escape(std::string_view text);     // for Markdown table cells: | and newlines
+
+// obj[key] as text: strings as they are, numbers and booleans printed, anything else `fallback`.
+std::string field(const nlohmann::json &obj, std::string_view key, std::string_view fallback = "");
+// obj[key] when it is an object / array, else an empty one.
+const nlohmann::json &object_at(const nlohmann::json &obj, std::string_view key);
+const nlohmann::json &array_at(const nlohmann::json &obj, std::string_view key);
+
+// The case of `clause` (in `doc`) that decided its verdict: the first listed
+// case whose verdict equals the clause's; null if none (a clause-level verdict).
+const nlohmann::json *deciding_case(const nlohmann::json &doc, const nlohmann::json &clause);
+// One line on why a clause has its verdict: its own reason, else "case: reason"
+// of the deciding case, else "".
+std::string clause_reason(const nlohmann::json &doc, const nlohmann::json &clause);
+// The waiver that made a clause WAIVED or XPASS: its own, else its deciding case's.
+const nlohmann::json &clause_waiver(const nlohmann::json &doc, const nlohmann::json &clause);
+
+std::string format_seconds(double seconds);       // "0.012 s", "3.4 s", "2 min 5 s"
+std::string format_fixed(double value, int decimals);
+
+}  // namespace hcts::report

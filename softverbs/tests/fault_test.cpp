@@ -1,0 +1,49 @@
+// SOFTVERBS_FAIL=qp:3 (set by ctest): the third WQE of every QP fails, later ones
+// flush, QP_FATAL is raised, and the failed notify is never delivered.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <poll.h>
+
+#include "verbs_fixture.h"
+
+using namespace svt;
+using namespace std::chrono_literals;
+
+TEST(FaultInjection, ThirdWqeFailsLaterOnesFlushNotifyNeverArrives) {
+  const char* f = std::getenv("SOFTVERBS_FAIL");
+  ASSERT_NE(f, nullptr) << "run with SOFTVERBS_FAIL=qp:3 (ctest sets it)";
+  ASSERT_STREQ(f, "qp:3");
+  Device dev;
+  Buffer buf(8192, true);
+  Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+  Qp a(dev), b(dev);
+  a.connect(b.endpoint());
+  b.connect(a.endpoint());
+  ASSERT_EQ(b.recv(1), 0);
+  ASSERT_EQ(b.recv(2), 0);
+  uint64_t raddr = reinterpret_cast<uintptr_t>(buf.p) + 4096;
+  ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE, 1, mr.mr, 0, 64, raddr, mr.mr->rkey), 0);
+  ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE_WITH_IMM, 2, nullptr, 0, 0, raddr, mr.mr->rkey, 1), 0);
+  ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE_WITH_IMM, 3, nullptr, 0, 0, raddr, mr.mr->rkey, 2), 0);  // the 3rd: fails
+  ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE, 4, mr.mr, 0, 64, raddr, mr.mr->rkey), 0);
+  ibv_wc wc{};
+  ibv_wc_status expect[] = {IBV_WC_SUCCESS, IBV_WC_SUCCESS, IBV_WC_LOC_QP_OP_ERR, IBV_WC_WR_FLUSH_ERR};
+  for (uint64_t id = 1; id <= 4; ++id) {
+    ASSERT_TRUE(wait_wc(a.scq, &wc)) << "no completion for wr_id " << id;
+    EXPECT_EQ(wc.wr_id, id);
+    EXPECT_EQ(wc.status, expect[id - 1]) << "wr_id " << id << ": " << ibv_wc_status_str(wc.status);
+  }
+  EXPECT_EQ(a.qp->state, IBV_QPS_ERR);
+  // Exactly one notify arrived (imm 1); the failed one never does.
+  ASSERT_TRUE(wait_wc(b.rcq, &wc));
+  EXPECT_EQ(ntohl(wc.imm_data), 1u);
+  EXPECT_FALSE(wait_wc(b.rcq, &wc, 200ms)) << "the failed WQE's notify was delivered";
+  pollfd pfd{dev.ctx->async_fd, POLLIN, 0};
+  ASSERT_EQ(poll(&pfd, 1, 2000), 1) << "no async event";
+  ibv_async_event ev{};
+  ASSERT_EQ(ibv_get_async_event(dev.ctx, &ev), 0);
+  EXPECT_EQ(ev.event_type, IBV_EVENT_QP_FATAL);
+  EXPECT_EQ(ev.element.qp, a.qp);
+  ibv_ack_async_event(&ev);
+}
