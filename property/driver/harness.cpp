@@ -95,13 +95,19 @@ std::string Harness::step(const Op &op) {
       break;
     }
     case OpKind::Wait:
+      // A post whose result was pending (possibly a rejected one the generator
+      // does not count as posted) is collected first.
+      if (posted_[op.rank].kind != OpKind::Join) err << step(Op{OpKind::Join, op.rank});
       err << judgeWait(op, driver_.wait(op));
       break;
     case OpKind::PostWait: {
+      if (posted_[op.rank].kind != OpKind::Join) err << step(Op{OpKind::Join, op.rank});
       const auto exp = model_.expect(op);
       postedAt_[op.rank] = Clock::now();
       const int32_t rc = driver_.postWait(op);
-      if (!exp.accept || rc != 0) {
+      if (rc == kRcPending) {
+        posted_[op.rank] = op;  // judged, rejection included, at its Join
+      } else if (!exp.accept || rc != 0) {
         // Nothing stays posted after a rejected call.
         WaitResult r;
         r.rc = rc;
