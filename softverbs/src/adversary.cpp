@@ -62,8 +62,14 @@ bool commit_chunk(Qp* qp, Qp::Pending& p) {
   if (p.chunks.empty()) return false;
   auto [off, len] = p.chunks.back();
   p.chunks.pop_back();
+  uint64_t seq = w->seq;
   if (int st = place_locked(qp, *w, off, len)) {
     fail(*w, st);
+    p.chunks.clear();
+    return false;
+  }
+  w = find(qp, seq);  // an in-process responder may have answered already
+  if (!w || w->done) {
     p.chunks.clear();
     return false;
   }
@@ -140,6 +146,8 @@ void execute_adversarial(Qp* qp, Wqe& w, Clock::time_point now) {
       if (Wqe* x = find(qp, seq)) {
         if (x->op == IBV_WR_RDMA_WRITE_WITH_IMM) {
           if (int st = place_locked(qp, *x, 0, x->length)) return fail(*x, st);
+          x = find(qp, seq);
+          if (!x || x->done) return;
         }
         issue_tail_locked(qp, *x);
       }

@@ -65,7 +65,7 @@ void flush_locked(Qp* qp) {
       w.done = true;
       w.status = IBV_WC_WR_FLUSH_ERR;
     }
-  qp->pend.clear();
+  // qp->pend is left alone: the adversary may be iterating it; its entries find their WQEs done.
   sq_advance_locked(qp);
   while (!qp->rq.empty()) {
     Cqe e;
