@@ -241,7 +241,14 @@ int ibv_modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int mask) {
       qp->pend.clear();
       qp->sq_used = 0;
       qp->unsignaled_run = 0;
+      if (qp->conn) {  // the connection outlives the QP's use of it only in the engine's table
+        qp->conn->qp = nullptr;
+        qp->conn->closed = true;
+      }
       qp->conn.reset();
+      if (qp->local_peer)
+        for (auto& r : qp->local_peer->responders)
+          if (r->local_requester == qp) r->broken = true;
       qp->local_peer = nullptr;
       qp->local_resp = nullptr;
       set_state_locked(qp, to);
