@@ -26,6 +26,6 @@ for attempt in 1 2 3; do
   fi
   kill $srv 2>/dev/null; wait $srv 2>/dev/null; srv=
   echo "attempt $attempt on port $port failed:"; cat "$out"/*
-  grep -q "Couldn't connect\|Address already in use\|bind" "$out"/* || exit 1  # a real failure: no retry
+  grep -q "Couldn't connect\|Couldn't listen\|Address already in use\|bind" "$out"/* || exit 1  # a real failure: no retry
 done
 exit 1
