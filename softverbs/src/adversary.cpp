@@ -3,7 +3,8 @@
 //  * WQEs of a QP execute in order, each after a random delay; every QP has
 //    its own skew, so QPs drift apart and send/recv completions interleave.
 //  * A WRITE is split into chunks placed in shuffled order (often the last chunk
-//    first) at random later times, reading the source lazily chunk by chunk.
+//    first; sometimes on a grid that tears aligned 8-byte words) at random later
+//    times, reading the source lazily chunk by chunk.
 //    Its placement may be deferred until the first of: a later WRITE_WITH_IMM /
 //    SEND / ATOMIC / READ on the same QP executes (all pending data lands
 //    first), or its own placement timer fires. Its completion comes after.
@@ -120,7 +121,13 @@ void execute_adversarial(Qp* qp, Wqe& w, Clock::time_point now) {
       while (w.length / csize > 16) csize *= 2;
       Qp::Pending p;
       p.seq = seq;
-      for (uint32_t off = 0; off < w.length; off += csize) p.chunks.emplace_back(off, std::min(csize, w.length - off));
+      // Now and then shift the chunk grid by 4 bytes so aligned 8-byte words tear across chunks.
+      uint32_t shift = (qp->rng() % 4 == 0 && csize > 4) ? 4 : 0;
+      for (uint32_t off = 0; off < w.length;) {
+        uint32_t n = std::min(off == 0 ? csize - shift : csize, w.length - off);
+        p.chunks.emplace_back(off, n);
+        off += n;
+      }
       std::shuffle(p.chunks.begin(), p.chunks.end(), qp->rng);
       if (qp->rng() % 2 && p.chunks.size() > 1) {  // the last chunk first: bites last-byte polling
         auto last = std::max_element(p.chunks.begin(), p.chunks.end());
