@@ -225,8 +225,6 @@ uint64_t current_seed() {
 
 bool adversarial() { return current_seed() != 0; }
 
-void adversary_kick_locked() { g_adv_cv.notify_all(); }
-
 Clock::time_point adversary_recv_delay_locked(Qp* qp) {
   // Half of the RECVs reach the HCA late: exposes notifies whose RECVs are not pre-posted.
   if (qp->rng() % 2) return {};

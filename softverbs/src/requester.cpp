@@ -167,14 +167,12 @@ int place_locked(Qp* qp, Wqe& w, uint32_t off, uint32_t len) {
   Frame f = make_frame(w, kWrite);
   f.raddr = w.raddr + off;
   f.len = len;
-  uint64_t seq = w.seq;
   ++w.parts;
   if (!send_request_locked(qp, f, src, len)) {
     --w.parts;
     return IBV_WC_RETRY_EXC_ERR;
   }
-  (void)seq;
-  return 0;
+  return 0;  // w may be gone now if an in-process responder answered at once
 }
 
 // Runs the part of a WQE that comes after its data placement: the notify of a
@@ -416,8 +414,7 @@ int post_recv(ibv_qp* ibqp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
     if (qp->adv) r.visible = adversary_recv_delay_locked(qp);
     qp->rq.push_back(std::move(r));
   }
-  if (ibqp->state == IBV_QPS_ERR) {
-    qp_to_error_locked(qp, IBV_EVENT_QP_FATAL);  // already ERR: flushes the new RECVs only
+  if (ibqp->state == IBV_QPS_ERR) {  // RECVs posted in ERR complete at once with a flush error
     while (!qp->rq.empty()) {
       Cqe e;
       e.qp = qp;
