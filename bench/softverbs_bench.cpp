@@ -21,6 +21,7 @@ namespace {
 const size_t kSizes[] = {8, 64, 512, 4096, 65536, 1 << 20, 16 << 20};
 constexpr size_t kBuf = 16 << 20;
 bool g_quick = false;
+std::string g_only;  // --only inproc|shm|cma|tcp
 
 double secs(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
 
@@ -144,6 +145,7 @@ void in_process(int fd) {
 Result memcpy_run() {
   Result r{};
   std::vector<uint8_t> a(kBuf, 1), b(kBuf, 2);
+  std::memcpy(b.data(), a.data(), kBuf);  // warm both buffers
   for (size_t k = 0; k < std::size(kSizes); ++k) {
     size_t s = kSizes[k];
     int n = iters_for(s, true) * 4;
@@ -161,14 +163,23 @@ Result memcpy_run() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  g_quick = argc > 1 && std::string(argv[1]) == "--quick";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick") g_quick = true;
+    else if (a == "--only" && i + 1 < argc) g_only = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: softverbs_bench [--quick] [--only inproc|shm|cma|tcp]\n");
+      return 2;
+    }
+  }
+  auto want = [](const char* t) { return g_only.empty() || g_only == t; };
   if (!std::getenv("LD_LIBRARY_PATH") || !std::strstr(std::getenv("LD_LIBRARY_PATH"), "softverbs"))
     std::fprintf(stderr, "note: run through softverbs-run to measure softverbs\n");
   try {
     Result mem = memcpy_run();
     // In-process: a forked child writes its Result to a pipe (the parent never touches verbs).
     Result inproc{};
-    {
+    if (want("inproc")) {
       int pfd[2];
       if (pipe(pfd)) fail("pipe");
       setenv("SOFTVERBS_TRANSPORT", "auto", 1);
@@ -193,9 +204,9 @@ int main(int argc, char** argv) {
       waitpid(p, nullptr, 0);
     }
     Result shm{}, cma{}, tcp{};
-    two_processes("auto", true, &shm);
-    two_processes("cma", false, &cma);
-    two_processes("tcp", true, &tcp);
+    if (want("shm")) two_processes("auto", true, &shm);
+    if (want("cma")) two_processes("cma", false, &cma);
+    if (want("tcp")) two_processes("tcp", true, &tcp);
     std::printf("%-8s | %-31s | %-47s\n", "size", "latency us (inproc shm cma tcp)",
                 "bandwidth GB/s (memcpy inproc shm cma tcp)");
     for (size_t k = 0; k < std::size(kSizes); ++k) {

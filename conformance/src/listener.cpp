@@ -161,8 +161,9 @@ class Listener : public testing::EmptyTestEventListener {
 void install_listener(Results *results)
 {
     auto &listeners = testing::UnitTest::GetInstance()->listeners();
-    if (ranks::rank() != 0)
-        delete listeners.Release(listeners.default_result_printer());
+    // One line per case from rank 0 (below) replaces GoogleTest's printer on
+    // every rank; failure details are in results.json with the rank that saw them.
+    delete listeners.Release(listeners.default_result_printer());
     listeners.Append(new Listener(results));
     if (results != nullptr)
         for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})

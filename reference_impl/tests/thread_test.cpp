@@ -2,6 +2,8 @@
 // local copies and reductions, asynchronous failures (no verbs needed).
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <set>
 
 #include "job.h"
@@ -379,4 +381,25 @@ TEST(TaskCache, RefusedAfterNullChecks)
     EXPECT_EQ(HcommAicpuTsTaskCacheExecute("t", nullptr, nullptr, 0), HCCL_E_NOT_SUPPORT);
     EXPECT_EQ(HcommAicpuTsTaskCacheClear(nullptr), HCCL_E_PTR);
     EXPECT_EQ(HcommAicpuTsTaskCacheClear("t"), HCCL_E_NOT_SUPPORT);
+}
+
+TEST(Timeouts, UnitFollowsTheEnvironment)
+{
+    const char *unit = std::getenv("HCOMM_REF_TIMEOUT_UNIT");
+    const bool ms = unit != nullptr && std::string(unit) == "ms";
+    Job job(1);
+    ASSERT_EQ(job.init_result(), HCCL_SUCCESS);
+    const ThreadHandle t = acquire_thread(job[0]);
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = launch(job[0], [&] { return static_cast<uint32_t>(HcommThreadNotifyWaitOnThread(t, 0, 200)); },
+                          ms ? 10000 : 1000);
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    if (ms) {
+        EXPECT_EQ(r.taskError, HCCL_E_TIMEOUT) << "timeOut 200 = 200 ms";
+        EXPECT_GE(elapsed, 180ms);
+        EXPECT_LT(elapsed, 2s);
+    } else {
+        EXPECT_EQ(r.timedOut, 1U) << "timeOut 200 = 200 s: still waiting when the 1 s launch deadline passed";
+        EXPECT_EQ(r.taskError, 0);
+    }
 }

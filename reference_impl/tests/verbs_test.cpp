@@ -378,6 +378,10 @@ TEST(Nbi, HostWriteWithNotifyOnTheCpuEngine)
     EXPECT_EQ(HcommChannelNotifyRecord(mesh.channel[1][0], 0), HCCL_SUCCESS);
     EXPECT_EQ(HcommChannelNotifyWait(mesh.channel[0][1], 0, 10), HCCL_SUCCESS);
     EXPECT_EQ(HcommChannelNotifyWait(mesh.channel[0][1], 0, 1), HCCL_E_TIMEOUT) << "consumed by the first wait";
+    fill_stamped(b0.base + 20000, 700, 3, 4, 0);
+    EXPECT_EQ(HcommWriteNbi(mesh.channel[0][1], b1.base + 30000, b0.base + 20000, 700), HCCL_SUCCESS);
+    EXPECT_EQ(first_bad_stamp(b1.base + 30000, 700, 3, 4, 0), 700U) << "a thread-less Nbi write is complete on return";
+    EXPECT_EQ(HcommWriteNbi(mesh.channel[0][1], b1.base + b1.size - 8, b0.base, 16), HCCL_E_PARA);
     EXPECT_EQ(HcommWriteNbiOnThread(mesh.thread[0], mesh.channel[0][1], b1.base, b0.base, 100), HCCL_SUCCESS);
     EXPECT_EQ(HcommThreadJoin(mesh.thread[0], 10), HCCL_SUCCESS);
     EXPECT_EQ(HcommWriteWithNotifyOnThread(mesh.thread[0], mesh.channel[0][1], b1.base, b0.base, 100, 0),

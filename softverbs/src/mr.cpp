@@ -1,6 +1,7 @@
 // Memory regions: registration, the published MR table, the checks every remote
 // access goes through, and direct placement into a same-host peer's memory.
 #include "sv.h"
+#include "dma.h"
 
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -11,6 +12,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <random>
 
 namespace sv {
 
@@ -64,6 +66,8 @@ MrTable* local_mr_table() {
     auto* tab = static_cast<MrTable*>(p);
     tab->pid = static_cast<uint32_t>(getpid());
     tab->nentries = kMaxMr;
+    std::random_device rd;
+    tab->cookie = (uint64_t{rd()} << 32 | rd()) | 1;
     tab->magic = kMrMagic;
     return tab;
   }();
@@ -87,8 +91,11 @@ bool mr_lookup(const MrTable* t, uint32_t key, MrView* out) {
   out->vma_end = e.vma_end;
   out->vma_off = e.vma_off;
   out->vma_ino = e.vma_ino;
+  // Seqlock-style re-check against a concurrent (de)registration in the owner process.
+#if !defined(__SANITIZE_THREAD__)  // TSan cannot model fences; in-process lookups hold the lock anyway
   std::atomic_thread_fence(std::memory_order_acquire);
-  return e.key.load(std::memory_order_relaxed) == key;
+#endif
+  return e.key.load(std::memory_order_acquire) == key;
 }
 
 int mr_check(const MrView& v, uint64_t addr, uint64_t len, uint32_t need) {
@@ -130,7 +137,7 @@ uint8_t* peer_mapping(PeerProc* p, const MrView& v) {
 int peer_write_locked(PeerProc* p, const MrView& v, uint64_t raddr, const void* src, size_t len) {
   if (len == 0) return 0;
   if (uint8_t* base = peer_mapping(p, v)) {
-    std::memcpy(base + (raddr - v.vma_start), src, len);
+    dma_copy(base + (raddr - v.vma_start), src, len);
     return 0;
   }
   iovec l{const_cast<void*>(src), len}, r{reinterpret_cast<void*>(raddr), len};
@@ -150,7 +157,7 @@ int peer_write_locked(PeerProc* p, const MrView& v, uint64_t raddr, const void* 
 int peer_read_locked(PeerProc* p, const MrView& v, uint64_t raddr, void* dst, size_t len) {
   if (len == 0) return 0;
   if (uint8_t* base = peer_mapping(p, v)) {
-    std::memcpy(dst, base + (raddr - v.vma_start), len);
+    dma_copy(dst, base + (raddr - v.vma_start), len);
     return 0;
   }
   size_t done = 0;

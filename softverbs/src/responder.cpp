@@ -3,6 +3,7 @@
 // registration generation), consumes RECVs, holds a request while no RECV is
 // posted (receiver not ready) and answers with ACK, NAK or data.
 #include "sv.h"
+#include "dma.h"
 
 #include <cstring>
 
@@ -65,14 +66,19 @@ bool run_one_locked(Responder* r) {
         access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
         return true;
       }
-      if (!(f.flags & kPlaced) && f.len) std::memcpy(reinterpret_cast<void*>(f.raddr), q.payload.data(), f.len);
+      if (!(f.flags & kPlaced) && f.len) dma_copy(reinterpret_cast<void*>(f.raddr), q.payload.data(), f.len);
       ack_locked(r, f);
       break;
     case kWriteImm:
     case kSend:
     case kSendImm: {
-      if (qp->rq.empty()) {
-        auto now = Clock::now();
+      auto now = Clock::now();
+      bool ready = !qp->rq.empty() && qp->rq.front().visible <= now;
+      if (!ready) {
+        if (!qp->rq.empty()) {
+          r->recheck = qp->rq.front().visible;
+          transport_kick();
+        }
         if (!r->rnr_waiting) {
           r->rnr_waiting = true;
           auto per_try = std::chrono::microseconds(kRnrUs[qp->attr.min_rnr_timer & 31]);
@@ -87,6 +93,7 @@ bool run_one_locked(Responder* r) {
         return true;
       }
       r->rnr_waiting = false;
+      r->recheck = Clock::time_point::max();
       RecvWqe rw = std::move(qp->rq.front());
       qp->rq.pop_front();
       Cqe e;
@@ -101,7 +108,7 @@ bool run_one_locked(Responder* r) {
           access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
           return true;
         }
-        if (!(f.flags & kPlaced) && f.len) std::memcpy(reinterpret_cast<void*>(f.raddr), q.payload.data(), f.len);
+        if (!(f.flags & kPlaced) && f.len) dma_copy(reinterpret_cast<void*>(f.raddr), q.payload.data(), f.len);
         e.wc.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
       } else {
         uint64_t room = 0;
@@ -118,7 +125,7 @@ bool run_one_locked(Responder* r) {
               st = IBV_WC_LOC_PROT_ERR;
               break;
             }
-            std::memcpy(reinterpret_cast<void*>(s.addr), q.payload.data() + pos, n);
+            dma_copy(reinterpret_cast<void*>(s.addr), q.payload.data() + pos, n);
             pos += n;
           }
         }
@@ -158,10 +165,9 @@ bool run_one_locked(Responder* r) {
       auto* p = reinterpret_cast<uint64_t*>(f.raddr);
       uint64_t old;
       if (f.op == kFetchAdd) {
-        old = __atomic_fetch_add(p, f.a, __ATOMIC_SEQ_CST);
+        old = dma_fetch_add(p, f.a);
       } else {
-        old = f.a;
-        __atomic_compare_exchange_n(p, &old, f.b, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        old = dma_cmp_swap(p, f.a, f.b);
       }
       Frame rf{};
       rf.op = kAtomicResp;
@@ -212,7 +218,7 @@ Clock::time_point responder_timers_locked() {
     for (auto& r : qp->responders)
       if (r->rnr_waiting && !r->broken) {
         responder_run_locked(r.get());
-        if (r->rnr_waiting && !r->broken) next = std::min(next, r->rnr_deadline);
+        if (r->rnr_waiting && !r->broken) next = std::min({next, r->rnr_deadline, r->recheck});
       }
   return next;
 }

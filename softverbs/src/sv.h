@@ -55,6 +55,7 @@ struct MrTable {
   uint64_t magic;
   uint32_t pid;
   uint32_t nentries;
+  uint64_t cookie;  // random per process: a reused pid is not the same peer
   MrEntry e[kMaxMr];
 };
 inline constexpr uint64_t kMrMagic = 0x31544d5256534fULL;
@@ -126,6 +127,7 @@ struct Wqe {
 struct RecvWqe {
   uint64_t wr_id = 0;
   std::vector<ibv_sge> sge;
+  Clock::time_point visible{};  // adversary: the HCA sees this RECV only from then on
 };
 
 struct Conn;
@@ -218,6 +220,7 @@ struct Responder {
   std::deque<Req> pending;
   Clock::time_point rnr_deadline{};
   bool rnr_waiting = false;
+  Clock::time_point recheck = Clock::time_point::max();  // a delayed RECV becomes visible
   bool broken = false;
 };
 void responder_push_locked(Responder* r, Frame f, std::vector<uint8_t> payload);
@@ -269,7 +272,6 @@ bool decode_gid(const ibv_gid& gid, uint32_t* ip, uint16_t* port, uint16_t* salt
 // ---- the process-wide state ----
 struct Global {
   std::mutex mu;
-  std::condition_variable cv;  // adversary and waiters
   std::unordered_map<uint32_t, Qp*> qps;
   uint32_t next_qpn = 0x11;
   std::vector<Mr*> mrs;  // by index
@@ -282,8 +284,8 @@ Global& G();
 // ---- adversary ----
 bool adversarial();
 uint64_t current_seed();
-void adversary_kick_locked();
 void execute_locked(Qp* qp, Wqe& w);  // runs one WQE now (sane mode path)
 void adversary_schedule_locked(Qp* qp);
+Clock::time_point adversary_recv_delay_locked(Qp* qp);  // when a new RECV becomes visible
 
 }  // namespace sv

@@ -3,6 +3,7 @@
 // blocking on a write. Same-host peers are recognised at the handshake and get
 // direct placement instead (see mr.cpp).
 #include "sv.h"
+#include "dma.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -51,6 +53,7 @@ struct HelloReply {
   uint64_t netns;
   uint32_t pid;
   int32_t table_fd;
+  uint64_t cookie;
 };
 
 struct Engine {
@@ -126,6 +129,7 @@ void flush_locked(Conn* c) {
       return;
     }
     c->out_off += static_cast<size_t>(k);
+    log(3, "fd %d sent %zd, %zu left", c->fd, k, c->out.size() - c->out_off);
   }
   c->out.clear();
   c->out_off = 0;
@@ -177,6 +181,7 @@ void accept_hello_locked(int fd, const Hello& h) {
   host_facts(rep.boot_id, &rep.netns);
   rep.pid = static_cast<uint32_t>(getpid());
   rep.table_fd = local_mr_table_fd();
+  rep.cookie = local_mr_table()->cookie;
   const std::string& secret = config().secret;
   bool ok_secret = h.secret_len == secret.size() && std::memcmp(h.secret, secret.data(), secret.size()) == 0;
   Qp* qp = ok_secret ? find_qp_locked(h.dest_qpn) : nullptr;
@@ -231,11 +236,17 @@ void on_readable_locked(int fd) {
   if (it == e.conns.end()) return;
   std::shared_ptr<Conn> c = it->second;
   for (;;) {
+    // Read straight into the frame buffer, as much as the kernel has (up to 1 MiB a call).
     size_t old = c->in.size();
-    c->in.resize(old + (1 << 16));
-    ssize_t k = ::recv(fd, c->in.data() + old, 1 << 16, MSG_DONTWAIT);
+    constexpr size_t kChunk = 1 << 20;
+    if (c->in.capacity() < old + kChunk) c->in.reserve(std::max(c->in.capacity() * 2, old + kChunk));
+    c->in.resize(old + kChunk);
+    ssize_t k = ::recv(fd, c->in.data() + old, kChunk, MSG_DONTWAIT);
     c->in.resize(old + static_cast<size_t>(std::max<ssize_t>(k, 0)));
-    if (k > 0) continue;
+    if (k > 0) {
+      log(3, "fd %d received %zd", fd, k);
+      continue;
+    }
     if (k < 0 && errno == EINTR) continue;
     if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     handle_frames_locked(c);
@@ -328,6 +339,8 @@ void start() {
     epoll_ctl(e.epoll_fd, EPOLL_CTL_ADD, fd, &ev);
   }
   local_mr_table();
+  // Under Yama ptrace_scope=1, let same-host peers use process_vm_* and /proc/<pid>/fd on us.
+  prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
   std::thread(progress_loop).detach();
   log(1, "listening on port %u, salt 0x%04x, seed %llu", e.id.port, e.id.salt,
       static_cast<unsigned long long>(config().seed));
@@ -341,7 +354,10 @@ std::shared_ptr<PeerProc> same_host_peer_locked(const HelloReply& rep) {
   if (std::memcmp(boot, rep.boot_id, 40) != 0 || netns != rep.netns || rep.netns == 0) return nullptr;
   auto& peers = G().peers;
   int pid = static_cast<int>(rep.pid);
-  if (auto it = peers.find(pid); it != peers.end()) return it->second;
+  if (auto it = peers.find(pid); it != peers.end()) {
+    if (it->second->table->cookie == rep.cookie) return it->second;
+    peers.erase(it);  // the pid was reused by another process
+  }
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, rep.table_fd);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -356,7 +372,7 @@ std::shared_ptr<PeerProc> same_host_peer_locked(const HelloReply& rep) {
   p->pid = pid;
   p->table = static_cast<const MrTable*>(m);
   p->allow_map = config().transport != Transport::Cma;
-  if (p->table->magic != kMrMagic || p->table->pid != rep.pid) return nullptr;
+  if (p->table->magic != kMrMagic || p->table->pid != rep.pid || p->table->cookie != rep.cookie) return nullptr;
   peers[pid] = p;
   return p;
 }
@@ -387,7 +403,11 @@ void conn_send_locked(const std::shared_ptr<Conn>& c, const Frame& f0, const voi
   f.plen = static_cast<uint32_t>(len);
   bool idle = c->out.empty();
   c->out.append(reinterpret_cast<const char*>(&f), sizeof f);
-  if (len) c->out.append(static_cast<const char*>(payload), len);
+  if (len) {
+    size_t at = c->out.size();
+    c->out.resize(at + len);
+    dma_copy(c->out.data() + at, payload, len);  // may read application memory
+  }
   if (idle) flush_locked(c.get());
 }
 

@@ -41,6 +41,7 @@ void all_opcodes(bool memfd) {
           ibv_wc wc{};
           CHECK(wait_wc(qp.scq, &wc));
           CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 2);
+          CHECK(link.get<int>() == 10 + round);  // the peer checked this round before we overwrite it
         }
         // SEND with data
         for (int i = 0; i < 300; ++i) buf.p[i] = static_cast<uint8_t>(i ^ 0x5a);
@@ -96,6 +97,7 @@ void all_opcodes(bool memfd) {
           size_t len = round == 0 ? 1 : round == 1 ? 65536 : kSize / 2;
           // The notify guarantees the earlier WRITE's data is all there.
           for (size_t i = 0; i < len; ++i) CHECK(buf.p[i] == pattern(i, round));
+          link.put(10 + round);
         }
         ibv_wc wc{};
         CHECK(wait_wc(qp.rcq, &wc));

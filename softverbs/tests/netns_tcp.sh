@@ -23,7 +23,7 @@ ip -n "$a" link set sva$tag up; ip -n "$b" link set svb$tag up
 pingpong() {  # $1 server secret, $2 client secret
   local port=18515
   ip netns exec "$a" env SOFTVERBS_LISTEN=sva$tag SOFTVERBS_SECRET="$1" SOFTVERBS_LOG=1 \
-    "$run" timeout 20 ibv_rc_pingpong -g 0 -p $port -n 100 >"$out/server" 2>&1 &
+    timeout 20 "$run" ibv_rc_pingpong -g 0 -p $port -n 100 >"$out/server" 2>&1 &
   local srv=$!
   for _ in $(seq 100); do
     ip netns exec "$a" ss -ltn "sport = :$port" | grep -q LISTEN && break
@@ -31,7 +31,7 @@ pingpong() {  # $1 server secret, $2 client secret
   done
   local rc=0
   ip netns exec "$b" env SOFTVERBS_LISTEN=svb$tag SOFTVERBS_SECRET="$2" SOFTVERBS_LOG=1 \
-    "$run" timeout 20 ibv_rc_pingpong -g 0 -p $port -n 100 10.231.0.1 >"$out/client" 2>&1 || rc=1
+    timeout 20 "$run" ibv_rc_pingpong -g 0 -p $port -n 100 10.231.0.1 >"$out/client" 2>&1 || rc=1
   kill $srv 2>/dev/null || true
   wait $srv 2>/dev/null || rc=1
   return $rc
