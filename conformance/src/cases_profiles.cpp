@@ -29,9 +29,12 @@ HCTS_CASE(Profiles, BinaryOrCountingNotify, "WWN.PRF.1")
 {
     HCTS_REQUIRE_WWN();
     World &w = World::get();
-    // Two writes to one index, both landed before any wait.
+    // Two writes to one index, then a marker write on another index of the same
+    // channel and thread: once the marker's wait completes, both notifies have
+    // arrived (in-order delivery on a channel), even when the transport delays them.
     std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 128, 24, 0, 0, 0, key_for(1, 0)},
-                           Xfer{0, 1, 8192, 4096, 128, 24, 0, 0, 0, key_for(2, 0)}};
+                           Xfer{0, 1, 8192, 4096, 128, 24, 0, 0, 0, key_for(2, 0)},
+                           Xfer{0, 1, 12288, 8192, 64, 28, 0, 0, 0, key_for(3, 0)}};
     plan[0].wait = plan[1].wait = false;
     (void)run_exchange(plan);
     Script s;

@@ -141,10 +141,9 @@ class Listener : public testing::EmptyTestEventListener {
             std::vector<nlohmann::json> per_rank;
             for (const auto &s : all)
                 per_rank.push_back(nlohmann::json::parse(s));
-            results_->add_case(*info_, per_rank, ms);
-            const auto &c = results_->doc()["cases"].back();
-            std::printf("hcts: %-13s %s (%.0f ms)%s%s\n", c["verdict"].get<std::string>().c_str(), info_->name.c_str(),
-                        ms, c["reason"].is_null() ? "" : " - ", c["reason"].is_null() ? "" : c["reason"].get<std::string>().c_str());
+            const auto [verdict, reason] = results_->add_case(*info_, per_rank, ms);
+            std::printf("hcts: %-13s %s (%.0f ms)%s%s\n", verdict.c_str(), info_->name.c_str(), ms,
+                        reason.empty() ? "" : " - ", reason.c_str());
             std::fflush(stdout);
         }
     }
@@ -162,8 +161,9 @@ class Listener : public testing::EmptyTestEventListener {
 void install_listener(Results *results)
 {
     auto &listeners = testing::UnitTest::GetInstance()->listeners();
-    if (ranks::rank() != 0)
-        delete listeners.Release(listeners.default_result_printer());
+    // One line per case from rank 0 (below) replaces GoogleTest's printer on
+    // every rank; failure details are in results.json with the rank that saw them.
+    delete listeners.Release(listeners.default_result_printer());
     listeners.Append(new Listener(results));
     if (results != nullptr)
         for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})

@@ -19,6 +19,7 @@
 #include "mpi_glue.h"
 #include "options.h"
 #include "results.h"
+#include "summary.h"
 #include "world.h"
 
 namespace fs = std::filesystem;
@@ -93,6 +94,8 @@ int check_catalogue(bool print_ok)
 
 int main(int argc, char **argv)
 {
+    if (argc == 3 && std::strcmp(argv[1], "--summary") == 0)
+        return print_summary(argv[2]);
     bool check_only = false;
     for (int i = 1; i < argc; ++i)
         if (std::strcmp(argv[i], "--check-catalogue") == 0) {

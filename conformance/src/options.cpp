@@ -24,6 +24,7 @@ std::string usage_text()
            "  --seed N             seed of the randomised cases (default: from the clock, printed)\n"
            "  --repeat N           litmus repetitions per test (default 256)\n"
            "  --case-timeout S     watchdog deadline per case in seconds (default 120)\n"
+           "  --summary PATH       print the clause summary of a results.json; exit status = its gate\n"
            "  --check-catalogue    check that every clause has a case and every case names known clauses\n"
            "  GoogleTest's flags (--gtest_filter=..., --gtest_list_tests, ...) work as usual.\n";
 }

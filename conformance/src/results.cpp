@@ -79,7 +79,8 @@ Results::Results(std::string path, const Catalogue &catalogue) : path_(std::move
     recompute();
 }
 
-void Results::add_case(const CaseInfo &info, const std::vector<nlohmann::json> &per_rank, double duration_ms)
+std::pair<std::string, std::string> Results::add_case(const CaseInfo &info, const std::vector<nlohmann::json> &per_rank,
+                                                      double duration_ms)
 {
     nlohmann::json clause_verdicts = nlohmann::json::object();
     Verdict case_v = Verdict::Pass;
@@ -121,17 +122,29 @@ void Results::add_case(const CaseInfo &info, const std::vector<nlohmann::json> &
     nlohmann::json reproducer = "./hcts run --iut " + options().iut + " --adapter " + options().adapter +
                                 (seed.is_null() ? std::string() : " --seed " + std::to_string(seed.get<uint64_t>())) +
                                 " -- --gtest_filter=" + info.name;
-    doc_["cases"].push_back({{"name", info.name},
-                             {"clauses", info.clauses},
-                             {"verdict", verdict_name(case_v)},
-                             {"reason", null_if_empty(case_reason)},
-                             {"duration_ms", duration_ms},
-                             {"seed", seed},
-                             {"reproducer", reproducer},
-                             {"messages", messages},
-                             {"observations", observations},
-                             {"clause_verdicts", clause_verdicts}});
+    // The schema derives a clause's verdict from its cases, so a test that checks
+    // several clauses is recorded as one case per clause ("Test/CLAUSE"), each with
+    // that clause's own verdict: a broken behaviour fails only its clause.
+    const bool split = info.clauses.size() > 1;
+    for (size_t k = 0; k < (split ? info.clauses.size() : 1); ++k) {
+        const std::string id = split ? info.clauses[k] : std::string();
+        const nlohmann::json &cv = split ? clause_verdicts[id] : nlohmann::json();
+        nlohmann::json own_verdicts = split ? nlohmann::json{{id, cv}} : clause_verdicts;
+        doc_["cases"].push_back(
+            {{"name", split ? info.name + "/" + id : info.name},
+             {"test", info.name},
+             {"clauses", split ? nlohmann::json::array({id}) : nlohmann::json(info.clauses)},
+             {"verdict", split ? cv.at("verdict").get<std::string>() : std::string(verdict_name(case_v))},
+             {"reason", split ? cv.at("reason") : null_if_empty(case_reason)},
+             {"duration_ms", duration_ms},
+             {"seed", seed},
+             {"reproducer", reproducer},
+             {"messages", messages},
+             {"observations", k == 0 ? observations : nlohmann::json::object()},
+             {"clause_verdicts", own_verdicts}});
+    }
     write();
+    return {verdict_name(case_v), case_reason};
 }
 
 void Results::add_broken_case(const CaseInfo &info, Verdict v, const std::string &reason, double duration_ms)

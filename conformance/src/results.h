@@ -16,7 +16,8 @@ class Results {
     Results(std::string path, const Catalogue &catalogue);
     nlohmann::json &doc() { return doc_; }
     // Merges every rank's view of one case (Case::to_json, index = rank) and writes.
-    void add_case(const CaseInfo &info, const std::vector<nlohmann::json> &per_rank, double duration_ms);
+    // Returns the test's overall verdict and one-line reason, for the console.
+    std::pair<std::string, std::string> add_case(const CaseInfo &info, const std::vector<nlohmann::json> &per_rank, double duration_ms);
     // A case the watchdog or a signal ended: every clause of it gets `v`.
     void add_broken_case(const CaseInfo &info, Verdict v, const std::string &reason, double duration_ms);
     void finish(const std::string &status);

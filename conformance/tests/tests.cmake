@@ -55,3 +55,12 @@ if(TARGET hcomm)
     add_dependencies(hcts_conformance_selftest_iuts softverbs)
   endif()
 endif()
+
+# The reference must also pass under softverbs' adversarial mode (seeded delays,
+# shuffled placement); a fixed seed keeps the test reproducible.
+if(TARGET hcomm)
+  add_test(NAME conformance.reference.adversarial
+    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/reference-adversarial $<TARGET_FILE:hcomm> 0 reference)
+  set_tests_properties(conformance.reference.adversarial PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
+  hcts_use_softverbs(TEST conformance.reference.adversarial ENV SOFTVERBS_SEED=20261129)
+endif()

@@ -11,6 +11,7 @@
 // has a channel with geometry.notifyNum notifies.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -21,6 +22,11 @@
 #include "model/op.h"
 
 namespace hcts::prop {
+
+// postWait() may return this when the call's result is known only once the
+// wait finished (an adapter returns the program's results at the end of its
+// launch); join() then reports it.
+constexpr int32_t kRcPending = INT32_MIN;
 
 struct CallResult {
   int32_t rc = 0;         // what the call returned

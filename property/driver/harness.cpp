@@ -7,6 +7,15 @@ namespace hcts::prop {
 Harness::Harness(Driver &driver, const Geometry &g, NotifyProfile profile) : driver_(driver), model_(g, profile) {
   driver_.reset(g);
   posted_.assign(g.ranks, Op{OpKind::Join});
+  postedAt_.assign(g.ranks, Clock::time_point{});
+}
+
+uint64_t Harness::lateFrom(Clock::time_point deadline) const {
+  // A record whose call started this close to the deadline may land after it.
+  const auto margin = std::chrono::milliseconds(100);
+  for (const auto &[op, at] : issued_)
+    if (at > deadline - margin) return op;
+  return UINT64_MAX;
 }
 
 Harness::~Harness() {
@@ -20,7 +29,7 @@ Harness::~Harness() {
   }
 }
 
-std::string Harness::judgeWait(const Op &op, const WaitResult &r) {
+std::string Harness::judgeWait(const Op &op, const WaitResult &r, uint64_t lateFromOp) {
   std::ostringstream err;
   const auto exp = model_.expect(op);
   if (!exp.accept) {
@@ -33,7 +42,21 @@ std::string Harness::judgeWait(const Op &op, const WaitResult &r) {
     return err.str();
   }
   if (!r.detail.empty()) err << show(op) << ": " << r.detail << "\n";
-  err << model_.onWait(op.rank, op.peer, op.idx, r.completed, r.snapshot);
+  if (!r.completed && r.detail.empty() && model_.waitAllowed(op.rank, op.peer, op.idx) == WaitAllowed::MustComplete) {
+    // Nothing bounds delivery latency: before calling a notify lost, give it
+    // one long wait. If that completes, the first wait was merely early.
+    Op confirm = op;
+    confirm.kind = OpKind::Wait;
+    confirm.timeoutMs = kConfirmTimeoutMs;
+    const WaitResult again = driver_.wait(confirm);
+    if (again.rc == 0 && again.completed) {
+      log_.push_back("(notify arrived only within the confirmation wait of " + std::to_string(kConfirmTimeoutMs) +
+                     " ms: slow, not lost)");
+      err << model_.onWait(op.rank, op.peer, op.idx, true, again.snapshot, lateFromOp);
+      return err.str();
+    }
+  }
+  err << model_.onWait(op.rank, op.peer, op.idx, r.completed, r.snapshot, lateFromOp);
   return err.str();
 }
 
@@ -48,7 +71,10 @@ std::string Harness::step(const Op &op) {
     case OpKind::LocalCopy:
     case OpKind::Fence: {
       const auto exp = model_.expect(op);
+      const uint64_t opNumber = model_.opsIssued();
+      const auto started = Clock::now();
       const CallResult r = driver_.call(op);
+      if (op.kind == OpKind::Wwn || op.kind == OpKind::Record) issued_.emplace_back(opNumber, started);
       if (exp.accept && r.rc != 0) {
         err << show(op) << " returned " << r.rc << "; a valid call must return 0\n";
         // Not applied: the model cannot know what a failed call did; what it
@@ -69,12 +95,19 @@ std::string Harness::step(const Op &op) {
       break;
     }
     case OpKind::Wait:
+      // A post whose result was pending (possibly a rejected one the generator
+      // does not count as posted) is collected first.
+      if (posted_[op.rank].kind != OpKind::Join) err << step(Op{OpKind::Join, op.rank});
       err << judgeWait(op, driver_.wait(op));
       break;
     case OpKind::PostWait: {
+      if (posted_[op.rank].kind != OpKind::Join) err << step(Op{OpKind::Join, op.rank});
       const auto exp = model_.expect(op);
+      postedAt_[op.rank] = Clock::now();
       const int32_t rc = driver_.postWait(op);
-      if (!exp.accept || rc != 0) {
+      if (rc == kRcPending) {
+        posted_[op.rank] = op;  // judged, rejection included, at its Join
+      } else if (!exp.accept || rc != 0) {
         // Nothing stays posted after a rejected call.
         WaitResult r;
         r.rc = rc;
@@ -88,7 +121,8 @@ std::string Harness::step(const Op &op) {
       Op w = posted_[op.rank];
       if (w.kind == OpKind::Join) break;  // nothing posted (the post was rejected)
       posted_[op.rank] = Op{OpKind::Join};
-      err << judgeWait(w, driver_.join(op.rank));
+      const WaitResult r = driver_.join(op.rank);
+      err << judgeWait(w, r, lateFrom(postedAt_[op.rank] + std::chrono::milliseconds(w.timeoutMs)));
       break;
     }
     case OpKind::Check:

@@ -2,6 +2,7 @@
 // Model. One Harness is one test case: it resets the driver when built.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,17 @@ class Harness {
   const std::vector<std::string> &log() const { return log_; }
 
  private:
-  std::string judgeWait(const Op &op, const WaitResult &r);
+  using Clock = std::chrono::steady_clock;
+  static constexpr uint32_t kConfirmTimeoutMs = 3000;
+  std::string judgeWait(const Op &op, const WaitResult &r, uint64_t lateFromOp = UINT64_MAX);
+  // The first model op issued after `deadline` minus a delivery margin.
+  uint64_t lateFrom(Clock::time_point deadline) const;
 
   Driver &driver_;
   Model model_;
   std::vector<Op> posted_;      // [rank]: the posted wait, kind == Join when none
+  std::vector<Clock::time_point> postedAt_;  // [rank]: when it was posted
+  std::vector<std::pair<uint64_t, Clock::time_point>> issued_;  // (model op number, call start) of records
   std::vector<std::string> log_;
 };
 

@@ -35,7 +35,7 @@ HcommApi HcommApi::load(const std::string &path) {
   need(api.notifyRecord, "HcommChannelNotifyRecordOnThread", true);
   need(api.notifyWait, "HcommChannelNotifyWaitOnThread", true);
   need(api.channelFence, "HcommChannelFenceOnThread", true);
-  need(api.deviceLaunch, "HcommRefDeviceLaunch", true);
+  need(api.deviceLaunch, "HcommRefDeviceLaunch", false);
   need(api.productName, "HcommRefProductName", false);
   return api;
 }

@@ -1,9 +1,9 @@
 // hcomm_driver.h: the Driver over an hcomm library loaded with dlopen (the
 // reference libhcomm.so, a deliberately wrong IUT, or a vendor library).
-// All ranks live in this process, one communicator each. Device-side calls
-// run through HcommRefDeviceLaunch, so the library must export the reference
-// extension (hcomm_ref/hcomm_ref.h); a vendor library needs the conformance
-// adapter instead (not wired yet, see README).
+// All ranks live in this process, one communicator each, unless onlyRank is
+// set (MPI). Device-side calls are one device program (programs/prop_program.h)
+// launched through the conformance adapter when one is given (any IUT), else
+// through the reference extension HcommRefDeviceLaunch.
 #pragma once
 
 #include <functional>
@@ -18,6 +18,8 @@ namespace hcts::prop {
 
 struct HcommDriverOptions {
   std::string library;              // empty: HCTS_REFERENCE_LIB (the reference built in this tree)
+  std::string programs;             // empty: HCTS_PROPERTY_PROGRAMS_LIB (host build of the device program)
+  std::string adapter;              // conformance adapter (hcts_adapter.h); empty: HcommRefDeviceLaunch
   uint32_t launchSlackMs = 10000;   // added to every device launch's deadline
   // Under MPI each process owns one rank: onlyRank is it (-1: every rank in
   // this process), and shareRootInfo hands rank 0's HcclRootInfo to the others
@@ -29,7 +31,7 @@ struct HcommDriverOptions {
 struct HcommDriverInfo {
   std::string library;  // resolved path
   std::string name;     // "reference" or the file name
-  std::string product;  // HcommRefProductName(), or "unknown"
+  std::string product;  // from the adapter or HcommRefProductName(), else "unknown"
 };
 
 std::unique_ptr<Driver> makeHcommDriver(const HcommDriverOptions &opts);

@@ -169,7 +169,7 @@ OpCommand::OpCommand(const GenState &s) {
       op.kind = c == Choice::PostWait ? OpKind::PostWait : OpKind::Wait;
       op.idx = c == Choice::WaitInvalidIdx ? genInvalidIdx(g) : genValidIdx(s, op.rank, op.peer, true);
       // A posted wait must outlast the commands until its Join.
-      op.timeoutMs = c == Choice::PostWait ? 4 * s.cfg->waitTimeoutMs : s.cfg->waitTimeoutMs;
+      op.timeoutMs = c == Choice::PostWait ? 2 * s.cfg->waitTimeoutMs : s.cfg->waitTimeoutMs;
       break;
     case Choice::Join: op.kind = OpKind::Join; break;
     case Choice::LocalCopy: {

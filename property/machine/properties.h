@@ -52,6 +52,9 @@ struct PropertyOutcome {
   int shrinks = 0;
 };
 
+// How often a reproduce string is replayed before "it does not reproduce".
+constexpr int kReproduceAttempts = 30;
+
 // Runs `spec` against drivers from `driver` (one driver for the whole run; the
 // harness resets it for every case).
 PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driver &driver);

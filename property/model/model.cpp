@@ -194,19 +194,24 @@ void Model::commit(uint32_t rank, const Record &rec, std::vector<Cell> &mem) con
 }
 
 std::string Model::onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed,
-                          std::span<const uint8_t> snapshot) {
+                          std::span<const uint8_t> snapshot, uint64_t lateFromOp) {
   std::ostringstream err;
   const WaitAllowed allowedNow = waitAllowed(rank, peer, idx);
   auto &n = notify(rank, peer, idx);
+  const bool anyOwed =
+      std::any_of(n.records.begin(), n.records.end(), [&](const Record &r) { return r.op < lateFromOp; });
   if (completed && allowedNow == WaitAllowed::MustTimeOut)
     err << "spurious notify: wait on rank " << rank << " channel from " << peer << " idx " << idx
         << " completed, but no record towards it is outstanding\n";
-  if (!completed && allowedNow == WaitAllowed::MustComplete)
+  if (!completed && allowedNow == WaitAllowed::MustComplete && anyOwed)
     err << "lost notify: wait on rank " << rank << " channel from " << peer << " idx " << idx << " timed out, but "
         << ops_[n.records.front().op].text << " was not consumed\n";
   if (!completed) {
-    n.records.clear();
-    n.lo = n.hi = 0;
+    // Owed records coalesced (or were lost, reported above); late ones land
+    // after the deadline and stay for the next wait.
+    std::erase_if(n.records, [&](const Record &r) { return r.op < lateFromOp; });
+    n.hi = static_cast<uint32_t>(n.records.size());
+    n.lo = n.records.empty() ? 0 : (profile_ == NotifyProfile::Binary ? 1 : n.hi);
     return err.str();
   }
   if (n.records.empty()) return err.str();

@@ -68,9 +68,11 @@ class Model {
 
   // Records a wait's outcome. `snapshot` is rank's window copied on the device
   // right after the wait completed (empty if the implementation cannot take
-  // one). Returns the violations found (empty: none).
+  // one). Records made by ops numbered >= lateFromOp were issued too close to
+  // (or after) the wait's deadline to be owed to it: a timeout is then allowed
+  // and leaves them outstanding. Returns the violations found (empty: none).
   std::string onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed,
-                     std::span<const uint8_t> snapshot);
+                     std::span<const uint8_t> snapshot, uint64_t lateFromOp = UINT64_MAX);
 
   // Compares rank's observed region (guard, window, guard) with the allowed sets.
   std::string checkRegion(uint32_t rank, std::span<const uint8_t> region) const;

@@ -223,3 +223,18 @@ TEST(Model, ALocalWriteAfterAnInFlightWriteMayLandEitherSide) {
 
 }  // namespace
 }  // namespace hcts::prop
+
+namespace hcts::prop {
+namespace {
+
+TEST(Model, ARecordIssuedAfterTheWaitsDeadlineIsNotOwedToIt) {
+  Model m(geo());
+  const uint64_t late = m.opsIssued();
+  m.issue(wwn(0, 1, 0, 0, 4, 1));
+  EXPECT_EQ(m.onWait(1, 0, 1, false, {}, late), "") << "the wait expired before the WWN was issued";
+  EXPECT_EQ(m.waitAllowed(1, 0, 1), WaitAllowed::MustComplete) << "the late record stays for the next wait";
+  EXPECT_NE(m.onWait(1, 0, 1, false, {}).find("lost notify"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hcts::prop

@@ -27,6 +27,8 @@ namespace {
 const char *kUsage = R"(usage: hcts-property [options]
   --driver sim|hcomm        implementation to drive (default hcomm)
   --iut PATH                hcomm library to dlopen (default: $HCTS_IUT, else the reference libhcomm.so)
+  --adapter PATH            conformance adapter (hcts_adapter.h) for device launches and device memory
+                            (default: $HCTS_ADAPTER, else the reference's HcommRefDeviceLaunch)
   --sim-fault F             simulator fault: none, notify-before-data, index-off-by-one, host-accepted
   --property NAME           run only NAME (repeatable); --list shows them
   --cases N                 cases per property (default 100 sim / 25 hcomm; RC_PARAMS max_success wins)
@@ -75,7 +77,7 @@ SimFault parseFault(const std::string &f) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::string driverName = "hcomm", iut, simFault = "none", resultsPath;
+  std::string driverName = "hcomm", iut, adapter, simFault = "none", resultsPath;
   std::vector<std::string> only;
   int cases = -1;
   bool longRun = std::getenv("HCTS_PROPERTY_LONG") && std::string(std::getenv("HCTS_PROPERTY_LONG")) == "1";
@@ -83,6 +85,7 @@ int main(int argc, char **argv) {
   size_t maxCommands = 5;
   RunConfig cfg;
   if (const char *e = std::getenv("HCTS_IUT")) iut = e;
+  if (const char *e = std::getenv("HCTS_ADAPTER")) adapter = e;
   if (const char *e = std::getenv("HCTS_PROPERTY_RESULTS")) resultsPath = e;
 
   // The arguments that select *what* runs go into the reproducer command.
@@ -101,6 +104,7 @@ int main(int argc, char **argv) {
     };
     if (a == "--driver") { driverName = value(); keep.insert(keep.end(), {a, driverName}); }
     else if (a == "--iut") iut = value();
+    else if (a == "--adapter") { adapter = value(); keep.insert(keep.end(), {a, adapter}); }
     else if (a == "--sim-fault") { simFault = value(); keep.insert(keep.end(), {a, simFault}); }
     else if (a == "--property") only.push_back(value());
     else if (a == "--cases") cases = static_cast<int>(number(value()));
@@ -164,6 +168,7 @@ int main(int argc, char **argv) {
   } else {
     HcommDriverOptions opts;
     opts.library = iut;
+    opts.adapter = adapter;
 #ifdef HCTS_PROPERTY_MPI
     if (mpi) {
       opts.onlyRank = worldRank;

@@ -3,7 +3,8 @@
 //  * WQEs of a QP execute in order, each after a random delay; every QP has
 //    its own skew, so QPs drift apart and send/recv completions interleave.
 //  * A WRITE is split into chunks placed in shuffled order (often the last chunk
-//    first) at random later times, reading the source lazily chunk by chunk.
+//    first; sometimes on a grid that tears aligned 8-byte words) at random later
+//    times, reading the source lazily chunk by chunk.
 //    Its placement may be deferred until the first of: a later WRITE_WITH_IMM /
 //    SEND / ATOMIC / READ on the same QP executes (all pending data lands
 //    first), or its own placement timer fires. Its completion comes after.
@@ -62,8 +63,14 @@ bool commit_chunk(Qp* qp, Qp::Pending& p) {
   if (p.chunks.empty()) return false;
   auto [off, len] = p.chunks.back();
   p.chunks.pop_back();
+  uint64_t seq = w->seq;
   if (int st = place_locked(qp, *w, off, len)) {
     fail(*w, st);
+    p.chunks.clear();
+    return false;
+  }
+  w = find(qp, seq);  // an in-process responder may have answered already
+  if (!w || w->done) {
     p.chunks.clear();
     return false;
   }
@@ -114,7 +121,13 @@ void execute_adversarial(Qp* qp, Wqe& w, Clock::time_point now) {
       while (w.length / csize > 16) csize *= 2;
       Qp::Pending p;
       p.seq = seq;
-      for (uint32_t off = 0; off < w.length; off += csize) p.chunks.emplace_back(off, std::min(csize, w.length - off));
+      // Now and then shift the chunk grid by 4 bytes so aligned 8-byte words tear across chunks.
+      uint32_t shift = (qp->rng() % 4 == 0 && csize > 4) ? 4 : 0;
+      for (uint32_t off = 0; off < w.length;) {
+        uint32_t n = std::min(off == 0 ? csize - shift : csize, w.length - off);
+        p.chunks.emplace_back(off, n);
+        off += n;
+      }
       std::shuffle(p.chunks.begin(), p.chunks.end(), qp->rng);
       if (qp->rng() % 2 && p.chunks.size() > 1) {  // the last chunk first: bites last-byte polling
         auto last = std::max_element(p.chunks.begin(), p.chunks.end());
@@ -140,6 +153,8 @@ void execute_adversarial(Qp* qp, Wqe& w, Clock::time_point now) {
       if (Wqe* x = find(qp, seq)) {
         if (x->op == IBV_WR_RDMA_WRITE_WITH_IMM) {
           if (int st = place_locked(qp, *x, 0, x->length)) return fail(*x, st);
+          x = find(qp, seq);
+          if (!x || x->done) return;
         }
         issue_tail_locked(qp, *x);
       }
@@ -209,8 +224,6 @@ uint64_t current_seed() {
 }
 
 bool adversarial() { return current_seed() != 0; }
-
-void adversary_kick_locked() { g_adv_cv.notify_all(); }
 
 Clock::time_point adversary_recv_delay_locked(Qp* qp) {
   // Half of the RECVs reach the HCA late: exposes notifies whose RECVs are not pre-posted.

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string_view>
 
 namespace sv {
@@ -89,7 +90,9 @@ void log(int level, const char* fmt, ...) {
   va_start(ap, fmt);
   std::vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  std::fprintf(stderr, "softverbs[%d]: %s\n", getpid(), buf);
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  std::fprintf(stderr, "softverbs[%d %ld.%06ld]: %s\n", getpid(), static_cast<long>(ts.tv_sec % 1000), ts.tv_nsec / 1000, buf);
 }
 
 Global& G() {

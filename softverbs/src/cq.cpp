@@ -37,7 +37,6 @@ void cq_push_locked(Cq* cq, const Cqe& e) {
       if (write(c->efd, &one, sizeof one) != sizeof one) log(1, "channel eventfd write failed: %s", std::strerror(errno));
     }
   }
-  G().cv.notify_all();
 }
 
 namespace {

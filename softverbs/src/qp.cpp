@@ -65,7 +65,7 @@ void flush_locked(Qp* qp) {
       w.done = true;
       w.status = IBV_WC_WR_FLUSH_ERR;
     }
-  qp->pend.clear();
+  // qp->pend is left alone: the adversary may be iterating it; its entries find their WQEs done.
   sq_advance_locked(qp);
   while (!qp->rq.empty()) {
     Cqe e;
@@ -241,7 +241,14 @@ int ibv_modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int mask) {
       qp->pend.clear();
       qp->sq_used = 0;
       qp->unsignaled_run = 0;
+      if (qp->conn) {  // the connection outlives the QP's use of it only in the engine's table
+        qp->conn->qp = nullptr;
+        qp->conn->closed = true;
+      }
       qp->conn.reset();
+      if (qp->local_peer)
+        for (auto& r : qp->local_peer->responders)
+          if (r->local_requester == qp) r->broken = true;
       qp->local_peer = nullptr;
       qp->local_resp = nullptr;
       set_state_locked(qp, to);

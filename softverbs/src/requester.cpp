@@ -34,13 +34,13 @@ void finish(Wqe& w, ibv_wc_status st) {
   if (w.status == IBV_WC_SUCCESS) w.status = st;
 }
 
+}  // namespace
+
 Wqe* find_wqe(Qp* qp, uint64_t seq) {
   for (Wqe& w : qp->sq)
     if (w.seq == seq) return &w;
   return nullptr;
 }
-
-}  // namespace
 
 // Copies [off, off+len) of the WQE's message out of its source (inline copy or
 // local SGEs, checked against the local MR table). 0 or an ibv_wc_status.
@@ -89,17 +89,16 @@ int check_local_sges(const std::vector<ibv_sge>& sges, uint32_t need) {
 // Returns -1 when only the wire can do it.
 int direct_write_locked(Qp* qp, uint32_t rkey, uint64_t raddr, const uint8_t* src, size_t len) {
   MrView v;
+  // A check that fails here is left to the responder, which NAKs and moves its QP to ERR.
   if (qp->local_peer) {
-    if (!(qp->local_peer->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE)) return IBV_WC_REM_ACCESS_ERR;
-    if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_WRITE))
-      return IBV_WC_REM_ACCESS_ERR;
+    if (!(qp->local_peer->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE)) return -1;
+    if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_WRITE)) return -1;
     if (len) dma_copy(reinterpret_cast<void*>(raddr), src, len);
     return 0;
   }
   if (qp->peer) {
     if (!qp->conn || qp->conn->closed) return IBV_WC_RETRY_EXC_ERR;  // the peer is gone
-    if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_WRITE))
-      return IBV_WC_REM_ACCESS_ERR;
+    if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_WRITE)) return -1;
     return peer_write_locked(qp->peer.get(), v, raddr, src, len);
   }
   return -1;
@@ -108,16 +107,14 @@ int direct_write_locked(Qp* qp, uint32_t rkey, uint64_t raddr, const uint8_t* sr
 int direct_read_locked(Qp* qp, uint32_t rkey, uint64_t raddr, uint8_t* dst, size_t len) {
   MrView v;
   if (qp->local_peer) {
-    if (!(qp->local_peer->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ)) return IBV_WC_REM_ACCESS_ERR;
-    if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_READ))
-      return IBV_WC_REM_ACCESS_ERR;
+    if (!(qp->local_peer->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ)) return -1;
+    if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_READ)) return -1;
     if (len) dma_copy(dst, reinterpret_cast<void*>(raddr), len);
     return 0;
   }
   if (qp->peer) {
     if (!qp->conn || qp->conn->closed) return IBV_WC_RETRY_EXC_ERR;
-    if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_READ))
-      return IBV_WC_REM_ACCESS_ERR;
+    if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_READ)) return -1;
     return peer_read_locked(qp->peer.get(), v, raddr, dst, len);
   }
   return -1;
@@ -170,14 +167,12 @@ int place_locked(Qp* qp, Wqe& w, uint32_t off, uint32_t len) {
   Frame f = make_frame(w, kWrite);
   f.raddr = w.raddr + off;
   f.len = len;
-  uint64_t seq = w.seq;
   ++w.parts;
   if (!send_request_locked(qp, f, src, len)) {
     --w.parts;
     return IBV_WC_RETRY_EXC_ERR;
   }
-  (void)seq;
-  return 0;
+  return 0;  // w may be gone now if an in-process responder answered at once
 }
 
 // Runs the part of a WQE that comes after its data placement: the notify of a
@@ -245,10 +240,13 @@ void execute_locked(Qp* qp, Wqe& w) {
   w.executed = true;
   if (w.inject_fail) return finish(w, IBV_WC_LOC_QP_OP_ERR);
   if (w.length > kMaxMsg) return finish(w, IBV_WC_LOC_LEN_ERR);
+  uint64_t seq = w.seq;
   if (w.op == IBV_WR_RDMA_WRITE || w.op == IBV_WR_RDMA_WRITE_WITH_IMM) {
     if (int st = place_locked(qp, w, 0, w.length)) return finish(w, static_cast<ibv_wc_status>(st));
   }
-  issue_tail_locked(qp, w);
+  // An in-process responder may already have answered (and the WQE completed): look it up again.
+  Wqe* x = find_wqe(qp, seq);
+  if (x && !x->done) issue_tail_locked(qp, *x);
 }
 
 void sq_advance_locked(Qp* qp) {
@@ -416,8 +414,7 @@ int post_recv(ibv_qp* ibqp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
     if (qp->adv) r.visible = adversary_recv_delay_locked(qp);
     qp->rq.push_back(std::move(r));
   }
-  if (ibqp->state == IBV_QPS_ERR) {
-    qp_to_error_locked(qp, IBV_EVENT_QP_FATAL);  // already ERR: flushes the new RECVs only
+  if (ibqp->state == IBV_QPS_ERR) {  // RECVs posted in ERR complete at once with a flush error
     while (!qp->rq.empty()) {
       Cqe e;
       e.qp = qp;

@@ -272,7 +272,6 @@ bool decode_gid(const ibv_gid& gid, uint32_t* ip, uint16_t* port, uint16_t* salt
 // ---- the process-wide state ----
 struct Global {
   std::mutex mu;
-  std::condition_variable cv;  // adversary and waiters
   std::unordered_map<uint32_t, Qp*> qps;
   uint32_t next_qpn = 0x11;
   std::vector<Mr*> mrs;  // by index
@@ -285,7 +284,6 @@ Global& G();
 // ---- adversary ----
 bool adversarial();
 uint64_t current_seed();
-void adversary_kick_locked();
 void execute_locked(Qp* qp, Wqe& w);  // runs one WQE now (sane mode path)
 void adversary_schedule_locked(Qp* qp);
 Clock::time_point adversary_recv_delay_locked(Qp* qp);  // when a new RECV becomes visible

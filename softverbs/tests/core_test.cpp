@@ -518,3 +518,51 @@ TEST(Provider, PrivateAbiStubsFailCleanly) {
   EXPECT_EQ(ibv_query_qp_data_in_order(nullptr, IBV_WR_RDMA_WRITE, 0), 0);
   EXPECT_EQ(ibv_fork_init(), 0);
 }
+
+TEST(AsyncEvents, CqOverrunAndResponderAccessError) {
+  Device dev;
+  Buffer buf(4096, true);
+  Mr mr(dev.pd, buf.p, buf.n, IBV_ACCESS_LOCAL_WRITE);  // no remote access at all
+  ibv_cq* tiny = ibv_create_cq(dev.ctx, 2, nullptr, nullptr, 0);
+  ASSERT_NE(tiny, nullptr);
+  Qp b(dev);
+  ibv_qp_init_attr qa{};
+  qa.send_cq = tiny;
+  qa.recv_cq = tiny;
+  qa.qp_type = IBV_QPT_RC;
+  qa.cap = {8, 8, 1, 1, 0};
+  ibv_qp* a = ibv_create_qp(dev.pd, &qa);
+  ASSERT_NE(a, nullptr);
+  Qp shell(dev);
+  std::swap(shell.qp, a);
+  shell.connect(b.endpoint());
+  b.connect(shell.endpoint());
+  uint64_t raddr = reinterpret_cast<uintptr_t>(buf.p);
+  // Three signaled completions into a CQ of two: the CQ overruns.
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(shell.post(IBV_WR_RDMA_WRITE, i, nullptr, 0, 0, raddr, 0), 0);
+  pollfd pfd{dev.ctx->async_fd, POLLIN, 0};
+  ASSERT_EQ(poll(&pfd, 1, 2000), 1) << "no CQ error event";
+  ibv_async_event ev{};
+  ASSERT_EQ(ibv_get_async_event(dev.ctx, &ev), 0);
+  EXPECT_EQ(ev.event_type, IBV_EVENT_CQ_ERR);
+  EXPECT_EQ(ev.element.cq, tiny);
+  ibv_ack_async_event(&ev);
+  // A WRITE to an MR without REMOTE_WRITE: the requester gets REM_ACCESS_ERR, the
+  // responder QP goes to ERR and raises an access error.
+  ASSERT_EQ(b.post(IBV_WR_RDMA_WRITE, 9, mr.mr, 0, 8, raddr, mr.mr->rkey), 0);
+  ibv_wc wc{};
+  ASSERT_TRUE(wait_wc(b.scq, &wc));
+  EXPECT_EQ(wc.status, IBV_WC_REM_ACCESS_ERR);
+  bool saw_access_err = false;
+  for (int i = 0; i < 4 && !saw_access_err; ++i) {
+    if (poll(&pfd, 1, 2000) != 1) break;
+    ASSERT_EQ(ibv_get_async_event(dev.ctx, &ev), 0);
+    saw_access_err = ev.event_type == IBV_EVENT_QP_ACCESS_ERR && ev.element.qp == shell.qp;
+    ibv_ack_async_event(&ev);
+  }
+  EXPECT_TRUE(saw_access_err) << "no QP access error event on the responder";
+  EXPECT_EQ(shell.qp->state, IBV_QPS_ERR);
+  ibv_destroy_qp(shell.qp);
+  shell.qp = a;
+  ibv_destroy_cq(tiny);
+}

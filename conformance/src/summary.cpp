@@ -1,0 +1,51 @@
+#include "summary.h"
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace hcts {
+
+int print_summary(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in) {
+        std::fprintf(stderr, "hcts: no results at '%s'\n", path.c_str());
+        return 2;
+    }
+    nlohmann::json d;
+    try {
+        d = nlohmann::json::parse(in);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "hcts: '%s' is not JSON: %s\n", path.c_str(), e.what());
+        return 2;
+    }
+    const auto &sum = d.at("summary");
+    std::printf("\nhcts: clause summary for %s on product %s (%s)\n", d.at("iut").at("path").get<std::string>().c_str(),
+                d.at("environment").value("product", nlohmann::json("?")).dump().c_str(),
+                d.at("run").at("mode").get<std::string>().c_str());
+    std::printf("hcts:  ");
+    for (const auto &[v, n] : sum.at("by_verdict").items())
+        if (n.get<int>() != 0)
+            std::printf(" %s %d", v.c_str(), n.get<int>());
+    std::printf("  (MUST %d/%d passed)\n", sum.at("must_passed").get<int>(), sum.at("must_total").get<int>());
+    for (const auto &c : d.at("clauses")) {
+        const std::string v = c.at("verdict");
+        if (v == "PASS")
+            continue;
+        std::printf("hcts:   %-13s %-10s %-7s %s\n", v.c_str(), c.at("id").get<std::string>().c_str(),
+                    c.at("kind").get<std::string>().c_str(),
+                    c.at("reason").is_null() ? c.at("title").get<std::string>().c_str()
+                                             : c.at("reason").get<std::string>().c_str());
+    }
+    if (sum.contains("not_run") && !sum.at("not_run").empty())
+        std::printf("hcts:   not run: %s\n", sum.at("not_run").dump().c_str());
+    const std::string status = d.at("run").at("status");
+    const bool pass = sum.at("gate") == "pass" && status == "complete";
+    std::printf("hcts: gate %s (run %s); results: %s\n", pass ? "PASS" : "FAIL", status.c_str(), path.c_str());
+    if (status != "complete")
+        return 2;
+    return pass ? 0 : 1;
+}
+
+} // namespace hcts
