@@ -1,5 +1,8 @@
-// The GoogleTest listener that turns each test into a case verdict agreed by all
-// ranks, written to results.json by rank 0, with a watchdog per case.
+// The GoogleTest listener that gathers every rank's per-clause findings of each
+// case to rank 0, which writes them to results.json. Agreement on the case
+// verdict, the per-case watchdog, crash handling and rank-0-only output come
+// from mpi_harness/ (hcts::mpi::Harness); its TIMEOUT/CRASH reach results.json
+// through record_abnormal().
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,8 +13,7 @@
 
 namespace hcts {
 
-// Installs the listener (and removes GoogleTest's printer on ranks other than 0).
-// `results` is null on ranks other than 0.
+// Installs the listener. `results` is null on ranks other than 0.
 void install_listener(Results *results);
 
 } // namespace hcts

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "case.h"
 #include "iut.h"
 #include "listener.h"
+#include "hcts/mpi_harness.h"
 #include "mpi_glue.h"
 #include "options.h"
 #include "results.h"
@@ -129,7 +131,37 @@ int main(int argc, char **argv)
     if (check_catalogue(false) != 0)
         return 2;
 
-    ranks::init(&argc, &argv);
+    // MPI, the per-case watchdog, verdict agreement and crash handling: mpi_harness/.
+    std::unique_ptr<Results> results;
+    hcts::mpi::Options hopts;
+    hopts.case_deadline = std::chrono::seconds(o.case_timeout_s);
+    // Per-rank logs and watchdog diagnostics beside results.json.
+    if (std::getenv("HCTS_MPI_LOG_DIR") == nullptr)
+        hopts.log_dir = ((o.results.empty() ? fs::path("results") : fs::path(o.results).parent_path()) / "mpi-logs")
+                            .string();
+    hopts.on_case = [&results](const hcts::mpi::CaseResult &r) {
+        if (!results || (r.verdict != hcts::mpi::Verdict::Timeout && r.verdict != hcts::mpi::Verdict::Crash))
+            return;
+        const CaseInfo *info = find_case(r.name);
+        if (info == nullptr)
+            return;
+        std::string why = r.verdict == hcts::mpi::Verdict::Timeout ? "no verdict before the case deadline (watchdog)"
+                                                                  : "the job was terminated during the case";
+        if (!r.silent_ranks.empty()) {
+            why += "; silent ranks:";
+            for (int s : r.silent_ranks)
+                why += " " + std::to_string(s);
+        }
+        results->add_broken_case(*info, r.verdict == hcts::mpi::Verdict::Timeout ? Verdict::Timeout : Verdict::Crash,
+                                 why, r.duration_ms);
+    };
+    hopts.on_abort = [&results](std::string_view reason) {
+        if (results) {
+            results->doc()["run"]["error"] = std::string(reason);
+            results->finish("aborted");
+        }
+    };
+    hcts::mpi::Harness harness(argc, argv, std::move(hopts));
     const int rank = ranks::rank();
     if (o.iut.empty())
         o.iut = (pre / "lib" / "libhcomm.so").string();
@@ -153,7 +185,6 @@ int main(int argc, char **argv)
         std::printf("hcts: run %s, seed %llu (rerun with --seed %llu)\n", o.run_id.c_str(),
                     static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(o.seed));
 
-    std::unique_ptr<Results> results;
     int status = 0;
     std::string setup_error;
     // Set-up may fail on one rank only; the ranks agree before any case runs, so
@@ -181,7 +212,6 @@ int main(int argc, char **argv)
             results->finish("aborted");
             std::printf("hcts: run aborted in set-up; results in %s\n", results->path().c_str());
         }
-        ranks::finalize();
         return 2;
     }
     const auto hosts = ranks::hostnames();
@@ -202,8 +232,8 @@ int main(int argc, char **argv)
                         ad.name().c_str(), ad.product().c_str(), w.size, w.timeout_in_seconds ? "s" : "ms");
         }
         install_listener(results.get());
-        const int gtest_status = RUN_ALL_TESTS();
-        (void)gtest_status; // the verdict is the gate of results.json, below
+        const int agreed = harness.run();
+        (void)agreed; // the exit status is the gate of results.json, below
         ranks::barrier();
         if (results) {
             results->finish("complete");
@@ -218,7 +248,5 @@ int main(int argc, char **argv)
         }
         status = 2;
     }
-    status = ranks::max(status);
-    ranks::finalize();
-    return status;
+    return ranks::max(status);
 }

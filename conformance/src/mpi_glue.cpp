@@ -8,14 +8,6 @@
 
 namespace hcts::ranks {
 
-void init(int *argc, char ***argv)
-{
-    int provided = 0;
-    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
-}
-
-void finalize() { MPI_Finalize(); }
-
 int rank()
 {
     int r = 0;

@@ -1,6 +1,6 @@
-// The suite's own use of MPI: phase synchronisation and gathering results, never
-// through the implementation under test. Kept in one file so it can be replaced
-// by mpi_harness/ when that lands. Without mpirun the suite runs as one rank.
+// The suite's own MPI traffic on MPI_COMM_WORLD: phase synchronisation and
+// gathering per-clause findings, never through the implementation under test.
+// MPI itself is initialised and finalised by hcts::mpi::Harness (mpi_harness/).
 #pragma once
 
 #include <cstddef>
@@ -9,8 +9,6 @@
 
 namespace hcts::ranks {
 
-void init(int *argc, char ***argv);
-void finalize();
 int rank();
 int size();
 void barrier();

@@ -8,7 +8,8 @@ shift 4
 mkdir -p "$out"
 rm -f "$out/results.json"
 mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include lo \
-  --mca oob_tcp_if_include lo -x LD_LIBRARY_PATH ${SOFTVERBS_SEED:+-x SOFTVERBS_SEED} -np 2 \
+  --mca oob_tcp_if_include lo -x LD_LIBRARY_PATH ${SOFTVERBS_SEED:+-x SOFTVERBS_SEED} \
+  ${HCOMM_REF_PRODUCT:+-x HCOMM_REF_PRODUCT} ${HCTS_PROTOCOL:+-x HCTS_PROTOCOL} ${HCTS_PROTOCOL_ALT:+-x HCTS_PROTOCOL_ALT} -np 2 \
   "$bin/hcts-conformance" --iut "$iut" --results "$out/results.json" --repeat 128 --case-timeout 60 \
   >"$out/suite.log" 2>&1
 got=$?

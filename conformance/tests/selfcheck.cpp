@@ -2,7 +2,8 @@
 // suite's self-tests (reference, deliberately wrong IUTs, an IUT without WWN).
 //   hcts-selfcheck RESULTS reference
 //   hcts-selfcheck RESULTS broken CLAUSE[,CLAUSE...]   those FAIL, no other clause is worse than PROFILE
-//   hcts-selfcheck RESULTS not-supported              WWN clauses NOT_SUPPORTED, nothing FAILs or crashes
+//   hcts-selfcheck RESULTS not-supported [IDS]        WWN clauses NOT_SUPPORTED, nothing FAILs or crashes;
+//                                                     the listed clauses must PASS
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -41,6 +42,10 @@ int main(int argc, char **argv)
         std::stringstream ss(argv[3]);
         for (std::string id; std::getline(ss, id, ',');)
             broken.insert(id);
+    } else if (mode == "not-supported" && argc >= 4) {
+        std::stringstream ss(argv[3]);
+        for (std::string id; std::getline(ss, id, ',');)
+            broken.insert(id); // here: clauses that must PASS
     } else if (mode != "reference" && mode != "not-supported") {
         std::fprintf(stderr, "hcts-selfcheck: mode '%s' is not reference, broken or not-supported\n", mode.c_str());
         return 2;
@@ -61,6 +66,8 @@ int main(int argc, char **argv)
             continue;
         }
         if (mode == "not-supported") {
+            if (broken.count(id) != 0 && v != "PASS")
+                problem(id + " is " + v + why + ", expected PASS");
             if (bad)
                 problem(id + " is " + v + why + "; an IUT without the call must only be NOT_SUPPORTED");
             continue;

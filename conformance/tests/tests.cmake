@@ -64,3 +64,13 @@ if(TARGET hcomm)
   set_tests_properties(conformance.reference.adversarial PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
   hcts_use_softverbs(TEST conformance.reference.adversarial ENV SOFTVERBS_SEED=20261129)
 endif()
+
+# A row of the seed's product table without the call: on the reference's "a3"
+# profile (AICPU_TS over RoCE/HCCS) the call must be refused (WWN.DEV.3 PASS) and
+# every clause needing it NOT_SUPPORTED; the gate fails, nothing crashes.
+if(TARGET hcomm)
+  add_test(NAME conformance.product.a3
+    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/product-a3 $<TARGET_FILE:hcomm> 1 not-supported WWN.DEV.3)
+  set_tests_properties(conformance.product.a3 PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
+  hcts_use_softverbs(TEST conformance.product.a3 ENV HCOMM_REF_PRODUCT=a3 HCTS_PROTOCOL=ROCE HCTS_PROTOCOL_ALT=HCCS)
+endif()
