@@ -184,8 +184,17 @@ Clock::time_point step_qp(Qp* qp, Clock::time_point now) {
   }
   auto it = std::find_if(qp->sq.begin(), qp->sq.end(), [](const Wqe& w) { return !w.executed; });
   if (it != qp->sq.end()) {
-    if (qp->next_exec <= now) {
+    if (sq_flushing_locked(qp)) {
+      // An earlier WQE failed: nothing behind it executes.
+      for (; it != qp->sq.end(); ++it)
+        if (!it->executed) {
+          it->executed = true;
+          fail(*it, IBV_WC_WR_FLUSH_ERR);
+        }
+    } else if (qp->next_exec <= now) {
+      uint64_t seq = it->seq;
       execute_adversarial(qp, *it, now);
+      note_failure_locked(qp, seq);
       qp->next_exec = now + delay(qp, 150);
     }
     if (std::any_of(qp->sq.begin(), qp->sq.end(), [](const Wqe& w) { return !w.executed; }))

@@ -239,6 +239,7 @@ int ibv_modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int mask) {
       qp->sq.clear();
       qp->rq.clear();
       qp->pend.clear();
+      qp->sq_failed = false;
       qp->sq_used = 0;
       qp->unsignaled_run = 0;
       if (qp->conn) {  // the connection outlives the QP's use of it only in the engine's table

@@ -249,6 +249,17 @@ void execute_locked(Qp* qp, Wqe& w) {
   if (x && !x->done) issue_tail_locked(qp, *x);
 }
 
+void note_failure_locked(Qp* qp, uint64_t seq) {
+  // The WQE is usually still at the back; if it already completed, a failure moved the QP to ERR.
+  for (auto it = qp->sq.rbegin(); it != qp->sq.rend(); ++it)
+    if (it->seq == seq) {
+      if (it->done && it->status != IBV_WC_SUCCESS && it->status != IBV_WC_WR_FLUSH_ERR) qp->sq_failed = true;
+      return;
+    }
+}
+
+bool sq_flushing_locked(const Qp* qp) { return qp->sq_failed || qp->qpx.qp_base.state == IBV_QPS_ERR; }
+
 void sq_advance_locked(Qp* qp) {
   while (!qp->sq.empty() && qp->sq.front().done) {
     Wqe w = std::move(qp->sq.front());
@@ -281,7 +292,10 @@ void requester_reply_locked(Qp* qp, const Frame& f, const uint8_t* payload) {
   if (!w || w->done) return;
   if (w->parts > 0) --w->parts;
   switch (f.op) {
-    case kNak: finish(*w, static_cast<ibv_wc_status>(f.status)); break;
+    case kNak:
+      finish(*w, static_cast<ibv_wc_status>(f.status));
+      qp->sq_failed = true;  // WQEs posted from now on flush (those already sent are dropped by the responder)
+      break;
     case kReadResp:
       if (int st = scatter(w->sge, payload, f.len)) finish(*w, static_cast<ibv_wc_status>(st));
       break;
@@ -323,8 +337,7 @@ int validate_wr(const Qp* qp, const ibv_send_wr* wr) {
 }
 
 int post_send_locked(Qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
-  ibv_qp_state st = qp->qpx.qp_base.state;
-  if (st != IBV_QPS_RTS && st != IBV_QPS_ERR) {
+  if (ibv_qp_state st = qp->qpx.qp_base.state; st != IBV_QPS_RTS && st != IBV_QPS_ERR) {
     *bad = wr;
     return EINVAL;
   }
@@ -370,10 +383,13 @@ int post_send_locked(Qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
     ++qp->posted;
     if (config().fail_qp_at && qp->posted == config().fail_qp_at) w.inject_fail = true;
     qp->sq.push_back(std::move(w));
-    if (st == IBV_QPS_ERR) {
+    // Re-read for every WQE: an earlier one of this very chain may have failed.
+    if (sq_flushing_locked(qp)) {
       finish(qp->sq.back(), IBV_WC_WR_FLUSH_ERR);
     } else if (!qp->adv) {
+      uint64_t seq = qp->sq.back().seq;
       execute_locked(qp, qp->sq.back());
+      note_failure_locked(qp, seq);
     }
   }
   if (qp->adv) adversary_schedule_locked(qp);

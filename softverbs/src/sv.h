@@ -146,6 +146,9 @@ struct Qp {
   uint32_t unsignaled_run = 0;
   uint64_t next_seq = 1;
   long posted = 0;         // for SOFTVERBS_FAIL
+  // A WQE failed but has not reached the head of the SQ yet (the QP enters ERR only
+  // when it completes): every WQE behind it flushes without executing, as on RC.
+  bool sq_failed = false;
   std::deque<Wqe> sq;      // posted, not yet completed
   std::deque<RecvWqe> rq;
   // where requests go: the peer QP in this process, or a connection
@@ -285,6 +288,9 @@ Global& G();
 bool adversarial();
 uint64_t current_seed();
 void execute_locked(Qp* qp, Wqe& w);  // runs one WQE now (sane mode path)
+// After a WQE with sequence number seq ran: notes whether it failed (later WQEs then flush).
+void note_failure_locked(Qp* qp, uint64_t seq);
+bool sq_flushing_locked(const Qp* qp);  // later WQEs must flush instead of executing
 void adversary_schedule_locked(Qp* qp);
 Clock::time_point adversary_recv_delay_locked(Qp* qp);  // when a new RECV becomes visible
 
