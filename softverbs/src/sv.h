@@ -5,6 +5,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "byte_queue.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -227,6 +229,8 @@ struct Responder {
   bool broken = false;
 };
 void responder_push_locked(Responder* r, Frame f, std::vector<uint8_t> payload);
+// As responder_push_locked, copying the payload only if the request has to wait.
+void responder_deliver_locked(Responder* r, const Frame& f, const uint8_t* payload, size_t len);
 void responder_run_locked(Responder* r);
 void requester_reply_locked(Qp* qp, const Frame& f, const uint8_t* payload);
 
@@ -248,9 +252,9 @@ struct Conn {
   bool outbound = false;
   Qp* qp = nullptr;                 // requester QP (outbound)
   Responder* responder = nullptr;   // inbound
-  std::string out;                  // bytes not yet written
-  size_t out_off = 0;
-  std::vector<uint8_t> in;
+  ByteQueue out;                     // bytes not yet written
+  bool out_armed = false;           // EPOLLOUT requested (spares an epoll_ctl per send)
+  ByteQueue in;                     // received bytes not yet handled (at most a partial frame)
   bool closed = false;
   ~Conn();
 };
