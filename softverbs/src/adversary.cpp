@@ -184,8 +184,24 @@ Clock::time_point step_qp(Qp* qp, Clock::time_point now) {
   }
   auto it = std::find_if(qp->sq.begin(), qp->sq.end(), [](const Wqe& w) { return !w.executed; });
   if (it != qp->sq.end()) {
-    if (qp->next_exec <= now) {
+    if (sq_flushing_locked(qp)) {
+      // An earlier WQE failed: nothing behind it executes.
+      for (; it != qp->sq.end(); ++it)
+        if (!it->executed) {
+          it->executed = true;
+          fail(*it, IBV_WC_WR_FLUSH_ERR);
+        }
+    } else if (sq_held_locked(qp)) {
+      // An earlier SEND/WRITE_WITH_IMM waits for a RECV: nothing behind it runs. Its
+      // completion wakes us (sq_advance_locked -> adversary_schedule_locked).
+      sq_advance_locked(qp);
+      return next;
+    } else if (qp->next_exec <= now) {
+      uint64_t seq = it->seq;
+      ibv_wr_opcode op = it->op;
       execute_adversarial(qp, *it, now);
+      note_failure_locked(qp, seq);
+      sq_note_hold_locked(qp, seq, op);
       qp->next_exec = now + delay(qp, 150);
     }
     if (std::any_of(qp->sq.begin(), qp->sq.end(), [](const Wqe& w) { return !w.executed; }))

@@ -239,6 +239,9 @@ int ibv_modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int mask) {
       qp->sq.clear();
       qp->rq.clear();
       qp->pend.clear();
+      qp->sq_failed = false;
+      qp->hold_seq = 0;
+      qp->exec_seq = qp->next_seq;
       qp->sq_used = 0;
       qp->unsignaled_run = 0;
       if (qp->conn) {  // the connection outlives the QP's use of it only in the engine's table

@@ -249,6 +249,60 @@ void execute_locked(Qp* qp, Wqe& w) {
   if (x && !x->done) issue_tail_locked(qp, *x);
 }
 
+void note_failure_locked(Qp* qp, uint64_t seq) {
+  // The WQE is usually still at the back; if it already completed, a failure moved the QP to ERR.
+  for (auto it = qp->sq.rbegin(); it != qp->sq.rend(); ++it)
+    if (it->seq == seq) {
+      if (it->done && it->status != IBV_WC_SUCCESS && it->status != IBV_WC_WR_FLUSH_ERR) qp->sq_failed = true;
+      return;
+    }
+}
+
+bool sq_flushing_locked(const Qp* qp) { return qp->sq_failed || qp->qpx.qp_base.state == IBV_QPS_ERR; }
+
+// The WQE with this seq if still queued (the SQ holds consecutive seqs).
+Wqe* wqe_at(Qp* qp, uint64_t seq) {
+  if (qp->sq.empty() || seq < qp->sq.front().seq || seq - qp->sq.front().seq >= qp->sq.size()) return nullptr;
+  return &qp->sq[seq - qp->sq.front().seq];
+}
+
+bool sq_held_locked(Qp* qp) {
+  if (!qp->hold_seq) return false;
+  if (Wqe* h = wqe_at(qp, qp->hold_seq); h && !h->done) return true;
+  qp->hold_seq = 0;
+  return false;
+}
+
+void sq_note_hold_locked(Qp* qp, uint64_t seq, ibv_wr_opcode op) {
+  if (op != IBV_WR_SEND && op != IBV_WR_SEND_WITH_IMM && op != IBV_WR_RDMA_WRITE_WITH_IMM) return;
+  // Over the wire alone the responder's in-order stream already keeps later requests behind it.
+  if (!qp->local_peer && !qp->peer) return;
+  if (Wqe* w = wqe_at(qp, seq); w && !w->done) qp->hold_seq = seq;
+}
+
+// Sane mode: executes posted WQEs in order, unless an earlier one is held (RNR) or failed.
+void sq_pump_locked(Qp* qp) {
+  if (qp->adv || qp->pumping) return;
+  qp->pumping = true;
+  bool ran = false;
+  while (qp->exec_seq < qp->next_seq && !sq_held_locked(qp)) {
+    Wqe* w = wqe_at(qp, qp->exec_seq);
+    uint64_t seq = qp->exec_seq++;
+    if (!w || w->done || w->executed) continue;  // flushed, or completed already
+    if (sq_flushing_locked(qp)) {
+      finish(*w, IBV_WC_WR_FLUSH_ERR);
+      continue;
+    }
+    ibv_wr_opcode op = w->op;
+    execute_locked(qp, *w);  // may re-enter through an in-process reply: guarded by pumping
+    note_failure_locked(qp, seq);
+    sq_note_hold_locked(qp, seq, op);
+    ran = true;
+  }
+  qp->pumping = false;
+  if (ran) sq_advance_locked(qp);  // completions of what ran (post_send's own call may be long past)
+}
+
 void sq_advance_locked(Qp* qp) {
   while (!qp->sq.empty() && qp->sq.front().done) {
     Wqe w = std::move(qp->sq.front());
@@ -273,6 +327,11 @@ void sq_advance_locked(Qp* qp) {
       qp_to_error_locked(qp, IBV_EVENT_QP_FATAL);
     }
   }
+  // A completion may have released a held SEND/WRITE_WITH_IMM: run what waited behind it.
+  if (qp->hold_seq && !qp->pumping && !sq_held_locked(qp)) {
+    if (qp->adv) adversary_schedule_locked(qp);
+    else sq_pump_locked(qp);
+  }
 }
 
 void requester_reply_locked(Qp* qp, const Frame& f, const uint8_t* payload) {
@@ -281,7 +340,10 @@ void requester_reply_locked(Qp* qp, const Frame& f, const uint8_t* payload) {
   if (!w || w->done) return;
   if (w->parts > 0) --w->parts;
   switch (f.op) {
-    case kNak: finish(*w, static_cast<ibv_wc_status>(f.status)); break;
+    case kNak:
+      finish(*w, static_cast<ibv_wc_status>(f.status));
+      qp->sq_failed = true;  // WQEs posted from now on flush (those already sent are dropped by the responder)
+      break;
     case kReadResp:
       if (int st = scatter(w->sge, payload, f.len)) finish(*w, static_cast<ibv_wc_status>(st));
       break;
@@ -323,8 +385,7 @@ int validate_wr(const Qp* qp, const ibv_send_wr* wr) {
 }
 
 int post_send_locked(Qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
-  ibv_qp_state st = qp->qpx.qp_base.state;
-  if (st != IBV_QPS_RTS && st != IBV_QPS_ERR) {
+  if (ibv_qp_state st = qp->qpx.qp_base.state; st != IBV_QPS_RTS && st != IBV_QPS_ERR) {
     *bad = wr;
     return EINVAL;
   }
@@ -370,10 +431,11 @@ int post_send_locked(Qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
     ++qp->posted;
     if (config().fail_qp_at && qp->posted == config().fail_qp_at) w.inject_fail = true;
     qp->sq.push_back(std::move(w));
-    if (st == IBV_QPS_ERR) {
+    // Re-read for every WQE: an earlier one of this very chain may have failed.
+    if (sq_flushing_locked(qp)) {
       finish(qp->sq.back(), IBV_WC_WR_FLUSH_ERR);
-    } else if (!qp->adv) {
-      execute_locked(qp, qp->sq.back());
+    } else {
+      sq_pump_locked(qp);  // executes it now unless something earlier is held
     }
   }
   if (qp->adv) adversary_schedule_locked(qp);

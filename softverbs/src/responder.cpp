@@ -54,11 +54,11 @@ bool check_remote(Qp* qp, uint32_t rkey, uint64_t addr, uint64_t len, uint32_t n
   return mr_lookup(local_mr_table(), rkey, v) && mr_check(*v, addr, len, need) == 0;
 }
 
-// Executes the head request; false when it must wait (no RECV yet, or QP not ready).
-bool run_one_locked(Responder* r) {
+// Executes one request (the head of r->pending, or one arriving while nothing is
+// pending); false when it must wait for a RECV. On true the caller pops it unless the
+// stream broke (then pending was cleared).
+bool run_one_locked(Responder* r, const Frame& f, const uint8_t* payload) {
   Qp* qp = r->qp;
-  Responder::Req& q = r->pending.front();
-  const Frame& f = q.f;
   MrView v;
   switch (f.op) {
     case kWrite:
@@ -66,7 +66,7 @@ bool run_one_locked(Responder* r) {
         access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
         return true;
       }
-      if (!(f.flags & kPlaced) && f.len) dma_copy(reinterpret_cast<void*>(f.raddr), q.payload.data(), f.len);
+      if (!(f.flags & kPlaced) && f.len) dma_copy(reinterpret_cast<void*>(f.raddr), payload, f.len);
       ack_locked(r, f);
       break;
     case kWriteImm:
@@ -108,7 +108,7 @@ bool run_one_locked(Responder* r) {
           access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
           return true;
         }
-        if (!(f.flags & kPlaced) && f.len) dma_copy(reinterpret_cast<void*>(f.raddr), q.payload.data(), f.len);
+        if (!(f.flags & kPlaced) && f.len) dma_copy(reinterpret_cast<void*>(f.raddr), payload, f.len);
         e.wc.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
       } else {
         uint64_t room = 0;
@@ -125,7 +125,7 @@ bool run_one_locked(Responder* r) {
               st = IBV_WC_LOC_PROT_ERR;
               break;
             }
-            dma_copy(reinterpret_cast<void*>(s.addr), q.payload.data() + pos, n);
+            dma_copy(reinterpret_cast<void*>(s.addr), payload + pos, n);
             pos += n;
           }
         }
@@ -180,30 +180,45 @@ bool run_one_locked(Responder* r) {
       access_error_locked(r, f, IBV_WC_REM_INV_REQ_ERR);
       return true;
   }
-  r->pending.pop_front();
   return true;
+}
+
+// Whether requests may execute now; NAKs and breaks the stream in ERR/RESET.
+bool responder_ready_locked(Responder* r, const Frame& head) {
+  ibv_qp_state st = r->qp->qpx.qp_base.state;
+  if (st == IBV_QPS_ERR || st == IBV_QPS_RESET) {
+    // A responder in error drops requests; the requester retries until it gives up.
+    nak_locked(r, head, IBV_WC_RETRY_EXC_ERR);
+    r->broken = true;
+    r->pending.clear();
+    return false;
+  }
+  return st != IBV_QPS_INIT;  // in INIT packets wait (as retries would) until RTR
 }
 
 }  // namespace
 
 void responder_run_locked(Responder* r) {
   while (!r->broken && r->qp && !r->pending.empty()) {
-    ibv_qp_state st = r->qp->qpx.qp_base.state;
-    if (st == IBV_QPS_ERR || st == IBV_QPS_RESET) {
-      // A responder in error drops requests; the requester retries until it gives up.
-      nak_locked(r, r->pending.front().f, IBV_WC_RETRY_EXC_ERR);
-      r->broken = true;
-      r->pending.clear();
-      return;
-    }
-    if (st == IBV_QPS_INIT) return;  // packets wait (as retries would) until RTR
-    if (!run_one_locked(r)) return;
+    if (!responder_ready_locked(r, r->pending.front().f)) return;
+    Responder::Req& q = r->pending.front();
+    if (!run_one_locked(r, q.f, q.payload.data())) return;
+    if (!r->broken) r->pending.pop_front();  // a broken stream has already dropped everything
   }
 }
 
 void responder_push_locked(Responder* r, Frame f, std::vector<uint8_t> payload) {
   if (r->broken) return;
   r->pending.push_back({f, std::move(payload)});
+  if (r->pending.size() == 1) responder_run_locked(r);
+}
+
+void responder_deliver_locked(Responder* r, const Frame& f, const uint8_t* payload, size_t len) {
+  if (r->broken) return;
+  // Nothing queued ahead: run it straight from the receive buffer, without a copy.
+  if (r->pending.empty() && r->qp && responder_ready_locked(r, f) && run_one_locked(r, f, payload)) return;
+  if (r->broken) return;
+  r->pending.push_back({f, std::vector<uint8_t>(payload, payload + len)});
   if (r->pending.size() == 1) responder_run_locked(r);
 }
 

@@ -5,6 +5,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "byte_queue.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -146,6 +148,15 @@ struct Qp {
   uint32_t unsignaled_run = 0;
   uint64_t next_seq = 1;
   long posted = 0;         // for SOFTVERBS_FAIL
+  // A WQE failed but has not reached the head of the SQ yet (the QP enters ERR only
+  // when it completes): every WQE behind it flushes without executing, as on RC.
+  bool sq_failed = false;
+  // RC ordering behind receiver-not-ready: a SEND/WRITE_WITH_IMM handed to a responder
+  // that may be holding it (no RECV yet) stops later WQEs from executing, since a direct
+  // route would otherwise place their data first. 0: nothing held.
+  uint64_t hold_seq = 0;
+  uint64_t exec_seq = 1;  // sane mode: the next WQE to execute (seqs in sq are consecutive)
+  bool pumping = false;   // sq_pump_locked is on the stack (replies can re-enter it)
   std::deque<Wqe> sq;      // posted, not yet completed
   std::deque<RecvWqe> rq;
   // where requests go: the peer QP in this process, or a connection
@@ -224,6 +235,8 @@ struct Responder {
   bool broken = false;
 };
 void responder_push_locked(Responder* r, Frame f, std::vector<uint8_t> payload);
+// As responder_push_locked, copying the payload only if the request has to wait.
+void responder_deliver_locked(Responder* r, const Frame& f, const uint8_t* payload, size_t len);
 void responder_run_locked(Responder* r);
 void requester_reply_locked(Qp* qp, const Frame& f, const uint8_t* payload);
 
@@ -245,9 +258,9 @@ struct Conn {
   bool outbound = false;
   Qp* qp = nullptr;                 // requester QP (outbound)
   Responder* responder = nullptr;   // inbound
-  std::string out;                  // bytes not yet written
-  size_t out_off = 0;
-  std::vector<uint8_t> in;
+  ByteQueue out;                     // bytes not yet written
+  bool out_armed = false;           // EPOLLOUT requested (spares an epoll_ctl per send)
+  ByteQueue in;                     // received bytes not yet handled (at most a partial frame)
   bool closed = false;
   ~Conn();
 };
@@ -285,6 +298,13 @@ Global& G();
 bool adversarial();
 uint64_t current_seed();
 void execute_locked(Qp* qp, Wqe& w);  // runs one WQE now (sane mode path)
+// After a WQE with sequence number seq ran: notes whether it failed (later WQEs then flush).
+void note_failure_locked(Qp* qp, uint64_t seq);
+bool sq_flushing_locked(const Qp* qp);  // later WQEs must flush instead of executing
+// Whether a held SEND/WRITE_WITH_IMM still blocks later WQEs (clears a released hold).
+bool sq_held_locked(Qp* qp);
+// After executing WQE seq of opcode op: holds later WQEs if it may be waiting for a RECV.
+void sq_note_hold_locked(Qp* qp, uint64_t seq, ibv_wr_opcode op);
 void adversary_schedule_locked(Qp* qp);
 Clock::time_point adversary_recv_delay_locked(Qp* qp);  // when a new RECV becomes visible
 

@@ -109,7 +109,12 @@ bool read_all(int fd, void* p, size_t n) {
   return true;
 }
 
+// A connection keeps up to this much buffer between messages (more only while a huge one passes).
+constexpr size_t kKeepBuffer = 32u << 20;
+
 void want_out(Conn* c, bool on) {
+  if (c->out_armed == on) return;
+  c->out_armed = on;
   epoll_event ev{};
   ev.events = on ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
   ev.data.fd = c->fd;
@@ -117,8 +122,8 @@ void want_out(Conn* c, bool on) {
 }
 
 void flush_locked(Conn* c) {
-  while (c->out_off < c->out.size()) {
-    ssize_t k = ::send(c->fd, c->out.data() + c->out_off, c->out.size() - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+  while (!c->out.empty()) {
+    ssize_t k = ::send(c->fd, c->out.data(), c->out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (k < 0 && errno == EINTR) continue;
     if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       want_out(c, true);
@@ -128,11 +133,10 @@ void flush_locked(Conn* c) {
       c->closed = true;
       return;
     }
-    c->out_off += static_cast<size_t>(k);
-    log(3, "fd %d sent %zd, %zu left", c->fd, k, c->out.size() - c->out_off);
+    c->out.consume(static_cast<size_t>(k));
+    log(3, "fd %d sent %zd, %zu left", c->fd, k, c->out.size());
   }
-  c->out.clear();
-  c->out_off = 0;
+  c->out.trim(kKeepBuffer);
   want_out(c, false);
 }
 
@@ -158,21 +162,23 @@ void conn_failed_locked(const std::shared_ptr<Conn>& c) {
 }
 
 void handle_frames_locked(const std::shared_ptr<Conn>& c) {
-  size_t off = 0;
-  while (c->in.size() - off >= sizeof(Frame)) {
+  while (c->in.size() >= sizeof(Frame)) {
     Frame f;
-    std::memcpy(&f, c->in.data() + off, sizeof f);
-    if (c->in.size() - off - sizeof f < f.plen) break;
-    const uint8_t* payload = c->in.data() + off + sizeof f;
+    std::memcpy(&f, c->in.data(), sizeof f);
+    if (c->in.size() - sizeof f < f.plen) {
+      c->in.reserve(sizeof f + f.plen - c->in.size());  // room for the rest in one piece
+      break;
+    }
+    const uint8_t* payload = c->in.data() + sizeof f;
     if (c->outbound) {
       requester_reply_locked(c->qp, f, payload);
     } else if (c->responder) {
-      responder_push_locked(c->responder, f, std::vector<uint8_t>(payload, payload + f.plen));
+      responder_deliver_locked(c->responder, f, payload, f.plen);
     }
-    off += sizeof f + f.plen;
+    c->in.consume(sizeof f + f.plen);
     if (c->closed) break;
   }
-  c->in.erase(c->in.begin(), c->in.begin() + static_cast<long>(off));
+  c->in.trim(kKeepBuffer);
 }
 
 void accept_hello_locked(int fd, const Hello& h) {
@@ -203,7 +209,7 @@ void accept_hello_locked(int fd, const Hello& h) {
   c->responder = r.get();
   qp->responders.push_back(std::move(r));
   E().conns[fd] = c;
-  c->out.assign(reinterpret_cast<const char*>(&rep), sizeof rep);
+  c->out.append(&rep, sizeof rep);
   flush_locked(c.get());
 }
 
@@ -236,15 +242,15 @@ void on_readable_locked(int fd) {
   if (it == e.conns.end()) return;
   std::shared_ptr<Conn> c = it->second;
   for (;;) {
-    // Read straight into the frame buffer, as much as the kernel has (up to 1 MiB a call).
-    size_t old = c->in.size();
-    constexpr size_t kChunk = 1 << 20;
-    if (c->in.capacity() < old + kChunk) c->in.reserve(std::max(c->in.capacity() * 2, old + kChunk));
-    c->in.resize(old + kChunk);
-    ssize_t k = ::recv(fd, c->in.data() + old, kChunk, MSG_DONTWAIT);
-    c->in.resize(old + static_cast<size_t>(std::max<ssize_t>(k, 0)));
+    // Read straight into the frame buffer's spare room, at least 256 KiB of it.
+    c->in.reserve(256u << 10);
+    ssize_t k = ::recv(fd, c->in.tail(), c->in.room(), MSG_DONTWAIT);
     if (k > 0) {
       log(3, "fd %d received %zd", fd, k);
+      c->in.commit(static_cast<size_t>(k));
+      // Hand complete frames on at once: the responder acks sooner and the buffer stays small.
+      handle_frames_locked(c);
+      if (c->closed) break;
       continue;
     }
     if (k < 0 && errno == EINTR) continue;
@@ -301,7 +307,7 @@ void progress_loop() {
     }
     // Connections closed by QP destruction: forget them.
     for (auto it = e.conns.begin(); it != e.conns.end();) {
-      if (it->second->closed && it->second->out_off >= it->second->out.size()) {
+      if (it->second->closed && it->second->out.empty()) {
         epoll_ctl(e.epoll_fd, EPOLL_CTL_DEL, it->first, nullptr);
         it = e.conns.erase(it);
       } else {
@@ -402,11 +408,10 @@ void conn_send_locked(const std::shared_ptr<Conn>& c, const Frame& f0, const voi
   Frame f = f0;
   f.plen = static_cast<uint32_t>(len);
   bool idle = c->out.empty();
-  c->out.append(reinterpret_cast<const char*>(&f), sizeof f);
+  c->out.append(&f, sizeof f);
   if (len) {
-    size_t at = c->out.size();
-    c->out.resize(at + len);
-    dma_copy(c->out.data() + at, payload, len);  // may read application memory
+    dma_copy(c->out.reserve(len), payload, len);  // may read application memory
+    c->out.commit(len);
   }
   if (idle) flush_locked(c.get());
 }

@@ -341,6 +341,36 @@ TEST(Rnr, LateRecvIsWaitedFor) {
   EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
 }
 
+// RC: a WRITE behind a SEND that waits for a RECV (RNR) is held too; its bytes must not
+// land before the SEND does, on any route (direct placement included).
+TEST(Rnr, LaterWriteWaitsBehindSendWithoutRecv) {
+  Device dev;
+  Buffer abuf(8192, true), bbuf(8192, true);
+  Mr amr(dev.pd, abuf.p, abuf.n, kAllAccess), bmr(dev.pd, bbuf.p, bbuf.n, kAllAccess);
+  std::memset(abuf.p, 0x5A, abuf.n);
+  std::memset(bbuf.p, 0, bbuf.n);
+  Qp a(dev), b(dev);
+  a.connect(b.endpoint(), 7);
+  b.connect(a.endpoint());
+  uint64_t target = reinterpret_cast<uintptr_t>(bbuf.p) + 4096;
+  ASSERT_EQ(a.post(IBV_WR_SEND, 1, amr.mr, 0, 32), 0);
+  ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE, 2, amr.mr, 1024, 256, target, bmr.mr->rkey), 0);
+  ibv_wc wc{};
+  EXPECT_FALSE(wait_wc(a.scq, &wc, 100ms)) << "wr_id " << wc.wr_id << " completed while the SEND had no RECV";
+  for (size_t i = 0; i < 256; ++i)
+    ASSERT_EQ(bbuf.p[4096 + i], 0) << "byte " << i << " of the later WRITE landed before the RNR-held SEND";
+  ASSERT_EQ(b.recv(7, bmr.mr, 0, 64), 0);
+  ASSERT_TRUE(wait_wc(b.rcq, &wc));
+  EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+  EXPECT_EQ(wc.byte_len, 32u);
+  for (uint64_t id = 1; id <= 2; ++id) {
+    ASSERT_TRUE(wait_wc(a.scq, &wc)) << "no completion for wr_id " << id;
+    EXPECT_EQ(wc.wr_id, id);
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+  }
+  for (size_t i = 0; i < 256; ++i) ASSERT_EQ(bbuf.p[4096 + i], 0x5A) << "byte " << i << " of the WRITE missing";
+}
+
 TEST(Capacity, SendQueueFullAndSelectiveSignalling) {
   Device dev;
   Buffer buf(4096, true);

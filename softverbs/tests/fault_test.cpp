@@ -1,9 +1,11 @@
-// SOFTVERBS_FAIL=qp:3 (set by ctest): the third WQE of every QP fails, later ones
-// flush, QP_FATAL is raised, and the failed notify is never delivered.
+// SOFTVERBS_FAIL=qp:<n> (set by ctest, one case per value): the n-th WQE of every QP
+// fails, later ones flush, QP_FATAL is raised, and the failed notify is never delivered.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
 #include <poll.h>
+
+#include <cstring>
 
 #include "verbs_fixture.h"
 
@@ -13,7 +15,7 @@ using namespace std::chrono_literals;
 TEST(FaultInjection, ThirdWqeFailsLaterOnesFlushNotifyNeverArrives) {
   const char* f = std::getenv("SOFTVERBS_FAIL");
   ASSERT_NE(f, nullptr) << "run with SOFTVERBS_FAIL=qp:3 (ctest sets it)";
-  ASSERT_STREQ(f, "qp:3");
+  ASSERT_STREQ(f, "qp:3") << "ctest runs each case with its own SOFTVERBS_FAIL (--gtest_filter)";
   Device dev;
   Buffer buf(8192, true);
   Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
@@ -46,4 +48,54 @@ TEST(FaultInjection, ThirdWqeFailsLaterOnesFlushNotifyNeverArrives) {
   EXPECT_EQ(ev.event_type, IBV_EVENT_QP_FATAL);
   EXPECT_EQ(ev.element.qp, a.qp);
   ibv_ack_async_event(&ev);
+}
+
+// One ibv_post_send chain WRITE + WRITE_WITH_IMM whose WRITE fails (qp:1): on RC the
+// chained notify must flush and nothing of it may reach the responder.
+TEST(FaultInjection, ChainBehindFailedWriteFlushesAndNeverNotifies) {
+  const char* f = std::getenv("SOFTVERBS_FAIL");
+  ASSERT_NE(f, nullptr) << "run with SOFTVERBS_FAIL=qp:1 (ctest sets it)";
+  ASSERT_STREQ(f, "qp:1") << "ctest runs each case with its own SOFTVERBS_FAIL (--gtest_filter)";
+  Device dev;
+  Buffer buf(8192, true);
+  Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+  std::memset(buf.p, 0xAB, 4096);    // source
+  std::memset(buf.p + 4096, 0, 4096);  // target, must stay zero
+  Qp a(dev), b(dev);
+  a.connect(b.endpoint());
+  b.connect(a.endpoint());
+  ASSERT_EQ(b.recv(1), 0);
+  uint64_t raddr = reinterpret_cast<uintptr_t>(buf.p) + 4096;
+  ibv_sge s1{reinterpret_cast<uintptr_t>(buf.p), 256, mr.mr->lkey};
+  ibv_sge s2{reinterpret_cast<uintptr_t>(buf.p) + 256, 64, mr.mr->lkey};
+  ibv_send_wr w1{}, w2{};
+  w1.wr_id = 1;
+  w1.opcode = IBV_WR_RDMA_WRITE;
+  w1.sg_list = &s1;
+  w1.num_sge = 1;
+  w1.wr.rdma.remote_addr = raddr;
+  w1.wr.rdma.rkey = mr.mr->rkey;
+  w1.next = &w2;
+  w2.wr_id = 2;
+  w2.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+  w2.sg_list = &s2;
+  w2.num_sge = 1;
+  w2.send_flags = IBV_SEND_SIGNALED;
+  w2.imm_data = htonl(7);
+  w2.wr.rdma.remote_addr = raddr + 256;
+  w2.wr.rdma.rkey = mr.mr->rkey;
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(a.qp, &w1, &bad), 0);
+  ibv_wc wc{};
+  ASSERT_TRUE(wait_wc(a.scq, &wc)) << "no completion for the failed WRITE";
+  EXPECT_EQ(wc.wr_id, 1u);
+  EXPECT_EQ(wc.status, IBV_WC_LOC_QP_OP_ERR) << ibv_wc_status_str(wc.status);
+  ASSERT_TRUE(wait_wc(a.scq, &wc)) << "no completion for the chained WRITE_WITH_IMM";
+  EXPECT_EQ(wc.wr_id, 2u);
+  EXPECT_EQ(wc.status, IBV_WC_WR_FLUSH_ERR) << ibv_wc_status_str(wc.status);
+  EXPECT_EQ(a.qp->state, IBV_QPS_ERR);
+  EXPECT_FALSE(wait_wc(b.rcq, &wc, std::chrono::milliseconds(300)))
+      << "the notify chained behind a failed WRITE was delivered (imm " << ntohl(wc.imm_data) << ")";
+  for (size_t i = 4096; i < 4096 + 512; ++i)
+    ASSERT_EQ(buf.p[i], 0) << "byte " << (i - 4096) << " of the target was written by a failed or flushed WQE";
 }

@@ -118,7 +118,59 @@ void all_opcodes(bool memfd) {
   EXPECT_EQ(err, "");
 }
 
+// A WRITE behind a SEND that meets no RECV (RNR) must not land before the SEND: on the
+// direct routes (mapped memory, CMA) too, where the requester places WRITE data itself.
+void write_behind_rnr_send(bool memfd) {
+  std::string err = run_two(
+      [&](Link link) {  // requester
+        Device dev;
+        Buffer buf(8192, memfd);
+        std::memset(buf.p, 0x5A, buf.n);
+        Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+        Qp qp(dev);
+        Endpoint peer = link.get<Endpoint>();
+        link.put(qp.endpoint(&*mr.mr));
+        qp.connect(peer, 7);
+        CHECK(link.get<int>() == 1);
+        CHECK(qp.post(IBV_WR_SEND, 1, mr.mr, 0, 32) == 0);
+        CHECK(qp.post(IBV_WR_RDMA_WRITE, 2, mr.mr, 1024, 256, peer.addr + 4096, peer.rkey) == 0);
+        link.put(2);
+        ibv_wc wc{};
+        for (uint64_t id = 1; id <= 2; ++id) {
+          CHECK(wait_wc(qp.scq, &wc, std::chrono::milliseconds(10000)));
+          CHECK(wc.wr_id == id && wc.status == IBV_WC_SUCCESS);
+        }
+        link.put(3);
+        CHECK(link.get<int>() == 4);
+      },
+      [&](Link link) {  // responder: no RECV until it has seen the WRITE's bytes stay away
+        Device dev;
+        Buffer buf(8192, memfd);
+        std::memset(buf.p, 0, buf.n);
+        Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+        Qp qp(dev);
+        link.put(qp.endpoint(&*mr.mr));
+        Endpoint peer = link.get<Endpoint>();
+        qp.connect(peer);
+        link.put(1);
+        CHECK(link.get<int>() == 2);
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        for (size_t i = 0; i < 256; ++i) CHECK(buf.p[4096 + i] == 0);  // the WRITE overtook the held SEND
+        CHECK(qp.recv(9, mr.mr, 0, 64) == 0);
+        ibv_wc wc{};
+        CHECK(wait_wc(qp.rcq, &wc));
+        CHECK(wc.status == IBV_WC_SUCCESS && wc.byte_len == 32);
+        CHECK(link.get<int>() == 3);
+        for (size_t i = 0; i < 256; ++i) CHECK(buf.p[4096 + i] == 0x5A);
+        link.put(4);
+      });
+  EXPECT_EQ(err, "");
+}
+
 }  // namespace
+
+TEST(TwoProcess, WriteBehindRnrSendSharedMemory) { write_behind_rnr_send(true); }
+TEST(TwoProcess, WriteBehindRnrSendPrivateMemory) { write_behind_rnr_send(false); }
 
 TEST(TwoProcess, AllOpcodesSharedMemory) { all_opcodes(true); }
 TEST(TwoProcess, AllOpcodesPrivateMemory) { all_opcodes(false); }
