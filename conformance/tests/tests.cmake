@@ -77,3 +77,16 @@ if(TARGET hcomm)
   set_tests_properties(conformance.product.a3 PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
   hcts_use_softverbs(TEST conformance.product.a3 ENV HCOMM_REF_PRODUCT=a3 HCTS_PROTOCOL=ROCE HCTS_PROTOCOL_ALT=HCCS)
 endif()
+
+# The other rows without the call (seed product table): the reference's a2-style
+# profiles have no AICPU_TS engine, so the suite sets up on CPU_TS threads and
+# channels over RoCE and judges the call there and on the device (WWN.DEV.3:
+# refused with HCCL_E_NOT_SUPPORT, nothing written, no notify).
+if(TARGET hcomm)
+  foreach(row a2 atlas200i_500_a2 inference training)
+    add_test(NAME conformance.product.${row}
+      COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/product-${row} $<TARGET_FILE:hcomm> 1 not-supported WWN.DEV.3)
+    set_tests_properties(conformance.product.${row} PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
+    hcts_use_softverbs(TEST conformance.product.${row} ENV HCOMM_REF_PRODUCT=${row} HCTS_PROTOCOL=ROCE HCTS_PROTOCOL_ALT=HCCS)
+  endforeach()
+endif()
