@@ -4,6 +4,7 @@
 //   hcts-selfcheck RESULTS broken CLAUSE[,CLAUSE...]   those FAIL, no other clause is worse than PROFILE
 //   hcts-selfcheck RESULTS not-supported [IDS]        WWN clauses NOT_SUPPORTED, nothing FAILs or crashes;
 //                                                     the listed clauses must PASS
+//   hcts-selfcheck RESULTS clause ID VERDICT           that one clause has that verdict (filtered runs)
 //   any mode + --not-supported-ok=IDS: those clauses may be NOT_SUPPORTED (e.g. L13,
 //   which needs 3 ranks, in a 2-rank run); their reason is printed.
 #include <cstdio>
@@ -51,6 +52,25 @@ int main(int argc, char **argv)
     }
     const auto doc = nlohmann::json::parse(in);
     const std::string mode = argv[2];
+    if (mode == "clause") {
+        if (argc < 5) {
+            std::fprintf(stderr, "hcts-selfcheck: 'clause' needs a clause id and a verdict\n");
+            return 2;
+        }
+        for (const auto &c : doc.at("clauses"))
+            if (c.at("id") == argv[3]) {
+                const std::string v = c.at("verdict");
+                const std::string why = c.at("reason").is_null() ? "" : " (" + c.at("reason").get<std::string>() + ")";
+                if (v != argv[4]) {
+                    problem(std::string(argv[3]) + " is " + v + why + ", expected " + argv[4]);
+                    return 1;
+                }
+                std::printf("hcts-selfcheck: %s is %s%s, as expected\n", argv[3], v.c_str(), why.c_str());
+                return 0;
+            }
+        problem(std::string(argv[3]) + " does not appear in the results");
+        return 1;
+    }
     std::set<std::string> broken;
     if (mode == "broken") {
         if (argc < 4) {

@@ -90,3 +90,11 @@ if(TARGET hcomm)
     hcts_use_softverbs(TEST conformance.product.${row} ENV HCOMM_REF_PRODUCT=${row} HCTS_PROTOCOL=ROCE HCTS_PROTOCOL_ALT=HCCS)
   endforeach()
 endif()
+
+# Litmus L13 (3-party chain) on 3 ranks: a profile is reported, never NOT_SUPPORTED.
+if(TARGET hcomm)
+  add_test(NAME conformance.litmus.l13
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/run_l13.sh ${CMAKE_BINARY_DIR}/bin ${out}/litmus-l13 $<TARGET_FILE:hcomm>)
+  set_tests_properties(conformance.litmus.l13 PROPERTIES TIMEOUT 120 LABELS "conformance;mpi" RUN_SERIAL TRUE)
+  hcts_use_softverbs(TEST conformance.litmus.l13)
+endif()
