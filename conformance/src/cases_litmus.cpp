@@ -77,8 +77,9 @@ std::map<std::string, uint64_t> sum_over_ranks(const std::map<std::string, uint6
 // L1 under stress (anchors §2 "repeat under stress"): before each write the
 // sender may run a local copy of random size on the same thread (a random
 // delay, on the device, of up to ~64 KiB of memory traffic); meanwhile the
-// receiver sends competing writes back on other indices, and the sender sends
-// competing writes on a second channel, all in the same launch.
+// receiver sends competing writes back on other indices, the sender sends
+// competing writes on a second channel, and the receiver sometimes runs a copy
+// before a wait (polling jitter), all in the same launch.
 HCTS_CASE(Litmus, L1_UnderStress, "WWN.VIS.1")
 {
     HCTS_REQUIRE_WWN();
@@ -106,6 +107,7 @@ HCTS_CASE(Litmus, L1_UnderStress, "WWN.VIS.1")
             StampKey key;
             bool delay;
             uint64_t delay_len;
+            bool wait_late = false; // receiver jitter: a local copy before this wait
         };
         // Every rank draws the same plan from the same generator.
         std::vector<W> main(n), back(kBack), side(have_alt ? kSide : 0);
@@ -113,6 +115,8 @@ HCTS_CASE(Litmus, L1_UnderStress, "WWN.VIS.1")
             main[i] = W{4096 + i * 12288ULL + rng() % 64, i * 8192ULL + rng() % 64, 1 + rng() % 6000, i,
                         StampKey{10, (done + i) & 0xfff, static_cast<uint32_t>(sender)}, rng() % 2 == 0,
                         4096 + rng() % 61440};
+        for (uint32_t i = 0; i < n; ++i)
+            main[i].wait_late = rng() % 4 == 0;
         for (uint32_t j = 0; j < kBack; ++j)
             back[j] = W{4096 + j * 20480ULL, (1ULL << 20) + j * 16384ULL, 16384, 32 + j,
                         StampKey{11, (batch * kBack + j) & 0xfff, static_cast<uint32_t>(receiver)}, false, 0};
@@ -153,6 +157,8 @@ HCTS_CASE(Litmus, L1_UnderStress, "WWN.VIS.1")
             for (const W &x : back)
                 s.wwn(w.thread(), to_peer, w.remote_inbox(sender, receiver) + x.dst, w.outbox() + x.src, x.len, x.idx);
             for (uint32_t i = 0; i < n; ++i) {
+                if (main[i].wait_late)
+                    s.copy(w.threads[1], w.scratch() + (1ULL << 20), w.outbox() + (2ULL << 20), 16384);
                 s.wait(w.threads[1], to_peer, main[i].idx, w.ok_timeout());
                 s.copy(w.threads[1], w.scratch() + i * 8192ULL, w.inbox(sender) + main[i].dst, main[i].len);
                 if (i < side.size())
