@@ -94,23 +94,45 @@ HCTS_CASE(DeviceOnly, ProductTableRow, "WWN.DEV.3")
         check_exchange(plan, ex, {"", "WWN.DEV.3", "", ""});
         return;
     }
-    // A product without the call: a device-side call must fail and do nothing.
+    // A product without the call: refused with HCCL_E_NOT_SUPPORT wherever it is
+    // made (seed product table), and nothing moves. On rows without AICPU_TS the
+    // world's threads are host-side (CPU_TS): the call is judged on the device and
+    // on the host, since neither side may make it on such a product.
+    c.observe("engine", static_cast<int>(w.setup_engine));
     const Untouched region{8192, 4096};
     if (w.rank == 1)
         w.poison(w.inbox(0) + region.off, region.len);
+    if (w.rank == 0) {
+        std::vector<std::byte> src(region.len);
+        fill_payload(src, key_for(98, 0));
+        w.put(w.outbox(), src);
+    }
     ranks::barrier();
     Script s;
     if (w.rank == 0)
         s.wwn(w.thread(), w.peers[1].channel, w.remote_inbox(1, 0) + region.off, w.outbox(), region.len, 13);
-    (void)w.run(s, 30000);
-    if (w.rank == 0)
-        c.expect("WWN.DEV.3", s.rc(0) != HCCL_SUCCESS,
-                 "product '" + product + "' has no write with notify, yet a device-side call returned HCCL_SUCCESS");
+    const LaunchResult r = w.run(s, 30000);
+    if (w.rank == 0) {
+        const std::string engine = w.setup_engine == COMM_ENGINE_AICPU_TS ? "AICPU_TS" : "CPU_TS";
+        c.expect("WWN.DEV.3", s.rc(0) == HCCL_E_NOT_SUPPORT,
+                 "product '" + product + "' has no write with notify, yet a device-side call on a " + engine +
+                     " thread returned " + hccl_result_name(s.rc(0)) + " (expected HCCL_E_NOT_SUPPORT; " +
+                     r.describe() + ")");
+        const int32_t host_rc = Iut::get().api().HcommWriteWithNotifyOnThread(
+            w.thread(), w.peers[1].channel, w.remote_inbox(1, 0) + region.off, w.outbox(), region.len, 13);
+        c.expect("WWN.DEV.3", host_rc == HCCL_E_NOT_SUPPORT,
+                 "product '" + product + "' has no write with notify, yet a host-side call on a " + engine +
+                     " thread returned " + hccl_result_name(host_rc) + " (expected HCCL_E_NOT_SUPPORT)");
+    }
     ranks::barrier();
-    // Without the call there is no probe write; the region must simply be untouched.
+    // Without the call there is no probe write; the region must simply be
+    // untouched and notify 13 clear (checked where the adapter can peek).
     if (w.rank == 1) {
         const size_t bad = count_not_pattern(w.get(w.inbox(0) + region.off, region.len), kPoisonWord);
         c.expect("WWN.DEV.3", bad == 0, std::to_string(bad) + " bytes of the destination changed");
+        const int peek = Adapter::get().peek_notify(w.comm, w.peers[0].channel, 13);
+        c.observe("notify_peek", peek);
+        c.expect("WWN.DEV.3", peek != 1, "notify 13 is set although every call was refused");
     }
 }
 

@@ -1,5 +1,7 @@
 // Litmus L1 (message passing), repeated: the receiver waits, then reads on its
 // own stream at once; any word that is not the new payload is a forbidden outcome.
+// L1_UnderStress repeats it with random sender delays and competing traffic.
+#include <algorithm>
 #include <random>
 
 #include "harness.h"
@@ -56,6 +58,153 @@ HCTS_CASE(Litmus, L1_MessagePassing, "WWN.VIS.1")
         c.message("seed " + std::to_string(seed) + ", " + std::to_string(total) +
                   " repetitions; reproduce: ./hcts run --seed " + std::to_string(seed) +
                   " -- --gtest_filter=Litmus.L1_MessagePassing");
+    }
+}
+
+namespace {
+
+std::map<std::string, uint64_t> sum_over_ranks(const std::map<std::string, uint64_t> &mine)
+{
+    std::map<std::string, uint64_t> sum;
+    for (const auto &s : ranks::gather(nlohmann::json(mine).dump()))
+        for (const auto &[k, v] : nlohmann::json::parse(s).get<std::map<std::string, uint64_t>>())
+            sum[k] += v;
+    return sum;
+}
+
+} // namespace
+
+// L1 under stress (anchors §2 "repeat under stress"): before each write the
+// sender may run a local copy of random size on the same thread (a random
+// delay, on the device, of up to ~64 KiB of memory traffic); meanwhile the
+// receiver sends competing writes back on other indices, the sender sends
+// competing writes on a second channel, and the receiver sometimes runs a copy
+// before a wait (polling jitter), all in the same launch.
+HCTS_CASE(Litmus, L1_UnderStress, "WWN.VIS.1")
+{
+    HCTS_REQUIRE_WWN();
+    if (Iut::get().api().HcommLocalCopyOnThread == nullptr)
+        HCTS_NOT_SUPPORTED("the IUT lacks HcommLocalCopyOnThread (device-side delays and snapshots)");
+    World &w = World::get();
+    Case &c = Case::current();
+    const uint64_t seed = options().seed ^ 0x4c31ULL;
+    c.seed(options().seed);
+    std::mt19937_64 rng(seed);
+    const ScopedChannels second(World::kNotifyNum);
+    const ChannelHandle alt = second.to_peer(); // 0: competing traffic on other indices only
+    // With more than 2 ranks to_peer() is not the partner of ranks 0 and 1.
+    const bool have_alt = w.size == 2 && ranks::all(alt != 0);
+    constexpr uint32_t kMain = 24, kBack = 8, kSide = 8;
+    const uint32_t total = options().repeat;
+    std::map<std::string, uint64_t> hist{{"new", 0}, {"stale", 0}, {"torn", 0}, {"absent", 0}, {"foreign", 0}};
+    uint64_t delays = 0, competing = 0;
+    for (uint32_t done = 0, batch = 0; done < total; ++batch) {
+        const uint32_t n = std::min(kMain, total - done);
+        const int sender = static_cast<int>(batch % 2), receiver = 1 - sender;
+        struct W {
+            uint64_t dst, src, len;
+            uint32_t idx;
+            StampKey key;
+            bool delay;
+            uint64_t delay_len;
+            bool wait_late = false; // receiver jitter: a local copy before this wait
+        };
+        // Every rank draws the same plan from the same generator.
+        std::vector<W> main(n), back(kBack), side(have_alt ? kSide : 0);
+        for (uint32_t i = 0; i < n; ++i)
+            main[i] = W{4096 + i * 12288ULL + rng() % 64, i * 8192ULL + rng() % 64, 1 + rng() % 6000, i,
+                        StampKey{10, (done + i) & 0xfff, static_cast<uint32_t>(sender)}, rng() % 2 == 0,
+                        4096 + rng() % 61440};
+        for (uint32_t i = 0; i < n; ++i)
+            main[i].wait_late = rng() % 4 == 0;
+        for (uint32_t j = 0; j < kBack; ++j)
+            back[j] = W{4096 + j * 20480ULL, (1ULL << 20) + j * 16384ULL, 16384, 32 + j,
+                        StampKey{11, (batch * kBack + j) & 0xfff, static_cast<uint32_t>(receiver)}, false, 0};
+        for (uint32_t j = 0; j < side.size(); ++j)
+            side[j] = W{(512ULL << 10) + j * 40960ULL, (512ULL << 10) + j * 32768ULL, 32768, 40 + j,
+                        StampKey{12, (batch * kSide + j) & 0xfff, static_cast<uint32_t>(sender)}, false, 0};
+        // Prepare: receivers poison, senders stamp.
+        auto prepare = [&](const std::vector<W> &ws, int from) {
+            for (const W &x : ws) {
+                if (w.rank == 1 - from)
+                    w.poison(w.inbox(from) + x.dst, x.len);
+                if (w.rank == from) {
+                    std::vector<std::byte> p(x.len);
+                    fill_payload(p, x.key);
+                    w.put(w.outbox() + x.src, p);
+                }
+            }
+        };
+        prepare(main, sender);
+        prepare(side, sender);
+        prepare(back, receiver);
+        ranks::barrier();
+        Script s;
+        const ChannelHandle to_peer = w.peers[static_cast<size_t>(w.rank == sender ? receiver : sender)].channel;
+        if (w.rank == sender) {
+            for (uint32_t i = 0; i < n; ++i) {
+                if (main[i].delay)
+                    s.copy(w.thread(), w.scratch() + (1ULL << 20), w.outbox() + (2ULL << 20), main[i].delay_len);
+                s.wwn(w.thread(), to_peer, w.remote_inbox(receiver, sender) + main[i].dst, w.outbox() + main[i].src,
+                      main[i].len, main[i].idx);
+                if (i < side.size())
+                    s.wwn(w.thread(), alt, w.remote_inbox(receiver, sender) + side[i].dst, w.outbox() + side[i].src,
+                          side[i].len, side[i].idx);
+            }
+            for (const W &x : back)
+                s.wait(w.threads[1], to_peer, x.idx, w.ok_timeout());
+        } else if (w.rank == receiver) {
+            for (const W &x : back)
+                s.wwn(w.thread(), to_peer, w.remote_inbox(sender, receiver) + x.dst, w.outbox() + x.src, x.len, x.idx);
+            for (uint32_t i = 0; i < n; ++i) {
+                if (main[i].wait_late)
+                    s.copy(w.threads[1], w.scratch() + (1ULL << 20), w.outbox() + (2ULL << 20), 16384);
+                s.wait(w.threads[1], to_peer, main[i].idx, w.ok_timeout());
+                s.copy(w.threads[1], w.scratch() + i * 8192ULL, w.inbox(sender) + main[i].dst, main[i].len);
+                if (i < side.size())
+                    s.wait(w.threads[1], alt, side[i].idx, w.ok_timeout());
+            }
+        }
+        const LaunchResult r = w.run(s);
+        for (size_t k = 0; k < s.size(); ++k)
+            c.expect("WWN.VIS.1", s.rc(k) == 0,
+                     "L1 under stress, batch " + std::to_string(batch) + ": op " + std::to_string(k) + " returned " +
+                         hccl_result_name(s.rc(k)) + " (" + r.describe() + ")");
+        c.expect("WWN.VIS.1", r.ok(), "L1 under stress, batch " + std::to_string(batch) + ": " + r.describe());
+        if (w.rank == receiver) {
+            for (uint32_t i = 0; i < n; ++i) {
+                const auto snap = check_payload(w.get(w.scratch() + i * 8192ULL, main[i].len), main[i].key,
+                                                "dst (device-stream read right after the wait, under stress)");
+                ++hist[outcome_name(snap.overall())];
+                c.expect("WWN.VIS.1", snap.ok(), "write " + std::to_string(done + i) + ": " + snap.first_bad);
+                delays += main[i].delay ? 1 : 0;
+            }
+            for (const W &x : side) {
+                const auto got = check_payload(w.get(w.inbox(sender) + x.dst, x.len), x.key, "competing write (channel 2)");
+                c.expect("WWN.VIS.1", got.ok(), got.first_bad);
+                ++competing;
+            }
+        } else if (w.rank == sender) {
+            for (const W &x : back) {
+                const auto got = check_payload(w.get(w.inbox(receiver) + x.dst, x.len), x.key, "competing write back");
+                c.expect("WWN.VIS.1", got.ok(), got.first_bad);
+                ++competing;
+            }
+        }
+        ranks::barrier();
+        done += n;
+    }
+    const auto sum = sum_over_ranks(hist);
+    const auto extra = sum_over_ranks({{"delays", delays}, {"competing", competing}});
+    if (w.rank == 0) {
+        c.litmus(litmus_entry("L1.stress", "MP under stress", "Litmus.L1_UnderStress", sum,
+                              {"stale", "torn", "absent", "foreign"}));
+        c.observe("delayed_writes", extra.at("delays"));
+        c.observe("competing_writes", extra.at("competing"));
+        c.observe("second_channel", have_alt);
+        c.message("seed " + std::to_string(options().seed) + ", " + std::to_string(total) +
+                  " repetitions under stress; reproduce: ./hcts run --seed " + std::to_string(options().seed) +
+                  " -- --gtest_filter=Litmus.L1_UnderStress");
     }
 }
 

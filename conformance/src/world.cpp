@@ -141,8 +141,13 @@ World &World::init()
             "HcclCommInitRootInfo");
 
     w.threads.resize(2);
-    require(api.HcclThreadAcquire(w.comm, COMM_ENGINE_AICPU_TS, 2, kNotifyNum, w.threads.data()),
-            "HcclThreadAcquire(AICPU_TS, 2 threads)");
+    HcclResult trc = api.HcclThreadAcquire(w.comm, COMM_ENGINE_AICPU_TS, 2, kNotifyNum, w.threads.data());
+    if (trc == HCCL_E_NOT_SUPPORT) {
+        w.setup_engine = COMM_ENGINE_CPU_TS;
+        trc = api.HcclThreadAcquire(w.comm, w.setup_engine, 2, kNotifyNum, w.threads.data());
+    }
+    require(trc, w.setup_engine == COMM_ENGINE_AICPU_TS ? "HcclThreadAcquire(AICPU_TS, 2 threads)"
+                                                   : "HcclThreadAcquire(CPU_TS, 2 threads; AICPU_TS is not supported)");
 
     HcclResult rc = HCCL_SUCCESS;
     const auto channels = w.acquire_channels(kNotifyNum, rc);
@@ -195,7 +200,7 @@ std::vector<ChannelHandle> World::acquire_channels(uint32_t notify_num, HcclResu
         ++i;
     }
     std::vector<ChannelHandle> got(descs.size(), 0);
-    rc = api.HcclChannelAcquire(comm, COMM_ENGINE_AICPU_TS, descs.data(), static_cast<uint32_t>(descs.size()),
+    rc = api.HcclChannelAcquire(comm, setup_engine, descs.data(), static_cast<uint32_t>(descs.size()),
                                 got.data());
     std::vector<ChannelHandle> by_rank(static_cast<size_t>(size), 0);
     i = 0;

@@ -75,7 +75,10 @@ class World {
     int rank = 0;
     int size = 1;
     HcclComm comm = nullptr;
-    std::vector<ThreadHandle> threads; // AICPU_TS threads, 2 of them
+    std::vector<ThreadHandle> threads; // 2 threads of `setup_engine`
+    // AICPU_TS, or the first host engine a product without it offers (a2-style
+    // rows), so product-table cases can still judge the call there.
+    CommEngine setup_engine = COMM_ENGINE_AICPU_TS;
     std::vector<Peer> peers;           // index = rank; peers[rank] is unused
     std::byte *local_base = nullptr;
     uint64_t local_size = 0; // as HcclGetHcclBuffer returned it

@@ -29,20 +29,23 @@ if(TARGET hcomm)
   add_dependencies(hcts_iut_no_wwn hcomm)
 
   set(run ${CMAKE_CURRENT_SOURCE_DIR}/tests/run_suite.sh)
+  # run_suite.sh runs 2 ranks: L13 (3 ranks) is NOT_SUPPORTED there by design;
+  # conformance.litmus.l13 runs it on 3.
+  set(l13_ok --not-supported-ok=WWN.LIT.13)
   set(out ${CMAKE_BINARY_DIR}/conformance-selftest)
   set(shims ${CMAKE_BINARY_DIR}/lib/hcts-selftest)
   # name | IUT | expected exit | selfcheck arguments
   add_test(NAME conformance.reference
-    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/reference $<TARGET_FILE:hcomm> 0 reference)
+    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/reference $<TARGET_FILE:hcomm> 0 reference ${l13_ok})
   add_test(NAME conformance.selftest.notify_early
     COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/notify_early ${shims}/libhcts_iut_notify_early.so 1
-      broken WWN.VIS.1,WWN.VIS.2,WWN.VIS.3,WWN.VIS.4,WWN.VIS.5,WWN.VIS.6)
+      broken WWN.VIS.1,WWN.VIS.2,WWN.VIS.3,WWN.VIS.4,WWN.VIS.5,WWN.VIS.6 ${l13_ok})
   add_test(NAME conformance.selftest.index_off_by_one
     COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/index_off_by_one ${shims}/libhcts_iut_index_off_by_one.so 0
-      broken WWN.IDX.2,WWN.IDX.3)
+      broken WWN.IDX.2,WWN.IDX.3 ${l13_ok})
   add_test(NAME conformance.selftest.host_accept
     COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/host_accept ${shims}/libhcts_iut_host_accept.so 1
-      broken WWN.DEV.1,WWN.DEV.4)
+      broken WWN.DEV.1,WWN.DEV.4 ${l13_ok})
   add_test(NAME conformance.selftest.no_wwn
     COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/no_wwn ${shims}/libhcts_iut_no_wwn.so nonzero not-supported)
   set(selftests conformance.reference conformance.selftest.notify_early conformance.selftest.index_off_by_one
@@ -60,7 +63,7 @@ endif()
 # shuffled placement); a fixed seed keeps the test reproducible.
 if(TARGET hcomm)
   add_test(NAME conformance.reference.adversarial
-    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/reference-adversarial $<TARGET_FILE:hcomm> 0 reference)
+    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/reference-adversarial $<TARGET_FILE:hcomm> 0 reference ${l13_ok})
   set_tests_properties(conformance.reference.adversarial PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
   hcts_use_softverbs(TEST conformance.reference.adversarial ENV SOFTVERBS_SEED=20261129)
 endif()
@@ -73,4 +76,25 @@ if(TARGET hcomm)
     COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/product-a3 $<TARGET_FILE:hcomm> 1 not-supported WWN.DEV.3)
   set_tests_properties(conformance.product.a3 PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
   hcts_use_softverbs(TEST conformance.product.a3 ENV HCOMM_REF_PRODUCT=a3 HCTS_PROTOCOL=ROCE HCTS_PROTOCOL_ALT=HCCS)
+endif()
+
+# The other rows without the call (seed product table): the reference's a2-style
+# profiles have no AICPU_TS engine, so the suite sets up on CPU_TS threads and
+# channels over RoCE and judges the call there and on the device (WWN.DEV.3:
+# refused with HCCL_E_NOT_SUPPORT, nothing written, no notify).
+if(TARGET hcomm)
+  foreach(row a2 atlas200i_500_a2 inference training)
+    add_test(NAME conformance.product.${row}
+      COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/product-${row} $<TARGET_FILE:hcomm> 1 not-supported WWN.DEV.3)
+    set_tests_properties(conformance.product.${row} PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
+    hcts_use_softverbs(TEST conformance.product.${row} ENV HCOMM_REF_PRODUCT=${row} HCTS_PROTOCOL=ROCE HCTS_PROTOCOL_ALT=HCCS)
+  endforeach()
+endif()
+
+# Litmus L13 (3-party chain) on 3 ranks: a profile is reported, never NOT_SUPPORTED.
+if(TARGET hcomm)
+  add_test(NAME conformance.litmus.l13
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/run_l13.sh ${CMAKE_BINARY_DIR}/bin ${out}/litmus-l13 $<TARGET_FILE:hcomm>)
+  set_tests_properties(conformance.litmus.l13 PROPERTIES TIMEOUT 120 LABELS "conformance;mpi" RUN_SERIAL TRUE)
+  hcts_use_softverbs(TEST conformance.litmus.l13)
 endif()

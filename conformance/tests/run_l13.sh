@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Litmus L13 needs 3 ranks (run_suite.sh runs 2): runs only that case on 3 ranks
+# against the reference and checks it reported a profile (never NOT_SUPPORTED).
+#   run_l13.sh BIN_DIR OUT_DIR IUT
+set -uo pipefail
+bin=$1 out=$2 iut=$3
+mkdir -p "$out"
+rm -f "$out/results.json"
+mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include lo \
+  --mca oob_tcp_if_include lo -x LD_LIBRARY_PATH -np 3 \
+  "$bin/hcts-conformance" --iut "$iut" --results "$out/results.json" --repeat 256 --case-timeout 60 \
+  --gtest_filter=Litmus.L13_ThreeParty >"$out/suite.log" 2>&1
+got=$?
+grep '^hcts:' "$out/suite.log" || true
+# The filtered run leaves other clauses unrun, so the gate fails (1); anything else is wrong.
+((got == 1)) || { echo "run_l13: exit status $got, expected 1 (filtered run; log: $out/suite.log)"; exit 1; }
+exec "$bin/hcts-selfcheck" "$out/results.json" clause WWN.LIT.13 PROFILE
