@@ -35,14 +35,14 @@ HCTS_CASE(Index, EveryValidIndexWorks, "WWN.IDX.1")
     c.observe("notify_nums", notify_nums());
     for (uint32_t n : notify_nums()) {
         const ScopedChannels chans(n);
-        const ChannelHandle ch = chans.to_peer();
-        if (ch == 0) {
+        if (chans.to(World::get().peer()) == 0) {
             c.fail("WWN.IDX.1", acquire_failure(n, chans));
             continue;
         }
         std::vector<Xfer> plan;
         for (uint32_t i = 0; i < n; ++i)
-            plan.push_back(Xfer{0, 1, 4096 + i * 512ULL, i * 512ULL, 256 + i, i, 0, ch, ch, key_for(n * 100 + i, 0)});
+            plan.push_back(Xfer{0, 1, 4096 + i * 512ULL, i * 512ULL, 256 + i, i, 0, chans.to(1), chans.to(0),
+                                key_for(n * 100 + i, 0)});
         const Exchange ex = run_exchange(plan);
         check_exchange(plan, ex, {"", "WWN.IDX.1", "", ""});
     }
@@ -55,7 +55,8 @@ HCTS_CASE(Index, OutOfRangeRejected, "WWN.IDX.2", "WWN.IDX.3")
     Case &c = Case::current();
     for (uint32_t n : {1U, 8U, 64U}) {
         const ScopedChannels chans(n);
-        const ChannelHandle ch = chans.to_peer();
+        // Rank 0 sends on its channel to rank 1; rank 1 receives on its channel to rank 0.
+        const ChannelHandle ch = chans.to(w.rank == 0 ? 1 : 0);
         if (ch == 0) {
             c.fail("WWN.IDX.2", acquire_failure(n, chans));
             continue;
@@ -109,7 +110,7 @@ HCTS_CASE(Index, WaitSideBound, "WWN.IDX.5")
     HCTS_REQUIRE_WWN();
     World &w = World::get();
     const ScopedChannels chans(4);
-    const ChannelHandle ch = chans.to_peer();
+    const ChannelHandle ch = chans.to(w.peer());
     if (ch == 0) {
         Case::current().fail("WWN.IDX.5", acquire_failure(4, chans));
         return;

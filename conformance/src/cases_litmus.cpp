@@ -91,9 +91,11 @@ HCTS_CASE(Litmus, L1_UnderStress, "WWN.VIS.1")
     c.seed(options().seed);
     std::mt19937_64 rng(seed);
     const ScopedChannels second(World::kNotifyNum);
-    const ChannelHandle alt = second.to_peer(); // 0: competing traffic on other indices only
-    // With more than 2 ranks to_peer() is not the partner of ranks 0 and 1.
-    const bool have_alt = w.size == 2 && ranks::all(alt != 0);
+    // Ranks 0 and 1 take turns as sender and receiver, so each one's second
+    // channel goes to the other; without a distinct second channel the
+    // competing traffic stays on other indices of the first.
+    const bool have_alt = second.distinct_from_default();
+    const ChannelHandle alt = have_alt && w.rank < 2 ? second.to(1 - w.rank) : 0;
     constexpr uint32_t kMain = 24, kBack = 8, kSide = 8;
     const uint32_t total = options().repeat;
     std::map<std::string, uint64_t> hist{{"new", 0}, {"stale", 0}, {"torn", 0}, {"absent", 0}, {"foreign", 0}};

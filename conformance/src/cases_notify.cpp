@@ -88,14 +88,12 @@ HCTS_CASE(Notify, ChannelIsolation, "WWN.NTF.3")
     HCTS_REQUIRE_WWN();
     World &w = World::get();
     const ScopedChannels second(World::kNotifyNum);
-    const ChannelHandle b = second.to_peer();
-    const bool distinct = ranks::all(b != 0 && b != w.peers[static_cast<size_t>(w.peer())].channel);
     Case::current().observe("second_channel_acquire", hccl_result_name(second.rc()));
-    if (!distinct)
+    if (!second.distinct_from_default())
         HCTS_NOT_SUPPORTED("a second channel to the same peer could not be acquired as a distinct handle (" +
                            std::string(hccl_result_name(second.rc())) + ")");
     // Write on channel B index 3: a wait on channel A index 3 must time out, then B's completes.
-    std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 8192, 3, 0, b, b, key_for(33, 0)}};
+    std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 8192, 3, 0, second.to(1), second.to(0), key_for(33, 0)}};
     plan[0].wait = false;
     (void)run_exchange(plan);
     std::string detail;
@@ -105,7 +103,7 @@ HCTS_CASE(Notify, ChannelIsolation, "WWN.NTF.3")
                                "a write on the second channel satisfied a wait on the first (" + detail + ")");
     Script s;
     if (w.rank == 1)
-        s.wait(w.threads[1], b, 3, w.ok_timeout());
+        s.wait(w.threads[1], second.to(0), 3, w.ok_timeout());
     const LaunchResult r = w.run(s);
     if (w.rank == 1) {
         Case::current().expect("WWN.NTF.3", r.ok() && s.rc(0) == 0,

@@ -98,9 +98,7 @@ HCTS_CASE(Profiles, CrossChannelOrdering, "WWN.PRF.4")
     HCTS_REQUIRE_WWN();
     World &w = World::get();
     const ScopedChannels second(World::kNotifyNum);
-    const ChannelHandle b = second.to_peer();
-    const bool distinct = ranks::all(b != 0 && b != w.peers[static_cast<size_t>(w.peer())].channel);
-    if (!distinct) {
+    if (!second.distinct_from_default()) {
         Case::current().profile("WWN.PRF.4", "unobserved", "no second, distinct channel to the same peer");
         return;
     }
@@ -110,7 +108,8 @@ HCTS_CASE(Profiles, CrossChannelOrdering, "WWN.PRF.4")
     const uint32_t reps = 8;
     for (uint32_t rep = 0; rep < reps; ++rep) {
         std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 2ULL << 20, 26, 0, 0, 0, key_for(10 + rep, 0)},
-                               Xfer{0, 1, (2ULL << 20) + 8192, (2ULL << 20) + 64, 64, 26, 0, b, b, key_for(30 + rep, 0)}};
+                               Xfer{0, 1, (2ULL << 20) + 8192, (2ULL << 20) + 64, 64, 26, 0, second.to(1), second.to(0),
+                                    key_for(30 + rep, 0)}};
         plan[0].wait = false;
         const Exchange ex = run_exchange(plan);
         // Consume A's notify so nothing leaks.
@@ -151,7 +150,7 @@ HCTS_CASE(Profiles, PlainWriteCumulativity, "WWN.PRF.5")
         if (w.rank == 0) {
             s.write(w.thread(), w.peers[1].channel, w.remote_inbox(1, 0) + boff, w.outbox() + 65536, blen);
             s.wwn(w.thread(), w.peers[1].channel, w.remote_inbox(1, 0) + 4096, w.outbox(), 64, 27);
-        } else {
+        } else if (w.rank == 1) { // ranks 2.. stay out: a wait for nothing would time out and stop their thread
             s.wait(w.threads[1], w.peers[0].channel, 27, w.ok_timeout());
             s.copy(w.threads[1], w.scratch(), w.inbox(0) + boff, blen);
         }

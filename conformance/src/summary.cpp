@@ -28,7 +28,8 @@ int print_summary(const std::string &path)
     for (const auto &[v, n] : sum.at("by_verdict").items())
         if (n.get<int>() != 0)
             std::printf(" %s %d", v.c_str(), n.get<int>());
-    std::printf("  (MUST %d/%d passed)\n", sum.at("must_passed").get<int>(), sum.at("must_total").get<int>());
+    std::printf("  (MUST %d/%d passed, %d waived)\n", sum.at("must_passed").get<int>(), sum.at("must_total").get<int>(),
+                sum.value("must_waived", 0));
     for (const auto &c : d.at("clauses")) {
         const std::string v = c.at("verdict");
         if (v == "PASS")

@@ -215,6 +215,12 @@ ScopedChannels::ScopedChannels(uint32_t notify_num)
     World &w = World::get();
     by_rank_ = w.acquire_channels(notify_num, rc_, true);
     ok_ = ranks::all(rc_ == HCCL_SUCCESS);
+    bool mine = rc_ == HCCL_SUCCESS;
+    for (int r = 0; r < w.size; ++r)
+        if (r != w.rank)
+            mine = mine && by_rank_[static_cast<size_t>(r)] != 0 &&
+                   by_rank_[static_cast<size_t>(r)] != w.peers[static_cast<size_t>(r)].channel;
+    distinct_ = ranks::all(mine);
 }
 
 ScopedChannels::~ScopedChannels()

@@ -129,12 +129,17 @@ class ScopedChannels {
     ScopedChannels(const ScopedChannels &) = delete;
     ScopedChannels &operator=(const ScopedChannels &) = delete;
     HcclResult rc() const { return rc_; }
-    // The channel to the peer, 0 when acquisition failed on any rank.
-    ChannelHandle to_peer() const { return ok_ ? by_rank_.at(static_cast<size_t>(World::get().peer())) : 0; }
+    // This rank's channel to `rank`, 0 when acquisition failed on any rank. A plan
+    // names both ends, so a sender passes to(receiver) and a receiver to(sender):
+    // "the next rank" is the same peer for both ends only with 2 ranks.
+    ChannelHandle to(int rank) const { return ok_ ? by_rank_.at(static_cast<size_t>(rank)) : 0; }
+    // Whether every rank got, to every peer, a handle other than World's default channel.
+    bool distinct_from_default() const { return ok_ && distinct_; }
 
   private:
     HcclResult rc_ = HCCL_SUCCESS;
     bool ok_ = false;
+    bool distinct_ = false;
     std::vector<ChannelHandle> by_rank_;
 };
 

@@ -7,7 +7,10 @@
 //   hcts-selfcheck RESULTS clause ID VERDICT           that one clause has that verdict (filtered runs)
 //   any mode + --not-supported-ok=IDS: those clauses may be NOT_SUPPORTED (e.g. L13,
 //   which needs 3 ranks, in a 2-rank run); their reason is printed.
+// Environment: HCTS_SELFCHECK_RANKS=N (environment.ranks must be N),
+// HCTS_SELFCHECK_HOSTS=K (environment.hosts must name K distinct hosts).
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -128,6 +131,18 @@ int main(int argc, char **argv)
                 problem("WWN.VIS.1 is " + c.at("verdict").get<std::string>() + ", expected NOT_SUPPORTED");
         if (doc.at("summary").at("gate") != "fail")
             problem("the gate passed for an IUT without HcommWriteWithNotifyOnThread");
+    }
+    const auto &env = doc.at("environment");
+    if (const char *want = std::getenv("HCTS_SELFCHECK_RANKS"); want != nullptr && *want != '\0')
+        if (env.value("ranks", 0) != std::atoi(want))
+            problem("environment.ranks is " + env.value("ranks", nlohmann::json(nullptr)).dump() + ", expected " + want);
+    if (const char *want = std::getenv("HCTS_SELFCHECK_HOSTS"); want != nullptr && *want != '\0') {
+        std::set<std::string> hosts;
+        for (const auto &h : env.value("hosts", nlohmann::json::array()))
+            hosts.insert(h.get<std::string>());
+        if (hosts.size() != static_cast<size_t>(std::atoi(want)))
+            problem("environment.hosts names " + std::to_string(hosts.size()) + " distinct hosts (" +
+                    env.value("hosts", nlohmann::json::array()).dump() + "), expected " + want);
     }
     if (mode == "reference" && doc.at("summary").at("gate") != "pass")
         problem("the gate failed on the reference");

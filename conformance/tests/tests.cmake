@@ -98,3 +98,21 @@ if(TARGET hcomm)
   set_tests_properties(conformance.litmus.l13 PROPERTIES TIMEOUT 120 LABELS "conformance;mpi" RUN_SERIAL TRUE)
   hcts_use_softverbs(TEST conformance.litmus.l13)
 endif()
+
+# More than 2 ranks: every case's pairs must name both ends' channels right
+# (ranks 2.. idle in two-party cases but take part in set-up, barriers and incast).
+# One host with 4 oversubscribed ranks, and 4 ranks on 2 simulated nodes through
+# mpi_harness/cluster (root only; skipped with 77 otherwise), which must record
+# two distinct hosts.
+if(TARGET hcomm)
+  add_test(NAME conformance.reference.np4
+    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/reference-np4 $<TARGET_FILE:hcomm> 0 reference)
+  hcts_use_softverbs(TEST conformance.reference.np4 ENV RUN_SUITE_NP=4 HCTS_SELFCHECK_RANKS=4 HCTS_SELFCHECK_HOSTS=1)
+  add_test(NAME conformance.reference.cluster
+    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/reference-cluster $<TARGET_FILE:hcomm> 0 reference)
+  hcts_use_softverbs(TEST conformance.reference.cluster
+    ENV RUN_SUITE_NP=4 RUN_SUITE_NODES=2 HCTS_SELFCHECK_RANKS=4 HCTS_SELFCHECK_HOSTS=2)
+  set_tests_properties(conformance.reference.np4 conformance.reference.cluster PROPERTIES
+    TIMEOUT 600 LABELS "conformance;mpi" RUN_SERIAL TRUE)
+  set_tests_properties(conformance.reference.cluster PROPERTIES SKIP_RETURN_CODE 77)
+endif()
