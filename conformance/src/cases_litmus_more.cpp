@@ -125,7 +125,10 @@ HCTS_CASE(Litmus, L11_SourceReuse, "WWN.LIT.11", "WWN.LIT.11N")
             ranks::barrier();
             Script s;
             for (uint32_t i = 0; i < n; ++i) {
-                const uint32_t idx = 41 + (i % 8);
+                // One index per write of the batch: notifies are binary, so two writes
+                // to one index before its wait would coalesce (a slow receiver, e.g.
+                // across nodes, then waits forever for the second).
+                const uint32_t idx = 24 + i;
                 if (w.rank == 0) {
                     s.wwn(w.thread(), w.peers[1].channel, w.remote_inbox(1, 0) + 4096 + i * 2 * len,
                           w.outbox() + i * 2 * len, len, idx);
