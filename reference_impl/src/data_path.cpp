@@ -1,5 +1,6 @@
 #include "data_path.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "env.h"
@@ -21,6 +22,27 @@ bool supported_with_any_engine(Api family)
 }
 
 const char *side_name() { return is_device_side() ? "device" : "host"; }
+
+// Both reduce paths move data through the thread's registered scratch buffer in
+// chunks of whole elements: stage it once, then call `step(scratch, lkey,
+// first element, element count)` per chunk until one fails.
+template <typename Step>
+HcclResult for_each_scratch_chunk(Comm &comm, ThreadCore &core, uint64_t count, uint64_t element, Step step)
+{
+    uint8_t *scratch = nullptr;
+    uint32_t lkey = 0;
+    uint64_t scratch_size = 0;
+    if (const HcclResult rc = comm.stage_scratch(core, scratch, lkey, scratch_size); rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    const uint64_t per_chunk = scratch_size / element;
+    for (uint64_t done = 0; done < count;) {
+        const uint64_t n = std::min(per_chunk, count - done);
+        if (const HcclResult rc = step(scratch, lkey, done, n); rc != HCCL_SUCCESS) return rc;
+        done += n;
+    }
+    return HCCL_SUCCESS;
+}
 
 }  // namespace
 
@@ -182,32 +204,32 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
     }
     Comm &comm = *channel->comm;
     std::lock_guard lock(core.scratch_mutex);
-    uint8_t *scratch = nullptr;
-    uint32_t lkey = 0;
-    uint64_t scratch_size = 0;
-    if (const HcclResult rc = comm.stage_scratch(core, scratch, lkey, scratch_size); rc != HCCL_SUCCESS) {
-        return rc;
-    }
     const uint64_t element = reduce_type_size(type);
-    const uint64_t per_chunk = scratch_size / element;
-    for (uint64_t done = 0; done < count;) {
-        const uint64_t n = std::min(per_chunk, count - done);
-        const uint64_t remote = reinterpret_cast<uint64_t>(dst) + done * element;
-        HcclResult rc = channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey},
-                                            {remote, channel->peer.rkey}, n * element, comm.closing());
-        if (rc != HCCL_SUCCESS) return rc;
-        reduce_into(scratch, static_cast<const uint8_t *>(src) + done * element, n, type, op);
-        rc = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
-                                  n * element, std::nullopt, comm.closing());
-        if (rc != HCCL_SUCCESS) return rc;
-        done += n;
-    }
+    const HcclResult rc = for_each_scratch_chunk(
+        comm, core, count, element, [&](uint8_t *scratch, uint32_t lkey, uint64_t done, uint64_t n) {
+            const uint64_t remote = reinterpret_cast<uint64_t>(dst) + done * element;
+            HcclResult step = channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey},
+                                                  {remote, channel->peer.rkey}, n * element, comm.closing());
+            if (step != HCCL_SUCCESS) return step;
+            reduce_into(scratch, static_cast<const uint8_t *>(src) + done * element, n, type, op);
+            return channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
+                                        n * element, std::nullopt, comm.closing());
+        });
+    if (rc != HCCL_SUCCESS) return rc;
     comm.stats().bytes_written += count * element;
     if (notify) {
-        const HcclResult rc = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey},
-                                                   {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, 0,
-                                                   kImmNotifyTag | *notify, comm.closing());
-        if (rc != HCCL_SUCCESS) return rc;
+        // A zero-byte WRITE WITH IMM: the scratch (staged already, so this is a
+        // lookup) only has to supply a valid local key.
+        uint8_t *scratch = nullptr;
+        uint32_t lkey = 0;
+        uint64_t scratch_size = 0;
+        if (const HcclResult staged = comm.stage_scratch(core, scratch, lkey, scratch_size); staged != HCCL_SUCCESS) {
+            return staged;
+        }
+        const HcclResult sent = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey},
+                                                     {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, 0,
+                                                     kImmNotifyTag | *notify, comm.closing());
+        if (sent != HCCL_SUCCESS) return sent;
         ++comm.stats().notifies_raised;
     }
     return HCCL_SUCCESS;
@@ -221,23 +243,17 @@ HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore
     }
     Comm &comm = *channel->comm;
     std::lock_guard lock(core.scratch_mutex);
-    uint8_t *scratch = nullptr;
-    uint32_t lkey = 0;
-    uint64_t scratch_size = 0;
-    if (const HcclResult rc = comm.stage_scratch(core, scratch, lkey, scratch_size); rc != HCCL_SUCCESS) {
-        return rc;
-    }
     const uint64_t element = reduce_type_size(type);
-    const uint64_t per_chunk = scratch_size / element;
-    for (uint64_t done = 0; done < count;) {
-        const uint64_t n = std::min(per_chunk, count - done);
-        const HcclResult rc = channel->link->read(
-            {reinterpret_cast<uint64_t>(scratch), lkey},
-            {reinterpret_cast<uint64_t>(src) + done * element, channel->peer.rkey}, n * element, comm.closing());
-        if (rc != HCCL_SUCCESS) return rc;
-        reduce_into(static_cast<uint8_t *>(dst) + done * element, scratch, n, type, op);
-        done += n;
-    }
+    const HcclResult rc = for_each_scratch_chunk(
+        comm, core, count, element, [&](uint8_t *scratch, uint32_t lkey, uint64_t done, uint64_t n) {
+            const HcclResult step = channel->link->read(
+                {reinterpret_cast<uint64_t>(scratch), lkey},
+                {reinterpret_cast<uint64_t>(src) + done * element, channel->peer.rkey}, n * element, comm.closing());
+            if (step != HCCL_SUCCESS) return step;
+            reduce_into(static_cast<uint8_t *>(dst) + done * element, scratch, n, type, op);
+            return HCCL_SUCCESS;
+        });
+    if (rc != HCCL_SUCCESS) return rc;
     comm.stats().bytes_read += count * element;
     return HCCL_SUCCESS;
 }
