@@ -13,17 +13,6 @@ namespace {
 constexpr int kTagReport = 101;
 constexpr int kTagVerdict = 102;
 
-int severity(Verdict v) {
-  switch (v) {
-    case Verdict::Pass: return 0;
-    case Verdict::Skipped: return 1;
-    case Verdict::Fail: return 2;
-    case Verdict::Timeout: return 3;
-    case Verdict::Crash: return 4;
-  }
-  return 4;
-}
-
 void check(Runtime& rt, WaitResult w, int error, const char* what) {
   if (w == WaitResult::Done) return;
   if (w == WaitResult::TimedOut) Runtime::park();  // the watchdog owns the ending
@@ -93,7 +82,7 @@ Verdict agree(Runtime& rt, const Report& mine, CaseResult* result) {
   Verdict agreed = Verdict::Pass;
   double duration = 0;
   for (const auto& r : cs.reports) {
-    if (severity(r.verdict) > severity(agreed)) agreed = r.verdict;
+    agreed = worst(agreed, r.verdict);
     duration = std::max(duration, r.elapsed_ms);
   }
   const uint8_t v = static_cast<uint8_t>(agreed);

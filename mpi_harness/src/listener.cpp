@@ -91,7 +91,7 @@ void MpiListener::OnTestEnd(const testing::TestInfo& info) {
   Report mine;
   mine.index = index_;
   mine.name = full_name(info);
-  mine.verdict = res->Failed() ? Verdict::Fail : res->Skipped() ? Verdict::Skipped : Verdict::Pass;
+  mine.verdict = res->Failed() ? Verdict::Fail : res->Skipped() ? Verdict::NotSupported : Verdict::Pass;
   mine.elapsed_ms = static_cast<double>(res->elapsed_time());
   for (const auto& m : rt_.snapshot().own_messages) mine.messages.push_back(m.text);
   if (rt_.options().case_payload) {
@@ -108,7 +108,7 @@ void MpiListener::OnTestEnd(const testing::TestInfo& info) {
   if (!rt_.close_case()) Runtime::park();  // expired meanwhile: the TIMEOUT was recorded instead
   switch (agreed) {
     case Verdict::Pass: ++passed_; break;
-    case Verdict::Skipped: ++skipped_; break;
+    case Verdict::NotSupported: ++skipped_; break;
     default:
       ++failed_;
       failed_names_.push_back(mine.name);
@@ -124,7 +124,7 @@ void MpiListener::OnTestEnd(const testing::TestInfo& info) {
       }
     }
   } else {
-    rt_.log("agreed verdict: " + std::string(to_string(agreed)));
+    rt_.log("agreed verdict: " + std::string(verdict_name(agreed)));
   }
 }
 

@@ -60,7 +60,7 @@ std::optional<Report> decode(std::span<const char> bytes) {
   uint8_t verdict = 0;
   uint32_t count = 0;
   if (!rd.get(r.index) || !rd.get_str(r.name) || !rd.get(verdict) || !rd.get(r.elapsed_ms) ||
-      !rd.get(count) || verdict > static_cast<uint8_t>(Verdict::Crash)) {
+      !rd.get(count) || verdict > static_cast<uint8_t>(kAllVerdicts.back())) {
     return std::nullopt;
   }
   r.verdict = static_cast<Verdict>(verdict);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs one harness self-test scenario under mpirun and judges it from outside:
 # exit status, wall time, rank 0's records (on_case/on_abort) and per-rank files.
-# usage: check.sh MPIEXEC SELFTEST_BINARY SCENARIO   (SCENARIO: agree | hang | kill | crash)
+# usage: check.sh MPIEXEC SELFTEST_BINARY SCENARIO   (SCENARIO: agree | hang | kill | crash | stall)
+# Runs go through mpi_harness/launch, the one place that knows the mpirun flags.
 set -uo pipefail
 mpiexec=$1 bin=$2 scenario=$3
+launch=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/launch
 work=$(mktemp -d "${TMPDIR:-/tmp}/hcts-mpi-check.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export HCTS_MPI_LOG_DIR=$work/logs HCTS_SELFTEST_RECORD=$work/record.txt
@@ -15,9 +17,7 @@ expect_line() {  # file, extended regex, what
 
 run() {  # np, filter
   local start=$SECONDS
-  "$mpiexec" --allow-run-as-root --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader,tcp \
-    --mca odls_base_sigkill_timeout 2 \
-    -np "$1" "$bin" --gtest_filter="$2" >"$work/out.txt" 2>"$work/err.txt"
+  HCTS_MPIRUN=$mpiexec "$launch" --np "$1" -- "$bin" --gtest_filter="$2" >"$work/out.txt" 2>"$work/err.txt"
   rc=$?
   elapsed=$((SECONDS - start))
   echo "--- $scenario: mpirun -np $1 --gtest_filter=$2 -> exit $rc after ${elapsed} s; rank 0's console:"
@@ -89,7 +89,18 @@ case $scenario in
     expect_line "$work/logs/rank-0.diagnostics.txt" '^=== hcts-mpi: rank 0, pid [0-9]+: fatal signal 11' "rank 0's diagnostics name the signal"
     expect_line "$work/logs/rank-0.diagnostics.txt" '_ZN7testing4Test3RunEv' "rank 0's diagnostics have the crashing thread's stack"
     ;;
-  *) echo "unknown scenario '$scenario'; allowed: agree, hang, kill, crash"; exit 2 ;;
+  stall)
+    # Rank 1 stalls while it produces the case's payload (what a suite merges into
+    # its results): the watchdog still covers it, so the case ends as TIMEOUT.
+    export HCTS_SELFTEST_STALL_PAYLOAD=1
+    run 2 'SelfTest.AllPass:SelfTest.StallsInPayload'
+    [[ $rc == 124 ]] || fail "exit status $rc, expected 124 (watchdog TIMEOUT)"
+    ((elapsed <= 25)) || fail "the job took $elapsed s; the case deadline is 3 s"
+    expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.AllPass\tPASS' "the case before the stall is kept"
+    expect_line "$HCTS_SELFTEST_RECORD" $'^CASE\tSelfTest.StallsInPayload\tTIMEOUT' "the stalled merge is TIMEOUT"
+    expect_line "$work/out.txt" '^ranks that never reported: 1$' "rank 0 names the stalled rank"
+    ;;
+  *) echo "unknown scenario '$scenario'; allowed: agree, hang, kill, crash, stall"; exit 2 ;;
 esac
 
 if ((failures)); then

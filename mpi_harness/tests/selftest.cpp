@@ -123,6 +123,10 @@ TEST(SelfTest, RankKilledMidTransfer) {
   // The communicator with the dead peer is left as is: freeing it could block.
 }
 
+// With HCTS_SELFTEST_STALL_PAYLOAD set, rank 1's case_payload never returns for
+// this case (see main): a rank stuck while results are merged.
+TEST(SelfTest, StallsInPayload) { hm::set_case_deadline(3s); }
+
 // Records what rank 0 decided, one line per case, for check.sh.
 void append(const std::string& line) {
   if (const char* path = std::getenv("HCTS_SELFTEST_RECORD")) {
@@ -139,10 +143,13 @@ int main(int argc, char** argv) {
     for (const auto& m : r.messages) ranks += std::to_string(m.rank) + ",";
     std::string payloads;
     for (const auto& p : r.payloads) payloads += p + ",";
-    append("CASE\t" + r.name + "\t" + std::string(hm::to_string(r.verdict)) + "\tmessages-from=" + ranks +
+    append("CASE\t" + r.name + "\t" + std::string(hcts::verdict_name(r.verdict)) + "\tmessages-from=" + ranks +
            "\tpayloads=" + payloads);
   };
   opts.case_payload = [](const testing::TestInfo& info) {
+    if (std::getenv("HCTS_SELFTEST_STALL_PAYLOAD") && hm::rank() == 1 && std::string(info.name()) == "StallsInPayload") {
+      for (;;) std::this_thread::sleep_for(1h);
+    }
     return "r" + std::to_string(hm::rank()) + ":" + info.name();
   };
   opts.on_abort = [](std::string_view reason) { append("ABORT\t" + std::string(reason)); };

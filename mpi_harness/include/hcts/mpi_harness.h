@@ -10,6 +10,12 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "hcts/core/verdict.h"
+
 #include <chrono>
 #include <functional>
 #include <iosfwd>
@@ -29,12 +35,11 @@ inline constexpr int kExitInternal = 125; // MPI itself failed inside the harnes
 // A rank terminated by SIGTERM/SIGINT/SIGHUP exits with 128 + the signal number
 // after recording; mpirun then usually reports the first rank's death instead.
 
-// Crash: the job ended while the case ran: rank 0 got a fatal signal, or the
-// launcher's SIGTERM (after another rank died, or an interrupt); rank 0 records
-// it before it exits.
-enum class Verdict { Pass, Fail, Skipped, Timeout, Crash };
-// "PASS", "FAIL", "SKIPPED", "TIMEOUT", "CRASH".
-std::string_view to_string(Verdict v);
+// A case's agreed verdict is one of the suite's verdicts (hcts/core/verdict.h):
+// PASS, NOT_SUPPORTED (GoogleTest skipped it), FAIL, TIMEOUT, or CRASH (the job
+// ended while the case ran: rank 0 got a fatal signal, or the launcher's SIGTERM
+// after another rank died or an interrupt; rank 0 records it before it exits).
+using hcts::Verdict;
 
 struct RankMessage {
   int rank;
@@ -44,7 +49,7 @@ struct RankMessage {
 // One finished case as rank 0 sees it after agreement.
 struct CaseResult {
   std::string name;              // "Suite.Case", "Prefix/Suite.Case/3"
-  Verdict verdict;               // worst over ranks: Crash > Timeout > Fail > Skipped > Pass
+  Verdict verdict;               // worst over ranks: Crash > Timeout > Fail > NotSupported > Pass
   double duration_ms;            // longest test-body time over the ranks that reported
   std::vector<RankMessage> messages;  // every rank's failure/skip messages, rank order
   std::vector<int> silent_ranks; // ranks that never reported (only with Timeout, Crash)
@@ -124,6 +129,19 @@ void set_default_case_deadline(std::chrono::milliseconds deadline);
 // missed a barrier leaves no way to continue safely. Never busy-waits.
 void phase_barrier(std::string_view phase, std::chrono::milliseconds timeout);
 void phase_barrier(std::string_view phase);
+
+// Collectives for a case's own decisions and data, on the harness's private
+// communicator, each bounded like a phase barrier: by `timeout`, or without one
+// by the running case's deadline. A rank that does not arrive ends the case as
+// TIMEOUT and aborts the job. Every rank calls them in the same order. Without
+// a Harness (a unit test of a checking function) they act for a world of one
+// rank: all_ranks(x) == x, gather_to_root(s) == {s}.
+bool all_ranks(bool mine, std::string_view what);
+bool any_rank(bool mine, std::string_view what);
+int64_t max_over_ranks(int64_t mine, std::string_view what);
+void broadcast(std::span<std::byte> data, int root, std::string_view what);
+// Every rank's string on rank 0, by rank; an empty vector on the others.
+std::vector<std::string> gather_to_root(std::string_view mine, std::string_view what);
 
 // Diagnostics for the watchdog: on expiry each rank calls every registered
 // provider (on the watchdog thread, while the test thread may be stuck, so a

@@ -1,0 +1,31 @@
+// The clause catalogue (conformance/spec/clauses.yaml), parsed with yaml-cpp:
+// what the suite checks, one stable ID per requirement. Cases, properties and
+// the results writer all name clauses by these IDs.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hcts {
+
+struct Clause {
+    std::string id, title, statement, source, kind, area;
+    std::vector<std::string> allowed; // PROFILE: the allowed observations
+    std::vector<std::string> hazard;  // PROFILE: observations reported as HAZARD
+};
+
+class Catalogue {
+  public:
+    // Throws std::runtime_error naming the file, the clause and the problem
+    // (missing field, duplicate id, kind not MUST/PROFILE/STRICT).
+    static Catalogue load(const std::string &path);
+    static Catalogue parse(std::string_view yaml_text, std::string_view origin);
+    const std::vector<Clause> &clauses() const { return clauses_; }
+    const Clause *find(std::string_view id) const;
+
+  private:
+    std::vector<Clause> clauses_;
+};
+
+} // namespace hcts

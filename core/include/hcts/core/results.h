@@ -1,0 +1,77 @@
+// The results writer: the one producer of results.json (reports/schema/README.md,
+// hcts-results v1) for the conformance suite, the property suite and benchmarks.
+// Every write goes through the gate (expectations::summarize) and, when given,
+// the expectations file, so a document on disk always carries its own verdicts;
+// a run that did not reach finish(Complete) never gates "pass".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hcts {
+
+class Adapter;
+class Catalogue;
+class Library;
+namespace expectations {
+class ExpectationSet;
+}
+
+struct RunInfo {
+    std::string kind;                 // "conformance", "property", "bench"
+    std::string id;                   // make_run_id() when empty
+    std::string command;              // the exact command line, to rerun the whole run
+    std::string mode = "plain";       // "plain" or "adversarial" (softverbs' seeded mode)
+    std::optional<uint64_t> seed;     // the run's seed (the suite's; softverbs' in adversarial mode)
+    std::string gate = "default";     // "default" (MUST clauses) or "strict" (MUST and STRICT)
+    std::string transport;            // e.g. "softverbs", "verbs"
+    std::string suite_commit;         // "" when unknown
+};
+
+enum class RunStatus { Complete, Aborted };
+
+class ResultsWriter {
+  public:
+    // `catalogue` (may be null: no clause list) and `expectations` (may be null)
+    // must outlive the writer. Writes the first version of the document at once.
+    ResultsWriter(std::string path, RunInfo run, const Catalogue *catalogue,
+                  const expectations::ExpectationSet *expectations);
+
+    void set_iut(const Library &iut, std::optional<std::string> version);
+    // For a run without a loaded library (the simulator): a name only.
+    void set_iut_name(const std::string &name);
+    void set_adapter(const Adapter &adapter);
+    void set_environment(const std::string &product, int ranks, const std::vector<std::string> &hosts);
+
+    // One case entry of the schema (name, clauses, verdict, clause_verdicts, ...).
+    void add_case(nlohmann::json entry);
+    void add_litmus(nlohmann::json entry);
+    void add_property(nlohmann::json entry);
+    // Why the run could not complete (shown in every report).
+    void set_error(const std::string &why);
+    void finish(RunStatus status);
+
+    const nlohmann::json &doc() const { return doc_; }
+    const std::string &path() const { return path_; }
+    bool gate_passed() const;
+
+  private:
+    void write();
+    std::string path_;
+    const Catalogue *catalogue_;
+    const expectations::ExpectationSet *expectations_;
+    nlohmann::json doc_;
+};
+
+// "20261201T020610Z-4200": UTC time and 16 random bits.
+std::string make_run_id();
+// "2026-12-01T02:06:10Z", or the time SOURCE_DATE_EPOCH names.
+std::string utc_now();
+// The suite's version (the CMake project version).
+const char *suite_version();
+
+} // namespace hcts

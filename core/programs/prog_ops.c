@@ -1,0 +1,61 @@
+/* The generic device program: a scripted sequence of hcomm calls. Every case is
+ * expressed as one such script per rank, so a device port compiles one kernel. */
+#include <stddef.h>
+
+#include "hcomm/hcomm_primitives.h"
+#include "hcts_programs.h"
+
+/* Bound at load time from the implementation under test; NULL when it lacks one. */
+#pragma weak HcommWriteWithNotifyOnThread
+#pragma weak HcommWriteOnThread
+#pragma weak HcommReadOnThread
+#pragma weak HcommChannelNotifyRecordOnThread
+#pragma weak HcommChannelNotifyWaitOnThread
+#pragma weak HcommLocalCopyOnThread
+#pragma weak HcommChannelFenceOnThread
+
+#define CALL_OR_MISSING(fn, ...) ((fn) == NULL ? HCTS_OP_RC_MISSING : (fn)(__VA_ARGS__))
+
+static int32_t issue(const hcts_op *op)
+{
+    void *dst = (void *)(uintptr_t)op->dst;
+    const void *src = (const void *)(uintptr_t)op->src;
+    switch (op->kind) {
+    case HCTS_OP_WWN:
+        return CALL_OR_MISSING(HcommWriteWithNotifyOnThread, op->thread, op->channel, dst, src, op->len, op->idx);
+    case HCTS_OP_WRITE:
+        return CALL_OR_MISSING(HcommWriteOnThread, op->thread, op->channel, dst, src, op->len);
+    case HCTS_OP_READ:
+        return CALL_OR_MISSING(HcommReadOnThread, op->thread, op->channel, dst, src, op->len);
+    case HCTS_OP_RECORD:
+        return CALL_OR_MISSING(HcommChannelNotifyRecordOnThread, op->thread, op->channel, op->idx);
+    case HCTS_OP_WAIT:
+        return CALL_OR_MISSING(HcommChannelNotifyWaitOnThread, op->thread, op->channel, op->idx, op->timeout);
+    case HCTS_OP_LOCAL_COPY:
+        return CALL_OR_MISSING(HcommLocalCopyOnThread, op->thread, dst, src, op->len);
+    case HCTS_OP_FENCE:
+        return CALL_OR_MISSING(HcommChannelFenceOnThread, op->thread, op->channel);
+    default:
+        return HCTS_OP_RC_UNKNOWN_KIND;
+    }
+}
+
+uint32_t hcts_prog_ops(void *args)
+{
+    hcts_prog_ops_v2 *a = (hcts_prog_ops_v2 *)args;
+    if (a == NULL || a->version != HCTS_PROG_OPS_V2 || a->size < sizeof(*a) || a->op_count > HCTS_PROG_MAX_OPS)
+        return HCTS_PROG_BAD_ARGS;
+    uint32_t status = HCTS_PROG_OK;
+    a->calls_made = 0;
+    for (uint32_t i = 0; i < a->op_count; ++i) {
+        hcts_op *op = &a->ops[i];
+        if ((op->flags & HCTS_OP_F_IF_PREV_OK) != 0 && i > 0 && a->ops[i - 1].rc != 0)
+            op->rc = HCTS_OP_RC_SKIPPED;
+        else
+            op->rc = issue(op);
+        if (op->rc == HCTS_OP_RC_MISSING || op->rc == HCTS_OP_RC_UNKNOWN_KIND)
+            status = HCTS_PROG_MISSING_API;
+        a->calls_made = i + 1;
+    }
+    return status;
+}

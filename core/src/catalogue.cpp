@@ -1,0 +1,85 @@
+#include "hcts/core/catalogue.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace hcts {
+
+namespace {
+std::vector<std::string> strings(const YAML::Node &n)
+{
+    std::vector<std::string> out;
+    if (n && n.IsSequence())
+        for (const auto &e : n)
+            out.push_back(e.as<std::string>());
+    return out;
+}
+} // namespace
+
+Catalogue Catalogue::load(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw std::runtime_error(path + ": cannot open the clause catalogue for reading");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parse(text.str(), path);
+}
+
+Catalogue Catalogue::parse(std::string_view yaml_text, std::string_view origin)
+{
+    const std::string path(origin);
+    YAML::Node root;
+    try {
+        root = YAML::Load(std::string(yaml_text));
+    } catch (const YAML::Exception &e) {
+        throw std::runtime_error(path + ": " + e.what());
+    }
+    if (!root["clauses"] || !root["clauses"].IsSequence())
+        throw std::runtime_error(path + ": no 'clauses' list at the top level");
+    Catalogue cat;
+    std::set<std::string> seen;
+    for (const auto &n : root["clauses"]) {
+        Clause c;
+        const int line = n.Mark().line + 1;
+        auto field = [&](const char *key) {
+            if (!n[key] || !n[key].IsScalar() || n[key].as<std::string>().empty())
+                throw std::runtime_error(path + ":" + std::to_string(line) + ": clause '" +
+                                         (n["id"] ? n["id"].as<std::string>() : std::string("?")) +
+                                         "' has no '" + key + "'");
+            return n[key].as<std::string>();
+        };
+        c.id = field("id");
+        c.title = field("title");
+        c.statement = field("statement");
+        c.source = field("source");
+        c.kind = field("kind");
+        c.area = field("area");
+        c.allowed = strings(n["allowed"]);
+        c.hazard = strings(n["hazard"]);
+        if (c.kind != "MUST" && c.kind != "PROFILE" && c.kind != "STRICT")
+            throw std::runtime_error(path + ":" + std::to_string(line) + ": clause '" + c.id + "' has kind '" +
+                                     c.kind + "'; allowed: MUST, PROFILE, STRICT");
+        if (c.kind == "PROFILE" && c.allowed.empty())
+            throw std::runtime_error(path + ":" + std::to_string(line) + ": PROFILE clause '" + c.id +
+                                     "' lists no 'allowed' observations");
+        if (!seen.insert(c.id).second)
+            throw std::runtime_error(path + ":" + std::to_string(line) + ": duplicate clause id '" + c.id + "'");
+        cat.clauses_.push_back(std::move(c));
+    }
+    return cat;
+}
+
+const Clause *Catalogue::find(std::string_view id) const
+{
+    for (const auto &c : clauses_)
+        if (c.id == id)
+            return &c;
+    return nullptr;
+}
+
+} // namespace hcts

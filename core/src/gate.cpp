@@ -1,0 +1,179 @@
+// The derived parts of a results document: clause verdicts from cases, the
+// summary and the gate. The one derivation every writer and reader uses.
+#include <algorithm>
+#include <array>
+#include <map>
+#include <stdexcept>
+#include <string_view>
+
+#include "hcts/core/verdict.h"
+#include "hcts/expectations.h"
+
+namespace hcts::expectations {
+namespace {
+
+constexpr std::array<std::string_view, kAllVerdicts.size()> names()
+{
+    std::array<std::string_view, kAllVerdicts.size()> out{};
+    for (size_t i = 0; i < kAllVerdicts.size(); ++i)
+        out[i] = verdict_name(kAllVerdicts[i]);
+    return out;
+}
+// Best first; the index is the rank.
+constexpr std::array<std::string_view, kAllVerdicts.size()> kNames = names();
+
+std::string string_or(const nlohmann::json &obj, const char *key, std::string fallback)
+{
+    if (!obj.is_object())
+        return fallback;
+    const auto it = obj.find(key);
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// What a case says about one clause: its entry in clause_verdicts when it has
+// one (a case may cover several clauses and fail only one), else the case itself.
+const nlohmann::json &entry_for(const nlohmann::json &c, const std::string &clause_id)
+{
+    if (c.is_object() && c.contains("clause_verdicts")) {
+        const auto &per = c.at("clause_verdicts");
+        if (per.is_object() && per.contains(clause_id) && verdict_rank(string_or(per.at(clause_id), "verdict", "")) >= 0)
+            return per.at(clause_id);
+    }
+    return c;
+}
+
+bool gates_on(const std::string &kind, bool strict) { return kind == "MUST" || (strict && kind == "STRICT"); }
+
+} // namespace
+
+int verdict_rank(std::string_view verdict)
+{
+    const auto v = parse_verdict(verdict);
+    return v ? static_cast<int>(*v) : -1;
+}
+
+std::span<const std::string_view> all_verdicts() { return kNames; }
+
+bool is_bad(std::string_view verdict)
+{
+    const auto v = parse_verdict(verdict);
+    return v && hcts::is_bad(*v);
+}
+
+void summarize(nlohmann::json &results)
+{
+    if (!results.is_object())
+        throw std::runtime_error("results: the document is not a JSON object");
+    auto &clauses = results["clauses"];
+    if (clauses.is_null())
+        clauses = nlohmann::json::array();
+    if (!clauses.is_array())
+        throw std::runtime_error("results: 'clauses' is not an array");
+
+    std::map<std::string, const nlohmann::json *> case_by_name;
+    bool any_xpass = false;
+    if (const auto it = results.find("cases"); it != results.end() && it->is_array()) {
+        for (const auto &c : *it) {
+            const auto name = string_or(c, "name", "");
+            if (!name.empty())
+                case_by_name[name] = &c;
+            any_xpass = any_xpass || string_or(c, "verdict", "") == "XPASS";
+        }
+    }
+    const nlohmann::json run = results.value("run", nlohmann::json::object());
+    const std::string gate_mode = string_or(run, "gate", "default");
+    const bool strict = gate_mode == "strict";
+
+    std::map<std::string, int> by_verdict;
+    for (const auto v : kNames)
+        by_verdict[std::string(v)] = 0;
+    int must_total = 0, must_passed = 0, must_waived = 0, strict_total = 0, strict_passed = 0;
+    bool gated_ok = true;
+    for (auto &clause : clauses) {
+        if (!clause.is_object())
+            throw std::runtime_error("results: an entry of 'clauses' is not an object");
+        const std::string own = string_or(clause, "verdict", "");
+        const std::string id = string_or(clause, "id", "");
+        // A PROFILE is a judgement on the clause as a whole (its cases pass and
+        // report what they saw), so it survives unless a case is worse.
+        std::string worst = own == "PROFILE" ? own : "";
+        const nlohmann::json *decider = nullptr;
+        nlohmann::json profile = clause.value("profile", nlohmann::json());
+        if (const auto it = clause.find("cases"); it != clause.end() && it->is_array()) {
+            for (const auto &name : *it) {
+                if (!name.is_string())
+                    continue;
+                const auto found = case_by_name.find(name.get<std::string>());
+                if (found == case_by_name.end())
+                    continue;
+                const nlohmann::json &e = entry_for(*found->second, id);
+                const auto v = string_or(e, "verdict", "");
+                if (verdict_rank(v) < 0)
+                    continue;
+                if (e.contains("profile") && !e.at("profile").is_null())
+                    profile = e.at("profile");
+                // The first case with the worst verdict gives the clause its reason.
+                if (worst.empty() || verdict_rank(v) > verdict_rank(worst) ||
+                    (decider == nullptr && verdict_rank(v) == verdict_rank(worst))) {
+                    worst = v;
+                    decider = &e;
+                }
+            }
+        }
+        if (decider != nullptr) {
+            clause["verdict"] = worst;
+            clause["reason"] = decider->value("reason", nlohmann::json());
+            clause["profile"] = profile;
+        }
+        const std::string verdict = string_or(clause, "verdict", "");
+        if (verdict_rank(verdict) >= 0)
+            ++by_verdict[verdict];
+        any_xpass = any_xpass || verdict == "XPASS";
+        const std::string kind = string_or(clause, "kind", "");
+        const bool ok = verdict == "PASS" || verdict == "WAIVED";
+        if (kind == "MUST") {
+            ++must_total;
+            must_passed += verdict == "PASS";
+            must_waived += verdict == "WAIVED";
+        } else if (kind == "STRICT") {
+            ++strict_total;
+            strict_passed += verdict == "PASS";
+        }
+        if (gates_on(kind, strict) && !ok)
+            gated_ok = false;
+    }
+
+    const bool complete = string_or(run, "status", "") == "complete";
+    auto &summary = results["summary"];
+    if (!summary.is_object())
+        summary = nlohmann::json::object();
+    // Clauses the writer knew of but no case decided (a filtered or cut-short
+    // run) are listed in summary.not_run; such a run is not a conforming one.
+    const auto not_run = summary.find("not_run");
+    const bool all_ran = not_run == summary.end() || !not_run->is_array() || not_run->empty();
+    // Properties and litmus tests decide a run too: in a property run they are
+    // all there is; in a conformance run their cases also feed the clauses.
+    bool others_ok = true;
+    for (const char *key : {"properties", "litmus"}) {
+        const auto it = results.find(key);
+        if (it == results.end() || !it->is_array())
+            continue;
+        for (const auto &item : *it) {
+            const auto v = parse_verdict(string_or(item, "verdict", ""));
+            others_ok = others_ok && v && !fails_gate(*v);
+            // A document without clauses (a property run) counts its properties instead.
+            if (clauses.empty() && std::string_view(key) == "properties" && v)
+                ++by_verdict[std::string(verdict_name(*v))];
+        }
+    }
+    summary["by_verdict"] = by_verdict;
+    summary["must_total"] = must_total;
+    summary["must_passed"] = must_passed;
+    summary["must_waived"] = must_waived;
+    summary["strict_total"] = strict_total;
+    summary["strict_passed"] = strict_passed;
+    summary["gate_mode"] = gate_mode;
+    summary["gate"] = complete && all_ran && gated_ok && !any_xpass && others_ok ? "pass" : "fail";
+}
+
+} // namespace hcts::expectations

@@ -1,0 +1,224 @@
+#include "hcts/core/results.h"
+
+#include <sys/utsname.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <stdexcept>
+
+#include "hcts/core/adapter.h"
+#include "hcts/core/catalogue.h"
+#include "hcts/core/library.h"
+#include "hcts/expectations.h"
+
+namespace hcts {
+
+namespace {
+
+nlohmann::json null_if_empty(const std::string &s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }
+
+std::string os_name()
+{
+    struct utsname u {};
+    uname(&u);
+    return std::string(u.sysname) + " " + u.release + " " + u.machine;
+}
+
+} // namespace
+
+const char *suite_version() { return HCTS_SUITE_VERSION; }
+
+std::string utc_now()
+{
+    std::time_t t = std::time(nullptr);
+    // SOURCE_DATE_EPOCH makes documents reproducible (reproducible-builds.org convention).
+    if (const char *epoch = std::getenv("SOURCE_DATE_EPOCH"); epoch != nullptr && *epoch != '\0')
+        t = static_cast<std::time_t>(std::strtoll(epoch, nullptr, 10));
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string make_run_id()
+{
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[40];
+    const size_t n = std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+    std::snprintf(buf + n, sizeof buf - n, "-%04x", static_cast<unsigned>(std::random_device{}() & 0xffffU));
+    return buf;
+}
+
+ResultsWriter::ResultsWriter(std::string path, RunInfo run, const Catalogue *catalogue,
+                             const expectations::ExpectationSet *expectations)
+    : path_(std::move(path)), catalogue_(catalogue), expectations_(expectations)
+{
+    if (run.gate != "default" && run.gate != "strict")
+        throw std::invalid_argument("gate mode '" + run.gate + "'; allowed: default, strict");
+    doc_ = {
+        {"schema", "hcts-results"},
+        {"schema_version", 1},
+        {"run",
+         {{"id", run.id.empty() ? make_run_id() : run.id},
+          {"status", "running"},
+          {"started", utc_now()},
+          {"finished", nullptr},
+          {"suite_version", suite_version()},
+          {"suite_commit", null_if_empty(run.suite_commit)},
+          {"command", run.command},
+          {"mode", run.mode},
+          {"seed", run.seed ? nlohmann::json(*run.seed) : nlohmann::json(nullptr)},
+          {"gate", run.gate},
+          {"kind", run.kind}}},
+        {"iut", {{"path", nullptr}, {"sha256", nullptr}, {"version", nullptr}, {"name", nullptr}}},
+        {"adapter", nullptr},
+        {"environment",
+         {{"product", nullptr},
+          {"ranks", 0},
+          {"hosts", nlohmann::json::array()},
+          {"os", os_name()},
+          {"transport", run.transport}}},
+        {"clauses", nlohmann::json::array()},
+        {"cases", nlohmann::json::array()},
+        {"litmus", nlohmann::json::array()},
+        {"properties", nlohmann::json::array()},
+        {"expectations",
+         {{"file", expectations != nullptr ? nlohmann::json(expectations->origin()) : nlohmann::json(nullptr)},
+          {"waived", nlohmann::json::array()},
+          {"xpass", nlohmann::json::array()}}},
+        {"summary", nullptr},
+    };
+    write();
+}
+
+void ResultsWriter::set_iut(const Library &iut, std::optional<std::string> version)
+{
+    doc_["iut"] = {{"path", iut.path()},
+                   {"sha256", null_if_empty(iut.sha256())},
+                   {"version", version ? nlohmann::json(*version) : nlohmann::json(nullptr)},
+                   {"name", std::filesystem::path(iut.path()).filename().string()},
+                   {"missing_symbols", iut.missing()}};
+    write();
+}
+
+void ResultsWriter::set_iut_name(const std::string &name)
+{
+    doc_["iut"]["name"] = name;
+    write();
+}
+
+void ResultsWriter::set_adapter(const Adapter &adapter)
+{
+    doc_["adapter"] = {{"path", adapter.path()},
+                       {"sha256", null_if_empty(adapter.sha256())},
+                       {"name", adapter.name()},
+                       {"abi_version", adapter.abi_version()}};
+    write();
+}
+
+void ResultsWriter::set_environment(const std::string &product, int ranks, const std::vector<std::string> &hosts)
+{
+    auto &env = doc_["environment"];
+    env["product"] = null_if_empty(product);
+    env["ranks"] = ranks;
+    env["hosts"] = hosts;
+    write();
+}
+
+void ResultsWriter::add_case(nlohmann::json entry)
+{
+    doc_["cases"].push_back(std::move(entry));
+    write();
+}
+
+void ResultsWriter::add_litmus(nlohmann::json entry)
+{
+    doc_["litmus"].push_back(std::move(entry));
+    write();
+}
+
+void ResultsWriter::add_property(nlohmann::json entry)
+{
+    doc_["properties"].push_back(std::move(entry));
+    write();
+}
+
+void ResultsWriter::set_error(const std::string &why)
+{
+    doc_["run"]["error"] = why;
+    write();
+}
+
+void ResultsWriter::finish(RunStatus status)
+{
+    doc_["run"]["status"] = status == RunStatus::Complete ? "complete" : "aborted";
+    doc_["run"]["finished"] = utc_now();
+    write();
+}
+
+bool ResultsWriter::gate_passed() const
+{
+    const auto &s = doc_.at("summary");
+    return s.is_object() && s.value("gate", "") == "pass";
+}
+
+void ResultsWriter::write()
+{
+    // The clause list: every catalogue clause some case names, with those cases;
+    // summarize() derives verdict, reason and profile from them. A clause no
+    // case decided is listed in summary.not_run and fails the gate.
+    nlohmann::json not_run = nlohmann::json::array();
+    if (catalogue_ != nullptr) {
+        std::map<std::string, std::vector<std::string>> cases_of;
+        for (const auto &c : doc_["cases"])
+            for (const auto &id : c.at("clauses"))
+                cases_of[id.get<std::string>()].push_back(c.at("name").get<std::string>());
+        nlohmann::json clauses = nlohmann::json::array();
+        for (const Clause &cl : catalogue_->clauses()) {
+            const auto it = cases_of.find(cl.id);
+            if (it == cases_of.end()) {
+                not_run.push_back(cl.id);
+                continue;
+            }
+            clauses.push_back({{"id", cl.id},
+                               {"title", cl.title},
+                               {"statement", cl.statement},
+                               {"kind", cl.kind},
+                               {"area", cl.area},
+                               {"source", cl.source},
+                               {"verdict", nullptr},
+                               {"reason", nullptr},
+                               {"cases", it->second},
+                               {"profile", nullptr}});
+        }
+        doc_["clauses"] = std::move(clauses);
+    }
+    doc_["summary"] = {{"not_run", not_run}};
+    expectations::summarize(doc_);
+    if (expectations_ != nullptr)
+        expectations_->apply(doc_);
+
+    const std::filesystem::path p(path_);
+    if (p.has_parent_path())
+        std::filesystem::create_directories(p.parent_path());
+    const std::string tmp = path_ + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        if (!out)
+            throw std::runtime_error("cannot write results to '" + tmp + "'");
+        out << doc_.dump(2) << '\n';
+        if (!out)
+            throw std::runtime_error("writing results to '" + tmp + "' failed (disk full?)");
+    }
+    std::filesystem::rename(tmp, p);
+}
+
+} // namespace hcts

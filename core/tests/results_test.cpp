@@ -1,0 +1,140 @@
+// The one results writer: every document it writes carries verdicts derived by
+// the gate, and a run that did not complete never gates "pass".
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "hcts/core/catalogue.h"
+#include "hcts/core/results.h"
+#include "hcts/expectations.h"
+
+using namespace hcts;
+using nlohmann::json;
+
+namespace {
+
+const char *kCatalogue = R"(clauses:
+  - {id: A.1, title: t, statement: s, source: src, kind: MUST, area: a}
+  - {id: A.2, title: t, statement: s, source: src, kind: STRICT, area: a}
+  - {id: A.3, title: t, statement: s, source: src, kind: PROFILE, area: a, allowed: [x, y]}
+)";
+
+json a_case(const std::string &name, const std::string &clause, const std::string &verdict)
+{
+    const json reason = verdict == "PASS" ? json(nullptr) : json("because");
+    return {{"name", name},
+            {"clauses", {clause}},
+            {"verdict", verdict},
+            {"reason", reason},
+            {"clause_verdicts", {{clause, {{"verdict", verdict}, {"reason", reason}, {"profile", nullptr}}}}}};
+}
+
+RunInfo run_of(const std::string &kind)
+{
+    RunInfo r;
+    r.kind = kind;
+    return r;
+}
+
+class Writer : public ::testing::Test {
+  protected:
+    std::string path(const std::string &name) const { return std::string(HCTS_TEST_TMP) + "/" + name + ".json"; }
+    json on_disk(const std::string &p) const
+    {
+        std::ifstream in(p);
+        return json::parse(in);
+    }
+    Catalogue cat = Catalogue::parse(kCatalogue, "test-catalogue");
+};
+
+} // namespace
+
+TEST_F(Writer, DerivesClausesFromCasesAndGatesOnlyACompleteRun)
+{
+    ResultsWriter w(path("complete"), run_of("conformance"), &cat, nullptr);
+    EXPECT_EQ(on_disk(path("complete"))["run"]["status"], "running");
+    w.add_case(a_case("S.One", "A.1", "PASS"));
+    w.add_case(a_case("S.Two", "A.2", "PASS"));
+    EXPECT_EQ(w.doc()["summary"]["not_run"], json::array({"A.3"}));
+    EXPECT_FALSE(w.gate_passed()) << "a clause never decided";
+    w.add_case(a_case("S.Three", "A.3", "PROFILE"));
+    EXPECT_FALSE(w.gate_passed()) << "still running";
+    w.finish(RunStatus::Complete);
+    EXPECT_TRUE(w.gate_passed());
+    const json d = on_disk(path("complete"));
+    EXPECT_EQ(d["summary"]["gate"], "pass");
+    EXPECT_EQ(d["clauses"][0]["verdict"], "PASS");
+    EXPECT_EQ(d["clauses"][0]["cases"], json::array({"S.One"}));
+    EXPECT_EQ(d["run"]["suite_version"], suite_version());
+}
+
+TEST_F(Writer, AnAbortedRunFailsTheGate)
+{
+    ResultsWriter w(path("aborted"), run_of("property"), nullptr, nullptr);
+    w.add_property({{"name", "P"}, {"verdict", "PASS"}});
+    w.set_error("a rank died");
+    w.finish(RunStatus::Aborted);
+    EXPECT_FALSE(w.gate_passed());
+    EXPECT_EQ(on_disk(path("aborted"))["run"]["error"], "a rank died");
+}
+
+TEST_F(Writer, ErrorAndFailedPropertiesFailTheGate)
+{
+    {
+        ResultsWriter w(path("error"), run_of("conformance"), &cat, nullptr);
+        w.add_case(a_case("S.One", "A.1", "ERROR"));
+        w.add_case(a_case("S.Two", "A.2", "PASS"));
+        w.add_case(a_case("S.Three", "A.3", "PROFILE"));
+        w.finish(RunStatus::Complete);
+        EXPECT_FALSE(w.gate_passed());
+        EXPECT_EQ(w.doc()["clauses"][0]["reason"], "because");
+    }
+    {
+        ResultsWriter w(path("property"), run_of("property"), nullptr, nullptr);
+        w.add_property({{"name", "P"}, {"verdict", "FAIL"}});
+        w.finish(RunStatus::Complete);
+        EXPECT_FALSE(w.gate_passed());
+        EXPECT_EQ(w.doc()["summary"]["by_verdict"]["FAIL"], 1);
+    }
+    {
+        ResultsWriter w(path("no-verdict"), run_of("property"), nullptr, nullptr);
+        w.add_property({{"name", "P"}});
+        w.finish(RunStatus::Complete);
+        EXPECT_FALSE(w.gate_passed()) << "a property without a verdict is no evidence";
+    }
+}
+
+TEST_F(Writer, StrictGateAlsoNeedsStrictClauses)
+{
+    for (const char *mode : {"default", "strict"}) {
+        RunInfo run = run_of("conformance");
+        run.gate = mode;
+        ResultsWriter w(path(std::string("gate-") + mode), run, &cat, nullptr);
+        w.add_case(a_case("S.One", "A.1", "PASS"));
+        w.add_case(a_case("S.Two", "A.2", "FAIL"));
+        w.add_case(a_case("S.Three", "A.3", "PROFILE"));
+        w.finish(RunStatus::Complete);
+        EXPECT_EQ(w.gate_passed(), std::string(mode) == "default") << mode;
+        EXPECT_EQ(w.doc()["summary"]["strict_total"], 1);
+        EXPECT_EQ(w.doc()["summary"]["gate_mode"], mode);
+    }
+    RunInfo bad = run_of("conformance");
+    bad.gate = "lenient";
+    EXPECT_THROW(ResultsWriter(path("bad"), bad, &cat, nullptr), std::invalid_argument);
+}
+
+TEST_F(Writer, AppliesExpectationsOnEveryWrite)
+{
+    const auto set = expectations::ExpectationSet::parse(
+        "schema: hcts-expectations\nschema_version: 1\nexpectations:\n"
+        "  - {clause: A.1, expected: ERROR, reason: adapter lacks local copy}\n",
+        "exp.yaml");
+    ResultsWriter w(path("waived"), run_of("conformance"), &cat, &set);
+    w.add_case(a_case("S.One", "A.1", "ERROR"));
+    w.add_case(a_case("S.Two", "A.2", "PASS"));
+    w.add_case(a_case("S.Three", "A.3", "PROFILE"));
+    w.finish(RunStatus::Complete);
+    EXPECT_EQ(on_disk(path("waived"))["clauses"][0]["verdict"], "WAIVED");
+    EXPECT_TRUE(w.gate_passed());
+}
