@@ -1,116 +1,128 @@
 #include "case.h"
 
 #include <algorithm>
-#include <memory>
 #include <stdexcept>
 
-#include "clauses.h"
-#include "options.h"
+#include "device.h"
+#include "hcts/core/products.h"
+#include "suite.h"
 
 namespace hcts {
 
 namespace {
-std::unique_ptr<Case> g_case;
+
+std::vector<CaseSpec> &registry()
+{
+    static std::vector<CaseSpec> cases;
+    return cases;
 }
 
-std::vector<CaseInfo> &case_registry()
+// Why the IUT, its product or the world cannot give `f`; empty when it can.
+std::string unmet(Feature f, const Suite &s)
 {
-    static std::vector<CaseInfo> registry;
-    return registry;
+    const HcommApi &api = s.iut->api();
+    const auto lacks = [](const char *symbol) { return std::string("the IUT lacks ") + symbol; };
+    switch (f) {
+    case Feature::WriteWithNotify: {
+        if (api.HcommWriteWithNotifyOnThread == nullptr)
+            return lacks("HcommWriteWithNotifyOnThread");
+        const std::string product = s.adapter->product();
+        const products::Product *row = products::Table::builtin().find(product);
+        if (row == nullptr || !row->write_with_notify)
+            return "product '" + product + "' has no HcommWriteWithNotifyOnThread (spec/products.yaml)";
+        return {};
+    }
+    case Feature::NotifyWait: return api.HcommChannelNotifyWaitOnThread ? "" : lacks("HcommChannelNotifyWaitOnThread");
+    case Feature::NotifyRecord:
+        return api.HcommChannelNotifyRecordOnThread ? "" : lacks("HcommChannelNotifyRecordOnThread");
+    case Feature::Write: return api.HcommWriteOnThread ? "" : lacks("HcommWriteOnThread");
+    case Feature::Read: return api.HcommReadOnThread ? "" : lacks("HcommReadOnThread");
+    case Feature::LocalCopy:
+        return api.HcommLocalCopyOnThread ? "" : lacks("HcommLocalCopyOnThread") + " (device-stream snapshots)";
+    case Feature::ChannelFence: return api.HcommChannelFenceOnThread ? "" : lacks("HcommChannelFenceOnThread");
+    case Feature::ChannelDestroy: return api.HcclChannelDestroy ? "" : lacks("HcclChannelDestroy");
+    case Feature::ProductRow: return {};
+    case Feature::ThreeRanks:
+        return s.world->size >= 3 ? ""
+                                  : "needs 3 ranks, the world has " + std::to_string(s.world->size) +
+                                        " (run with mpirun -np 3)";
+    }
+    return "unknown feature";
 }
 
-const CaseInfo *find_case(std::string_view name)
+} // namespace
+
+std::string_view feature_name(Feature f)
 {
-    for (const auto &c : case_registry())
+    switch (f) {
+    case Feature::WriteWithNotify: return "WriteWithNotify";
+    case Feature::NotifyWait: return "NotifyWait";
+    case Feature::NotifyRecord: return "NotifyRecord";
+    case Feature::Write: return "Write";
+    case Feature::Read: return "Read";
+    case Feature::LocalCopy: return "LocalCopy";
+    case Feature::ChannelFence: return "ChannelFence";
+    case Feature::ChannelDestroy: return "ChannelDestroy";
+    case Feature::ThreeRanks: return "ThreeRanks";
+    case Feature::ProductRow: return "ProductRow";
+    }
+    return "?";
+}
+
+bool CaseSpec::has(Feature f) const { return std::find(features.begin(), features.end(), f) != features.end(); }
+
+const std::vector<CaseSpec> &case_registry() { return registry(); }
+
+const CaseSpec *find_case(std::string_view name)
+{
+    for (const auto &c : registry())
         if (c.name == name)
             return &c;
     return nullptr;
 }
 
-CaseReg::CaseReg(const char *name, std::initializer_list<const char *> clauses)
+CaseRegistration::CaseRegistration(const char *name, Clauses c, Needs n)
 {
-    CaseInfo info{name, {}};
-    for (const char *c : clauses)
-        info.clauses.emplace_back(c);
-    case_registry().push_back(std::move(info));
+    registry().push_back(CaseSpec{name, std::move(c.ids), std::move(n.features)});
 }
 
-Case &Case::current()
+void CaseFixture::SetUp()
 {
-    if (!g_case)
-        throw std::logic_error("hcts: a check ran outside a case declared with HCTS_CASE");
-    return *g_case;
-}
-
-void Case::begin(const CaseInfo &info) { g_case = std::make_unique<Case>(info); }
-void Case::end() { g_case.reset(); }
-
-void Case::require_clause(std::string_view clause) const
-{
-    if (std::find(info_.clauses.begin(), info_.clauses.end(), clause) == info_.clauses.end())
-        throw std::logic_error("hcts: case " + info_.name + " checks clause " + std::string(clause) +
-                               " but does not name it in HCTS_CASE");
-}
-
-void Case::fail(std::string_view clause, const std::string &why)
-{
-    require_clause(clause);
-    Finding &f = findings_[std::string(clause)];
-    if (f.verdict < Verdict::Fail) {
-        f.verdict = Verdict::Fail;
-        f.reason = why;
-    } else {
-        ++extra_failures_[std::string(clause)];
-    }
-    ADD_FAILURE() << clause << ": " << why;
-}
-
-void Case::not_supported(const std::string &why) { not_supported_ = why; }
-
-void Case::profile(std::string_view clause, const std::string &observed, const std::string &note)
-{
-    require_clause(clause);
-    const Clause *c = options().catalogue.find(clause);
-    Finding &f = findings_[std::string(clause)];
-    if (f.verdict >= Verdict::Fail)
-        return;
-    nlohmann::json allowed = c != nullptr ? nlohmann::json(c->allowed) : nlohmann::json::array();
-    const bool is_allowed = c != nullptr && std::find(c->allowed.begin(), c->allowed.end(), observed) != c->allowed.end();
-    f.verdict = is_allowed ? Verdict::Profile : Verdict::Hazard;
-    f.reason = "observed " + observed + (note.empty() ? "" : ": " + note);
-    if (!is_allowed && (c == nullptr || std::find(c->hazard.begin(), c->hazard.end(), observed) == c->hazard.end()))
-        f.reason += " (not among the allowed behaviours)";
-    f.profile = {{"observed", observed}, {"allowed", allowed}};
-}
-
-nlohmann::json Case::to_json(bool gtest_failed, const std::string &gtest_failure) const
-{
-    nlohmann::json clauses = nlohmann::json::object();
-    for (const auto &id : info_.clauses) {
-        Finding f;
-        if (auto it = findings_.find(id); it != findings_.end())
-            f = it->second;
-        // A GoogleTest failure no check attributed (an ASSERT in set-up, an
-        // exception) fails every clause of the case: nothing was established.
-        if (gtest_failed && findings_.empty() && f.verdict < Verdict::Fail) {
-            f.verdict = Verdict::Fail;
-            f.reason = gtest_failure;
+    Suite &s = the_suite();
+    if (s.spec == nullptr || !s.evidence)
+        throw std::logic_error("hcts: a case started outside the suite's listener");
+    // checkSupport: every rank decides the same from the same IUT and product.
+    std::string why;
+    for (Feature f : s.spec->features)
+        if (const std::string u = unmet(f, s); !u.empty()) {
+            why = u;
+            break;
         }
-        if (not_supported_ && f.verdict < Verdict::NotSupported) {
-            f.verdict = Verdict::NotSupported;
-            f.reason = *not_supported_;
-        }
-        if (auto it = extra_failures_.find(id); it != extra_failures_.end())
-            f.reason += " (and " + std::to_string(it->second) + " more)";
-        clauses[id] = {{"verdict", verdict_name(f.verdict)},
-                       {"reason", f.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.reason)},
-                       {"profile", f.profile.is_null() ? nlohmann::json(nullptr) : f.profile}};
+    if (!why.empty()) {
+        s.evidence->case_not_supported(why);
+        GTEST_SKIP() << why;
     }
-    return {{"clauses", clauses},
-            {"observations", observations_},
-            {"messages", messages_},
-            {"seed", seed_ ? nlohmann::json(*seed_) : nlohmann::json(nullptr)},
-            {"litmus", litmus_}};
+    const std::string did = s.world->isolate();
+    if (!did.empty())
+        s.evidence->observe("isolation", did);
 }
+
+World &CaseFixture::world() const { return *the_suite().world; }
+const Device &CaseFixture::device() const { return the_suite().world->device(); }
+const Library &CaseFixture::iut() const { return *the_suite().iut; }
+const Adapter &CaseFixture::adapter() const { return *the_suite().adapter; }
+const Options &CaseFixture::options() const { return the_suite().options; }
+const Catalogue &CaseFixture::catalogue() const { return the_suite().catalogue; }
+Evidence &CaseFixture::ev() const { return *the_suite().evidence; }
+const CaseSpec &CaseFixture::spec() const { return *the_suite().spec; }
+Ctx CaseFixture::ctx() const
+{
+    const Suite &s = the_suite();
+    return Ctx{*s.world, *s.spec, *the_suite().evidence, s.options.seed, s.options.repeat};
+}
+
+LaunchResult Ctx::run(Script &s, uint32_t timeout_ms) const { return w.device().run(s, timeout_ms, &spec); }
+const Device &Ctx::device() const { return w.device(); }
+int Ctx::rank() const { return w.rank; }
 
 } // namespace hcts

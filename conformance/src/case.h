@@ -1,92 +1,111 @@
-// Cases and what they found. A case is a GoogleTest test declared with HCTS_CASE,
-// naming the clauses it covers; inside it, every check names the clause it
-// decides, so a broken behaviour fails exactly its clause and not its neighbours.
+// Cases: GoogleTest tests that name the clauses they check and the IUT features
+// they need (as test262's `features:` and the Vulkan CTS's checkSupport). The
+// features are checked before the body runs: a case whose needs the IUT cannot
+// meet is NOT_SUPPORTED with the reason, never PASS.
+//
+//   HCTS_SUITE(Visibility);
+//   HCTS_CASE(Visibility, LengthSweep, clauses("WWN.VIS.1", "WWN.NTF.5"),
+//             needs(Feature::WriteWithNotify, Feature::LocalCopy))
+//   { ... ev().check("WWN.VIS.1", ok, why) ... }
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <initializer_list>
-#include <map>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "verdict.h"
+#include "evidence.h"
 
 namespace hcts {
 
-struct CaseInfo {
+class World;
+class Device;
+class Script;
+struct LaunchResult;
+class Library;
+class Adapter;
+struct Options;
+class Catalogue;
+
+// What a case may need from the IUT, its product and the run. Every device op a
+// case issues must be covered by a declared feature (Device::run enforces it).
+enum class Feature {
+    WriteWithNotify, // HcommWriteWithNotifyOnThread, on a product whose table row has it
+    NotifyWait,      // HcommChannelNotifyWaitOnThread
+    NotifyRecord,    // HcommChannelNotifyRecordOnThread
+    Write,           // HcommWriteOnThread
+    Read,            // HcommReadOnThread
+    LocalCopy,       // HcommLocalCopyOnThread (device-stream snapshots and delays)
+    ChannelFence,    // HcommChannelFenceOnThread
+    ChannelDestroy,  // HcclChannelDestroy (channels with other parameters)
+    ThreeRanks,      // a world of at least 3 ranks
+    // Judges the product table itself: may issue HcommWriteWithNotifyOnThread on
+    // any product (that is what it checks), so it is never NOT_SUPPORTED for it.
+    ProductRow,
+};
+std::string_view feature_name(Feature f);
+
+struct CaseSpec {
     std::string name; // "Suite.Name", as GoogleTest names it
     std::vector<std::string> clauses;
+    std::vector<Feature> features;
+    bool has(Feature f) const;
 };
 
-std::vector<CaseInfo> &case_registry();
-const CaseInfo *find_case(std::string_view name);
+const std::vector<CaseSpec> &case_registry();
+const CaseSpec *find_case(std::string_view name);
 
-struct CaseReg {
-    CaseReg(const char *name, std::initializer_list<const char *> clauses);
+// Argument lists of HCTS_CASE, so a declaration reads as what it says.
+struct Clauses {
+    std::vector<std::string> ids;
+};
+template <typename... Ids> Clauses clauses(Ids... ids) { return {{std::string(ids)...}}; }
+struct Needs {
+    std::vector<Feature> features;
+};
+template <typename... F> Needs needs(F... f) { return {{f...}}; }
+
+// What a case's helpers work with: the world, the case's declarations (every
+// launch is checked against them) and where its evidence goes.
+struct Ctx {
+    const World &w;
+    const CaseSpec &spec;
+    Evidence &ev;
+    uint64_t seed;    // the run's seed
+    uint32_t repeat;  // litmus repetitions (--repeat)
+    LaunchResult run(Script &s, uint32_t timeout_ms = 0) const;
+    const Device &device() const;
+    int rank() const;
 };
 
-#define HCTS_CASE(suite, name, ...)                                                                                    \
-    static const ::hcts::CaseReg hcts_reg_##suite##_##name{#suite "." #name, {__VA_ARGS__}};                            \
-    TEST(suite, name)
-
-// The whole case cannot run on this IUT (same decision on every rank).
-#define HCTS_NOT_SUPPORTED(reason)                                                                                     \
-    do {                                                                                                               \
-        const std::string hcts_reason_ = (reason);                                                                     \
-        ::hcts::Case::current().not_supported(hcts_reason_);                                                           \
-        GTEST_SKIP() << hcts_reason_;                                                                                  \
-    } while (0)
-
-struct Finding {
-    Verdict verdict = Verdict::Pass;
-    std::string reason;
-    nlohmann::json profile; // {observed, allowed} for PROFILE clauses
+struct CaseRegistration {
+    CaseRegistration(const char *name, Clauses c, Needs n);
 };
 
-class Case {
-  public:
-    explicit Case(const CaseInfo &info) : info_(info) {}
-    static Case &current();
-    static void begin(const CaseInfo &info);
-    static void end();
+// What a case body works with. The fixture reads the run's objects once; the
+// helpers it calls take what they need as arguments.
+class CaseFixture : public testing::Test {
+  protected:
+    void SetUp() override;
 
-    const CaseInfo &info() const { return info_; }
-    // Records a failure of `clause` (and a GoogleTest failure). Repeated failures
-    // keep the first reason and count the rest.
-    void fail(std::string_view clause, const std::string &why);
-    bool expect(std::string_view clause, bool ok, const std::string &why)
-    {
-        if (!ok)
-            fail(clause, why);
-        return ok;
-    }
-    void not_supported(const std::string &why);
-    // An observed behaviour of a PROFILE clause; HAZARD when the catalogue lists
-    // it as hazardous or it is not among the allowed ones.
-    void profile(std::string_view clause, const std::string &observed, const std::string &note = {});
-    void observe(const std::string &key, nlohmann::json value) { observations_[key] = std::move(value); }
-    void message(const std::string &text) { messages_.push_back(text); }
-    void seed(uint64_t s) { seed_ = s; }
-    void litmus(nlohmann::json entry) { litmus_.push_back(std::move(entry)); }
-
-    // This rank's view, for merging on rank 0.
-    nlohmann::json to_json(bool gtest_failed, const std::string &gtest_failure) const;
-
-  private:
-    void require_clause(std::string_view clause) const;
-    const CaseInfo &info_;
-    std::map<std::string, Finding> findings_;
-    std::map<std::string, int> extra_failures_;
-    std::optional<std::string> not_supported_;
-    nlohmann::json observations_ = nlohmann::json::object();
-    std::vector<std::string> messages_;
-    std::optional<uint64_t> seed_;
-    std::vector<nlohmann::json> litmus_;
+    World &world() const;
+    const Device &device() const;
+    const Library &iut() const;
+    const Adapter &adapter() const;
+    const Options &options() const;
+    const Catalogue &catalogue() const;
+    Evidence &ev() const;
+    const CaseSpec &spec() const;
+    Ctx ctx() const;
 };
 
 } // namespace hcts
+
+#define HCTS_SUITE(suite)                                                                                              \
+    class suite : public ::hcts::CaseFixture {}
+
+#define HCTS_CASE(suite, name, clause_list, feature_list)                                                              \
+    static const ::hcts::CaseRegistration hcts_reg_##suite##_##name{#suite "." #name, clause_list, feature_list};      \
+    TEST_F(suite, name)

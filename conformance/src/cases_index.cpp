@@ -1,8 +1,7 @@
 // Notify index bounds: [0, notifyNum) works, everything else is refused cleanly.
 #include <cstdlib>
 
-#include "harness.h"
-#include "mpi_glue.h"
+#include "case_kit.h"
 
 namespace hcts {
 namespace {
@@ -28,37 +27,39 @@ std::vector<uint32_t> notify_nums()
 
 } // namespace
 
-HCTS_CASE(Index, EveryValidIndexWorks, "WWN.IDX.1")
+HCTS_CASE(Index, EveryValidIndexWorks, clauses("WWN.IDX.1"), needs(Feature::WriteWithNotify, Feature::NotifyWait))
 {
-    HCTS_REQUIRE_WWN();
-    Case &c = Case::current();
-    c.observe("notify_nums", notify_nums());
+    const Ctx c = ctx();
+    ev().observe("notify_nums", notify_nums());
     for (uint32_t n : notify_nums()) {
-        const ScopedChannels chans(n);
-        if (chans.to(World::get().peer()) == 0) {
-            c.fail("WWN.IDX.1", acquire_failure(n, chans));
+        const ScopedChannels chans(c.w, n);
+        if (chans.to(c.w.peer()) == 0) {
+            ev().check("WWN.IDX.1", false, acquire_failure(n, chans));
             continue;
         }
         std::vector<Xfer> plan;
         for (uint32_t i = 0; i < n; ++i)
             plan.push_back(Xfer{0, 1, 4096 + i * 512ULL, i * 512ULL, 256 + i, i, 0, chans.to(1), chans.to(0),
                                 key_for(n * 100 + i, 0)});
-        const Exchange ex = run_exchange(plan);
-        check_exchange(plan, ex, {"", "WWN.IDX.1", "", ""});
+        const Exchange ex = run_exchange(c, plan);
+        // The data at the wait is the visibility clauses' business; here it is judged once delivered.
+        check_exchange(plan, ex, c.w.rank, {"", "WWN.IDX.1", "", ""}, ev());
     }
 }
 
-HCTS_CASE(Index, OutOfRangeRejected, "WWN.IDX.2", "WWN.IDX.3")
+HCTS_CASE(Index, OutOfRangeRejected, clauses("WWN.IDX.2", "WWN.IDX.3"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
-    Case &c = Case::current();
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
     for (uint32_t n : {1U, 8U, 64U}) {
-        const ScopedChannels chans(n);
+        const ScopedChannels chans(w, n);
         // Rank 0 sends on its channel to rank 1; rank 1 receives on its channel to rank 0.
         const ChannelHandle ch = chans.to(w.rank == 0 ? 1 : 0);
         if (ch == 0) {
-            c.fail("WWN.IDX.2", acquire_failure(n, chans));
+            if (w.rank <= 1)
+                ev().check("WWN.IDX.2", false, acquire_failure(n, chans));
             continue;
         }
         const std::vector<uint32_t> bad{n, n + 1, UINT32_MAX};
@@ -67,66 +68,73 @@ HCTS_CASE(Index, OutOfRangeRejected, "WWN.IDX.2", "WWN.IDX.3")
             regions.push_back({8192 + k * 8192, 4096});
         if (w.rank == 1)
             for (const auto &u : regions)
-                w.poison(w.inbox(0) + u.off, u.len);
-        ranks::barrier();
+                dev.poison(w.inbox(0) + u.off, u.len);
+        mpi::phase_barrier("out-of-range: prepared");
         Script s;
-        std::vector<std::byte> src(4096);
-        fill_payload(src, key_for(n, 0));
         if (w.rank == 0) {
-            w.put(w.outbox(), src);
+            std::vector<std::byte> src(4096);
+            fill_payload(src, key_for(n, 0));
+            dev.put(w.outbox(), src);
             for (size_t k = 0; k < bad.size(); ++k)
                 s.wwn(w.thread(), ch, w.remote_inbox(1, 0) + regions[k].off, w.outbox(), 4096, bad[k]);
         }
-        const LaunchResult r = w.run(s);
+        const LaunchResult r = c.run(s);
         if (w.rank == 0)
             for (size_t k = 0; k < bad.size(); ++k)
-                c.expect("WWN.IDX.2", s.rc(k) == HCCL_E_PARA,
-                         "remoteNotifyIdx " + std::to_string(bad[k]) + " on a channel with notifyNum " +
-                             std::to_string(n) + " returned " + hccl_result_name(s.rc(k)) + ", expected HCCL_E_PARA (" +
-                             r.describe() + ")");
-        // Probe on the highest valid index; the others (and index 0) must stay quiet.
+                ev().check("WWN.IDX.2", s.rc(k) == HCCL_E_PARA,
+                           "remoteNotifyIdx " + std::to_string(bad[k]) + " on a channel with notifyNum " +
+                               std::to_string(n) + " returned " + hccl_result_name(s.rc(k)) +
+                               ", expected HCCL_E_PARA (" + r.describe() + ")");
+        // Probe on the highest valid index; the others must stay quiet.
         std::vector<uint32_t> quiet;
         for (uint32_t q = 0; q + 1 < n; ++q)
             quiet.push_back(q);
-        prove_no_effect(0, 1, ch, ch, n - 1, regions, quiet, "WWN.IDX.3");
+        prove_no_effect(c, 0, 1, ch, ch, n - 1, regions, quiet, "WWN.IDX.3");
     }
 }
 
-HCTS_CASE(Index, AcquireAbove64Rejected, "WWN.IDX.4")
+HCTS_CASE(Index, AcquireAbove64Rejected, clauses("WWN.IDX.4"), needs())
 {
-    World &w = World::get();
+    const World &w = world();
     for (uint32_t n : {65U, 100U, 1000U}) {
         HcclResult rc = HCCL_SUCCESS;
-        (void)w.acquire_channels(n, rc);
-        Case::current().expect("WWN.IDX.4", rc == HCCL_E_PARA,
-                               "HcclChannelAcquire with notifyNum " + std::to_string(n) + " returned " +
-                                   hccl_result_name(rc) + ", expected HCCL_E_PARA");
-        ranks::barrier();
+        const auto got = w.acquire_channels(n, rc);
+        ev().check("WWN.IDX.4", rc == HCCL_E_PARA,
+                   "HcclChannelAcquire with notifyNum " + std::to_string(n) + " returned " + hccl_result_name(rc) +
+                       ", expected HCCL_E_PARA");
+        if (rc == HCCL_SUCCESS)
+            (void)w.destroy_channels(got); // an accepted channel must not linger into other cases
+        mpi::phase_barrier("notifyNum above 64 tried");
     }
 }
 
-HCTS_CASE(Index, WaitSideBound, "WWN.IDX.5")
+HCTS_CASE(Index, WaitSideBound, clauses("WWN.IDX.5"), needs(Feature::WriteWithNotify, Feature::NotifyWait))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
-    const ScopedChannels chans(4);
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const ScopedChannels chans(w, 4);
     const ChannelHandle ch = chans.to(w.peer());
     if (ch == 0) {
-        Case::current().fail("WWN.IDX.5", acquire_failure(4, chans));
+        ev().check("WWN.IDX.5", false, acquire_failure(4, chans));
         return;
     }
     // A fresh thread, so an accepted (wrong) wait only costs its short timeout.
-    const ThreadHandle t = w.fresh_thread(COMM_ENGINE_AICPU_TS);
+    HcclResult arc = HCCL_SUCCESS;
+    const ThreadHandle t = w.fresh_thread(w.setup_engine, &arc);
+    if (t == 0) {
+        ev().error("WWN.IDX.5", "no fresh thread for the waits: HcclThreadAcquire returned " + hccl_result_name(arc));
+        mpi::phase_barrier("wait-side bound");
+        return;
+    }
     Script s;
     for (uint32_t idx : {4U, 5U, UINT32_MAX})
         s.wait(t, ch, idx, w.short_timeout());
-    const LaunchResult r = w.run(s, 30000);
+    const LaunchResult r = c.run(s, 30000);
     for (size_t k = 0; k < s.size(); ++k)
-        Case::current().expect("WWN.IDX.5", s.rc(k) == HCCL_E_PARA,
-                               "wait on localNotifyIdx " + std::to_string(s.op(k).idx) +
-                                   " of a channel with notifyNum 4 returned " + hccl_result_name(s.rc(k)) +
-                                   ", expected HCCL_E_PARA (" + r.describe() + ")");
-    ranks::barrier();
+        ev().check("WWN.IDX.5", s.rc(k) == HCCL_E_PARA,
+                   "wait on localNotifyIdx " + std::to_string(s.op(k).idx) + " of a channel with notifyNum 4 returned " +
+                       hccl_result_name(s.rc(k)) + ", expected HCCL_E_PARA (" + r.describe() + ")");
+    mpi::phase_barrier("wait-side bound");
 }
 
 } // namespace hcts

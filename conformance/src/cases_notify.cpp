@@ -1,148 +1,150 @@
 // Notify delivery: one write, one satisfied wait; isolation; guards; incast.
-#include "harness.h"
-#include "mpi_glue.h"
+#include "case_kit.h"
 
 namespace hcts {
 namespace {
 
 StampKey key_for(uint32_t iteration, int sender) { return {2, iteration, static_cast<uint32_t>(sender)}; }
 
-// A wait on `idx` of `channel` by `receiver` that must NOT complete: runs on a
-// fresh thread with the short timeout. Returns true when the wait completed.
-bool wait_completes(int receiver, ChannelHandle channel, uint32_t idx, std::string &detail)
+// A notify clause's reading of what a satisfied wait let through: no word of
+// another write (stale or foreign). Data not yet arrived, or cut mid-word, is the
+// visibility clauses' business, so a notify raised early fails those, not this.
+bool no_other_writes_data(const PayloadCheck &p) { return p.stale == 0 && p.foreign == 0; }
+
+// The receiver consumes notify `idx` of `channel` (it must be there); on its
+// stream right behind the wait it reads dst, which must hold no other write's
+// data; once done, the write's payload is all there. Under `clause`.
+void consume_and_check(const Ctx &c, ChannelHandle channel, uint32_t idx, uint64_t dst_off, uint64_t len,
+                       const StampKey &key, const std::string &clause)
 {
-    World &w = World::get();
-    bool completed = false;
-    if (w.rank == receiver) {
-        const ThreadHandle t = w.fresh_thread(COMM_ENGINE_AICPU_TS);
-        Script s;
-        s.wait(t, channel, idx, w.short_timeout());
-        const LaunchResult r = w.run(s, 30000);
-        completed = t != 0 && r.ok() && s.rc(0) == 0;
-        detail = "wait rc " + std::string(hccl_result_name(s.rc(0))) + ", " + r.describe();
+    const World &w = c.w;
+    Script s;
+    if (w.rank == 1) {
+        s.wait(w.threads[1], channel, idx, w.ok_timeout());
+        s.copy(w.threads[1], w.scratch(), w.inbox(0) + dst_off, len).only_if_previous_ok();
     }
-    ranks::barrier();
-    return completed;
+    const LaunchResult r = c.run(s);
+    if (w.rank == 1) {
+        judge_launch(r, clause, "the wait on the written index " + std::to_string(idx), c.ev);
+        c.ev.check(clause, s.rc(0) == 0, "the wait on the written index " + std::to_string(idx) + " returned " +
+                                             hccl_result_name(s.rc(0)));
+        if (s.rc(1) == 0) {
+            const auto snap = check_payload(w.device().get(w.scratch(), len), key, "dst, read right after the wait");
+            c.ev.check(clause, no_other_writes_data(snap), snap.first_bad);
+        }
+        const auto got = check_payload(w.device().get(w.inbox(0) + dst_off, len), key);
+        c.ev.check(clause, got.ok(), got.first_bad);
+    }
+    mpi::phase_barrier("notify consumed");
 }
 
 } // namespace
 
-HCTS_CASE(Notify, ExactlyOncePerWrite, "WWN.NTF.1")
+HCTS_CASE(Notify, ExactlyOncePerWrite, clauses("WWN.NTF.1"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
+    const Ctx c = ctx();
+    const World &w = c.w;
     const uint32_t n = 16, idx = 5;
-    std::map<std::string, uint64_t> hist;
+    Histogram hist{{"satisfied", 0}, {"lost", 0}, {"spurious", 0}, {"extra-wait-timed-out", 0}};
     for (uint32_t i = 0; i < n; ++i) {
         std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 512, idx, 0, 0, 0, key_for(i, 0)}};
-        const Exchange ex = run_exchange(plan);
-        check_exchange(plan, ex, {"", "WWN.NTF.1", "", ""});
-        if (w.rank == 1)
-            ++hist[ex.launch_ok() && ex.x[0].wait_rc == 0 ? "satisfied" : "lost"];
+        const Exchange ex = run_exchange(c, plan);
+        check_exchange(plan, ex, w.rank, {"", "WWN.NTF.1", "", ""}, ev());
+        if (w.rank == 1) {
+            const XferResult &x = ex.x[0];
+            if (x.have_snapshot)
+                ev().check("WWN.NTF.1", no_other_writes_data(x.snap),
+                           "write " + std::to_string(i) + ": the wait let through another write's data: " +
+                               x.snap.first_bad);
+            else
+                ev().unsupported("WWN.NTF.1", "no snapshot right after the wait: " + x.no_snapshot);
+            ++hist[ex.launch.ok() && x.wait_rc == 0 ? "satisfied" : "lost"];
+        }
     }
-    std::string detail;
-    const bool extra = wait_completes(1, w.peers[0].channel, idx, detail);
+    const WaitOutcome extra = wait_expecting_timeout(c, 1, w.channel_to(0), idx);
     if (w.rank == 1) {
-        Case::current().expect("WWN.NTF.1", !extra,
-                               "wait number " + std::to_string(n + 1) + " after " + std::to_string(n) +
-                                   " writes completed (a spurious or duplicated notify): " + detail);
-        hist[extra ? "spurious" : "extra-wait-timed-out"] += 1;
-        Case::current().litmus(
-            litmus_entry("L8", "exactly-once", "Notify.ExactlyOncePerWrite", hist, {"lost", "spurious"}));
+        judge_no_completion(extra, "WWN.NTF.1",
+                            "wait number " + std::to_string(n + 1) + " after " + std::to_string(n) +
+                                " writes (a spurious or duplicated notify would complete it)",
+                            ev());
+        if (extra.end != WaitEnd::Unknown)
+            ++hist[extra.end == WaitEnd::Completed ? "spurious" : "extra-wait-timed-out"];
+        ev().litmus(litmus_entry("L8", "exactly-once", "Notify.ExactlyOncePerWrite", hist, {"lost", "spurious"}));
     }
 }
 
-HCTS_CASE(Notify, IndexIsolation, "WWN.NTF.2")
+HCTS_CASE(Notify, IndexIsolation, clauses("WWN.NTF.2"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
+    const Ctx c = ctx();
+    const World &w = c.w;
     // Write on i; a wait on j != i must time out; then the wait on i completes.
     for (auto [i, j] : {std::pair<uint32_t, uint32_t>{7, 8}, {8, 7}, {0, 63}}) {
         std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 4096, i, 0, 0, 0, key_for(i, 0)}};
         plan[0].wait = false;
-        (void)run_exchange(plan); // lands: the sender's launch waits for its tasks
-        std::string detail;
-        const bool woke = wait_completes(1, w.peers[0].channel, j, detail);
+        (void)run_exchange(c, plan); // the sender's launch waits for its tasks
+        const WaitOutcome o = wait_expecting_timeout(c, 1, w.channel_to(0), j);
         if (w.rank == 1)
-            Case::current().expect("WWN.NTF.2", !woke,
-                                   "a write on index " + std::to_string(i) + " satisfied a wait on index " +
-                                       std::to_string(j) + " (" + detail + ")");
-        // Consume i (it must be there) so no notify leaks into later cases.
-        Script s;
-        if (w.rank == 1)
-            s.wait(w.threads[1], w.peers[0].channel, i, w.ok_timeout());
-        const LaunchResult r = w.run(s);
-        if (w.rank == 1) {
-            Case::current().expect("WWN.NTF.2", r.ok() && s.rc(0) == 0,
-                                   "the wait on the written index " + std::to_string(i) + " did not complete: " +
-                                       r.describe());
-            const auto got = check_payload(w.get(w.inbox(0) + 4096, 4096), key_for(i, 0));
-            Case::current().expect("WWN.NTF.2", got.ok(), got.first_bad);
-        }
-        ranks::barrier();
+            judge_no_completion(o, "WWN.NTF.2",
+                                "a wait on index " + std::to_string(j) + " after a write on index " + std::to_string(i),
+                                ev());
+        consume_and_check(c, w.channel_to(0), i, 4096, 4096, key_for(i, 0), "WWN.NTF.2");
     }
 }
 
-HCTS_CASE(Notify, ChannelIsolation, "WWN.NTF.3")
+HCTS_CASE(Notify, ChannelIsolation, clauses("WWN.NTF.3"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
-    const ScopedChannels second(World::kNotifyNum);
-    Case::current().observe("second_channel_acquire", hccl_result_name(second.rc()));
-    if (!second.distinct_from_default())
-        HCTS_NOT_SUPPORTED("a second channel to the same peer could not be acquired as a distinct handle (" +
-                           std::string(hccl_result_name(second.rc())) + ")");
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const ScopedChannels second(w, World::kNotifyNum);
+    ev().observe("second_channel_acquire", hccl_result_name(second.rc()));
+    if (!second.distinct_from_default()) {
+        if (w.rank <= 1)
+            ev().unsupported("WWN.NTF.3", "a second channel to the same peer could not be acquired as a distinct "
+                                          "handle (" + hccl_result_name(second.rc()) + ")");
+        return;
+    }
     // Write on channel B index 3: a wait on channel A index 3 must time out, then B's completes.
     std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 8192, 3, 0, second.to(1), second.to(0), key_for(33, 0)}};
     plan[0].wait = false;
-    (void)run_exchange(plan);
-    std::string detail;
-    const bool woke = wait_completes(1, w.peers[0].channel, 3, detail);
+    (void)run_exchange(c, plan);
+    const WaitOutcome o = wait_expecting_timeout(c, 1, w.channel_to(0), 3);
     if (w.rank == 1)
-        Case::current().expect("WWN.NTF.3", !woke,
-                               "a write on the second channel satisfied a wait on the first (" + detail + ")");
-    Script s;
-    if (w.rank == 1)
-        s.wait(w.threads[1], second.to(0), 3, w.ok_timeout());
-    const LaunchResult r = w.run(s);
-    if (w.rank == 1) {
-        Case::current().expect("WWN.NTF.3", r.ok() && s.rc(0) == 0,
-                               "the wait on the second channel did not complete: " + r.describe());
-        const auto got = check_payload(w.get(w.inbox(0) + 4096, 8192), key_for(33, 0));
-        Case::current().expect("WWN.NTF.3", got.ok(), got.first_bad);
-    }
-    ranks::barrier();
+        judge_no_completion(o, "WWN.NTF.3", "a wait on the first channel after a write on the second", ev());
+    consume_and_check(c, second.to(0), 3, 4096, 8192, key_for(33, 0), "WWN.NTF.3");
 }
 
-HCTS_CASE(Notify, IncastSendersIsolated, "WWN.NTF.4")
+HCTS_CASE(Notify, IncastSendersIsolated, clauses("WWN.NTF.4"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
+    const Ctx c = ctx();
+    const World &w = c.w;
     // Every other rank sends to rank 0 on both of its threads at once, each on
     // its own index and destination; the stamp's sender field names rank and thread.
     std::vector<Xfer> plan;
     for (int r = 1; r < w.size; ++r)
         for (int t = 0; t < 2; ++t) {
             const uint32_t idx = static_cast<uint32_t>((2 * r + t) % static_cast<int>(World::kNotifyNum));
-            Xfer x{r, 0, 4096 + static_cast<uint64_t>(t) * 131072, static_cast<uint64_t>(t) * 131072, 65536 + 24, idx,
-                   t, 0, 0, StampKey{2, 9, static_cast<uint32_t>(2 * r + t)}};
-            plan.push_back(x);
+            plan.push_back(Xfer{r, 0, 4096 + static_cast<uint64_t>(t) * 131072, static_cast<uint64_t>(t) * 131072,
+                                65536 + 24, idx, t, 0, 0, StampKey{2, 9, static_cast<uint32_t>(2 * r + t)}});
         }
-    const Exchange ex = run_exchange(plan);
-    check_exchange(plan, ex, {"", "WWN.NTF.4", "", ""});
+    const Exchange ex = run_exchange(c, plan);
+    check_exchange(plan, ex, w.rank, {"", "WWN.NTF.4", "", ""}, ev());
     if (w.rank == 0) {
-        std::map<std::string, uint64_t> hist;
+        Histogram hist = payload_histogram();
         for (const auto &x : ex.x)
-            ++hist[outcome_name(x.host.overall())];
-        Case::current().litmus(
-            litmus_entry("L9", "isolation (incast)", "Notify.IncastSendersIsolated", hist, {"foreign", "torn", "absent", "stale"}));
+            ++hist[std::string(outcome_name(x.host.overall()))];
+        ev().litmus(litmus_entry("L9", "isolation (incast)", "Notify.IncastSendersIsolated", hist, weak_outcomes()));
     }
 }
 
-HCTS_CASE(Notify, GuardsAndSourceUntouched, "WWN.NTF.5", "WWN.NTF.6")
+HCTS_CASE(Notify, GuardsAndSourceUntouched, clauses("WWN.NTF.5", "WWN.NTF.6"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
+    const Ctx c = ctx();
+    const World &w = c.w;
     std::vector<Xfer> plan;
     uint32_t idx = 0;
     for (uint64_t len : {1ULL, 3ULL, 8ULL, 61ULL, 4096ULL, 4099ULL, 1ULL << 20}) {
@@ -150,32 +152,37 @@ HCTS_CASE(Notify, GuardsAndSourceUntouched, "WWN.NTF.5", "WWN.NTF.6")
                             idx, 0, 0, 0, key_for(idx, 0)});
         ++idx;
     }
-    const Exchange ex = run_exchange(plan);
-    check_exchange(plan, ex, {"", "", "WWN.NTF.5", "WWN.NTF.6"});
+    const Exchange ex = run_exchange(c, plan);
+    check_exchange(plan, ex, w.rank, {"", "", "WWN.NTF.5", "WWN.NTF.6"}, ev());
     if (w.rank == 1) {
-        std::map<std::string, uint64_t> hist;
+        Histogram hist{{"guards-intact", 0}, {"guard-changed", 0}};
         for (const auto &x : ex.x)
             ++hist[x.guard_bad == 0 ? "guards-intact" : "guard-changed"];
-        Case::current().litmus(litmus_entry("L10", "guards", "Notify.GuardsAndSourceUntouched", hist, {"guard-changed"}));
+        ev().litmus(litmus_entry("L10", "guards", "Notify.GuardsAndSourceUntouched", hist, {"guard-changed"}));
     }
 }
 
-HCTS_CASE(Notify, BothDirectionsAtOnce, "WWN.NTF.7")
+HCTS_CASE(Notify, BothDirectionsAtOnce, clauses("WWN.NTF.7"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
-    std::map<std::string, uint64_t> hist;
+    const Ctx c = ctx();
+    const World &w = c.w;
+    Histogram hist = payload_histogram();
+    hist["deadlock-or-error"] = 0;
     for (uint32_t rep = 0; rep < 8; ++rep) {
         std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 100000 + rep, 40, 0, 0, 0, key_for(rep, 0)},
                                Xfer{1, 0, 4096, 0, 100000 + rep, 41, 0, 0, 0, key_for(rep, 1)}};
-        const Exchange ex = run_exchange(plan);
-        check_exchange(plan, ex, {"", "WWN.NTF.7", "", ""});
-        const size_t mine = w.rank == 0 ? 1 : 0;
-        ++hist[!ex.launch_ok() ? "deadlock-or-error" : outcome_name(ex.x[mine].host.overall())];
+        const Exchange ex = run_exchange(c, plan);
+        check_exchange(plan, ex, w.rank, {"", "WWN.NTF.7", "", ""}, ev());
+        if (w.rank <= 1)
+            ++hist[!ex.launch.ok() ? "deadlock-or-error" : std::string(outcome_name(ex.x[w.rank == 0 ? 1 : 0].host.overall()))];
     }
-    Case::current().litmus(litmus_entry("L12." + std::to_string(w.rank), "SB-dual (receiver rank " + std::to_string(w.rank) + ")",
-                                        "Notify.BothDirectionsAtOnce", hist,
-                                        {"deadlock-or-error", "stale", "torn", "absent", "foreign"}));
+    const Histogram sum = sum_on_root(hist);
+    if (w.rank == 0) {
+        std::vector<std::string> forbidden = weak_outcomes();
+        forbidden.push_back("deadlock-or-error");
+        ev().litmus(litmus_entry("L12", "SB-dual", "Notify.BothDirectionsAtOnce", sum, forbidden));
+    }
 }
 
 } // namespace hcts

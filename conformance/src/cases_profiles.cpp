@@ -1,34 +1,32 @@
-// Profiles: behaviours the documents leave open, observed and reported.
-#include "harness.h"
-#include "mpi_glue.h"
+// Profiles: behaviours the documents leave open, observed and reported. Each
+// allowed outcome is reachable (a legal variant produces it); an outcome that
+// could not be established is ERROR, never a guess.
+#include "case_kit.h"
 
 namespace hcts {
 namespace {
 
 StampKey key_for(uint32_t iteration, int sender) { return {6, iteration, static_cast<uint32_t>(sender)}; }
 
-// Receiver waits on idx with the short timeout on a fresh thread; true if it completed.
-bool short_wait(int receiver, ChannelHandle ch, uint32_t idx)
+// Records launch trouble of a profile case's program under `clause`; true when
+// the run can be counted as an observation.
+bool counted(const LaunchResult &r, const std::string &clause, const std::string &what, Evidence &ev)
 {
-    World &w = World::get();
-    bool done = false;
-    if (w.rank == receiver) {
-        const ThreadHandle t = w.fresh_thread(COMM_ENGINE_AICPU_TS);
-        Script s;
-        s.wait(t, ch, idx, w.short_timeout());
-        const LaunchResult r = w.run(s, 30000);
-        done = t != 0 && r.ok() && s.rc(0) == 0;
-    }
-    ranks::barrier();
-    return done;
+    if (r.trouble() == Trouble::None)
+        return true;
+    if (r.trouble() == Trouble::Missing)
+        ev.unsupported(clause, what + ": a call the script needs is absent");
+    else
+        ev.error(clause, what + " did not complete, so it shows nothing about the profile: " + r.describe());
+    return false;
 }
 
 } // namespace
 
-HCTS_CASE(Profiles, BinaryOrCountingNotify, "WWN.PRF.1")
+HCTS_CASE(Profiles, BinaryOrCountingNotify, clauses("WWN.PRF.1"), needs(Feature::WriteWithNotify, Feature::NotifyWait))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
+    const Ctx c = ctx();
+    const World &w = c.w;
     // Two writes to one index, then a marker write on another index of the same
     // channel and thread: once the marker's wait completes, both notifies have
     // arrived (in-order delivery on a channel), even when the transport delays them.
@@ -36,136 +34,165 @@ HCTS_CASE(Profiles, BinaryOrCountingNotify, "WWN.PRF.1")
                            Xfer{0, 1, 8192, 4096, 128, 24, 0, 0, 0, key_for(2, 0)},
                            Xfer{0, 1, 12288, 8192, 64, 28, 0, 0, 0, key_for(3, 0)}};
     plan[0].wait = plan[1].wait = false;
-    (void)run_exchange(plan);
+    (void)run_exchange(c, plan);
     Script s;
     if (w.rank == 1)
-        s.wait(w.threads[1], w.peers[0].channel, 24, w.ok_timeout());
-    const LaunchResult first = w.run(s);
-    const bool second = short_wait(1, w.peers[0].channel, 24);
-    if (w.rank == 1) {
-        if (!first.ok() || s.rc(0) != 0)
-            Case::current().profile("WWN.PRF.1", "no-notify",
-                                    "two writes did not satisfy even one wait: " + first.describe());
+        s.wait(w.threads[1], w.channel_to(0), 24, w.ok_timeout());
+    const LaunchResult first = c.run(s);
+    const WaitOutcome second = wait_expecting_timeout(c, 1, w.channel_to(0), 24);
+    if (w.rank != 1)
+        return;
+    if (first.trouble() == Trouble::Iut || (first.trouble() == Trouble::None && s.rc(0) != 0))
+        ev().profile("WWN.PRF.1", "no-notify", "two writes did not satisfy even one wait: " + first.describe());
+    else if (counted(first, "WWN.PRF.1", "the first wait", ev())) {
+        if (second.end == WaitEnd::Unknown)
+            ev().error("WWN.PRF.1", "the second wait neither completed nor timed out cleanly: " + second.detail);
         else
-            Case::current().profile("WWN.PRF.1", second ? "counting" : "binary",
-                                    second ? "a second wait completed after two writes"
-                                           : "the second wait timed out: the two notifies coalesced");
+            ev().profile("WWN.PRF.1", second.end == WaitEnd::Completed ? "counting" : "binary",
+                         second.end == WaitEnd::Completed ? "a second wait completed after two writes"
+                                                          : "the second wait " + second.detail +
+                                                                ": the two notifies coalesced");
     }
 }
 
-HCTS_CASE(Profiles, ZeroLength, "WWN.PRF.2")
+HCTS_CASE(Profiles, ZeroLength, clauses("WWN.PRF.2"), needs(Feature::WriteWithNotify, Feature::NotifyWait))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
+    const Ctx c = ctx();
+    const World &w = c.w;
     const uint64_t off = 8192;
     if (w.rank == 1)
-        w.poison(w.inbox(0) + off, 64);
-    ranks::barrier();
+        w.device().poison(w.inbox(0) + off - 64, 192);
+    mpi::phase_barrier("zero length: prepared");
     Script s;
     if (w.rank == 0)
-        s.wwn(w.thread(), w.peers[1].channel, w.remote_inbox(1, 0) + off, w.outbox(), 0, 25);
-    (void)w.run(s, 30000);
+        s.wwn(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + off, w.outbox(), 0, 25);
+    (void)c.run(s, 30000);
     int32_t rc = w.rank == 0 ? s.rc(0) : 0;
-    ranks::broadcast(&rc, sizeof rc, 0);
-    ranks::barrier();
+    mpi::broadcast(std::as_writable_bytes(std::span(&rc, 1)), 0, "the zero-length call's return code");
     if (rc != HCCL_SUCCESS) {
-        if (w.rank == 0)
-            Case::current().profile("WWN.PRF.2", "rejected", std::string("len 0 returned ") + hccl_result_name(rc));
+        if (w.rank == 1)
+            ev().profile("WWN.PRF.2", "rejected", "len 0 returned " + hccl_result_name(rc));
         return;
     }
-    const bool notified = short_wait(1, w.peers[0].channel, 25);
-    if (w.rank == 1) {
-        const size_t bad = count_not_pattern(w.get(w.inbox(0) + off, 64), kPoisonWord);
-        Case::current().profile("WWN.PRF.2", notified ? "notify-only" : "success-no-notify",
-                                std::string(notified ? "the notify arrived" : "returned success but no notify arrived") +
-                                    ", " + std::to_string(bad) + " bytes of dst changed");
-    }
+    // A success must raise the notify: a wait that times out shows it did not.
+    const WaitOutcome o = wait_expecting_timeout(c, 1, w.channel_to(0), 25);
+    if (w.rank != 1)
+        return;
+    const size_t bad = count_not_pattern(w.device().get(w.inbox(0) + off - 64, 192), kPoisonWord);
+    if (bad != 0)
+        ev().profile("WWN.PRF.2", "bytes-written", std::to_string(bad) + " bytes around dst changed");
+    else if (o.end == WaitEnd::Unknown)
+        ev().error("WWN.PRF.2", "len 0 returned success, and whether it raised the notify is unknown: " + o.detail);
+    else
+        ev().profile("WWN.PRF.2", o.end == WaitEnd::Completed ? "notify-only" : "success-no-notify",
+                     o.end == WaitEnd::Completed ? "the notify arrived, no byte written"
+                                                 : "returned success but no notify arrived (" + o.detail + ")");
 }
 
-HCTS_CASE(Profiles, TimeoutUnit, "WWN.PRF.3")
+HCTS_CASE(Profiles, TimeoutUnit, clauses("WWN.PRF.3"), needs(Feature::NotifyWait))
 {
-    World &w = World::get();
-    Case &c = Case::current();
-    c.observe("probe_ms", w.unit_probe_ms);
-    c.observe("probe", w.unit_probe_note);
-    if (!Iut::get().has("HcommChannelNotifyWaitOnThread"))
-        HCTS_NOT_SUPPORTED("the IUT lacks HcommChannelNotifyWaitOnThread");
-    c.profile("WWN.PRF.3", w.timeout_in_seconds ? "seconds" : "milliseconds", w.unit_probe_note);
+    const World &w = world();
+    ev().observe("probe_ms", w.unit.probe_ms);
+    ev().observe("probe", w.unit.note);
+    if (!w.unit.seconds && w.unit.refused)
+        ev().unsupported("WWN.PRF.3", "waits are not supported here: " + w.unit.note);
+    else if (!w.unit.seconds)
+        ev().error("WWN.PRF.3", "the unit probe could not tell: " + w.unit.note);
+    else
+        ev().profile("WWN.PRF.3", *w.unit.seconds ? "seconds" : "milliseconds", w.unit.note);
 }
 
-HCTS_CASE(Profiles, CrossChannelOrdering, "WWN.PRF.4")
+HCTS_CASE(Profiles, CrossChannelOrdering, clauses("WWN.PRF.4"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
-    const ScopedChannels second(World::kNotifyNum);
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
+    const ScopedChannels second(w, World::kNotifyNum);
     if (!second.distinct_from_default()) {
-        Case::current().profile("WWN.PRF.4", "unobserved", "no second, distinct channel to the same peer");
+        if (w.rank == 1)
+            ev().unsupported("WWN.PRF.4", "no second, distinct channel to the same peer (" +
+                                              hccl_result_name(second.rc()) + ")");
         return;
     }
-    // A large write on channel A, then a small one on channel B, same thread; the
-    // receiver waits for B and snapshots A at once.
-    uint32_t reordered = 0;
+    // A large write on channel A, then a small one on channel B, same thread; in
+    // the same launch the receiver waits for B and snapshots A on its stream at
+    // once, then consumes A's notify.
+    const uint64_t alen = 2ULL << 20;
+    uint32_t reordered = 0, observed = 0;
     const uint32_t reps = 8;
     for (uint32_t rep = 0; rep < reps; ++rep) {
-        std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 2ULL << 20, 26, 0, 0, 0, key_for(10 + rep, 0)},
-                               Xfer{0, 1, (2ULL << 20) + 8192, (2ULL << 20) + 64, 64, 26, 0, second.to(1), second.to(0),
-                                    key_for(30 + rep, 0)}};
-        plan[0].wait = false;
-        const Exchange ex = run_exchange(plan);
-        // Consume A's notify so nothing leaks.
-        Script s;
+        const StampKey ka = key_for(10 + rep, 0), kb = key_for(30 + rep, 0);
         if (w.rank == 1)
-            s.wait(w.threads[1], w.peers[0].channel, 26, w.ok_timeout());
-        (void)w.run(s);
-        if (w.rank == 1 && !ex.x[0].host.ok())
-            ++reordered;
-        ranks::barrier();
+            dev.poison(w.inbox(0) + 4096, alen);
+        if (w.rank == 0) {
+            std::vector<std::byte> p(alen);
+            fill_payload(p, ka);
+            dev.put(w.outbox(), p);
+            std::vector<std::byte> q(64);
+            fill_payload(q, kb);
+            dev.put(w.outbox() + alen + 64, q);
+        }
+        mpi::phase_barrier("cross-channel: prepared");
+        Script s;
+        if (w.rank == 0) {
+            s.wwn(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + 4096, w.outbox(), alen, 26);
+            s.wwn(w.thread(), second.to(1), w.remote_inbox(1, 0) + alen + 8192, w.outbox() + alen + 64, 64, 26);
+        } else if (w.rank == 1) {
+            s.wait(w.threads[1], second.to(0), 26, w.ok_timeout());
+            s.copy(w.threads[1], w.scratch(), w.inbox(0) + 4096, alen).only_if_previous_ok();
+            s.wait(w.threads[1], w.channel_to(0), 26, w.ok_timeout());
+        }
+        const LaunchResult r = c.run(s);
+        if (w.rank == 1 && counted(r, "WWN.PRF.4", "the receiver's program", ev())) {
+            ++observed;
+            reordered += !check_payload(dev.get(w.scratch(), alen), ka).ok();
+        }
+        mpi::phase_barrier("cross-channel: checked");
     }
-    if (w.rank == 1)
-        Case::current().profile("WWN.PRF.4", reordered != 0 ? "unordered-observed" : "unobserved",
-                                std::to_string(reordered) + " of " + std::to_string(reps) +
-                                    " runs showed channel A's data incomplete when B's wait completed");
+    if (w.rank == 1 && observed > 0)
+        ev().profile("WWN.PRF.4", reordered != 0 ? "unordered-observed" : "unobserved",
+                     std::to_string(reordered) + " of " + std::to_string(observed) +
+                         " runs showed channel A's data incomplete when B's wait completed");
 }
 
-HCTS_CASE(Profiles, PlainWriteCumulativity, "WWN.PRF.5")
+HCTS_CASE(Profiles, PlainWriteCumulativity, clauses("WWN.PRF.5"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::Write, Feature::LocalCopy))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
-    if (Iut::get().api().HcommWriteOnThread == nullptr)
-        HCTS_NOT_SUPPORTED("the IUT lacks HcommWriteOnThread");
-    uint32_t stale = 0;
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
+    uint32_t stale = 0, observed = 0;
     const uint32_t reps = 8;
     const uint64_t blen = 1ULL << 20, boff = 65536;
     for (uint32_t rep = 0; rep < reps; ++rep) {
         if (w.rank == 1)
-            w.poison(w.inbox(0) + boff, blen);
-        std::vector<std::byte> payload;
+            dev.poison(w.inbox(0) + boff, blen);
         if (w.rank == 0) {
-            payload.resize(blen);
+            std::vector<std::byte> payload(blen);
             fill_payload(payload, key_for(50 + rep, 0));
-            w.put(w.outbox() + 65536, payload);
+            dev.put(w.outbox() + 65536, payload);
         }
-        ranks::barrier();
+        mpi::phase_barrier("cumulativity: prepared");
         Script s;
         if (w.rank == 0) {
-            s.write(w.thread(), w.peers[1].channel, w.remote_inbox(1, 0) + boff, w.outbox() + 65536, blen);
-            s.wwn(w.thread(), w.peers[1].channel, w.remote_inbox(1, 0) + 4096, w.outbox(), 64, 27);
+            s.write(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + boff, w.outbox() + 65536, blen);
+            s.wwn(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + 4096, w.outbox(), 64, 27);
         } else if (w.rank == 1) { // ranks 2.. stay out: a wait for nothing would time out and stop their thread
-            s.wait(w.threads[1], w.peers[0].channel, 27, w.ok_timeout());
-            s.copy(w.threads[1], w.scratch(), w.inbox(0) + boff, blen);
+            s.wait(w.threads[1], w.channel_to(0), 27, w.ok_timeout());
+            s.copy(w.threads[1], w.scratch(), w.inbox(0) + boff, blen).only_if_previous_ok();
         }
-        const LaunchResult r = w.run(s);
-        if (w.rank == 1) {
-            const auto got = check_payload(w.get(w.scratch(), blen), key_for(50 + rep, 0));
-            if (!r.ok() || !got.ok())
-                ++stale;
+        const LaunchResult r = c.run(s);
+        if (w.rank == 1 && counted(r, "WWN.PRF.5", "the receiver's program", ev())) {
+            ++observed;
+            stale += !check_payload(dev.get(w.scratch(), blen), key_for(50 + rep, 0)).ok();
         }
-        ranks::barrier();
+        mpi::phase_barrier("cumulativity: checked");
     }
-    if (w.rank == 1)
-        Case::current().profile("WWN.PRF.5", stale != 0 ? "not-cumulative" : "cumulative",
-                                std::to_string(stale) + " of " + std::to_string(reps) +
-                                    " runs showed the plain write incomplete after the notify's wait");
+    if (w.rank == 1 && observed > 0)
+        ev().profile("WWN.PRF.5", stale != 0 ? "not-cumulative" : "cumulative",
+                     std::to_string(stale) + " of " + std::to_string(observed) +
+                         " runs showed the plain write incomplete after the notify's wait");
 }
 
 } // namespace hcts

@@ -1,31 +1,35 @@
 // hcts-conformance: load the IUT and the adapter, bootstrap through the IUT,
-// run every case under GoogleTest and write results.json (rank 0). The exit
-// status is the gate: 0 only when every MUST clause passed (or was waived).
+// run every case under GoogleTest and the MPI harness, and write results.json
+// (rank 0). The exit status is the gate.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <random>
-#include <set>
+#include <string>
+#include <vector>
 
-#include "adapter.h"
-#include "case.h"
-#include "iut.h"
-#include "listener.h"
+#include "catalogue_check.h"
+#include "hcts/core/results.h"
+#include "hcts/expectations.h"
 #include "hcts/mpi_harness.h"
-#include "mpi_glue.h"
+#include "hcts_conformance_resources.h"
 #include "options.h"
-#include "results.h"
+#include "recorder.h"
+#include "suite.h"
 #include "summary.h"
-#include "world.h"
 
 namespace fs = std::filesystem;
 using namespace hcts;
+
+Suite &hcts::the_suite()
+{
+    static Suite suite;
+    return suite;
+}
 
 namespace {
 
@@ -36,217 +40,213 @@ fs::path prefix()
     return ec ? fs::path(".") : exe.parent_path().parent_path();
 }
 
-std::string make_run_id()
+// Opens each case's evidence before the harness's listener sees the case and
+// closes it after the harness carried it to rank 0.
+class EvidenceListener : public testing::EmptyTestEventListener {
+    void OnTestStart(const testing::TestInfo &t) override
+    {
+        Suite &s = the_suite();
+        s.spec = find_case(std::string(t.test_suite_name()) + "." + t.name());
+        if (s.spec == nullptr)
+            return;
+        s.evidence.emplace(s.spec->clauses, [](std::string_view clause, std::string_view kind, const std::string &why) {
+            ADD_FAILURE() << "[hcts " << kind << " " << clause << "] " << why;
+        });
+    }
+    void OnTestEnd(const testing::TestInfo &) override
+    {
+        Suite &s = the_suite();
+        s.evidence.reset();
+        s.spec = nullptr;
+    }
+};
+
+// This rank's evidence for the harness to carry to rank 0. A GoogleTest failure
+// that no check recorded (an exception, an ASSERT) means the case broke.
+std::string case_payload(const testing::TestInfo &info)
 {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-    std::random_device rd;
-    char tail[8];
-    std::snprintf(tail, sizeof tail, "-%04x", rd() & 0xffffU);
-    return std::string(buf) + tail;
+    Suite &s = the_suite();
+    if (!s.evidence)
+        return {};
+    const testing::TestResult &r = *info.result();
+    for (int i = 0; i < r.total_part_count(); ++i) {
+        const auto &part = r.GetTestPartResult(i);
+        const std::string summary = part.summary();
+        // Failures a check recorded carry its tag (GoogleTest puts "Failed" before it).
+        const bool attributed =
+            summary.find("[hcts FAIL ") != std::string::npos || summary.find("[hcts ERROR ") != std::string::npos;
+        if (part.failed() && !attributed) {
+            s.evidence->harness_failure(summary.substr(0, summary.find('\n')));
+            break;
+        }
+    }
+    return s.evidence->to_json().dump();
 }
 
-// Every case names at least one clause and only known ones; every clause has a case.
-int check_catalogue(bool print_ok)
+RunInfo run_info(const Options &o)
 {
-    const Catalogue &cat = options().catalogue;
-    int problems = 0;
-    std::set<std::string> covered;
-    for (const auto &c : case_registry()) {
-        if (c.clauses.empty()) {
-            std::fprintf(stderr, "hcts: case %s names no clause\n", c.name.c_str());
-            ++problems;
-        }
-        for (const auto &id : c.clauses) {
-            if (cat.find(id) == nullptr) {
-                std::fprintf(stderr, "hcts: case %s names clause %s, which clauses.yaml does not define\n",
-                             c.name.c_str(), id.c_str());
-                ++problems;
-            }
-            covered.insert(id);
-        }
-    }
-    for (const auto &cl : cat.clauses())
-        if (covered.count(cl.id) == 0) {
-            std::fprintf(stderr, "hcts: clause %s (%s) has no case\n", cl.id.c_str(), cl.title.c_str());
-            ++problems;
-        }
-    // Every GoogleTest test must be a declared case, or its verdict maps to no clause.
-    const auto *ut = testing::UnitTest::GetInstance();
-    for (int s = 0; s < ut->total_test_suite_count(); ++s) {
-        const auto *suite = ut->GetTestSuite(s);
-        for (int t = 0; t < suite->total_test_count(); ++t) {
-            const std::string name = std::string(suite->name()) + "." + suite->GetTestInfo(t)->name();
-            if (find_case(name) == nullptr) {
-                std::fprintf(stderr, "hcts: test %s is not declared with HCTS_CASE\n", name.c_str());
-                ++problems;
-            }
-        }
-    }
-    if (problems == 0 && print_ok)
-        std::printf("hcts: catalogue consistent: %zu clauses, %zu cases, every clause covered\n", cat.clauses().size(),
-                    case_registry().size());
-    return problems == 0 ? 0 : 1;
+    RunInfo run;
+    run.kind = "conformance";
+    run.command = o.command;
+    run.mode = o.mode;
+    run.seed = o.seed;
+    run.gate = o.gate;
+    run.transport = o.transport.empty() ? "unspecified" : o.transport;
+    if (const char *commit = std::getenv("HCTS_SUITE_COMMIT"))
+        run.suite_commit = commit;
+    return run;
 }
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && std::strcmp(argv[1], "--summary") == 0)
-        return print_summary(argv[2]);
-    bool check_only = false;
-    for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--check-catalogue") == 0) {
-            check_only = true;
-            argv[i] = const_cast<char *>("--gtest_list_tests");
-        } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-            std::printf("%s", usage_text().c_str());
-        }
-    Options &o = options();
+    Suite &s = the_suite();
+    Options &o = s.options;
     try {
-        parse_options(argc, argv);
+        o = parse_options(argc, argv);
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "hcts-conformance: %s\n%s", e.what(), usage_text().c_str());
-        return 2;
+        return report_usage_error(e);
     }
+    if (!o.summary.empty())
+        return print_summary(o.summary);
     const fs::path pre = prefix();
-    if (o.clauses.empty())
-        o.clauses = HCTS_DEFAULT_CLAUSES;
-    try {
-        o.catalogue = Catalogue::load(o.clauses);
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "hcts-conformance: %s\n", e.what());
-        return 2;
-    }
-    testing::InitGoogleTest(&argc, argv);
-    if (check_only)
-        return check_catalogue(true);
-    if (testing::GTEST_FLAG(list_tests)) {
-        return RUN_ALL_TESTS();
-    }
-    if (check_catalogue(false) != 0)
-        return 2;
-
-    // MPI, the per-case watchdog, verdict agreement and crash handling: mpi_harness/.
-    std::unique_ptr<Results> results;
-    hcts::mpi::Options hopts;
-    hopts.case_deadline = std::chrono::seconds(o.case_timeout_s);
-    // Per-rank logs and watchdog diagnostics beside results.json.
-    if (std::getenv("HCTS_MPI_LOG_DIR") == nullptr)
-        hopts.log_dir = ((o.results.empty() ? fs::path("results") : fs::path(o.results).parent_path()) / "mpi-logs")
-                            .string();
-    hopts.on_case = [&results](const hcts::mpi::CaseResult &r) {
-        if (!results || (r.verdict != hcts::mpi::Verdict::Timeout && r.verdict != hcts::mpi::Verdict::Crash))
-            return;
-        const CaseInfo *info = find_case(r.name);
-        if (info == nullptr)
-            return;
-        std::string why = r.verdict == hcts::mpi::Verdict::Timeout ? "no verdict before the case deadline (watchdog)"
-                                                                  : "the job was terminated during the case";
-        if (!r.silent_ranks.empty()) {
-            why += "; silent ranks:";
-            for (int s : r.silent_ranks)
-                why += " " + std::to_string(s);
-        }
-        results->add_broken_case(*info, r.verdict == hcts::mpi::Verdict::Timeout ? Verdict::Timeout : Verdict::Crash,
-                                 why, r.duration_ms);
-    };
-    hopts.on_abort = [&results](std::string_view reason) {
-        if (results) {
-            results->doc()["run"]["error"] = std::string(reason);
-            results->finish("aborted");
-        }
-    };
-    hcts::mpi::Harness harness(argc, argv, std::move(hopts));
-    const int rank = ranks::rank();
     if (o.iut.empty())
         o.iut = (pre / "lib" / "libhcomm.so").string();
     if (o.adapter.empty())
         o.adapter = (pre / "lib" / "libhcts_adapter_ref.so").string();
     if (o.programs.empty())
         o.programs = (pre / "lib" / "libhcts_programs.so").string();
+    std::unique_ptr<expectations::ExpectationSet> waivers;
+    try {
+        s.catalogue = o.clauses.empty() ? Catalogue::parse(conformance::clauses_yaml(), "conformance/spec/clauses.yaml")
+                                        : Catalogue::load(o.clauses);
+        if (!o.expectations.empty())
+            waivers = std::make_unique<expectations::ExpectationSet>(expectations::ExpectationSet::load(o.expectations));
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "hcts-conformance: %s\n", e.what());
+        return 2;
+    }
+    std::vector<char *> args;
+    for (auto &a : o.passthrough)
+        args.push_back(a.data());
+    args.push_back(nullptr);
+    int pargc = static_cast<int>(args.size()) - 1;
+    char **pargv = args.data();
+    if (o.check_catalogue) {
+        testing::InitGoogleTest(&pargc, pargv);
+        return check_catalogue(s.catalogue, true) == 0 ? 0 : 1;
+    }
+    for (const auto &a : o.passthrough)
+        if (a == "--gtest_list_tests") {
+            testing::InitGoogleTest(&pargc, pargv);
+            return RUN_ALL_TESTS();
+        }
+
+    // MPI, the per-case watchdog, verdict agreement and crash handling: mpi_harness/.
+    std::unique_ptr<ResultsWriter> results;
+    std::unique_ptr<Recorder> recorder;
+    mpi::Options hopts;
+    hopts.case_deadline = std::chrono::seconds(o.case_timeout_s);
+    if (std::getenv("HCTS_MPI_LOG_DIR") == nullptr)
+        hopts.log_dir = ((o.results.empty() ? fs::path("results") : fs::path(o.results).parent_path()) / "mpi-logs")
+                            .string();
+    hopts.case_payload = case_payload;
+    hopts.on_case = [&recorder](const mpi::CaseResult &r) {
+        if (recorder)
+            recorder->record(r);
+    };
+    hopts.on_abort = [&results](std::string_view reason) {
+        if (results) {
+            results->set_error(std::string(reason));
+            results->finish(RunStatus::Aborted);
+        }
+    };
+    mpi::Harness harness(pargc, pargv, std::move(hopts));
+    const int rank = harness.rank();
+    // One run id and one seed for every rank, chosen by rank 0.
     char id[64] = {};
     if (rank == 0) {
-        const std::string rid = make_run_id();
-        std::snprintf(id, sizeof id, "%s", rid.c_str());
+        std::snprintf(id, sizeof id, "%s", make_run_id().c_str());
         if (!o.seed_given)
             o.seed = std::random_device{}() ^ static_cast<uint64_t>(std::time(nullptr));
     }
-    ranks::broadcast(id, sizeof id);
-    ranks::broadcast(&o.seed, sizeof o.seed);
-    o.run_id = id;
+    mpi::broadcast(std::as_writable_bytes(std::span(id)), 0, "the run id");
+    mpi::broadcast(std::as_writable_bytes(std::span(&o.seed, 1)), 0, "the seed");
     if (o.results.empty())
-        o.results = "results/" + o.run_id + "/results.json";
+        o.results = "results/" + std::string(id) + "/results.json";
     if (rank == 0)
-        std::printf("hcts: run %s, seed %llu (rerun with --seed %llu)\n", o.run_id.c_str(),
-                    static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(o.seed));
+        std::printf("hcts: run %s, seed %llu (rerun with --seed %llu)\n", id, static_cast<unsigned long long>(o.seed),
+                    static_cast<unsigned long long>(o.seed));
 
-    int status = 0;
-    std::string setup_error;
     // Set-up may fail on one rank only; the ranks agree before any case runs, so
     // no rank waits in a collective the others never reach.
+    std::string setup_error;
     try {
-        Iut::load(o.iut);
         if (rank == 0) {
-            results = std::make_unique<Results>(o.results, o.catalogue);
-            if (!Iut::get().missing().empty()) {
-                std::printf("hcts: the IUT lacks %zu hcomm symbols:", Iut::get().missing().size());
-                for (const auto &m : Iut::get().missing())
-                    std::printf(" %s", m.c_str());
-                std::printf("\n");
-            }
+            RunInfo run = run_info(o);
+            run.id = id;
+            results = std::make_unique<ResultsWriter>(o.results, run, &s.catalogue, waivers.get());
         }
-        Adapter::load(o.adapter, o.programs, static_cast<uint32_t>(rank), static_cast<uint32_t>(ranks::size()));
-        World::init();
+        s.iut = Library::open(o.iut);
+        if (results)
+            results->set_iut(*s.iut, std::nullopt);
+        s.adapter = Adapter::open(o.adapter, *s.iut,
+                                  {o.programs, static_cast<uint32_t>(rank), static_cast<uint32_t>(harness.size())});
+        if (results)
+            results->set_iut(*s.iut, s.adapter->iut_version());
+        s.world = World::bootstrap(*s.iut, *s.adapter, rank, harness.size(), !o.no_peek);
     } catch (const std::exception &e) {
         setup_error = e.what();
         std::fprintf(stderr, "hcts-conformance[rank %d]: set-up failed: %s\n", rank, e.what());
     }
-    if (!ranks::all(setup_error.empty())) {
+    if (!mpi::all_ranks(setup_error.empty(), "set-up")) {
         if (results) {
-            results->doc()["run"]["error"] = setup_error.empty() ? "set-up failed on another rank" : setup_error;
-            results->finish("aborted");
+            results->set_error(setup_error.empty() ? "set-up failed on another rank" : setup_error);
+            results->finish(RunStatus::Aborted);
             std::printf("hcts: run aborted in set-up; results in %s\n", results->path().c_str());
         }
         return 2;
     }
-    const auto hosts = ranks::hostnames();
+    int status = 0;
     try {
-        const Adapter &ad = Adapter::get();
-        const World &w = World::get();
         if (results) {
-            auto &d = results->doc();
-            d["adapter"] = {{"path", o.adapter},
-                            {"sha256", ad.sha256()},
-                            {"name", ad.name()},
-                            {"abi_version", ad.abi().abi_version}};
-            d["environment"]["product"] = ad.product();
-            d["environment"]["ranks"] = w.size;
-            d["environment"]["hosts"] = hosts;
-            results->write();
-            std::printf("hcts: IUT %s, adapter %s, product %s, %d ranks, timeout unit %s\n", o.iut.c_str(),
-                        ad.name().c_str(), ad.product().c_str(), w.size, w.timeout_in_seconds ? "s" : "ms");
+            const World &w = *s.world;
+            results->set_adapter(*s.adapter);
+            results->set_environment(s.adapter->product(), w.size, mpi::hosts());
+            if (!s.iut->missing().empty()) {
+                std::printf("hcts: the IUT lacks %zu hcomm symbols:", s.iut->missing().size());
+                for (const auto &m : s.iut->missing())
+                    std::printf(" %s", m.c_str());
+                std::printf("\n");
+            }
+            std::printf("hcts: IUT %s, adapter %s (ABI %u), product %s, %d ranks, timeout unit %s\n", o.iut.c_str(),
+                        s.adapter->name().c_str(), s.adapter->abi_version(), s.adapter->product().c_str(), w.size,
+                        !w.unit.seconds ? "unknown" : *w.unit.seconds ? "s" : "ms");
+            const RunShape shape{o.iut == (pre / "lib" / "libhcomm.so").string() ? "" : o.iut,
+                                 o.adapter == (pre / "lib" / "libhcts_adapter_ref.so").string() ? "" : o.adapter,
+                                 w.size,
+                                 o.repeat,
+                                 o.seed,
+                                 o.mode == "adversarial",
+                                 o.gate,
+                                 o.no_peek};
+            recorder = std::make_unique<Recorder>(*results, s.catalogue, shape);
         }
-        install_listener(results.get());
-        const int agreed = harness.run();
-        (void)agreed; // the exit status is the gate of results.json, below
-        ranks::barrier();
+        testing::UnitTest::GetInstance()->listeners().Append(new EvidenceListener());
+        (void)harness.run(); // the exit status is the gate of results.json, below
         if (results) {
-            results->finish("complete");
+            results->finish(RunStatus::Complete);
             status = results->gate_passed() ? 0 : 1;
             std::printf("hcts: gate %s; results in %s\n", status == 0 ? "pass" : "FAIL", results->path().c_str());
         }
     } catch (const std::exception &e) {
         std::fprintf(stderr, "hcts-conformance[rank %d]: %s\n", rank, e.what());
         if (results) {
-            results->doc()["run"]["error"] = e.what();
-            results->finish("aborted");
+            results->set_error(e.what());
+            results->finish(RunStatus::Aborted);
         }
         status = 2;
     }
-    return ranks::max(status);
+    return static_cast<int>(mpi::max_over_ranks(status, "the exit status"));
 }

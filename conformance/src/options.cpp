@@ -1,91 +1,89 @@
 #include "options.h"
 
-#include <charconv>
-#include <stdexcept>
-#include <string_view>
+#include <CLI/CLI.hpp>
+
+#include <iostream>
 
 namespace hcts {
 
-Options &options()
+namespace {
+
+std::string shell_quote(const std::string &s)
 {
-    static Options o;
+    if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@+") ==
+                          std::string::npos)
+        return s;
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+void describe(CLI::App &app, Options &o)
+{
+    app.description("hcts-conformance: judge an hcomm library clause by clause (run under mpirun -np 2 or more)");
+    app.footer("GoogleTest's flags (--gtest_filter=..., --gtest_list_tests, ...) work as usual.\n"
+               "Exit status: 0 the gate passed, 1 it failed, 2 bad usage or set-up, 124 a case deadline expired.");
+    app.allow_extras();
+    app.add_option("--iut", o.iut, "library under test (default: <prefix>/lib/libhcomm.so, the reference)");
+    app.add_option("--adapter", o.adapter, "platform adapter (default: <prefix>/lib/libhcts_adapter_ref.so)");
+    app.add_option("--programs", o.programs, "host build of the device programs (default: <prefix>/lib/libhcts_programs.so)");
+    app.add_option("--results", o.results, "results.json to write (default: results/<run-id>/results.json)");
+    app.add_option("--expectations", o.expectations, "expectations file waiving known failures of this IUT")
+        ->check(CLI::ExistingFile);
+    app.add_option("--clauses", o.clauses, "clause catalogue (default: the one built in)")->check(CLI::ExistingFile);
+    app.add_option_function<uint64_t>(
+        "--seed", [&o](uint64_t v) { o.seed = v, o.seed_given = true; },
+        "seed of the randomised cases (default: from the clock, printed)");
+    app.add_option("--repeat", o.repeat, "litmus repetitions per test")->check(CLI::Range(1U, 1000000U))->capture_default_str();
+    app.add_option("--case-timeout", o.case_timeout_s, "watchdog deadline per case, seconds")
+        ->check(CLI::Range(1U, 86400U))
+        ->capture_default_str();
+    app.add_option("--gate", o.gate, "which clauses gate: default (MUST) or strict (MUST and STRICT)")
+        ->check(CLI::IsMember({"default", "strict"}))
+        ->capture_default_str();
+    app.add_option("--mode", o.mode, "how the transport runs, as recorded and reproduced: plain or adversarial")
+        ->check(CLI::IsMember({"plain", "adversarial"}))
+        ->capture_default_str();
+    app.add_option("--transport", o.transport, "what carries the IUT's traffic, recorded in results.json (e.g. softverbs)");
+    app.add_option("--summary", o.summary, "print the clause summary of a results.json; exit status = its gate")
+        ->check(CLI::ExistingFile);
+    app.add_flag("--no-peek", o.no_peek,
+                 "do not use the adapter's peek_notify: prove quiet notifies with marker writes, as on an adapter "
+                 "without it");
+    app.add_flag("--check-catalogue", o.check_catalogue,
+                 "check that every clause has a case and every case names known clauses and declares its needs");
+}
+
+} // namespace
+
+Options parse_options(int argc, char **argv)
+{
+    Options o;
+    CLI::App app;
+    describe(app, o);
+    app.parse(argc, argv);
+    o.passthrough.emplace_back(argc > 0 ? argv[0] : "hcts-conformance");
+    for (const auto &extra : app.remaining()) {
+        if (extra.rfind("--gtest_", 0) != 0)
+            throw CLI::ExtrasError({extra});
+        o.passthrough.push_back(extra);
+    }
+    for (int i = 0; i < argc; ++i)
+        o.command += (i ? " " : "") + shell_quote(argv[i]);
     return o;
 }
 
-std::string usage_text()
+int report_usage_error(const std::exception &e)
 {
-    return "hcts-conformance: judge an hcomm library clause by clause (run under mpirun -np 2 or more)\n"
-           "  --iut PATH           library under test (default: the reference, <prefix>/lib/libhcomm.so)\n"
-           "  --adapter PATH       platform adapter (default: <prefix>/lib/libhcts_adapter_ref.so)\n"
-           "  --programs PATH      host build of the device programs (default: <prefix>/lib/libhcts_programs.so)\n"
-           "  --results PATH       results.json to write (default: results/<run-id>/results.json)\n"
-           "  --expectations PATH  expectation file waiving known failures of this IUT\n"
-           "  --clauses PATH       clause catalogue (default: the one built in)\n"
-           "  --seed N             seed of the randomised cases (default: from the clock, printed)\n"
-           "  --repeat N           litmus repetitions per test (default 256)\n"
-           "  --case-timeout S     watchdog deadline per case in seconds (default 120)\n"
-           "  --summary PATH       print the clause summary of a results.json; exit status = its gate\n"
-           "  --check-catalogue    check that every clause has a case and every case names known clauses\n"
-           "  GoogleTest's flags (--gtest_filter=..., --gtest_list_tests, ...) work as usual.\n";
-}
-
-namespace {
-uint64_t number(std::string_view flag, std::string_view v)
-{
-    uint64_t n = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc() || p != v.data() + v.size())
-        throw std::invalid_argument(std::string(flag) + " needs a non-negative integer, got '" + std::string(v) + "'");
-    return n;
-}
-} // namespace
-
-void parse_options(int &argc, char **argv)
-{
-    Options &o = options();
-    for (int i = 0; i < argc; ++i)
-        o.command += (i != 0 ? " " : "") + std::string(argv[i]);
-    int out = 1;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        auto value = [&](std::string_view flag) -> std::string {
-            if (a.size() > flag.size() && a.substr(0, flag.size()) == flag && a[flag.size()] == '=')
-                return std::string(a.substr(flag.size() + 1));
-            if (i + 1 >= argc)
-                throw std::invalid_argument(std::string(flag) + " needs a value");
-            return argv[++i];
-        };
-        auto is = [&](std::string_view flag) {
-            return a == flag || (a.size() > flag.size() && a.substr(0, flag.size()) == flag && a[flag.size()] == '=');
-        };
-        if (is("--iut"))
-            o.iut = value("--iut");
-        else if (is("--adapter"))
-            o.adapter = value("--adapter");
-        else if (is("--programs"))
-            o.programs = value("--programs");
-        else if (is("--results"))
-            o.results = value("--results");
-        else if (is("--expectations"))
-            o.expectations = value("--expectations");
-        else if (is("--clauses"))
-            o.clauses = value("--clauses");
-        else if (is("--seed")) {
-            o.seed = number("--seed", value("--seed"));
-            o.seed_given = true;
-        } else if (is("--repeat")) {
-            o.repeat = static_cast<uint32_t>(number("--repeat", value("--repeat")));
-            if (o.repeat == 0 || o.repeat > 1000000)
-                throw std::invalid_argument("--repeat must be in 1..1000000, got " + std::to_string(o.repeat));
-        } else if (is("--case-timeout")) {
-            o.case_timeout_s = static_cast<uint32_t>(number("--case-timeout", value("--case-timeout")));
-            if (o.case_timeout_s == 0)
-                throw std::invalid_argument("--case-timeout must be at least 1 second");
-        } else
-            argv[out++] = argv[i];
-    }
-    argc = out;
-    argv[argc] = nullptr;
+    Options scratch;
+    CLI::App app;
+    describe(app, scratch);
+    // CLI11 prints the help, or the error and a hint; any usage error is status 2.
+    if (const auto *pe = dynamic_cast<const CLI::ParseError *>(&e))
+        return app.exit(*pe) == 0 ? 0 : 2;
+    std::cerr << "hcts-conformance: " << e.what() << "\n";
+    return 2;
 }
 
 } // namespace hcts

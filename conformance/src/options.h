@@ -1,11 +1,10 @@
-// Command-line options of hcts-conformance and what was derived from them.
+// The command line of hcts-conformance (CLI11). GoogleTest's own flags
+// (--gtest_filter=...) pass through to it.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "clauses.h"
 
 namespace hcts {
 
@@ -13,18 +12,22 @@ struct Options {
     std::string iut, adapter, programs, results, expectations, clauses;
     uint64_t seed = 0;
     bool seed_given = false;
-    uint32_t repeat = 256;       // litmus repetitions
+    uint32_t repeat = 256;         // litmus repetitions
     uint32_t case_timeout_s = 120; // watchdog deadline per case
-    std::string run_id;
-    std::string command; // the exact command line, to rerun the run
-    Catalogue catalogue;
+    std::string gate = "default";  // default | strict
+    std::string mode = "plain";    // plain | adversarial: how the transport runs (recorded, and in reproducers)
+    std::string transport;         // what carries the IUT's traffic (recorded), e.g. softverbs
+    std::string summary;           // --summary PATH: print a results.json's clause summary
+    bool check_catalogue = false;
+    bool no_peek = false;          // judge quiet notifies as on an adapter without peek_notify
+    std::string command;           // the exact command line, to rerun the run
+    std::vector<std::string> passthrough; // argv[0] and GoogleTest's flags
 };
 
-Options &options();
-
-// Parses and removes the suite's own flags from argv (GoogleTest's stay); throws
-// std::invalid_argument naming the flag and what is allowed.
-void parse_options(int &argc, char **argv);
-std::string usage_text();
+// Parses argv. Throws CLI::ParseError (CLI::CallForHelp for --help); the caller
+// prints it with app's formatter via exit_with_usage().
+Options parse_options(int argc, char **argv);
+// Prints a parse error (or the help) and returns the exit status to use.
+int report_usage_error(const std::exception &e);
 
 } // namespace hcts

@@ -3,191 +3,138 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <stdexcept>
 #include <string_view>
 
-#include "mpi_glue.h"
-#include "stamp.h"
+#include "hcts/core/adapter.h"
+#include "hcts/core/library.h"
+#include "hcts/core/products.h"
+#include "hcts/mpi_harness.h"
 
 namespace hcts {
 
 namespace {
-std::unique_ptr<World> g_world;
 
-void require(int32_t rc, const char *what)
+void require(int32_t rc, const std::string &what)
 {
     if (rc != HCCL_SUCCESS)
-        throw std::runtime_error(std::string(what) + " failed: " + hccl_result_name(rc) + " (" + std::to_string(rc) +
-                                 ")");
+        throw std::runtime_error(what + " failed: " + hccl_result_name(rc));
 }
 
-CommProtocol protocol_from_env(bool alternate)
+// The product's row, or the table's default for a product it does not know
+// (WWN.DEV.3 reports the unknown name; set-up still needs an engine).
+const products::Product &row_of(const std::string &product)
 {
-    const char *p = std::getenv(alternate ? "HCTS_PROTOCOL_ALT" : "HCTS_PROTOCOL");
-    if (alternate && p == nullptr)
-        return protocol_from_env(false) == COMM_PROTOCOL_UB_CTP ? COMM_PROTOCOL_UBOE : COMM_PROTOCOL_UB_CTP;
-    const std::string_view v = p != nullptr ? p : "UB_CTP";
-    if (v == "UB_CTP")
-        return COMM_PROTOCOL_UB_CTP;
-    if (v == "UBOE")
-        return COMM_PROTOCOL_UBOE;
-    if (v == "ROCE")
-        return COMM_PROTOCOL_ROCE;
-    if (v == "HCCS")
-        return COMM_PROTOCOL_HCCS;
-    throw std::runtime_error("HCTS_PROTOCOL='" + std::string(v) + "' is not one of UB_CTP, UBOE, ROCE, HCCS");
+    const products::Product *p = products::Table::builtin().find(product);
+    return p != nullptr ? *p : products::Table::builtin().default_product();
 }
+
+// AICPU_TS when the product has it with channels, else the first host engine
+// with channels (CPU_TS before CPU, as the legacy rows hand work to the device).
+CommEngine setup_engine_of(const products::Product &p)
+{
+    for (CommEngine e : {COMM_ENGINE_AICPU_TS, COMM_ENGINE_CPU_TS, COMM_ENGINE_CPU})
+        if (!p.protocols(e).empty())
+            return e;
+    throw std::runtime_error("product '" + p.name + "' has no engine with channels in spec/products.yaml");
+}
+
+// HCTS_PROTOCOL / HCTS_PROTOCOL_ALT override the table (hardware whose driver
+// offers another transport); otherwise the engine's first and second protocols.
+CommProtocol protocol_for(const products::Product &p, CommEngine engine, bool alternate)
+{
+    const char *env = std::getenv(alternate ? "HCTS_PROTOCOL_ALT" : "HCTS_PROTOCOL");
+    if (env != nullptr && *env != '\0') {
+        const auto named = products::protocol_from_name(env);
+        if (!named)
+            throw std::runtime_error(std::string(alternate ? "HCTS_PROTOCOL_ALT" : "HCTS_PROTOCOL") + "='" + env +
+                                     "' is not a protocol name of spec/products.yaml (e.g. UB_CTP, UBOE, ROCE, HCCS)");
+        return *named;
+    }
+    const auto ps = p.protocols(engine);
+    return alternate && ps.size() > 1 ? ps[1] : ps.front();
+}
+
 } // namespace
 
-const char *hccl_result_name(int32_t rc)
+std::unique_ptr<World> World::bootstrap(const Library &iut, const Adapter &adapter, int rank, int size,
+                                        bool use_peek)
 {
-    switch (rc) {
-    case HCCL_SUCCESS: return "HCCL_SUCCESS";
-    case HCCL_E_PARA: return "HCCL_E_PARA";
-    case HCCL_E_PTR: return "HCCL_E_PTR";
-    case HCCL_E_MEMORY: return "HCCL_E_MEMORY";
-    case HCCL_E_INTERNAL: return "HCCL_E_INTERNAL";
-    case HCCL_E_NOT_SUPPORT: return "HCCL_E_NOT_SUPPORT";
-    case HCCL_E_NOT_FOUND: return "HCCL_E_NOT_FOUND";
-    case HCCL_E_UNAVAIL: return "HCCL_E_UNAVAIL";
-    case HCCL_E_TIMEOUT: return "HCCL_E_TIMEOUT";
-    case HCCL_E_AGAIN: return "HCCL_E_AGAIN";
-    case HCCL_E_REMOTE: return "HCCL_E_REMOTE";
-    case HCTS_OP_RC_MISSING: return "symbol absent from the IUT";
-    default: return "HcclResult";
-    }
-}
-
-std::string LaunchResult::describe() const
-{
-    return "launch rc " + std::string(hccl_result_name(rc)) + ", program returned " +
-           std::to_string(status.program_return) + ", task error " + hccl_result_name(status.task_error) +
-           (status.timed_out != 0 ? ", deadline passed" : "");
-}
-
-Script::Script() : args_(std::make_unique<hcts_prog_ops_args>())
-{
-    std::memset(args_.get(), 0, sizeof(*args_));
-    args_->version = HCTS_PROG_ABI_VERSION;
-    args_->size = sizeof(hcts_prog_ops_args);
-    const HcommDispatch &api = Iut::get().api();
-    args_->api.write_with_notify = api.HcommWriteWithNotifyOnThread;
-    args_->api.write = api.HcommWriteOnThread;
-    args_->api.notify_record = api.HcommChannelNotifyRecordOnThread;
-    args_->api.notify_wait = api.HcommChannelNotifyWaitOnThread;
-    args_->api.local_copy = api.HcommLocalCopyOnThread;
-    args_->api.channel_fence = api.HcommChannelFenceOnThread;
-}
-
-Script &Script::add(const hcts_op &op)
-{
-    if (args_->op_count >= HCTS_PROG_MAX_OPS)
-        throw std::length_error("a device script holds at most " + std::to_string(HCTS_PROG_MAX_OPS) + " ops");
-    args_->ops[args_->op_count++] = op;
-    return *this;
-}
-
-Script &Script::wwn(ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t len, uint32_t idx)
-{
-    return add({HCTS_OP_WWN, idx, t, c, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), len, 0, 0});
-}
-Script &Script::write(ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t len)
-{
-    return add({HCTS_OP_WRITE, 0, t, c, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), len, 0, 0});
-}
-Script &Script::record(ThreadHandle t, ChannelHandle c, uint32_t idx)
-{
-    return add({HCTS_OP_RECORD, idx, t, c, 0, 0, 0, 0, 0});
-}
-Script &Script::wait(ThreadHandle t, ChannelHandle c, uint32_t idx, uint32_t timeout)
-{
-    return add({HCTS_OP_WAIT, idx, t, c, 0, 0, 0, timeout, 0});
-}
-Script &Script::copy(ThreadHandle t, void *dst, const void *src, uint64_t len)
-{
-    return add({HCTS_OP_LOCAL_COPY, 0, t, 0, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), len, 0,
-                0});
-}
-Script &Script::fence(ThreadHandle t, ChannelHandle c) { return add({HCTS_OP_FENCE, 0, t, c, 0, 0, 0, 0, 0}); }
-
-World &World::get()
-{
-    if (!g_world)
-        throw std::logic_error("hcts: World::get() before World::init()");
-    return *g_world;
-}
-
-World &World::init()
-{
-    g_world.reset(new World());
-    World &w = *g_world;
-    const HcommDispatch &api = Iut::get().api();
-    w.rank = ranks::rank();
-    w.size = ranks::size();
-    if (w.size < 2)
+    std::unique_ptr<World> w(new World(iut));
+    const HcommApi &api = iut.api();
+    w->rank = rank;
+    w->size = size;
+    if (size < 2)
         throw std::runtime_error("the conformance suite needs at least 2 ranks (mpirun -np 2), got " +
-                                 std::to_string(w.size));
+                                 std::to_string(size));
     for (const char *sym : {"HcclGetRootInfo", "HcclCommInitRootInfo", "HcclThreadAcquire", "HcclChannelAcquire",
                             "HcclGetHcclBuffer", "HcclChannelGetHcclBuffer"})
-        if (!Iut::get().has(sym))
+        if (!iut.has(sym))
             throw std::runtime_error(std::string("the IUT lacks ") + sym + ", needed to set up any case");
 
     HcclRootInfo root{};
-    if (w.rank == 0)
+    if (rank == 0)
         require(api.HcclGetRootInfo(&root), "HcclGetRootInfo");
-    ranks::broadcast(&root, sizeof root);
-    require(api.HcclCommInitRootInfo(static_cast<uint32_t>(w.size), &root, static_cast<uint32_t>(w.rank), &w.comm),
+    mpi::broadcast(std::as_writable_bytes(std::span(&root, 1)), 0, "the root info");
+    require(api.HcclCommInitRootInfo(static_cast<uint32_t>(size), &root, static_cast<uint32_t>(rank), &w->comm),
             "HcclCommInitRootInfo");
+    w->device_ = std::make_unique<Device>(adapter, w->comm, w->launch_timeout_ms, use_peek);
 
-    w.threads.resize(2);
-    HcclResult trc = api.HcclThreadAcquire(w.comm, COMM_ENGINE_AICPU_TS, 2, kNotifyNum, w.threads.data());
-    if (trc == HCCL_E_NOT_SUPPORT) {
-        w.setup_engine = COMM_ENGINE_CPU_TS;
-        trc = api.HcclThreadAcquire(w.comm, w.setup_engine, 2, kNotifyNum, w.threads.data());
-    }
-    require(trc, w.setup_engine == COMM_ENGINE_AICPU_TS ? "HcclThreadAcquire(AICPU_TS, 2 threads)"
-                                                   : "HcclThreadAcquire(CPU_TS, 2 threads; AICPU_TS is not supported)");
-
-    HcclResult rc = HCCL_SUCCESS;
-    const auto channels = w.acquire_channels(kNotifyNum, rc);
-    require(rc, "HcclChannelAcquire(notifyNum 64, one per peer)");
+    const products::Product &row = row_of(adapter.product());
+    w->setup_engine = setup_engine_of(row);
+    w->protocol = protocol_for(row, w->setup_engine, false);
+    w->alt_protocol = protocol_for(row, w->setup_engine, true);
+    const std::string engine(products::engine_name(w->setup_engine));
+    w->threads.resize(2);
+    require(api.HcclThreadAcquire(w->comm, w->setup_engine, 2, kNotifyNum, w->threads.data()),
+            "HcclThreadAcquire(" + engine + ", 2 threads)");
+    w->acquire_default_channels();
 
     void *base = nullptr;
-    uint64_t size = 0;
-    require(api.HcclGetHcclBuffer(w.comm, &base, &size), "HcclGetHcclBuffer");
-    w.local_base = static_cast<std::byte *>(base);
-    w.local_size = size;
-    w.layout.size = size & ~uint64_t{4095};
-    w.layout.lane_size = (w.layout.size / 2 / static_cast<uint64_t>(w.size)) & ~uint64_t{4095};
-    w.peers.resize(static_cast<size_t>(w.size));
-    for (int r = 0; r < w.size; ++r) {
-        if (r == w.rank)
+    uint64_t bytes = 0;
+    require(api.HcclGetHcclBuffer(w->comm, &base, &bytes), "HcclGetHcclBuffer");
+    w->local_base = static_cast<std::byte *>(base);
+    w->local_size = bytes;
+    w->layout.size = bytes & ~uint64_t{4095};
+    w->layout.lane_size = (w->layout.size / 2 / static_cast<uint64_t>(size)) & ~uint64_t{4095};
+    for (int r = 0; r < size; ++r) {
+        if (r == rank)
             continue;
-        Peer &p = w.peers[static_cast<size_t>(r)];
-        p.channel = channels[static_cast<size_t>(r)];
+        Peer &p = w->peers[static_cast<size_t>(r)];
         void *rb = nullptr;
-        require(api.HcclChannelGetHcclBuffer(w.comm, p.channel, &rb, &p.remote_size), "HcclChannelGetHcclBuffer");
+        require(api.HcclChannelGetHcclBuffer(w->comm, p.channel, &rb, &p.remote_size), "HcclChannelGetHcclBuffer");
         p.remote_base = static_cast<std::byte *>(rb);
-        if ((p.remote_size & ~uint64_t{4095}) != w.layout.size)
+        if ((p.remote_size & ~uint64_t{4095}) != w->layout.size)
             throw std::runtime_error("rank " + std::to_string(r) + "'s communication buffer is " +
-                                     std::to_string(p.remote_size) + " bytes, this rank's is " +
-                                     std::to_string(size) + "; the suite needs equal sizes");
+                                     std::to_string(p.remote_size) + " bytes, this rank's is " + std::to_string(bytes) +
+                                     "; the suite needs equal sizes");
     }
-    if (w.layout.lane_size < (1U << 20))
-        throw std::runtime_error("the communication buffer (" + std::to_string(size) +
+    if (w->layout.lane_size < (1U << 20))
+        throw std::runtime_error("the communication buffer (" + std::to_string(bytes) +
                                  " bytes) is too small: the suite needs at least 2 MiB per rank per lane");
-    ranks::barrier();
-    w.measure_timeout_unit();
-    // Decide the unit together, so every rank uses the same timeouts.
-    w.timeout_in_seconds = ranks::all(w.timeout_in_seconds);
+    w->channels_refreshable = mpi::all_ranks(api.HcclChannelDestroy != nullptr, "HcclChannelDestroy present");
+    mpi::phase_barrier("resources acquired");
+    w->measure_timeout_unit();
+    // Every rank uses the same timeouts: seconds unless every rank measured milliseconds.
+    if (w->unit.seconds)
+        w->unit.seconds = !mpi::all_ranks(!*w->unit.seconds, "the timeout unit");
+    else
+        (void)mpi::all_ranks(false, "the timeout unit");
     return w;
 }
 
-std::vector<ChannelHandle> World::acquire_channels(uint32_t notify_num, HcclResult &rc, bool alternate)
+void World::acquire_default_channels()
 {
-    const HcommDispatch &api = Iut::get().api();
-    const CommProtocol protocol = protocol_from_env(alternate);
+    HcclResult rc = HCCL_SUCCESS;
+    const auto channels = acquire_channels(kNotifyNum, rc);
+    require(rc, "HcclChannelAcquire(" + std::string(products::protocol_name(protocol)) + ", notifyNum 64, one per peer)");
+    peers.resize(static_cast<size_t>(size));
+    for (int r = 0; r < size; ++r)
+        peers[static_cast<size_t>(r)].channel = channels[static_cast<size_t>(r)];
+}
+
+std::vector<ChannelHandle> World::acquire_channels(uint32_t notify_num, HcclResult &rc, bool alternate) const
+{
     std::vector<HcclChannelDesc> descs(static_cast<size_t>(size - 1));
     HcclChannelDescInit(descs.data(), static_cast<uint32_t>(descs.size()));
     size_t i = 0;
@@ -195,13 +142,13 @@ std::vector<ChannelHandle> World::acquire_channels(uint32_t notify_num, HcclResu
         if (r == rank)
             continue;
         descs[i].remoteRank = static_cast<uint32_t>(r);
-        descs[i].channelProtocol = protocol;
+        descs[i].channelProtocol = alternate ? alt_protocol : protocol;
         descs[i].notifyNum = notify_num;
         ++i;
     }
     std::vector<ChannelHandle> got(descs.size(), 0);
-    rc = api.HcclChannelAcquire(comm, setup_engine, descs.data(), static_cast<uint32_t>(descs.size()),
-                                got.data());
+    rc = iut_.api().HcclChannelAcquire(comm, setup_engine, descs.data(), static_cast<uint32_t>(descs.size()),
+                                       got.data());
     std::vector<ChannelHandle> by_rank(static_cast<size_t>(size), 0);
     i = 0;
     for (int r = 0; r < size; ++r)
@@ -210,38 +157,22 @@ std::vector<ChannelHandle> World::acquire_channels(uint32_t notify_num, HcclResu
     return by_rank;
 }
 
-ScopedChannels::ScopedChannels(uint32_t notify_num)
+HcclResult World::destroy_channels(const std::vector<ChannelHandle> &by_rank) const
 {
-    World &w = World::get();
-    by_rank_ = w.acquire_channels(notify_num, rc_, true);
-    ok_ = ranks::all(rc_ == HCCL_SUCCESS);
-    bool mine = rc_ == HCCL_SUCCESS;
-    for (int r = 0; r < w.size; ++r)
-        if (r != w.rank)
-            mine = mine && by_rank_[static_cast<size_t>(r)] != 0 &&
-                   by_rank_[static_cast<size_t>(r)] != w.peers[static_cast<size_t>(r)].channel;
-    distinct_ = ranks::all(mine);
-}
-
-ScopedChannels::~ScopedChannels()
-{
-    World &w = World::get();
-    ranks::barrier(); // every rank is done with them
-    if (rc_ != HCCL_SUCCESS || Iut::get().api().HcclChannelDestroy == nullptr)
-        return;
+    if (iut_.api().HcclChannelDestroy == nullptr)
+        return HCCL_E_NOT_SUPPORT;
     std::vector<ChannelHandle> live;
-    for (ChannelHandle c : by_rank_)
+    for (ChannelHandle c : by_rank)
         if (c != 0)
             live.push_back(c);
-    // Best effort: a library that cannot destroy such channels keeps them.
-    (void)Iut::get().api().HcclChannelDestroy(w.comm, live.data(), static_cast<uint32_t>(live.size()));
-    ranks::barrier();
+    return live.empty() ? HCCL_SUCCESS
+                        : iut_.api().HcclChannelDestroy(comm, live.data(), static_cast<uint32_t>(live.size()));
 }
 
-ThreadHandle World::fresh_thread(CommEngine engine, HcclResult *rc)
+ThreadHandle World::fresh_thread(CommEngine engine, HcclResult *rc) const
 {
     ThreadHandle t = 0;
-    const HcclResult r = Iut::get().api().HcclThreadAcquire(comm, engine, 1, kNotifyNum, &t);
+    const HcclResult r = iut_.api().HcclThreadAcquire(comm, engine, 1, kNotifyNum, &t);
     if (rc != nullptr)
         *rc = r;
     return r == HCCL_SUCCESS ? t : 0;
@@ -252,61 +183,82 @@ std::byte *World::remote_inbox(int receiver, int sender) const
     return peers.at(static_cast<size_t>(receiver)).remote_base + layout.inbox(sender);
 }
 
-LaunchResult World::run(Script &s, uint32_t timeout_ms)
+// A thread an earlier case left in its error state (a wait that timed out, a
+// failed transfer) skips every later task; a tiny copy on each tells.
+bool World::threads_work() const
 {
-    LaunchResult r;
-    if (s.empty())
-        return r;
-    r.rc = Adapter::get().run(comm, "ops", &s.args(), sizeof(hcts_prog_ops_args),
-                              timeout_ms != 0 ? timeout_ms : launch_timeout_ms, r.status);
-    return r;
+    if (iut_.api().HcommLocalCopyOnThread == nullptr)
+        return false; // cannot tell: replace them
+    Script s;
+    for (size_t i = 0; i < threads.size(); ++i)
+        s.copy(threads[i], scratch() + 64 * i, scratch() + 4096 + 64 * i, 8);
+    const LaunchResult r = device_->run(s, 10000);
+    for (size_t i = 0; i < s.size(); ++i)
+        if (s.rc(i) != 0)
+            return false;
+    return r.ok();
 }
 
-void World::put(void *dev, std::span<const std::byte> host) const
+std::string World::isolate()
 {
-    Adapter::get().to_device(dev, host.data(), host.size());
-}
-
-std::vector<std::byte> World::get(const void *dev, size_t len) const
-{
-    std::vector<std::byte> out(len);
-    Adapter::get().to_host(out.data(), dev, len);
-    return out;
-}
-
-void World::poison(void *dev, size_t len) const
-{
-    std::vector<std::byte> p(len);
-    fill_pattern(p, kPoisonWord);
-    put(dev, p);
+    std::string did;
+    // Channels first: a notify an earlier case left set lives in them.
+    if (channels_refreshable) {
+        std::vector<ChannelHandle> old;
+        for (const Peer &p : peers)
+            old.push_back(p.channel);
+        const HcclResult rc = destroy_channels(old);
+        const bool all = mpi::all_ranks(rc == HCCL_SUCCESS, "channel destroy");
+        if (mpi::any_rank(rc == HCCL_SUCCESS, "channel destroy")) {
+            acquire_default_channels();
+            did = "fresh channels";
+        }
+        if (!all) {
+            channels_refreshable = false;
+            did += (did.empty() ? "" : "; ") + std::string("HcclChannelDestroy returned ") + hccl_result_name(rc) +
+                   ": later cases share the channels";
+        }
+    }
+    if (!mpi::all_ranks(threads_work(), "thread check")) {
+        HcclResult rc = HCCL_SUCCESS;
+        for (ThreadHandle &t : threads) {
+            t = fresh_thread(setup_engine, &rc);
+            require(rc, "HcclThreadAcquire(a replacement thread)");
+        }
+        did += (did.empty() ? "" : "; ") + std::string("fresh threads");
+    }
+    return did;
 }
 
 // A wait with timeOut 1 on a notify nobody raises: ~1 s means seconds, ~1 ms
-// milliseconds. Every rank does it on a fresh thread at the same time.
+// milliseconds. Every rank does it on a fresh thread at the same time. The unit
+// is known only if the wait ended with HCCL_E_TIMEOUT.
 void World::measure_timeout_unit()
 {
-    if (Iut::get().api().HcommChannelNotifyWaitOnThread == nullptr) {
-        unit_probe_note = "HcommChannelNotifyWaitOnThread absent";
+    if (iut_.api().HcommChannelNotifyWaitOnThread == nullptr) {
+        unit.note = "HcommChannelNotifyWaitOnThread absent";
         return;
     }
-    const ThreadHandle t = fresh_thread(COMM_ENGINE_AICPU_TS);
+    HcclResult arc = HCCL_SUCCESS;
+    const ThreadHandle t = fresh_thread(setup_engine, &arc);
     if (t == 0) {
-        unit_probe_note = "no spare AICPU_TS thread for the probe";
+        unit.note = "no spare thread for the probe: HcclThreadAcquire returned " + hccl_result_name(arc);
         return;
     }
     Script s;
     s.wait(t, peers[static_cast<size_t>(peer())].channel, kNotifyNum - 1, 1);
     const auto t0 = std::chrono::steady_clock::now();
-    const LaunchResult r = run(s, 10000);
-    unit_probe_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (s.rc(0) != 0) {
-        unit_probe_note = std::string("the probe wait was rejected: ") + hccl_result_name(s.rc(0));
+    const LaunchResult r = device_->run(s, 10000);
+    unit.probe_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const bool timed_out = s.rc(0) == HCCL_E_TIMEOUT || (s.rc(0) == 0 && r.status.task_error == HCCL_E_TIMEOUT);
+    unit.note = "wait with timeOut 1 ended after " + std::to_string(unit.probe_ms) + " ms (wait rc " +
+                hccl_result_name(s.rc(0)) + ", " + r.describe() + ")";
+    if (!timed_out) {
+        unit.refused = s.rc(0) == HCCL_E_NOT_SUPPORT;
+        unit.note += "; it did not end with HCCL_E_TIMEOUT, so the unit is unknown";
         return;
     }
-    timeout_in_seconds = unit_probe_ms >= 400.0;
-    unit_probe_note = "wait with timeOut 1 ended after " + std::to_string(unit_probe_ms) + " ms (" + r.describe() + ")";
-    if (r.status.task_error == 0 && r.rc == 0)
-        unit_probe_note += "; the wait did not report a timeout";
+    unit.seconds = unit.probe_ms >= 400.0;
 }
 
 } // namespace hcts

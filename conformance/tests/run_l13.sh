@@ -4,10 +4,10 @@
 #   run_l13.sh BIN_DIR OUT_DIR IUT
 set -uo pipefail
 bin=$1 out=$2 iut=$3
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 mkdir -p "$out"
 rm -f "$out/results.json"
-mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include lo \
-  --mca oob_tcp_if_include lo -x LD_LIBRARY_PATH -np 3 \
+HCTS_MPI_LOG_DIR=$out/logs "$root/mpi_harness/launch" --np 3 -- \
   "$bin/hcts-conformance" --iut "$iut" --results "$out/results.json" --repeat 256 --case-timeout 60 \
   --gtest_filter=Litmus.L13_ThreeParty >"$out/suite.log" 2>&1
 got=$?

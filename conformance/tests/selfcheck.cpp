@@ -1,16 +1,8 @@
 // hcts-selfcheck: asserts what a results.json of the suite must say, for the
-// suite's self-tests (reference, deliberately wrong IUTs, an IUT without WWN).
-//   hcts-selfcheck RESULTS reference
-//   hcts-selfcheck RESULTS broken CLAUSE[,CLAUSE...]   those FAIL, no other clause is worse than PROFILE
-//   hcts-selfcheck RESULTS not-supported [IDS]        WWN clauses NOT_SUPPORTED, nothing FAILs or crashes;
-//                                                     the listed clauses must PASS
-//   hcts-selfcheck RESULTS clause ID VERDICT           that one clause has that verdict (filtered runs)
-//   any mode + --not-supported-ok=IDS: those clauses may be NOT_SUPPORTED (e.g. L13,
-//   which needs 3 ranks, in a 2-rank run); their reason is printed.
-// Environment: HCTS_SELFCHECK_RANKS=N (environment.ranks must be N),
-// HCTS_SELFCHECK_HOSTS=K (environment.hosts must name K distinct hosts).
+// suite's self-tests (the reference, deliberately wrong IUTs, an IUT without WWN).
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -18,79 +10,83 @@
 #include <string>
 
 namespace {
+
 int problems = 0;
 void problem(const std::string &s)
 {
     std::fprintf(stderr, "hcts-selfcheck: %s\n", s.c_str());
     ++problems;
 }
+
+std::set<std::string> split(const std::string &list)
+{
+    std::set<std::string> out;
+    std::stringstream ss(list);
+    for (std::string id; std::getline(ss, id, ',');)
+        if (!id.empty())
+            out.insert(id);
+    return out;
+}
+
+std::string why(const nlohmann::json &c)
+{
+    return c.at("reason").is_null() ? "" : " (" + c.at("reason").get<std::string>() + ")";
+}
+
+bool is_bad(const std::string &v)
+{
+    return v == "FAIL" || v == "CRASH" || v == "TIMEOUT" || v == "HAZARD" || v == "XPASS" || v == "ERROR";
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-    std::set<std::string> ns_ok;
-    {
-        const std::string flag = "--not-supported-ok=";
-        int out = 1;
-        for (int i = 1; i < argc; ++i) {
-            const std::string a = argv[i];
-            if (a.rfind(flag, 0) == 0) {
-                std::stringstream ss(a.substr(flag.size()));
-                for (std::string id; std::getline(ss, id, ',');)
-                    ns_ok.insert(id);
-            } else {
-                argv[out++] = argv[i];
-            }
-        }
-        argc = out;
-    }
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: hcts-selfcheck RESULTS reference|broken IDS|not-supported\n");
+    CLI::App app{"hcts-selfcheck: assert what a results.json of hcts-conformance says"};
+    std::string results, mode_ids, ns_ok_list, clause_id, clause_verdict;
+    int ranks = 0, hosts = 0;
+    app.add_option("results", results, "the results.json")->required()->check(CLI::ExistingFile);
+    app.add_option("--not-supported-ok", ns_ok_list,
+                   "comma-separated clauses that may be NOT_SUPPORTED (e.g. L13, which needs 3 ranks, in a 2-rank run)");
+    app.add_option("--ranks", ranks, "environment.ranks must be this");
+    app.add_option("--hosts", hosts, "environment.hosts must name this many distinct hosts");
+    app.require_subcommand(1);
+    app.fallthrough(); // the options above may come after the subcommand
+    auto *reference = app.add_subcommand("reference", "every clause PASS or PROFILE, the gate passes");
+    auto *broken = app.add_subcommand("broken", "these clauses FAIL, no other is worse than PROFILE");
+    broken->add_option("clauses", mode_ids, "comma-separated clause IDs")->required();
+    auto *not_supported = app.add_subcommand(
+        "not-supported", "WWN clauses NOT_SUPPORTED, nothing FAILs or crashes; the listed clauses must PASS");
+    not_supported->add_option("clauses", mode_ids, "comma-separated clause IDs that must PASS");
+    auto *clause = app.add_subcommand("clause", "that one clause has that verdict (filtered runs)");
+    clause->add_option("id", clause_id)->required();
+    clause->add_option("verdict", clause_verdict)->required();
+    CLI11_PARSE(app, argc, argv);
+    (void)reference;
+
+    std::ifstream in(results);
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(in);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "hcts-selfcheck: '%s' is not JSON: %s\n", results.c_str(), e.what());
         return 2;
     }
-    std::ifstream in(argv[1]);
-    if (!in) {
-        std::fprintf(stderr, "hcts-selfcheck: cannot read '%s'\n", argv[1]);
-        return 2;
-    }
-    const auto doc = nlohmann::json::parse(in);
-    const std::string mode = argv[2];
-    if (mode == "clause") {
-        if (argc < 5) {
-            std::fprintf(stderr, "hcts-selfcheck: 'clause' needs a clause id and a verdict\n");
-            return 2;
-        }
+    if (clause->parsed()) {
         for (const auto &c : doc.at("clauses"))
-            if (c.at("id") == argv[3]) {
+            if (c.at("id") == clause_id) {
                 const std::string v = c.at("verdict");
-                const std::string why = c.at("reason").is_null() ? "" : " (" + c.at("reason").get<std::string>() + ")";
-                if (v != argv[4]) {
-                    problem(std::string(argv[3]) + " is " + v + why + ", expected " + argv[4]);
+                if (v != clause_verdict) {
+                    problem(clause_id + " is " + v + why(c) + ", expected " + clause_verdict);
                     return 1;
                 }
-                std::printf("hcts-selfcheck: %s is %s%s, as expected\n", argv[3], v.c_str(), why.c_str());
+                std::printf("hcts-selfcheck: %s is %s%s, as expected\n", clause_id.c_str(), v.c_str(), why(c).c_str());
                 return 0;
             }
-        problem(std::string(argv[3]) + " does not appear in the results");
+        problem(clause_id + " does not appear in the results");
         return 1;
     }
-    std::set<std::string> broken;
-    if (mode == "broken") {
-        if (argc < 4) {
-            std::fprintf(stderr, "hcts-selfcheck: 'broken' needs a comma-separated clause list\n");
-            return 2;
-        }
-        std::stringstream ss(argv[3]);
-        for (std::string id; std::getline(ss, id, ',');)
-            broken.insert(id);
-    } else if (mode == "not-supported" && argc >= 4) {
-        std::stringstream ss(argv[3]);
-        for (std::string id; std::getline(ss, id, ',');)
-            broken.insert(id); // here: clauses that must PASS
-    } else if (mode != "reference" && mode != "not-supported") {
-        std::fprintf(stderr, "hcts-selfcheck: mode '%s' is not reference, broken or not-supported\n", mode.c_str());
-        return 2;
-    }
+    const std::set<std::string> listed = split(mode_ids), ns_ok = split(ns_ok_list);
     if (doc.at("run").at("status") != "complete")
         problem("run.status is " + doc.at("run").at("status").dump() + ", expected \"complete\"");
     if (!doc.at("summary").at("not_run").empty())
@@ -98,34 +94,32 @@ int main(int argc, char **argv)
     std::set<std::string> seen;
     for (const auto &c : doc.at("clauses")) {
         const std::string id = c.at("id"), v = c.at("verdict"), kind = c.at("kind");
-        const std::string why = c.at("reason").is_null() ? "" : " (" + c.at("reason").get<std::string>() + ")";
         seen.insert(id);
-        const bool bad = v == "FAIL" || v == "CRASH" || v == "TIMEOUT" || v == "HAZARD" || v == "XPASS";
         if (v == "NOT_SUPPORTED" && ns_ok.count(id) != 0) {
-            std::printf("hcts-selfcheck: %s is NOT_SUPPORTED, allowed here%s\n", id.c_str(), why.c_str());
+            std::printf("hcts-selfcheck: %s is NOT_SUPPORTED, allowed here%s\n", id.c_str(), why(c).c_str());
             continue;
         }
-        if (mode == "broken" && broken.count(id) != 0) {
+        if (broken->parsed() && listed.count(id) != 0) {
             if (v != "FAIL")
-                problem(id + " is " + v + "; the broken IUT must FAIL it");
+                problem(id + " is " + v + why(c) + "; the broken IUT must FAIL it");
             continue;
         }
-        if (mode == "not-supported") {
-            if (broken.count(id) != 0 && v != "PASS")
-                problem(id + " is " + v + why + ", expected PASS");
-            if (bad)
-                problem(id + " is " + v + why + "; an IUT without the call must only be NOT_SUPPORTED");
+        if (not_supported->parsed()) {
+            if (listed.count(id) != 0 && v != "PASS")
+                problem(id + " is " + v + why(c) + ", expected PASS");
+            if (is_bad(v))
+                problem(id + " is " + v + why(c) + "; an IUT without the call must only be NOT_SUPPORTED");
             continue;
         }
-        if (bad || v == "NOT_SUPPORTED")
-            problem(id + " (" + kind + ") is " + v + why + "; expected PASS or PROFILE");
+        if (is_bad(v) || v == "NOT_SUPPORTED")
+            problem(id + " (" + kind + ") is " + v + why(c) + "; expected PASS or PROFILE");
         if (kind == "PROFILE" && v != "PROFILE" && v != "PASS")
             problem(id + " is " + v);
     }
-    for (const auto &id : broken)
+    for (const auto &id : listed)
         if (seen.count(id) == 0)
             problem(id + " does not appear in the results");
-    if (mode == "not-supported") {
+    if (not_supported->parsed()) {
         for (const auto &c : doc.at("clauses"))
             if (c.at("id") == "WWN.VIS.1" && c.at("verdict") != "NOT_SUPPORTED")
                 problem("WWN.VIS.1 is " + c.at("verdict").get<std::string>() + ", expected NOT_SUPPORTED");
@@ -133,20 +127,20 @@ int main(int argc, char **argv)
             problem("the gate passed for an IUT without HcommWriteWithNotifyOnThread");
     }
     const auto &env = doc.at("environment");
-    if (const char *want = std::getenv("HCTS_SELFCHECK_RANKS"); want != nullptr && *want != '\0')
-        if (env.value("ranks", 0) != std::atoi(want))
-            problem("environment.ranks is " + env.value("ranks", nlohmann::json(nullptr)).dump() + ", expected " + want);
-    if (const char *want = std::getenv("HCTS_SELFCHECK_HOSTS"); want != nullptr && *want != '\0') {
-        std::set<std::string> hosts;
+    if (ranks != 0 && env.value("ranks", 0) != ranks)
+        problem("environment.ranks is " + env.value("ranks", nlohmann::json(nullptr)).dump() + ", expected " +
+                std::to_string(ranks));
+    if (hosts != 0) {
+        std::set<std::string> names;
         for (const auto &h : env.value("hosts", nlohmann::json::array()))
-            hosts.insert(h.get<std::string>());
-        if (hosts.size() != static_cast<size_t>(std::atoi(want)))
-            problem("environment.hosts names " + std::to_string(hosts.size()) + " distinct hosts (" +
-                    env.value("hosts", nlohmann::json::array()).dump() + "), expected " + want);
+            names.insert(h.get<std::string>());
+        if (names.size() != static_cast<size_t>(hosts))
+            problem("environment.hosts names " + std::to_string(names.size()) + " distinct hosts (" +
+                    env.value("hosts", nlohmann::json::array()).dump() + "), expected " + std::to_string(hosts));
     }
-    if (mode == "reference" && doc.at("summary").at("gate") != "pass")
+    if (reference->parsed() && doc.at("summary").at("gate") != "pass")
         problem("the gate failed on the reference");
     if (problems == 0)
-        std::printf("hcts-selfcheck: %s: as expected (%s)\n", argv[1], mode.c_str());
+        std::printf("hcts-selfcheck: %s: as expected\n", results.c_str());
     return problems == 0 ? 0 : 1;
 }

@@ -1,7 +1,11 @@
-# Tests of the suite itself.
-hcts_gtest(conformance.stamp SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/stamp_test.cpp
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/stamp.cpp TIMEOUT 30 LABELS conformance)
-target_include_directories(conformance.stamp PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+# Tests of the suite itself. The checking functions are unit-tested without MPI.
+# (Without a Harness, mpi_harness's barriers and collectives act for a world of one rank.)
+set(checks_src evidence.cpp transfer.cpp probes.cpp device.cpp litmus.cpp world.cpp case.cpp)
+list(TRANSFORM checks_src PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/src/)
+hcts_gtest(conformance.checks SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/checks_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/tests/checks_test_suite.cpp ${checks_src}
+  LIBS hcts::core hcts::mpi_harness TIMEOUT 30 LABELS conformance)
+target_include_directories(conformance.checks PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
 
 # Acceptance 2: every clause has a case and every case names existing clauses.
 add_test(NAME conformance.catalogue COMMAND hcts-conformance --check-catalogue)
@@ -11,29 +15,15 @@ set_tests_properties(conformance.catalogue PROPERTIES TIMEOUT 30 LABELS conforma
 # reference), each caught on the clause it breaks and no other, plus an IUT
 # without the call (NOT_SUPPORTED, non-zero exit, no crash). Needs the reference.
 add_executable(hcts-selfcheck ${CMAKE_CURRENT_SOURCE_DIR}/tests/selfcheck.cpp)
-target_link_libraries(hcts-selfcheck PRIVATE nlohmann_json::nlohmann_json hcts::warnings)
+target_link_libraries(hcts-selfcheck PRIVATE nlohmann_json::nlohmann_json CLI11::CLI11 hcts::warnings)
 
 if(TARGET hcomm)
-  set(shim_dir ${CMAKE_CURRENT_SOURCE_DIR}/tests/shims)
-  foreach(shim notify_early index_off_by_one host_accept)
-    add_library(hcts_iut_${shim} SHARED ${shim_dir}/${shim}.cpp)
-    target_link_libraries(hcts_iut_${shim} PRIVATE hcomm hcts::hcomm_headers hcts::warnings ${CMAKE_DL_LIBS})
-    set_target_properties(hcts_iut_${shim} PROPERTIES CXX_VISIBILITY_PRESET hidden
-      LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/hcts-selftest)
-  endforeach()
-  add_library(hcts_iut_no_wwn SHARED ${shim_dir}/no_wwn.cpp)
-  target_include_directories(hcts_iut_no_wwn PRIVATE ${shim_dir})
-  target_compile_definitions(hcts_iut_no_wwn PRIVATE HCTS_SHIM_TARGET="$<TARGET_FILE:hcomm>")
-  target_link_libraries(hcts_iut_no_wwn PRIVATE hcts::warnings ${CMAKE_DL_LIBS})
-  set_target_properties(hcts_iut_no_wwn PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/hcts-selftest)
-  add_dependencies(hcts_iut_no_wwn hcomm)
-
   set(run ${CMAKE_CURRENT_SOURCE_DIR}/tests/run_suite.sh)
   # run_suite.sh runs 2 ranks: L13 (3 ranks) is NOT_SUPPORTED there by design;
   # conformance.litmus.l13 runs it on 3.
   set(l13_ok --not-supported-ok=WWN.LIT.13)
   set(out ${CMAKE_BINARY_DIR}/conformance-selftest)
-  set(shims ${CMAKE_BINARY_DIR}/lib/hcts-selftest)
+  set(shims ${HCTS_WRONG_IUT_DIR})
   # name | IUT | expected exit | selfcheck arguments
   add_test(NAME conformance.reference
     COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/reference $<TARGET_FILE:hcomm> 0 reference ${l13_ok})
@@ -53,7 +43,7 @@ if(TARGET hcomm)
   set_tests_properties(${selftests} PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
   hcts_use_softverbs(TEST ${selftests})
   add_custom_target(hcts_conformance_selftest_iuts ALL DEPENDS hcts_iut_notify_early hcts_iut_index_off_by_one
-    hcts_iut_host_accept hcts_iut_no_wwn hcts-selfcheck hcts-conformance)
+    hcts_iut_host_accept hcts_iut_no_wwn hcts-selfcheck hcts-conformance hcomm)
   if(TARGET softverbs)
     add_dependencies(hcts_conformance_selftest_iuts softverbs)
   endif()
@@ -75,7 +65,7 @@ if(TARGET hcomm)
   add_test(NAME conformance.product.a3
     COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/product-a3 $<TARGET_FILE:hcomm> 1 not-supported WWN.DEV.3)
   set_tests_properties(conformance.product.a3 PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
-  hcts_use_softverbs(TEST conformance.product.a3 ENV HCOMM_REF_PRODUCT=a3 HCTS_PROTOCOL=ROCE HCTS_PROTOCOL_ALT=HCCS)
+  hcts_use_softverbs(TEST conformance.product.a3 ENV HCOMM_REF_PRODUCT=a3)
 endif()
 
 # The other rows without the call (seed product table): the reference's a2-style
@@ -87,7 +77,7 @@ if(TARGET hcomm)
     add_test(NAME conformance.product.${row}
       COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/product-${row} $<TARGET_FILE:hcomm> 1 not-supported WWN.DEV.3)
     set_tests_properties(conformance.product.${row} PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
-    hcts_use_softverbs(TEST conformance.product.${row} ENV HCOMM_REF_PRODUCT=${row} HCTS_PROTOCOL=ROCE HCTS_PROTOCOL_ALT=HCCS)
+    hcts_use_softverbs(TEST conformance.product.${row} ENV HCOMM_REF_PRODUCT=${row})
   endforeach()
 endif()
 

@@ -1,30 +1,25 @@
 // Litmus L1 (message passing), repeated: the receiver waits, then reads on its
-// own stream at once; any word that is not the new payload is a forbidden outcome.
-// L1_UnderStress repeats it with random sender delays and competing traffic.
-#include <algorithm>
+// own stream at once; any word that is not the new payload is a forbidden
+// outcome. L1_UnderStress repeats it with random sender delays and competing traffic.
 #include <random>
 
-#include "harness.h"
-#include "mpi_glue.h"
-#include "options.h"
+#include "case_kit.h"
 
 namespace hcts {
 
-HCTS_CASE(Litmus, L1_MessagePassing, "WWN.VIS.1")
+HCTS_CASE(Litmus, L1_MessagePassing, clauses("WWN.VIS.1"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
-    HCTS_REQUIRE_WWN();
-    World &w = World::get();
-    Case &c = Case::current();
-    const uint64_t seed = options().seed;
-    c.seed(seed);
-    std::mt19937_64 rng(seed);
-    const uint32_t total = options().repeat;
-    std::map<std::string, uint64_t> hist{{"new", 0}, {"stale", 0}, {"torn", 0}, {"absent", 0}, {"foreign", 0}};
+    const Ctx c = ctx();
+    const World &w = c.w;
+    ev().seed(c.seed);
+    std::mt19937_64 rng(c.seed);
+    Histogram hist = payload_histogram();
     uint32_t done = 0, batch = 0;
-    while (done < total) {
+    while (done < c.repeat) {
         // One batch: up to 64 writes in flight on distinct indices and
         // destinations, random lengths and misalignments, alternating direction.
-        const uint32_t n = std::min<uint32_t>(World::kNotifyNum, total - done);
+        const uint32_t n = std::min<uint32_t>(World::kNotifyNum, c.repeat - done);
         const int sender = static_cast<int>(batch % 2);
         std::vector<Xfer> plan;
         uint64_t dst = 4096, src = 0;
@@ -37,42 +32,19 @@ HCTS_CASE(Litmus, L1_MessagePassing, "WWN.VIS.1")
             dst += 8192 + 4096;
             src += 8192;
         }
-        const Exchange ex = run_exchange(plan);
-        check_exchange(plan, ex, {"WWN.VIS.1", "WWN.VIS.1", "", ""});
+        const Exchange ex = run_exchange(c, plan);
+        check_exchange(plan, ex, w.rank, {"WWN.VIS.1", "WWN.VIS.1", "", ""}, ev());
         if (w.rank == 1 - sender)
             for (const auto &r : ex.x)
-                ++hist[outcome_name(r.have_snapshot ? r.snap.overall() : r.host.overall())];
+                ++hist[std::string(outcome_name(r.seen().overall()))];
         done += n;
         ++batch;
     }
-    // Both ranks received half the batches; add the two histograms on rank 0's entry.
-    const auto all = ranks::gather(nlohmann::json(hist).dump());
-    if (w.rank == 0) {
-        std::map<std::string, uint64_t> sum;
-        for (const auto &s : all) {
-            const auto part = nlohmann::json::parse(s).get<std::map<std::string, uint64_t>>();
-            for (const auto &[k, v] : part)
-                sum[k] += v;
-        }
-        c.litmus(litmus_entry("L1", "MP", "Litmus.L1_MessagePassing", sum, {"stale", "torn", "absent", "foreign"}));
-        c.message("seed " + std::to_string(seed) + ", " + std::to_string(total) +
-                  " repetitions; reproduce: ./hcts run --seed " + std::to_string(seed) +
-                  " -- --gtest_filter=Litmus.L1_MessagePassing");
-    }
+    // Both ranks received half the batches.
+    const Histogram sum = sum_on_root(hist);
+    if (w.rank == 0)
+        ev().litmus(litmus_entry("L1", "MP", "Litmus.L1_MessagePassing", sum, weak_outcomes()));
 }
-
-namespace {
-
-std::map<std::string, uint64_t> sum_over_ranks(const std::map<std::string, uint64_t> &mine)
-{
-    std::map<std::string, uint64_t> sum;
-    for (const auto &s : ranks::gather(nlohmann::json(mine).dump()))
-        for (const auto &[k, v] : nlohmann::json::parse(s).get<std::map<std::string, uint64_t>>())
-            sum[k] += v;
-    return sum;
-}
-
-} // namespace
 
 // L1 under stress (anchors §2 "repeat under stress"): before each write the
 // sender may run a local copy of random size on the same thread (a random
@@ -80,28 +52,25 @@ std::map<std::string, uint64_t> sum_over_ranks(const std::map<std::string, uint6
 // receiver sends competing writes back on other indices, the sender sends
 // competing writes on a second channel, and the receiver sometimes runs a copy
 // before a wait (polling jitter), all in the same launch.
-HCTS_CASE(Litmus, L1_UnderStress, "WWN.VIS.1")
+HCTS_CASE(Litmus, L1_UnderStress, clauses("WWN.VIS.1"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
-    HCTS_REQUIRE_WWN();
-    if (Iut::get().api().HcommLocalCopyOnThread == nullptr)
-        HCTS_NOT_SUPPORTED("the IUT lacks HcommLocalCopyOnThread (device-side delays and snapshots)");
-    World &w = World::get();
-    Case &c = Case::current();
-    const uint64_t seed = options().seed ^ 0x4c31ULL;
-    c.seed(options().seed);
-    std::mt19937_64 rng(seed);
-    const ScopedChannels second(World::kNotifyNum);
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
+    ev().seed(c.seed);
+    std::mt19937_64 rng(c.seed ^ 0x4c31ULL);
+    const ScopedChannels second(w, World::kNotifyNum);
     // Ranks 0 and 1 take turns as sender and receiver, so each one's second
     // channel goes to the other; without a distinct second channel the
     // competing traffic stays on other indices of the first.
     const bool have_alt = second.distinct_from_default();
     const ChannelHandle alt = have_alt && w.rank < 2 ? second.to(1 - w.rank) : 0;
     constexpr uint32_t kMain = 24, kBack = 8, kSide = 8;
-    const uint32_t total = options().repeat;
-    std::map<std::string, uint64_t> hist{{"new", 0}, {"stale", 0}, {"torn", 0}, {"absent", 0}, {"foreign", 0}};
-    uint64_t delays = 0, competing = 0;
-    for (uint32_t done = 0, batch = 0; done < total; ++batch) {
-        const uint32_t n = std::min(kMain, total - done);
+    Histogram hist = payload_histogram();
+    Histogram extra{{"delays", 0}, {"competing", 0}};
+    for (uint32_t done = 0, batch = 0; done < c.repeat; ++batch) {
+        const uint32_t n = std::min(kMain, c.repeat - done);
         const int sender = static_cast<int>(batch % 2), receiver = 1 - sender;
         struct W {
             uint64_t dst, src, len;
@@ -129,21 +98,21 @@ HCTS_CASE(Litmus, L1_UnderStress, "WWN.VIS.1")
         auto prepare = [&](const std::vector<W> &ws, int from) {
             for (const W &x : ws) {
                 if (w.rank == 1 - from)
-                    w.poison(w.inbox(from) + x.dst, x.len);
+                    dev.poison(w.inbox(from) + x.dst, x.len);
                 if (w.rank == from) {
                     std::vector<std::byte> p(x.len);
                     fill_payload(p, x.key);
-                    w.put(w.outbox() + x.src, p);
+                    dev.put(w.outbox() + x.src, p);
                 }
             }
         };
         prepare(main, sender);
         prepare(side, sender);
         prepare(back, receiver);
-        ranks::barrier();
+        mpi::phase_barrier("L1 under stress: prepared");
         Script s;
-        const ChannelHandle to_peer = w.peers[static_cast<size_t>(w.rank == sender ? receiver : sender)].channel;
         if (w.rank == sender) {
+            const ChannelHandle to_peer = w.channel_to(receiver);
             for (uint32_t i = 0; i < n; ++i) {
                 if (main[i].delay)
                     s.copy(w.thread(), w.scratch() + (1ULL << 20), w.outbox() + (2ULL << 20), main[i].delay_len);
@@ -156,6 +125,7 @@ HCTS_CASE(Litmus, L1_UnderStress, "WWN.VIS.1")
             for (const W &x : back)
                 s.wait(w.threads[1], to_peer, x.idx, w.ok_timeout());
         } else if (w.rank == receiver) {
+            const ChannelHandle to_peer = w.channel_to(sender);
             for (const W &x : back)
                 s.wwn(w.thread(), to_peer, w.remote_inbox(sender, receiver) + x.dst, w.outbox() + x.src, x.len, x.idx);
             for (uint32_t i = 0; i < n; ++i) {
@@ -167,46 +137,43 @@ HCTS_CASE(Litmus, L1_UnderStress, "WWN.VIS.1")
                     s.wait(w.threads[1], alt, side[i].idx, w.ok_timeout());
             }
         }
-        const LaunchResult r = w.run(s);
+        const LaunchResult r = c.run(s);
+        const std::string tag = "L1 under stress, batch " + std::to_string(batch);
         for (size_t k = 0; k < s.size(); ++k)
-            c.expect("WWN.VIS.1", s.rc(k) == 0,
-                     "L1 under stress, batch " + std::to_string(batch) + ": op " + std::to_string(k) + " returned " +
-                         hccl_result_name(s.rc(k)) + " (" + r.describe() + ")");
-        c.expect("WWN.VIS.1", r.ok(), "L1 under stress, batch " + std::to_string(batch) + ": " + r.describe());
+            ev().check("WWN.VIS.1", s.rc(k) == 0,
+                       tag + ": op " + std::to_string(k) + " returned " + hccl_result_name(s.rc(k)) + " (" +
+                           r.describe() + ")");
+        if (w.rank <= 1)
+            judge_launch(r, "WWN.VIS.1", tag, ev());
         if (w.rank == receiver) {
             for (uint32_t i = 0; i < n; ++i) {
-                const auto snap = check_payload(w.get(w.scratch() + i * 8192ULL, main[i].len), main[i].key,
+                const auto snap = check_payload(dev.get(w.scratch() + i * 8192ULL, main[i].len), main[i].key,
                                                 "dst (device-stream read right after the wait, under stress)");
-                ++hist[outcome_name(snap.overall())];
-                c.expect("WWN.VIS.1", snap.ok(), "write " + std::to_string(done + i) + ": " + snap.first_bad);
-                delays += main[i].delay ? 1 : 0;
+                ++hist[std::string(outcome_name(snap.overall()))];
+                ev().check("WWN.VIS.1", snap.ok(), "write " + std::to_string(done + i) + ": " + snap.first_bad);
+                extra["delays"] += main[i].delay ? 1 : 0;
             }
             for (const W &x : side) {
-                const auto got = check_payload(w.get(w.inbox(sender) + x.dst, x.len), x.key, "competing write (channel 2)");
-                c.expect("WWN.VIS.1", got.ok(), got.first_bad);
-                ++competing;
+                const auto got = check_payload(dev.get(w.inbox(sender) + x.dst, x.len), x.key, "competing write (channel 2)");
+                ev().check("WWN.VIS.1", got.ok(), got.first_bad);
+                ++extra["competing"];
             }
         } else if (w.rank == sender) {
             for (const W &x : back) {
-                const auto got = check_payload(w.get(w.inbox(receiver) + x.dst, x.len), x.key, "competing write back");
-                c.expect("WWN.VIS.1", got.ok(), got.first_bad);
-                ++competing;
+                const auto got = check_payload(dev.get(w.inbox(receiver) + x.dst, x.len), x.key, "competing write back");
+                ev().check("WWN.VIS.1", got.ok(), got.first_bad);
+                ++extra["competing"];
             }
         }
-        ranks::barrier();
+        mpi::phase_barrier("L1 under stress: checked");
         done += n;
     }
-    const auto sum = sum_over_ranks(hist);
-    const auto extra = sum_over_ranks({{"delays", delays}, {"competing", competing}});
+    const Histogram sum = sum_on_root(hist), extras = sum_on_root(extra);
     if (w.rank == 0) {
-        c.litmus(litmus_entry("L1.stress", "MP under stress", "Litmus.L1_UnderStress", sum,
-                              {"stale", "torn", "absent", "foreign"}));
-        c.observe("delayed_writes", extra.at("delays"));
-        c.observe("competing_writes", extra.at("competing"));
-        c.observe("second_channel", have_alt);
-        c.message("seed " + std::to_string(options().seed) + ", " + std::to_string(total) +
-                  " repetitions under stress; reproduce: ./hcts run --seed " + std::to_string(options().seed) +
-                  " -- --gtest_filter=Litmus.L1_UnderStress");
+        ev().litmus(litmus_entry("L1.stress", "MP under stress", "Litmus.L1_UnderStress", sum, weak_outcomes()));
+        ev().observe("delayed_writes", extras.at("delays"));
+        ev().observe("competing_writes", extras.at("competing"));
+        ev().observe("second_channel", have_alt);
     }
 }
 

@@ -1,0 +1,148 @@
+#include "device.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "case.h"
+#include "hcts/core/adapter.h"
+#include "hcts/core/library.h"
+#include "hcts/core/stamp.h"
+
+namespace hcts {
+
+namespace {
+
+uint64_t addr(const void *p) { return reinterpret_cast<uint64_t>(p); }
+
+// The feature a case must declare to issue an op.
+Feature feature_of(uint32_t kind)
+{
+    switch (kind) {
+    case HCTS_OP_WWN: return Feature::WriteWithNotify;
+    case HCTS_OP_WRITE: return Feature::Write;
+    case HCTS_OP_READ: return Feature::Read;
+    case HCTS_OP_RECORD: return Feature::NotifyRecord;
+    case HCTS_OP_WAIT: return Feature::NotifyWait;
+    case HCTS_OP_LOCAL_COPY: return Feature::LocalCopy;
+    case HCTS_OP_FENCE: return Feature::ChannelFence;
+    default: throw std::logic_error("hcts: op kind " + std::to_string(kind) + " has no feature");
+    }
+}
+
+} // namespace
+
+std::string LaunchResult::describe() const
+{
+    return "launch rc " + hccl_result_name(rc) + ", program returned " + std::to_string(status.program_return) +
+           ", task error " + hccl_result_name(status.task_error) + (status.timed_out != 0 ? ", deadline passed" : "");
+}
+
+Trouble LaunchResult::trouble() const
+{
+    if (ok())
+        return Trouble::None;
+    if (status.program_return == HCTS_PROG_MISSING_API)
+        return Trouble::Missing;
+    if (status.program_return == HCTS_PROG_BAD_ARGS || (rc != 0 && rc != HCCL_E_TIMEOUT && status.task_error == 0))
+        return Trouble::Harness;
+    return Trouble::Iut;
+}
+
+Script::Script() : block_(std::make_unique<hcts_prog_ops_v2>())
+{
+    std::memset(block_.get(), 0, sizeof(*block_));
+    block_->version = HCTS_PROG_OPS_V2;
+    block_->size = sizeof(hcts_prog_ops_v2);
+}
+
+Script &Script::add(const hcts_op &op)
+{
+    if (block_->op_count >= HCTS_PROG_MAX_OPS)
+        throw std::length_error("a device script holds at most " + std::to_string(HCTS_PROG_MAX_OPS) + " ops");
+    block_->ops[block_->op_count++] = op;
+    return *this;
+}
+
+Script &Script::wwn(ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t len, uint32_t idx)
+{
+    return add({HCTS_OP_WWN, idx, t, c, addr(dst), addr(src), len, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::write(ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t len)
+{
+    return add({HCTS_OP_WRITE, 0, t, c, addr(dst), addr(src), len, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::read(ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t len)
+{
+    return add({HCTS_OP_READ, 0, t, c, addr(dst), addr(src), len, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::record(ThreadHandle t, ChannelHandle c, uint32_t idx)
+{
+    return add({HCTS_OP_RECORD, idx, t, c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::wait(ThreadHandle t, ChannelHandle c, uint32_t idx, uint32_t timeout)
+{
+    return add({HCTS_OP_WAIT, idx, t, c, 0, 0, 0, timeout, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::copy(ThreadHandle t, void *dst, const void *src, uint64_t len)
+{
+    return add({HCTS_OP_LOCAL_COPY, 0, t, 0, addr(dst), addr(src), len, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::fence(ThreadHandle t, ChannelHandle c)
+{
+    return add({HCTS_OP_FENCE, 0, t, c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::only_if_previous_ok()
+{
+    if (block_->op_count < 2)
+        throw std::logic_error("hcts: only_if_previous_ok() needs two ops");
+    block_->ops[block_->op_count - 1].flags |= HCTS_OP_F_IF_PREV_OK;
+    return *this;
+}
+
+LaunchResult Device::run(Script &s, uint32_t timeout_ms, const CaseSpec *declared) const
+{
+    LaunchResult r;
+    if (s.empty())
+        return r;
+    if (declared != nullptr)
+        for (size_t i = 0; i < s.size(); ++i)
+            if (const Feature f = feature_of(s.op(i).kind);
+                !declared->has(f) && !(f == Feature::WriteWithNotify && declared->has(Feature::ProductRow)))
+                throw std::logic_error("hcts: case " + declared->name + " issues an op of feature " +
+                                       std::string(feature_name(feature_of(s.op(i).kind))) +
+                                       " it does not declare in needs(...)");
+    r.rc = adapter_.run(comm_, "ops", &s.block(), sizeof(hcts_prog_ops_v2),
+                        timeout_ms != 0 ? timeout_ms : default_timeout_ms_, r.status);
+    return r;
+}
+
+void Device::put(void *dev, std::span<const std::byte> host) const { adapter_.to_device(dev, host.data(), host.size()); }
+
+std::vector<std::byte> Device::get(const void *dev, size_t len) const
+{
+    std::vector<std::byte> out(len);
+    adapter_.to_host(out.data(), dev, len);
+    return out;
+}
+
+void Device::poison(void *dev, size_t len) const { stamp(dev, len, kPoisonWord); }
+
+void Device::stamp(void *dev, size_t len, uint64_t pattern_word) const
+{
+    std::vector<std::byte> p(len);
+    fill_pattern(p, pattern_word);
+    put(dev, p);
+}
+
+} // namespace hcts
+
+namespace hcts {
+
+std::optional<bool> Device::peek_notify(ChannelHandle channel, uint32_t idx) const
+{
+    return use_peek_ ? adapter_.peek_notify(comm_, channel, idx) : std::nullopt;
+}
+
+bool Device::can_peek() const { return use_peek_ && adapter_.can_peek(); }
+
+} // namespace hcts

@@ -1,0 +1,32 @@
+// The one run of hcts-conformance in this process: what main() set up, and the
+// case now running. Case bodies reach it through CaseFixture; every helper they
+// call takes what it needs as arguments.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "case.h"
+#include "evidence.h"
+#include "hcts/core/adapter.h"
+#include "hcts/core/catalogue.h"
+#include "hcts/core/library.h"
+#include "options.h"
+#include "world.h"
+
+namespace hcts {
+
+struct Suite {
+    Options options;
+    Catalogue catalogue;
+    std::unique_ptr<Library> iut;
+    std::unique_ptr<Adapter> adapter;
+    std::unique_ptr<World> world;
+    // The running case, from the listener's start until its evidence is handed on.
+    const CaseSpec *spec = nullptr;
+    std::optional<Evidence> evidence;
+};
+
+Suite &the_suite();
+
+} // namespace hcts
