@@ -112,6 +112,27 @@ HcclResult resolve_channel_only(const char *api, Api family, ChannelHandle chann
     return HCCL_SUCCESS;
 }
 
+HcclResult resolve_operands(const char *api, Api family, ThreadHandle thread, std::optional<ChannelHandle> channel,
+                            const void *dst, const void *src, Target &target)
+{
+    const bool no_channel = channel && *channel == 0;
+    if (dst == nullptr || src == nullptr || no_channel || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src"
+                                                : no_channel ? "channel" : "thread", " is NULL/0");
+    }
+    return resolve(api, family, thread, channel, target);
+}
+
+HcclResult resolve_handles(const char *api, Api family, ThreadHandle thread, std::optional<ChannelHandle> channel,
+                           Target &target)
+{
+    const bool no_channel = channel && *channel == 0;
+    if (no_channel || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, no_channel ? "channel" : "thread", " is 0");
+    }
+    return resolve(api, family, thread, channel, target);
+}
+
 HcclResult check_local(const char *api, const Target &t, const void *addr, uint64_t len, const char *what)
 {
     if (!t.comm->memory().contains(addr, len)) {
