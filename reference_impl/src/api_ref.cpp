@@ -14,10 +14,8 @@ HCOMM_EXPORT HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn,
     if (comm == nullptr || fn == nullptr || result == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, fn and result must not be NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (live == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
-    }
+    Comm *live = nullptr;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
     if (is_device_side()) {
         return refuse(live, api, HCCL_E_NOT_SUPPORT, "a device program cannot launch another");
     }
@@ -75,10 +73,8 @@ HCOMM_EXPORT HcclResult HcommRefGetStats(HcclComm comm, HcommRefStats *stats)
     if (comm == nullptr || stats == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm and stats must not be NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (live == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
-    }
+    Comm *live = nullptr;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
     if (stats->size < 2 * sizeof(uint32_t)) {
         return refuse(live, api, HCCL_E_PARA, "stats->size ", stats->size, " must at least cover version and size");
     }
