@@ -74,8 +74,6 @@ HcclResult finish_wait(Comm &comm, NotifyBank::WaitResult result, const char *wh
     return HCCL_E_INTERNAL;
 }
 
-// The checks of a notify record or wait on a channel, from a thread or (no
-// thread) from the host.
 // The host-side channel calls take no thread: the channel alone is checked.
 HcclResult resolve_host_channel(const char *api, ChannelHandle channel, Target &t)
 {
@@ -85,6 +83,8 @@ HcclResult resolve_host_channel(const char *api, ChannelHandle channel, Target &
     return resolve_channel_only(api, Api::host_channel, channel, t);
 }
 
+// The checks of a notify record or wait on a channel, from a thread or (no
+// thread) from the host.
 HcclResult resolve_channel_notify(const char *api, std::optional<ThreadHandle> thread, ChannelHandle channel,
                                   uint32_t index, Target &t)
 {
