@@ -36,6 +36,22 @@ int iters_for(size_t s, bool bw) {
   return static_cast<int>(std::clamp<size_t>(n, bw ? 16 : 8, bw ? 20000 : (g_quick ? 500 : 3000)));
 }
 
+uint8_t* filled(Buffer& buf, int byte) {
+  std::memset(buf.p, byte, buf.n);
+  return buf.p;
+}
+
+// One end of a measured link: its buffer (each end fills its own byte), registered,
+// and an RC QP.
+struct End {
+  Buffer buf;
+  Mr mr;
+  Qp qp;
+  End(Device& dev, bool memfd, int byte)
+      : buf(kBuf, memfd), mr(dev.pd, filled(buf, byte), kBuf, kAllAccess), qp(dev, 64) {}
+  Endpoint endpoint() const { return qp.endpoint(mr.mr); }
+};
+
 // The side that measures: writes to the peer (bandwidth) and ping-pongs (latency).
 void active(Qp& qp, Mr& mr, const Endpoint& peer, Link link, Result* out) {
   ibv_wc wc{};
@@ -89,30 +105,24 @@ void two_processes(const char* transport, bool memfd, Result* res) {
   std::string err = run_two(
       [&](Link link) {
         Device dev;
-        Buffer buf(kBuf, memfd);
-        std::memset(buf.p, 1, kBuf);
-        Mr mr(dev.pd, buf.p, kBuf, kAllAccess);
-        Qp qp(dev, 64);
+        End end(dev, memfd, 1);
         Endpoint peer = link.get<Endpoint>();
-        link.put(qp.endpoint(mr.mr));
-        qp.connect(peer);
+        link.put(end.endpoint());
+        end.qp.connect(peer);
         link.get<int>();
         Result r{};
-        active(qp, mr, peer, link, &r);
+        active(end.qp, end.mr, peer, link, &r);
         if (write(pipefd[1], &r, sizeof r) != sizeof r) fail("result pipe");
         link.put(0);
       },
       [&](Link link) {
         Device dev;
-        Buffer buf(kBuf, memfd);
-        std::memset(buf.p, 2, kBuf);
-        Mr mr(dev.pd, buf.p, kBuf, kAllAccess);
-        Qp qp(dev, 64);
-        link.put(qp.endpoint(mr.mr));
+        End end(dev, memfd, 2);
+        link.put(end.endpoint());
         Endpoint peer = link.get<Endpoint>();
-        qp.connect(peer);
+        end.qp.connect(peer);
         link.put(1);
-        passive(qp, mr, peer, link);
+        passive(end.qp, end.mr, peer, link);
         link.get<int>();
       },
       std::chrono::seconds(300));
@@ -125,19 +135,15 @@ void two_processes(const char* transport, bool memfd, Result* res) {
 // Two QPs in one process (the direct path); runs in a forked child, result to fd.
 void in_process(int fd) {
   Device dev;
-  Buffer a(kBuf, true), b(kBuf, true);
-  std::memset(a.p, 1, kBuf);
-  std::memset(b.p, 2, kBuf);
-  Mr ma(dev.pd, a.p, kBuf, kAllAccess), mb(dev.pd, b.p, kBuf, kAllAccess);
-  Qp qa(dev, 64), qb(dev, 64);
-  Endpoint ea = qa.endpoint(ma.mr), eb = qb.endpoint(mb.mr);
-  qa.connect(eb);
-  qb.connect(ea);
+  End a(dev, true, 1), b(dev, true, 2);
+  Endpoint ea = a.endpoint(), eb = b.endpoint();
+  a.qp.connect(eb);
+  b.qp.connect(ea);
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) fail("socketpair");
   Result r{};
-  std::thread t([&] { passive(qb, mb, ea, Link{sv[1]}); });
-  active(qa, ma, eb, Link{sv[0]}, &r);
+  std::thread t([&] { passive(b.qp, b.mr, ea, Link{sv[1]}); });
+  active(a.qp, a.mr, eb, Link{sv[0]}, &r);
   t.join();
   if (write(fd, &r, sizeof r) != sizeof r) fail("result pipe");
 }

@@ -6,6 +6,23 @@
 
 using namespace hcomm_ref;
 
+namespace {
+
+// HcclGetRankId and HcclGetRankSize differ only in what they read from the comm.
+template <typename Read>
+HcclResult query(const char *api, HcclComm comm, uint32_t *out, const char *out_name, Read read)
+{
+    if (comm == nullptr || out == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, comm == nullptr ? "comm" : out_name, " is NULL");
+    }
+    Comm *live = nullptr;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
+    *out = read(*live);
+    return HCCL_SUCCESS;
+}
+
+}  // namespace
+
 HCOMM_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
 {
     if (rootInfo == nullptr) {
@@ -57,10 +74,8 @@ HCOMM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
     if (comm == nullptr) {
         return refuse(nullptr, "HcclCommDestroy", HCCL_E_PTR, "comm is NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (live == nullptr) {
-        return refuse(nullptr, "HcclCommDestroy", HCCL_E_PARA, "comm ", comm, " is not a live communicator");
-    }
+    Comm *live = nullptr;
+    if (const HcclResult rc = live_comm("HcclCommDestroy", comm, live); rc != HCCL_SUCCESS) return rc;
     if (is_device_side()) {
         return refuse(live, "HcclCommDestroy", HCCL_E_NOT_SUPPORT, "called from a device program");
     }
@@ -72,26 +87,10 @@ HCOMM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
 
 HCOMM_EXPORT HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
 {
-    if (comm == nullptr || rank == nullptr) {
-        return refuse(nullptr, "HcclGetRankId", HCCL_E_PTR, comm == nullptr ? "comm" : "rank", " is NULL");
-    }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (live == nullptr) {
-        return refuse(nullptr, "HcclGetRankId", HCCL_E_PARA, "comm ", comm, " is not a live communicator");
-    }
-    *rank = live->rank();
-    return HCCL_SUCCESS;
+    return query("HcclGetRankId", comm, rank, "rank", [](const Comm &live) { return live.rank(); });
 }
 
 HCOMM_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
 {
-    if (comm == nullptr || rankSize == nullptr) {
-        return refuse(nullptr, "HcclGetRankSize", HCCL_E_PTR, comm == nullptr ? "comm" : "rankSize", " is NULL");
-    }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (live == nullptr) {
-        return refuse(nullptr, "HcclGetRankSize", HCCL_E_PARA, "comm ", comm, " is not a live communicator");
-    }
-    *rankSize = live->size();
-    return HCCL_SUCCESS;
+    return query("HcclGetRankSize", comm, rankSize, "rankSize", [](const Comm &live) { return live.size(); });
 }

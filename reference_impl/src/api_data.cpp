@@ -41,12 +41,10 @@ HcclResult check_transfer(const char *api, const Target &t, void *dst, const voi
 int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, ChannelHandle channel, void *dst,
                         const void *src, uint64_t len, std::optional<uint32_t> notify)
 {
-    if (dst == nullptr || src == nullptr || channel == 0 || thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src"
-                                                : channel == 0 ? "channel" : "thread", " is NULL/0");
-    }
     Target t;
-    if (const HcclResult rc = resolve(api, family, thread, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_operands(api, family, thread, channel, dst, src, t); rc != HCCL_SUCCESS) {
+        return rc;
+    }
     if (const HcclResult rc = check_transfer(api, t, dst, src, len, true, notify); rc != HCCL_SUCCESS) return rc;
     submit(t.thread, [c = t.channel, dst, src, len, notify] { return do_write(c, dst, src, len, notify); });
     return HCCL_SUCCESS;
@@ -55,12 +53,10 @@ int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, Channe
 int32_t read_on_thread(const char *api, Api family, ThreadHandle thread, ChannelHandle channel, void *dst,
                        const void *src, uint64_t len)
 {
-    if (dst == nullptr || src == nullptr || channel == 0 || thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src"
-                                                : channel == 0 ? "channel" : "thread", " is NULL/0");
-    }
     Target t;
-    if (const HcclResult rc = resolve(api, family, thread, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_operands(api, family, thread, channel, dst, src, t); rc != HCCL_SUCCESS) {
+        return rc;
+    }
     if (const HcclResult rc = check_transfer(api, t, dst, src, len, false, std::nullopt); rc != HCCL_SUCCESS) {
         return rc;
     }
@@ -72,12 +68,10 @@ int32_t reduce_on_thread(const char *api, Api family, ThreadHandle thread, Chann
                          const void *src, uint64_t count, HcommDataType type, HcommReduceOp op, bool write,
                          std::optional<uint32_t> notify)
 {
-    if (dst == nullptr || src == nullptr || channel == 0 || thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src"
-                                                : channel == 0 ? "channel" : "thread", " is NULL/0");
-    }
     Target t;
-    if (const HcclResult rc = resolve(api, family, thread, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_operands(api, family, thread, channel, dst, src, t); rc != HCCL_SUCCESS) {
+        return rc;
+    }
     uint64_t bytes = 0;
     if (const HcclResult rc = check_reduce(api, t.comm, count, type, op, bytes); rc != HCCL_SUCCESS) return rc;
     if (const HcclResult rc = check_transfer(api, t, dst, src, bytes, write, notify); rc != HCCL_SUCCESS) return rc;
@@ -115,12 +109,11 @@ int32_t nbi_now(const char *api, ChannelHandle channel, void *dst, const void *s
 HCOMM_EXPORT int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const void *src, uint64_t len)
 {
     const char *api = "HcommLocalCopyOnThread";
-    if (dst == nullptr || src == nullptr || thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src" : "thread",
-                      " is NULL/0");
-    }
     Target t;
-    if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_operands(api, Api::on_thread, thread, std::nullopt, dst, src, t);
+        rc != HCCL_SUCCESS) {
+        return rc;
+    }
     if (len == 0 || wraps(dst, len) || wraps(src, len) || overlap(dst, src, len)) {
         return refuse(t.comm, api, HCCL_E_PARA, "len ", len, " with dst ", dst, " and src ", src,
                       ": len must be > 0 and the ranges must neither wrap nor overlap");
@@ -136,12 +129,11 @@ HCOMM_EXPORT int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, co
                                               HcommDataType dataType, HcommReduceOp reduceOp)
 {
     const char *api = "HcommLocalReduceOnThread";
-    if (dst == nullptr || src == nullptr || thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src" : "thread",
-                      " is NULL/0");
-    }
     Target t;
-    if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_operands(api, Api::on_thread, thread, std::nullopt, dst, src, t);
+        rc != HCCL_SUCCESS) {
+        return rc;
+    }
     uint64_t bytes = 0;
     if (const HcclResult rc = check_reduce(api, t.comm, count, dataType, reduceOp, bytes); rc != HCCL_SUCCESS) {
         return rc;

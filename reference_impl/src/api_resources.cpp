@@ -1,5 +1,6 @@
 // Resources of a communicator: memory, threads, engine contexts, channels.
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "api_util.h"
@@ -24,17 +25,25 @@ bool engine_can_host_threads(int32_t engine)
            engine == COMM_ENGINE_AICPU_TS;
 }
 
-HcclResult acquire_threads(const char *api, Comm *comm, CommEngine engine, uint32_t count, uint32_t notify_num,
-                           ThreadHandle *threads)
+// Acquired and exported threads count alike against the per-comm limit; `make(i)`
+// gives the i-th new thread.
+template <typename Make>
+HcclResult add_threads(const char *api, Comm *comm, uint32_t count, ThreadHandle *threads, Make make)
 {
     if (comm->thread_count() + count > kMaxThreadsPerComm) {
         return refuse(comm, api, HCCL_E_UNAVAIL, "threadNum ", count, " with ", comm->thread_count(),
                       " threads already acquired exceeds the reference's ", kMaxThreadsPerComm, " per comm");
     }
     for (uint32_t i = 0; i < count; ++i) {
-        threads[i] = registry::add_thread(comm->new_thread(engine, notify_num));
+        threads[i] = registry::add_thread(make(i));
     }
     return HCCL_SUCCESS;
+}
+
+HcclResult acquire_threads(const char *api, Comm *comm, CommEngine engine, uint32_t count, uint32_t notify_num,
+                           ThreadHandle *threads)
+{
+    return add_threads(api, comm, count, threads, [&](uint32_t) { return comm->new_thread(engine, notify_num); });
 }
 
 std::shared_ptr<ThreadObj> thread_of(Comm *comm, ThreadHandle handle)
@@ -49,39 +58,93 @@ std::shared_ptr<ChannelObj> channel_of(Comm *comm, ChannelHandle handle)
     return channel && channel->comm == comm ? channel : nullptr;
 }
 
-}  // namespace
-
-HCOMM_EXPORT HcclResult HcclGetHcclBuffer(HcclComm comm, void **buffer, uint64_t *size)
+// Whether a product offers an engine is a support question only for engines the
+// call could use at all; any other engine is a parameter error, judged after the comm.
+std::optional<CommEngine> offered_if(bool usable, CommEngine engine)
 {
-    if (comm == nullptr || buffer == nullptr || size == nullptr) {
-        return refuse(nullptr, "HcclGetHcclBuffer", HCCL_E_PTR, "comm, buffer and size must not be NULL");
+    return usable ? std::optional<CommEngine>(engine) : std::nullopt;
+}
+
+// The support part of the check order for the calls made on the host: refused in
+// a device program (for `device_reason`) and for an engine the product does not
+// offer. `live` may be null: the comm is judged after support.
+HcclResult host_support(const char *api, Comm *live, const char *device_reason, std::optional<CommEngine> engine)
+{
+    if (is_device_side()) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, device_reason);
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (live == nullptr) {
-        return refuse(nullptr, "HcclGetHcclBuffer", HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    if (engine && !profile_has_engine(*engine)) {
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "engine ", static_cast<int>(*engine), " is not offered by product ",
+                      profile().name);
     }
-    *buffer = live->memory().base();
-    *size = live->memory().size();
     return HCCL_SUCCESS;
 }
 
-HCOMM_EXPORT HcclResult HcclGetHcclBufferCleared(HcclComm comm, void **buffer, uint64_t *size)
+// After a host-only call's null checks: support, then the comm.
+HcclResult host_comm(const char *api, HcclComm comm, const char *device_reason, std::optional<CommEngine> engine,
+                     Comm *&live)
+{
+    live = registry::comm_by_pointer(comm);
+    if (const HcclResult rc = host_support(api, live, device_reason, engine); rc != HCCL_SUCCESS) return rc;
+    return live != nullptr ? HCCL_SUCCESS : refuse_dead_comm(api, comm);
+}
+
+// After the null checks of the HcclThreadAcquire* calls: support, the comm, and
+// an engine that can own threads.
+HcclResult thread_acquire_comm(const char *api, HcclComm comm, CommEngine engine, Comm *&live)
+{
+    if (const HcclResult rc = host_comm(api, comm, "threads are acquired on the host, not in a device program",
+                                        offered_if(engine_can_host_threads(engine), engine), live);
+        rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    if (!engine_can_host_threads(engine)) {
+        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine),
+                      " cannot own threads (allowed: CPU 0, CPU_TS 1, AICPU 2, AICPU_TS 3)");
+    }
+    return HCCL_SUCCESS;
+}
+
+// HcclGetHcclBuffer and HcclGetHcclBufferCleared: one answer, the latter punches
+// the pages out first.
+HcclResult comm_buffer(const char *api, HcclComm comm, void **buffer, uint64_t *size, bool clear)
 {
     if (comm == nullptr || buffer == nullptr || size == nullptr) {
-        return refuse(nullptr, "HcclGetHcclBufferCleared", HCCL_E_PTR, "comm, buffer and size must not be NULL");
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, buffer and size must not be NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (live == nullptr) {
-        return refuse(nullptr, "HcclGetHcclBufferCleared", HCCL_E_PARA, "comm ", comm,
-                      " is not a live communicator");
-    }
-    if (!live->memory().clear()) {
+    Comm *live = nullptr;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
+    if (clear && !live->memory().clear()) {
         HREF_LOG_ERROR(live->rank(), "clearing the communication memory failed");
         return HCCL_E_SYSCALL;
     }
     *buffer = live->memory().base();
     *size = live->memory().size();
     return HCCL_SUCCESS;
+}
+
+// The channel queries take a comm and one of its channels; either not live is HCCL_E_PARA.
+HcclResult live_channel(const char *api, HcclComm comm, ChannelHandle channel, std::shared_ptr<ChannelObj> &obj)
+{
+    Comm *live = registry::comm_by_pointer(comm);
+    obj = live != nullptr ? channel_of(live, channel) : nullptr;
+    if (!obj) {
+        return refuse(live, api, HCCL_E_PARA, "channel 0x", std::hex, channel, std::dec,
+                      " is not a live channel of a live comm");
+    }
+    return HCCL_SUCCESS;
+}
+
+}  // namespace
+
+HCOMM_EXPORT HcclResult HcclGetHcclBuffer(HcclComm comm, void **buffer, uint64_t *size)
+{
+    return comm_buffer("HcclGetHcclBuffer", comm, buffer, size, false);
+}
+
+HCOMM_EXPORT HcclResult HcclGetHcclBufferCleared(HcclComm comm, void **buffer, uint64_t *size)
+{
+    return comm_buffer("HcclGetHcclBufferCleared", comm, buffer, size, true);
 }
 
 HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine, uint32_t threadNum,
@@ -91,21 +154,8 @@ HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine, uint
     if (comm == nullptr || threads == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, comm == nullptr ? "comm" : "threads", " is NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (is_device_side()) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "threads are acquired on the host, not in a device program");
-    }
-    if (engine_can_host_threads(engine) && !profile_has_engine(engine)) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "engine ", static_cast<int>(engine), " is not offered by product ",
-                      profile().name);
-    }
-    if (live == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
-    }
-    if (!engine_can_host_threads(engine)) {
-        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine),
-                      " cannot own threads (allowed: CPU 0, CPU_TS 1, AICPU 2, AICPU_TS 3)");
-    }
+    Comm *live = nullptr;
+    if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS) return rc;
     if (threadNum == 0 || notifyNumPerThread > kMaxNotifyPerThread) {
         return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", notifyNumPerThread ", notifyNumPerThread,
                       ": threadNum must be > 0 and notifyNumPerThread <= 65535");
@@ -121,21 +171,8 @@ HCOMM_EXPORT HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine en
     if (comm == nullptr || config == nullptr || threads == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, config and threads must not be NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (is_device_side()) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "threads are acquired on the host, not in a device program");
-    }
-    if (engine_can_host_threads(engine) && !profile_has_engine(engine)) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "engine ", static_cast<int>(engine), " is not offered by product ",
-                      profile().name);
-    }
-    if (live == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
-    }
-    if (!engine_can_host_threads(engine)) {
-        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine),
-                      " cannot own threads (allowed: CPU 0, CPU_TS 1, AICPU 2, AICPU_TS 3)");
-    }
+    Comm *live = nullptr;
+    if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS) return rc;
     if (config->header.magicWord != HCOMM_THREAD_CONFIG_MAGIC_WORD ||
         config->header.version != HCOMM_THREAD_CONFIG_VERSION || config->header.size != sizeof(ThreadConfig)) {
         return refuse(live, api, HCCL_E_PARA, "config header {version ", config->header.version, ", magic 0x",
@@ -160,9 +197,7 @@ HCOMM_EXPORT HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine en
     if (is_device_side() || !profile_has_engine(COMM_ENGINE_CPU_TS)) {
         return refuse(live, api, HCCL_E_NOT_SUPPORT, "needs the host side and a CPU_TS engine");
     }
-    if (live == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
-    }
+    if (live == nullptr) return refuse_dead_comm(api, comm);
     if (engine != COMM_ENGINE_CPU_TS || notifyNum > kMaxNotifyPerThread) {
         return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", notifyNum ", notifyNum,
                       ": a stream thread is CPU_TS (1) with at most 65535 notifies");
@@ -179,12 +214,10 @@ HCOMM_EXPORT HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, C
     if (comm == nullptr || ctxTag == nullptr || ctx == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag and ctx must not be NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (is_device_side()) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "called from a device program");
-    }
-    if (live == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    Comm *live = nullptr;
+    if (const HcclResult rc = host_comm(api, comm, "called from a device program", std::nullopt, live);
+        rc != HCCL_SUCCESS) {
+        return rc;
     }
     if (!engine_is_valid(engine) || size == 0 || size > kMaxEngineCtxBytes || std::strlen(ctxTag) == 0) {
         return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", size ", size,
@@ -209,10 +242,8 @@ HCOMM_EXPORT HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, Comm
     if (comm == nullptr || ctxTag == nullptr || ctx == nullptr || size == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag, ctx and size must not be NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (live == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
-    }
+    Comm *live = nullptr;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
     std::lock_guard lock(live->ctx_mutex);
     const auto it = live->engine_ctx.find(std::make_pair(std::string(ctxTag), static_cast<int>(engine)));
     if (it == live->engine_ctx.end()) {
@@ -230,10 +261,8 @@ HCOMM_EXPORT HcclResult HcclThreadResGetInfo(HcclComm comm, ThreadHandle thread,
     if (comm == nullptr || thread == 0 || info == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, thread and info must not be NULL/0");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (live == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
-    }
+    Comm *live = nullptr;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
     auto obj = thread_of(live, thread);
     if (!obj || resType != THREAD_RES_TYPE_STREAM || infoLen == 0 || infoLen > sizeof(ThreadHandle)) {
         return refuse(live, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec, ", resType ",
@@ -252,16 +281,11 @@ HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t thr
     if (comm == nullptr || threads == nullptr || exportedThreads == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, threads and exportedThreads must not be NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (is_device_side()) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "called from a device program");
-    }
-    if (engine_can_host_threads(dstCommEngine) && !profile_has_engine(dstCommEngine)) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "engine ", static_cast<int>(dstCommEngine),
-                      " is not offered by product ", profile().name);
-    }
-    if (live == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    Comm *live = nullptr;
+    if (const HcclResult rc = host_comm(api, comm, "called from a device program",
+                                        offered_if(engine_can_host_threads(dstCommEngine), dstCommEngine), live);
+        rc != HCCL_SUCCESS) {
+        return rc;
     }
     if (threadNum == 0 || !engine_can_host_threads(dstCommEngine)) {
         return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", engine ", static_cast<int>(dstCommEngine),
@@ -276,13 +300,8 @@ HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t thr
         }
         sources.push_back(obj);
     }
-    if (live->thread_count() + threadNum > kMaxThreadsPerComm) {
-        return refuse(live, api, HCCL_E_UNAVAIL, "too many thread handles on this comm");
-    }
-    for (uint32_t i = 0; i < threadNum; ++i) {
-        exportedThreads[i] = registry::add_thread(live->export_thread(*sources[i], dstCommEngine));
-    }
-    return HCCL_SUCCESS;
+    return add_threads(api, live, threadNum, exportedThreads,
+                       [&](uint32_t i) { return live->export_thread(*sources[i], dstCommEngine); });
 }
 
 HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, const HcclChannelDesc *channelDescs,
@@ -293,12 +312,10 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, con
         return refuse(nullptr, api, HCCL_E_PTR, "comm, channelDescs and channels must not be NULL");
     }
     Comm *live = registry::comm_by_pointer(comm);
-    if (is_device_side()) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "channels are acquired on the host, not in a device program");
-    }
-    if (engine_is_valid(engine) && !profile_has_engine(engine)) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "engine ", static_cast<int>(engine), " is not offered by product ",
-                      profile().name);
+    if (const HcclResult rc = host_support(api, live, "channels are acquired on the host, not in a device program",
+                                           offered_if(engine_is_valid(engine), engine));
+        rc != HCCL_SUCCESS) {
+        return rc;
     }
     const uint32_t checked = std::min(channelNum, kMaxChannelsPerCall);
     if (engine_is_valid(engine)) {
@@ -311,9 +328,7 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, con
             }
         }
     }
-    if (live == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
-    }
+    if (live == nullptr) return refuse_dead_comm(api, comm);
     if (!engine_is_valid(engine) || channelNum == 0 || channelNum > kMaxChannelsPerCall) {
         return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", channelNum ", channelNum,
                       ": engine must be 0..5 and channelNum in [1, 1048576]");
@@ -361,12 +376,10 @@ HCOMM_EXPORT HcclResult HcclChannelDestroy(HcclComm comm, const ChannelHandle *c
     if (comm == nullptr || channels == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm and channels must not be NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    if (is_device_side()) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "called from a device program");
-    }
-    if (live == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+    Comm *live = nullptr;
+    if (const HcclResult rc = host_comm(api, comm, "called from a device program", std::nullopt, live);
+        rc != HCCL_SUCCESS) {
+        return rc;
     }
     if (channelNum == 0) {
         return refuse(live, api, HCCL_E_PARA, "channelNum is 0");
@@ -395,12 +408,8 @@ HCOMM_EXPORT HcclResult HcclChannelGetHcclBuffer(HcclComm comm, ChannelHandle ch
     if (comm == nullptr || channel == 0 || buffer == nullptr || size == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, buffer and size must not be NULL/0");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    auto obj = live != nullptr ? channel_of(live, channel) : nullptr;
-    if (!obj) {
-        return refuse(live, api, HCCL_E_PARA, "channel 0x", std::hex, channel, std::dec,
-                      " is not a live channel of a live comm");
-    }
+    std::shared_ptr<ChannelObj> obj;
+    if (const HcclResult rc = live_channel(api, comm, channel, obj); rc != HCCL_SUCCESS) return rc;
     *buffer = reinterpret_cast<void *>(obj->peer.addr);
     *size = obj->peer.size;
     return HCCL_SUCCESS;
@@ -413,12 +422,8 @@ HCOMM_EXPORT HcclResult HcclChannelGetRemoteMems(HcclComm comm, ChannelHandle ch
     if (comm == nullptr || channel == 0 || memNum == nullptr || remoteMems == nullptr || memTags == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, memNum, remoteMems and memTags must not be NULL/0");
     }
-    Comm *live = registry::comm_by_pointer(comm);
-    auto obj = live != nullptr ? channel_of(live, channel) : nullptr;
-    if (!obj) {
-        return refuse(live, api, HCCL_E_PARA, "channel 0x", std::hex, channel, std::dec,
-                      " is not a live channel of a live comm");
-    }
+    std::shared_ptr<ChannelObj> obj;
+    if (const HcclResult rc = live_channel(api, comm, channel, obj); rc != HCCL_SUCCESS) return rc;
     // The peer's communication memory is the one remote memory of a channel; the
     // arrays stay valid until the channel or the comm is destroyed.
     *memNum = 1;

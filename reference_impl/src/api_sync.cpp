@@ -74,26 +74,45 @@ HcclResult finish_wait(Comm &comm, NotifyBank::WaitResult result, const char *wh
     return HCCL_E_INTERNAL;
 }
 
+// The host-side channel calls take no thread: the channel alone is checked.
+HcclResult resolve_host_channel(const char *api, ChannelHandle channel, Target &t)
+{
+    if (channel == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, "channel is 0");
+    }
+    return resolve_channel_only(api, Api::host_channel, channel, t);
+}
+
+// The checks of a notify record or wait on a channel, from a thread or (no
+// thread) from the host.
+HcclResult resolve_channel_notify(const char *api, std::optional<ThreadHandle> thread, ChannelHandle channel,
+                                  uint32_t index, Target &t)
+{
+    if (thread) {
+        if (const HcclResult rc = resolve_handles(api, Api::on_thread, *thread, channel, t); rc != HCCL_SUCCESS) {
+            return rc;
+        }
+    } else if (const HcclResult rc = resolve_host_channel(api, channel, t); rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    return check_notify_index(api, t, index);
+}
+
 int32_t channel_wait_on_thread(const char *api, ThreadHandle thread, ChannelHandle channel, uint32_t index,
                                uint32_t timeout)
 {
-    if (channel == 0 || thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, channel == 0 ? "channel" : "thread", " is 0");
-    }
     Target t;
-    if (const HcclResult rc = resolve(api, Api::on_thread, thread, channel, t); rc != HCCL_SUCCESS) return rc;
-    if (const HcclResult rc = check_notify_index(api, t, index); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_channel_notify(api, thread, channel, index, t); rc != HCCL_SUCCESS) return rc;
     submit(t.thread, [c = t.channel, index, timeout] { return do_channel_wait(c, index, timeout); });
     return HCCL_SUCCESS;
 }
 
 int32_t thread_wait_on_thread(const char *api, ThreadHandle thread, uint32_t index, uint32_t timeout)
 {
-    if (thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, "thread is 0");
-    }
     Target t;
-    if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_handles(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS) {
+        return rc;
+    }
     if (index >= t.thread->core->notifies.size()) {
         return refuse(t.comm, api, HCCL_E_PARA, "notifyIdx ", index, " is outside [0, ",
                       t.thread->core->notifies.size(), ") of the thread");
@@ -117,6 +136,47 @@ int32_t ordering_task(const char *api, Api family, ThreadHandle thread, std::opt
     if (const HcclResult rc = resolve(api, family, thread, channel, t); rc != HCCL_SUCCESS) return rc;
     submit(t.thread, [c = t.channel] { return c && c->destroyed ? HCCL_E_NOT_FOUND : HCCL_SUCCESS; });
     return HCCL_SUCCESS;
+}
+
+// The calls that exist only inside a device program: HCCL_E_PTR for a NULL
+// `arg` (named `arg_name`), then HCCL_E_NOT_SUPPORT on the host; only then does
+// `body` judge the call against the program's launch record.
+template <typename Body>
+HcclResult in_device_program(const char *api, const char *arg, const char *arg_name, const char *host_refusal,
+                             Body body)
+{
+    if (arg == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, arg_name, " is NULL");
+    }
+    LaunchRecord *launch = current_launch();
+    if (launch == nullptr) {
+        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, host_refusal);
+    }
+    return body(*launch);
+}
+
+constexpr const char *kBatchOnHost = "batch mode exists in device programs only";
+
+// HcommAcquireComm and HcommReleaseComm name the device program's comm by the
+// name HcommRefGetCommName gives the host.
+template <typename Body>
+HcclResult with_program_comm(const char *api, const char *commId, const char *host_refusal, Body body)
+{
+    return in_device_program(api, commId, "commId", host_refusal, [&](LaunchRecord &launch) {
+        if (launch.comm->name() != commId) {
+            return refuse(launch.comm, api, HCCL_E_NOT_FOUND, "'", commId, "' is not the program's comm ('",
+                          launch.comm->name(), "', from HcommRefGetCommName)");
+        }
+        return body(launch);
+    });
+}
+
+// The reference has no SQEs to cache: every task cache call refuses after its
+// null checks.
+HcclResult no_task_cache(const char *api, bool null_args)
+{
+    if (null_args) return refuse(nullptr, api, HCCL_E_PTR, "NULL");
+    return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "no task cache in the reference");
 }
 
 HcclResult check_timeout_value(const char *api, float timeOut, uint32_t &seconds)
@@ -172,11 +232,10 @@ HCOMM_EXPORT int32_t HcommThreadNotifyWaitOnThreadWithDefaultTimeout(ThreadHandl
 HCOMM_EXPORT int32_t HcommAclrtNotifyRecordOnThread(ThreadHandle thread, uint64_t dstNotifyId)
 {
     const char *api = "HcommAclrtNotifyRecordOnThread";
-    if (thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, "thread is 0");
-    }
     Target t;
-    if (const HcclResult rc = resolve(api, Api::aclrt_notify, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_handles(api, Api::aclrt_notify, thread, std::nullopt, t); rc != HCCL_SUCCESS) {
+        return rc;
+    }
     submit(t.thread, [comm = t.comm, dstNotifyId] {
         ++comm->stats().notifies_raised;
         if (!aclrt_notifies().record(dstNotifyId)) ++comm->stats().notify_overruns;
@@ -188,11 +247,10 @@ HCOMM_EXPORT int32_t HcommAclrtNotifyRecordOnThread(ThreadHandle thread, uint64_
 HCOMM_EXPORT int32_t HcommAclrtNotifyWaitOnThread(ThreadHandle thread, uint64_t notifyId, uint32_t timeOut)
 {
     const char *api = "HcommAclrtNotifyWaitOnThread";
-    if (thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, "thread is 0");
-    }
     Target t;
-    if (const HcclResult rc = resolve(api, Api::aclrt_notify, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_handles(api, Api::aclrt_notify, thread, std::nullopt, t); rc != HCCL_SUCCESS) {
+        return rc;
+    }
     submit(t.thread, [comm = t.comm, notifyId, timeOut] {
         return finish_wait(*comm, aclrt_notifies().wait(notifyId, deadline_after(timeOut), comm->closing()), "ACL",
                            notifyId, timeOut);
@@ -204,12 +262,10 @@ HCOMM_EXPORT int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, Chann
                                                       uint32_t remoteNotifyIdx)
 {
     const char *api = "HcommChannelNotifyRecordOnThread";
-    if (channel == 0 || thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, channel == 0 ? "channel" : "thread", " is 0");
-    }
     Target t;
-    if (const HcclResult rc = resolve(api, Api::on_thread, thread, channel, t); rc != HCCL_SUCCESS) return rc;
-    if (const HcclResult rc = check_notify_index(api, t, remoteNotifyIdx); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_channel_notify(api, thread, channel, remoteNotifyIdx, t); rc != HCCL_SUCCESS) {
+        return rc;
+    }
     submit(t.thread, [c = t.channel, remoteNotifyIdx] {
         return do_write(c, reinterpret_cast<void *>(c->peer.addr), c->comm->memory().base(), 0, remoteNotifyIdx);
     });
@@ -219,12 +275,11 @@ HCOMM_EXPORT int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, Chann
 HCOMM_EXPORT int32_t HcommChannelNotifyRecord(ChannelHandle channel, uint32_t remoteNotifyIdx)
 {
     const char *api = "HcommChannelNotifyRecord";
-    if (channel == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, "channel is 0");
-    }
     Target t;
-    if (const HcclResult rc = resolve_channel_only(api, Api::host_channel, channel, t); rc != HCCL_SUCCESS) return rc;
-    if (const HcclResult rc = check_notify_index(api, t, remoteNotifyIdx); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_channel_notify(api, std::nullopt, channel, remoteNotifyIdx, t);
+        rc != HCCL_SUCCESS) {
+        return rc;
+    }
     return do_write(t.channel, reinterpret_cast<void *>(t.channel->peer.addr), t.comm->memory().base(), 0,
                     remoteNotifyIdx);
 }
@@ -245,12 +300,11 @@ HCOMM_EXPORT int32_t HcommChannelNotifyWaitOnThreadWithDefaultTimeout(ThreadHand
 HCOMM_EXPORT int32_t HcommChannelNotifyWait(ChannelHandle channel, uint32_t localNotifyIdx, uint32_t timeOut)
 {
     const char *api = "HcommChannelNotifyWait";
-    if (channel == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, "channel is 0");
-    }
     Target t;
-    if (const HcclResult rc = resolve_channel_only(api, Api::host_channel, channel, t); rc != HCCL_SUCCESS) return rc;
-    if (const HcclResult rc = check_notify_index(api, t, localNotifyIdx); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_channel_notify(api, std::nullopt, channel, localNotifyIdx, t);
+        rc != HCCL_SUCCESS) {
+        return rc;
+    }
     return do_channel_wait(t.channel, localNotifyIdx, timeOut);
 }
 
@@ -272,11 +326,8 @@ HCOMM_EXPORT int32_t HcommChannelDrainOnThread(ThreadHandle thread, ChannelHandl
 HCOMM_EXPORT int32_t HcommChannelFence(ChannelHandle channel)
 {
     const char *api = "HcommChannelFence";
-    if (channel == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, "channel is 0");
-    }
     Target t;
-    if (const HcclResult rc = resolve_channel_only(api, Api::host_channel, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_host_channel(api, channel, t); rc != HCCL_SUCCESS) return rc;
     if (!profile().ascend950) {
         return refuse(t.comm, api, HCCL_E_NOT_SUPPORT, "fences exist on 950 products only");
     }
@@ -308,77 +359,50 @@ HCOMM_EXPORT int32_t HcommThreadResAcquireTimeOut(float timeOut)
 HCOMM_EXPORT int32_t HcommBatchModeStart(const char *batchTag)
 {
     const char *api = "HcommBatchModeStart";
-    if (batchTag == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "batchTag is NULL");
-    }
-    LaunchRecord *launch = current_launch();
-    if (launch == nullptr) {
-        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "batch mode exists in device programs only");
-    }
-    if (launch->batching) {
-        return refuse(launch->comm, api, HCCL_E_PARA, "batch '", launch->batch_tag, "' is still open");
-    }
-    launch->batching = true;
-    launch->batch_tag = batchTag;
-    return HCCL_SUCCESS;
+    return in_device_program(api, batchTag, "batchTag", kBatchOnHost, [&](LaunchRecord &launch) {
+        if (launch.batching) {
+            return refuse(launch.comm, api, HCCL_E_PARA, "batch '", launch.batch_tag, "' is still open");
+        }
+        launch.batching = true;
+        launch.batch_tag = batchTag;
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT int32_t HcommBatchModeEnd(const char *batchTag)
 {
     const char *api = "HcommBatchModeEnd";
-    if (batchTag == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "batchTag is NULL");
-    }
-    LaunchRecord *launch = current_launch();
-    if (launch == nullptr) {
-        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "batch mode exists in device programs only");
-    }
-    if (!launch->batching || launch->batch_tag != batchTag) {
-        return refuse(launch->comm, api, HCCL_E_PARA, "batch '", batchTag, "' is not the open batch ('",
-                      launch->batching ? launch->batch_tag : std::string("none"), "')");
-    }
-    launch->batching = false;
-    launch->batch_tag.clear();
-    launch->flush_held();  // the submission of everything the batch held, in order
-    return HCCL_SUCCESS;
+    return in_device_program(api, batchTag, "batchTag", kBatchOnHost, [&](LaunchRecord &launch) {
+        if (!launch.batching || launch.batch_tag != batchTag) {
+            return refuse(launch.comm, api, HCCL_E_PARA, "batch '", batchTag, "' is not the open batch ('",
+                          launch.batching ? launch.batch_tag : std::string("none"), "')");
+        }
+        launch.batching = false;
+        launch.batch_tag.clear();
+        launch.flush_held();  // the submission of everything the batch held, in order
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT int32_t HcommAcquireComm(const char *commId)
 {
-    const char *api = "HcommAcquireComm";
-    if (commId == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "commId is NULL");
-    }
-    LaunchRecord *launch = current_launch();
-    if (launch == nullptr) {
-        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "device programs acquire comms; the host has them already");
-    }
-    if (launch->comm->name() != commId) {
-        return refuse(launch->comm, api, HCCL_E_NOT_FOUND, "'", commId, "' is not the program's comm ('",
-                      launch->comm->name(), "', from HcommRefGetCommName)");
-    }
-    ++launch->acquired_comm;
-    return HCCL_SUCCESS;
+    return with_program_comm("HcommAcquireComm", commId, "device programs acquire comms; the host has them already",
+                             [](LaunchRecord &launch) {
+                                 ++launch.acquired_comm;
+                                 return HCCL_SUCCESS;
+                             });
 }
 
 HCOMM_EXPORT int32_t HcommReleaseComm(const char *commId)
 {
     const char *api = "HcommReleaseComm";
-    if (commId == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "commId is NULL");
-    }
-    LaunchRecord *launch = current_launch();
-    if (launch == nullptr) {
-        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "device programs release comms");
-    }
-    if (launch->comm->name() != commId) {
-        return refuse(launch->comm, api, HCCL_E_NOT_FOUND, "'", commId, "' is not the program's comm");
-    }
-    if (launch->acquired_comm == 0) {
-        return refuse(launch->comm, api, HCCL_E_PARA, "released more often than acquired");
-    }
-    --launch->acquired_comm;
-    return HCCL_SUCCESS;
+    return with_program_comm(api, commId, "device programs release comms", [&](LaunchRecord &launch) {
+        if (launch.acquired_comm == 0) {
+            return refuse(launch.comm, api, HCCL_E_PARA, "released more often than acquired");
+        }
+        --launch.acquired_comm;
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
@@ -398,38 +422,30 @@ HCOMM_EXPORT HcclResult HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
     return queue->error();
 }
 
-// The AICPU task cache records and replays SQEs of a 950 device; the reference
-// has no SQEs to cache, so every entry point refuses after its null checks.
+// The AICPU task cache records and replays SQEs of a 950 device (see no_task_cache).
 HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheLookup(const char *tag, bool *isHit)
 {
-    if (tag == nullptr || isHit == nullptr) return refuse(nullptr, "HcommAicpuTsTaskCacheLookup", HCCL_E_PTR, "NULL");
-    return refuse(nullptr, "HcommAicpuTsTaskCacheLookup", HCCL_E_NOT_SUPPORT, "no task cache in the reference");
+    return no_task_cache("HcommAicpuTsTaskCacheLookup", tag == nullptr || isHit == nullptr);
 }
 
 HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheStart(const char *tag, void **addrs, uint64_t *sizes, uint64_t count)
 {
-    if (tag == nullptr || (count != 0 && (addrs == nullptr || sizes == nullptr))) {
-        return refuse(nullptr, "HcommAicpuTsTaskCacheStart", HCCL_E_PTR, "NULL");
-    }
-    return refuse(nullptr, "HcommAicpuTsTaskCacheStart", HCCL_E_NOT_SUPPORT, "no task cache in the reference");
+    return no_task_cache("HcommAicpuTsTaskCacheStart",
+                         tag == nullptr || (count != 0 && (addrs == nullptr || sizes == nullptr)));
 }
 
 HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheEnd(const char *tag)
 {
-    if (tag == nullptr) return refuse(nullptr, "HcommAicpuTsTaskCacheEnd", HCCL_E_PTR, "NULL");
-    return refuse(nullptr, "HcommAicpuTsTaskCacheEnd", HCCL_E_NOT_SUPPORT, "no task cache in the reference");
+    return no_task_cache("HcommAicpuTsTaskCacheEnd", tag == nullptr);
 }
 
 HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheExecute(const char *tag, void **addrs, uint64_t *sizes, uint64_t count)
 {
-    if (tag == nullptr || (count != 0 && (addrs == nullptr || sizes == nullptr))) {
-        return refuse(nullptr, "HcommAicpuTsTaskCacheExecute", HCCL_E_PTR, "NULL");
-    }
-    return refuse(nullptr, "HcommAicpuTsTaskCacheExecute", HCCL_E_NOT_SUPPORT, "no task cache in the reference");
+    return no_task_cache("HcommAicpuTsTaskCacheExecute",
+                         tag == nullptr || (count != 0 && (addrs == nullptr || sizes == nullptr)));
 }
 
 HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheClear(const char *tag)
 {
-    if (tag == nullptr) return refuse(nullptr, "HcommAicpuTsTaskCacheClear", HCCL_E_PTR, "NULL");
-    return refuse(nullptr, "HcommAicpuTsTaskCacheClear", HCCL_E_NOT_SUPPORT, "no task cache in the reference");
+    return no_task_cache("HcommAicpuTsTaskCacheClear", tag == nullptr);
 }

@@ -1,5 +1,6 @@
-// Shared pieces of the exported entry points: the export macro and how a refused
-// call is reported (logged at info with the reason, counted on the comm).
+// Shared pieces of the exported entry points: the export macro, how a refused
+// call is reported (logged at info with the reason, counted on the comm), and the
+// comm argument's place in the check order.
 #pragma once
 
 #include "comm.h"
@@ -29,6 +30,20 @@ HcclResult refuse(Comm *comm, const char *api, HcclResult code, const Parts &...
     log(LogLevel::info, counted != nullptr ? static_cast<int64_t>(counted->rank()) : -1, api, " refused (", code,
         "): ", parts...);
     return code;
+}
+
+// The last step of the check order for a call that names a comm: once its null
+// checks and support rules passed, a comm that is not live is HCCL_E_PARA.
+inline HcclResult refuse_dead_comm(const char *api, const void *comm)
+{
+    return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
+}
+
+// For the calls with no support rule before the comm: sets `live` or refuses.
+inline HcclResult live_comm(const char *api, const void *comm, Comm *&live)
+{
+    live = registry::comm_by_pointer(comm);
+    return live != nullptr ? HCCL_SUCCESS : refuse_dead_comm(api, comm);
 }
 
 }  // namespace hcomm_ref

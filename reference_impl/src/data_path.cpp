@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string>
 
 #include "env.h"
 #include "reduce.h"
@@ -23,16 +24,42 @@ bool supported_with_any_engine(Api family)
 
 const char *side_name() { return is_device_side() ? "device" : "host"; }
 
-// Both reduce paths move data through the thread's registered scratch buffer in
-// chunks of whole elements: stage it once, then call `step(scratch, lkey,
-// first element, element count)` per chunk until one fails.
-template <typename Step>
-HcclResult for_each_scratch_chunk(Comm &comm, ThreadCore &core, uint64_t count, uint64_t element, Step step)
+// The first two steps of the check order for a call's handle (`obj` is what it
+// names, a thread or a channel, null when none is live): the support rule, with
+// the handle's engine or else any engine, then HCCL_E_PARA for a dead handle.
+template <typename Obj>
+HcclResult check_handle(const char *api, Api family, const std::shared_ptr<Obj> &obj, uint64_t handle, const char *kind)
 {
+    const bool supported = obj ? check_support(family, obj->engine) == HCCL_SUCCESS : supported_with_any_engine(family);
+    if (!supported) {
+        const std::string on_engine =
+            obj ? std::string(" on a ") + kind + " of engine " + std::to_string(static_cast<int>(obj->engine)) : "";
+        return refuse(obj ? obj->comm : nullptr, api, HCCL_E_NOT_SUPPORT, "not supported on product ", profile().name,
+                      " from the ", side_name(), " side", on_engine);
+    }
+    if (!obj) {
+        return refuse(nullptr, api, HCCL_E_PARA, kind, " 0x", std::hex, handle, std::dec, " is not a live ", kind,
+                      " handle");
+    }
+    return HCCL_SUCCESS;
+}
+
+// Both reduce paths move data through the thread's registered scratch buffer,
+// held for the whole task so the notify after the last chunk still has its key:
+// stage it once, call `step(scratch, lkey, first element, element count)` per
+// chunk of whole elements until one fails, then `finish(scratch, lkey)`.
+template <typename Step, typename Finish>
+HcclResult through_scratch(ChannelObj &channel, ThreadCore &core, uint64_t count, uint64_t element, Step step,
+                           Finish finish)
+{
+    if (channel.destroyed) {
+        return HCCL_E_NOT_FOUND;
+    }
+    std::lock_guard lock(core.scratch_mutex);
     uint8_t *scratch = nullptr;
     uint32_t lkey = 0;
     uint64_t scratch_size = 0;
-    if (const HcclResult rc = comm.stage_scratch(core, scratch, lkey, scratch_size); rc != HCCL_SUCCESS) {
+    if (const HcclResult rc = channel.comm->stage_scratch(core, scratch, lkey, scratch_size); rc != HCCL_SUCCESS) {
         return rc;
     }
     const uint64_t per_chunk = scratch_size / element;
@@ -41,7 +68,7 @@ HcclResult for_each_scratch_chunk(Comm &comm, ThreadCore &core, uint64_t count, 
         if (const HcclResult rc = step(scratch, lkey, done, n); rc != HCCL_SUCCESS) return rc;
         done += n;
     }
-    return HCCL_SUCCESS;
+    return finish(scratch, lkey);
 }
 
 }  // namespace
@@ -53,17 +80,7 @@ HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::option
                    Target &target)
 {
     auto t = registry::thread(thread);
-    Comm *comm = t ? t->comm : nullptr;
-    const bool supported = t ? check_support(family, t->engine) == HCCL_SUCCESS : supported_with_any_engine(family);
-    if (!supported) {
-        return refuse(comm, api, HCCL_E_NOT_SUPPORT, "not supported on product ", profile().name, " from the ",
-                      side_name(), " side", t ? " on a thread of engine " : "",
-                      t ? std::to_string(static_cast<int>(t->engine)) : std::string());
-    }
-    if (!t) {
-        return refuse(nullptr, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec,
-                      " is not a live thread handle");
-    }
+    if (const HcclResult rc = check_handle(api, family, t, thread, "thread"); rc != HCCL_SUCCESS) return rc;
     LaunchRecord *launch = current_launch();
     if (launch != nullptr && launch->comm != t->comm) {
         return refuse(t->comm, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec,
@@ -89,20 +106,31 @@ HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::option
 HcclResult resolve_channel_only(const char *api, Api family, ChannelHandle channel, Target &target)
 {
     auto c = registry::channel(channel);
-    Comm *comm = c ? c->comm : nullptr;
-    const bool supported = c ? check_support(family, c->engine) == HCCL_SUCCESS : supported_with_any_engine(family);
-    if (!supported) {
-        return refuse(comm, api, HCCL_E_NOT_SUPPORT, "not supported on product ", profile().name, " from the ",
-                      side_name(), " side", c ? " on a channel of engine " : "",
-                      c ? std::to_string(static_cast<int>(c->engine)) : std::string());
-    }
-    if (!c) {
-        return refuse(nullptr, api, HCCL_E_PARA, "channel 0x", std::hex, channel, std::dec,
-                      " is not a live channel handle");
-    }
+    if (const HcclResult rc = check_handle(api, family, c, channel, "channel"); rc != HCCL_SUCCESS) return rc;
     target.channel = c;
     target.comm = c->comm;
     return HCCL_SUCCESS;
+}
+
+HcclResult resolve_operands(const char *api, Api family, ThreadHandle thread, std::optional<ChannelHandle> channel,
+                            const void *dst, const void *src, Target &target)
+{
+    const bool no_channel = channel && *channel == 0;
+    if (dst == nullptr || src == nullptr || no_channel || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src"
+                                                : no_channel ? "channel" : "thread", " is NULL/0");
+    }
+    return resolve(api, family, thread, channel, target);
+}
+
+HcclResult resolve_handles(const char *api, Api family, ThreadHandle thread, std::optional<ChannelHandle> channel,
+                           Target &target)
+{
+    const bool no_channel = channel && *channel == 0;
+    if (no_channel || thread == 0) {
+        return refuse(nullptr, api, HCCL_E_PTR, no_channel ? "channel" : "thread", " is 0");
+    }
+    return resolve(api, family, thread, channel, target);
 }
 
 HcclResult check_local(const char *api, const Target &t, const void *addr, uint64_t len, const char *what)
@@ -199,63 +227,51 @@ HcclResult do_read(const std::shared_ptr<ChannelObj> &channel, void *dst, const 
 HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore &core, void *dst, const void *src,
                            uint64_t count, HcommDataType type, HcommReduceOp op, std::optional<uint32_t> notify)
 {
-    if (channel->destroyed) {
-        return HCCL_E_NOT_FOUND;
-    }
-    Comm &comm = *channel->comm;
-    std::lock_guard lock(core.scratch_mutex);
     const uint64_t element = reduce_type_size(type);
-    const HcclResult rc = for_each_scratch_chunk(
-        comm, core, count, element, [&](uint8_t *scratch, uint32_t lkey, uint64_t done, uint64_t n) {
+    return through_scratch(
+        *channel, core, count, element,
+        [&](uint8_t *scratch, uint32_t lkey, uint64_t done, uint64_t n) {
             const uint64_t remote = reinterpret_cast<uint64_t>(dst) + done * element;
             HcclResult step = channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey},
-                                                  {remote, channel->peer.rkey}, n * element, comm.closing());
+                                                  {remote, channel->peer.rkey}, n * element, channel->comm->closing());
             if (step != HCCL_SUCCESS) return step;
             reduce_into(scratch, static_cast<const uint8_t *>(src) + done * element, n, type, op);
             return channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
-                                        n * element, std::nullopt, comm.closing());
+                                        n * element, std::nullopt, channel->comm->closing());
+        },
+        [&](uint8_t *scratch, uint32_t lkey) {
+            Comm &comm = *channel->comm;
+            comm.stats().bytes_written += count * element;
+            if (!notify) return HCCL_SUCCESS;
+            // A zero-byte WRITE WITH IMM: the scratch only has to supply a valid local key.
+            const HcclResult sent = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey},
+                                                         {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, 0,
+                                                         kImmNotifyTag | *notify, comm.closing());
+            if (sent != HCCL_SUCCESS) return sent;
+            ++comm.stats().notifies_raised;
+            return HCCL_SUCCESS;
         });
-    if (rc != HCCL_SUCCESS) return rc;
-    comm.stats().bytes_written += count * element;
-    if (notify) {
-        // A zero-byte WRITE WITH IMM: the scratch (staged already, so this is a
-        // lookup) only has to supply a valid local key.
-        uint8_t *scratch = nullptr;
-        uint32_t lkey = 0;
-        uint64_t scratch_size = 0;
-        if (const HcclResult staged = comm.stage_scratch(core, scratch, lkey, scratch_size); staged != HCCL_SUCCESS) {
-            return staged;
-        }
-        const HcclResult sent = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey},
-                                                     {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, 0,
-                                                     kImmNotifyTag | *notify, comm.closing());
-        if (sent != HCCL_SUCCESS) return sent;
-        ++comm.stats().notifies_raised;
-    }
-    return HCCL_SUCCESS;
 }
 
 HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore &core, void *dst, const void *src,
                           uint64_t count, HcommDataType type, HcommReduceOp op)
 {
-    if (channel->destroyed) {
-        return HCCL_E_NOT_FOUND;
-    }
-    Comm &comm = *channel->comm;
-    std::lock_guard lock(core.scratch_mutex);
     const uint64_t element = reduce_type_size(type);
-    const HcclResult rc = for_each_scratch_chunk(
-        comm, core, count, element, [&](uint8_t *scratch, uint32_t lkey, uint64_t done, uint64_t n) {
-            const HcclResult step = channel->link->read(
-                {reinterpret_cast<uint64_t>(scratch), lkey},
-                {reinterpret_cast<uint64_t>(src) + done * element, channel->peer.rkey}, n * element, comm.closing());
+    return through_scratch(
+        *channel, core, count, element,
+        [&](uint8_t *scratch, uint32_t lkey, uint64_t done, uint64_t n) {
+            const HcclResult step = channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey},
+                                                        {reinterpret_cast<uint64_t>(src) + done * element,
+                                                         channel->peer.rkey},
+                                                        n * element, channel->comm->closing());
             if (step != HCCL_SUCCESS) return step;
             reduce_into(static_cast<uint8_t *>(dst) + done * element, scratch, n, type, op);
             return HCCL_SUCCESS;
+        },
+        [&](uint8_t *, uint32_t) {
+            channel->comm->stats().bytes_read += count * element;
+            return HCCL_SUCCESS;
         });
-    if (rc != HCCL_SUCCESS) return rc;
-    comm.stats().bytes_read += count * element;
-    return HCCL_SUCCESS;
 }
 
 HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout)

@@ -24,6 +24,13 @@ HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::option
                    Target &target);
 // For the calls that take a channel but no thread (host side).
 HcclResult resolve_channel_only(const char *api, Api family, ChannelHandle channel, Target &target);
+// The null checks of the calls on a thread, then resolve(): HCCL_E_PTR names the
+// first NULL or 0 argument in the vendor's order (dst, src, channel, thread).
+HcclResult resolve_operands(const char *api, Api family, ThreadHandle thread, std::optional<ChannelHandle> channel,
+                            const void *dst, const void *src, Target &target);
+// The same for the calls that take only handles.
+HcclResult resolve_handles(const char *api, Api family, ThreadHandle thread, std::optional<ChannelHandle> channel,
+                           Target &target);
 
 // Range checks (HCCL_E_PARA with a message naming the call); len must be > 0.
 HcclResult check_local(const char *api, const Target &t, const void *addr, uint64_t len, const char *what);

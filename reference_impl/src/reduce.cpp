@@ -36,34 +36,42 @@ T combine(T a, T b, HcommReduceOp op)
     }
 }
 
+// How an element is stored and what it is computed in: most types as themselves,
+// fp16 and bf16 as their bits, widened to float and rounded back.
 template <typename T>
-void reduce_typed(void *dst, const void *src, uint64_t count, HcommReduceOp op)
+struct Native {
+    using Stored = T;
+    static T widen(T v) { return v; }
+    static T narrow(T v) { return v; }
+};
+
+template <float (*ToFloat)(uint16_t), uint16_t (*FromFloat)(float)>
+struct Float16 {
+    using Stored = uint16_t;
+    static float widen(uint16_t v) { return ToFloat(v); }
+    static uint16_t narrow(float v) { return FromFloat(v); }
+};
+
+template <typename Codec>
+void reduce_elements(void *dst, const void *src, uint64_t count, HcommReduceOp op)
 {
+    using S = typename Codec::Stored;
     auto *d = static_cast<unsigned char *>(dst);
     const auto *s = static_cast<const unsigned char *>(src);
     for (uint64_t i = 0; i < count; ++i) {
-        T a;
-        T b;
-        std::memcpy(&a, d + i * sizeof(T), sizeof(T));  // any alignment
-        std::memcpy(&b, s + i * sizeof(T), sizeof(T));
-        const T r = combine(a, b, op);
-        std::memcpy(d + i * sizeof(T), &r, sizeof(T));
+        S a;
+        S b;
+        std::memcpy(&a, d + i * sizeof(S), sizeof(S));  // any alignment
+        std::memcpy(&b, s + i * sizeof(S), sizeof(S));
+        const S r = Codec::narrow(combine(Codec::widen(a), Codec::widen(b), op));
+        std::memcpy(d + i * sizeof(S), &r, sizeof(S));
     }
 }
 
-template <float (*ToFloat)(uint16_t), uint16_t (*FromFloat)(float)>
-void reduce_16bit_float(void *dst, const void *src, uint64_t count, HcommReduceOp op)
+template <typename T>
+void reduce_typed(void *dst, const void *src, uint64_t count, HcommReduceOp op)
 {
-    auto *d = static_cast<unsigned char *>(dst);
-    const auto *s = static_cast<const unsigned char *>(src);
-    for (uint64_t i = 0; i < count; ++i) {
-        uint16_t a;
-        uint16_t b;
-        std::memcpy(&a, d + i * 2, 2);
-        std::memcpy(&b, s + i * 2, 2);
-        const uint16_t r = FromFloat(combine(ToFloat(a), ToFloat(b), op));
-        std::memcpy(d + i * 2, &r, 2);
-    }
+    reduce_elements<Native<T>>(dst, src, count, op);
 }
 
 }  // namespace
@@ -171,8 +179,8 @@ void reduce_into(void *dst, const void *src, uint64_t count, HcommDataType data_
     case HCOMM_DATA_TYPE_UINT64: reduce_typed<uint64_t>(dst, src, count, op); break;
     case HCOMM_DATA_TYPE_FP32: reduce_typed<float>(dst, src, count, op); break;
     case HCOMM_DATA_TYPE_FP64: reduce_typed<double>(dst, src, count, op); break;
-    case HCOMM_DATA_TYPE_FP16: reduce_16bit_float<half_to_float, float_to_half>(dst, src, count, op); break;
-    case HCOMM_DATA_TYPE_BFP16: reduce_16bit_float<bf16_to_float, float_to_bf16>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_FP16: reduce_elements<Float16<half_to_float, float_to_half>>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_BFP16: reduce_elements<Float16<bf16_to_float, float_to_bf16>>(dst, src, count, op); break;
     default: break;
     }
 }

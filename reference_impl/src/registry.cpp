@@ -25,6 +25,36 @@ Tables &tables()
     return t;
 }
 
+// Thread and channel tables work alike; the tag in a handle keeps the kinds apart.
+template <typename Obj>
+using Table = std::map<uint64_t, std::shared_ptr<Obj>> Tables::*;
+
+template <typename Obj>
+uint64_t add(Table<Obj> table, uint64_t tag, const std::shared_ptr<Obj> &obj)
+{
+    std::lock_guard lock(tables().mutex);
+    const uint64_t handle = tag | tables().next++;
+    obj->handle = handle;
+    (tables().*table)[handle] = obj;
+    return handle;
+}
+
+template <typename Obj>
+std::shared_ptr<Obj> find(Table<Obj> table, uint64_t handle)
+{
+    std::lock_guard lock(tables().mutex);
+    const auto &entries = tables().*table;
+    const auto it = entries.find(handle);
+    return it == entries.end() ? nullptr : it->second;
+}
+
+template <typename Obj>
+void remove(Table<Obj> table, uint64_t handle)
+{
+    std::lock_guard lock(tables().mutex);
+    (tables().*table).erase(handle);
+}
+
 }  // namespace
 
 void add_comm(Comm *comm)
@@ -51,48 +81,15 @@ Comm *comm_by_pointer(const void *comm)
     return tables().comms.count(comm) != 0 ? static_cast<Comm *>(const_cast<void *>(comm)) : nullptr;
 }
 
-ThreadHandle add_thread(const std::shared_ptr<ThreadObj> &thread)
-{
-    std::lock_guard lock(tables().mutex);
-    const uint64_t handle = kThreadTag | tables().next++;
-    thread->handle = handle;
-    tables().threads[handle] = thread;
-    return handle;
-}
-
-std::shared_ptr<ThreadObj> thread(ThreadHandle handle)
-{
-    std::lock_guard lock(tables().mutex);
-    const auto it = tables().threads.find(handle);
-    return it == tables().threads.end() ? nullptr : it->second;
-}
-
-void remove_thread(ThreadHandle handle)
-{
-    std::lock_guard lock(tables().mutex);
-    tables().threads.erase(handle);
-}
+ThreadHandle add_thread(const std::shared_ptr<ThreadObj> &thread) { return add(&Tables::threads, kThreadTag, thread); }
+std::shared_ptr<ThreadObj> thread(ThreadHandle handle) { return find(&Tables::threads, handle); }
+void remove_thread(ThreadHandle handle) { remove(&Tables::threads, handle); }
 
 ChannelHandle add_channel(const std::shared_ptr<ChannelObj> &channel)
 {
-    std::lock_guard lock(tables().mutex);
-    const uint64_t handle = kChannelTag | tables().next++;
-    channel->handle = handle;
-    tables().channels[handle] = channel;
-    return handle;
+    return add(&Tables::channels, kChannelTag, channel);
 }
-
-std::shared_ptr<ChannelObj> channel(ChannelHandle handle)
-{
-    std::lock_guard lock(tables().mutex);
-    const auto it = tables().channels.find(handle);
-    return it == tables().channels.end() ? nullptr : it->second;
-}
-
-void remove_channel(ChannelHandle handle)
-{
-    std::lock_guard lock(tables().mutex);
-    tables().channels.erase(handle);
-}
+std::shared_ptr<ChannelObj> channel(ChannelHandle handle) { return find(&Tables::channels, handle); }
+void remove_channel(ChannelHandle handle) { remove(&Tables::channels, handle); }
 
 }  // namespace hcomm_ref::registry

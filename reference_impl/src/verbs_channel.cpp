@@ -173,18 +173,31 @@ HcclResult RcLink::run(ibv_send_wr *first, uint32_t count, const std::atomic<boo
 HcclResult RcLink::write(Span local, Span remote, uint64_t len, std::optional<uint32_t> imm,
                          const std::atomic<bool> &cancel)
 {
-    const uint32_t batch_limit = std::max<uint32_t>(1, send_depth_ / 2);
+    return transfer(IBV_WR_RDMA_WRITE, local, remote, len, std::max<uint32_t>(1, send_depth_ / 2), imm, cancel);
+}
+
+HcclResult RcLink::read(Span local, Span remote, uint64_t len, const std::atomic<bool> &cancel)
+{
+    // Every READ in a batch is outstanding at once: the device bounds how many.
+    const uint32_t batch_limit = std::max<uint32_t>(1, std::min<uint32_t>(send_depth_ / 2, device_.max_rd_atomic()));
+    return transfer(IBV_WR_RDMA_READ, local, remote, len, batch_limit, std::nullopt, cancel);
+}
+
+HcclResult RcLink::transfer(ibv_wr_opcode opcode, Span local, Span remote, uint64_t len, uint32_t batch_limit,
+                            std::optional<uint32_t> imm, const std::atomic<bool> &cancel)
+{
     uint64_t done = 0;
     do {
         std::vector<ibv_send_wr> wrs;
         std::vector<ibv_sge> sges;
         wrs.reserve(batch_limit);
         sges.reserve(batch_limit);
+        // A batch keeps room for the WRITE WITH IMM, which must share the last chain.
         while (done < len && wrs.size() + (imm ? 1 : 0) < batch_limit) {
             const uint64_t chunk = std::min(max_write_, len - done);
             sges.push_back({local.addr + done, static_cast<uint32_t>(chunk), local.key});
             ibv_send_wr wr{};
-            wr.opcode = IBV_WR_RDMA_WRITE;
+            wr.opcode = opcode;
             wr.num_sge = 1;
             wr.wr.rdma.remote_addr = remote.addr + done;
             wr.wr.rdma.rkey = remote.key;
@@ -212,38 +225,6 @@ HcclResult RcLink::write(Span local, Span remote, uint64_t len, std::optional<ui
         }
         if (last) break;
     } while (true);
-    return HCCL_SUCCESS;
-}
-
-HcclResult RcLink::read(Span local, Span remote, uint64_t len, const std::atomic<bool> &cancel)
-{
-    const uint32_t batch_limit = std::max<uint32_t>(1, std::min<uint32_t>(send_depth_ / 2, device_.max_rd_atomic()));
-    uint64_t done = 0;
-    while (done < len) {
-        std::vector<ibv_send_wr> wrs;
-        std::vector<ibv_sge> sges;
-        wrs.reserve(batch_limit);
-        sges.reserve(batch_limit);
-        while (done < len && wrs.size() < batch_limit) {
-            const uint64_t chunk = std::min(max_write_, len - done);
-            sges.push_back({local.addr + done, static_cast<uint32_t>(chunk), local.key});
-            ibv_send_wr wr{};
-            wr.opcode = IBV_WR_RDMA_READ;
-            wr.num_sge = 1;
-            wr.wr.rdma.remote_addr = remote.addr + done;
-            wr.wr.rdma.rkey = remote.key;
-            wrs.push_back(wr);
-            done += chunk;
-        }
-        for (size_t i = 0; i < wrs.size(); ++i) {
-            wrs[i].sg_list = &sges[i];
-            wrs[i].next = i + 1 < wrs.size() ? &wrs[i + 1] : nullptr;
-        }
-        wrs.back().send_flags = IBV_SEND_SIGNALED;
-        if (const HcclResult rc = run(wrs.data(), static_cast<uint32_t>(wrs.size()), cancel); rc != HCCL_SUCCESS) {
-            return rc;
-        }
-    }
     return HCCL_SUCCESS;
 }
 

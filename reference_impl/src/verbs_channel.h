@@ -67,6 +67,11 @@ private:
     RcLink(VerbsDevice &device, ImmHandler on_imm, uint64_t max_write)
         : device_(device), on_imm_(std::move(on_imm)), max_write_(max_write) {}
     bool post_recv();
+    // `len` bytes as `opcode` WRs of at most max_write_ bytes, in chains of at most
+    // `batch_limit` WRs, each posted and waited for; then, when `imm` is given, a
+    // zero-length WRITE WITH IMM in the last chain.
+    HcclResult transfer(ibv_wr_opcode opcode, Span local, Span remote, uint64_t len, uint32_t batch_limit,
+                        std::optional<uint32_t> imm, const std::atomic<bool> &cancel);
     // Posts `wrs` (linked, last one signaled) as one operation and waits for it.
     HcclResult run(ibv_send_wr *first, uint32_t count, const std::atomic<bool> &cancel);
 

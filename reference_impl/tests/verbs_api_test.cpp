@@ -12,6 +12,40 @@ namespace {
 
 std::string product() { return HcommRefProductName(); }
 
+// Two ranks of a product variant, meshed over RoCE from a host engine.
+class HostMesh : public ::testing::Test {
+protected:
+    HostMesh(const char *want_product, CommEngine engine) : want_product_(want_product), engine_(engine) {}
+    void SetUp() override
+    {
+        ASSERT_EQ(product(), want_product_) << "run under HCOMM_REF_PRODUCT=" << want_product_;
+        ASSERT_EQ(job.init_result(), HCCL_SUCCESS);
+        ASSERT_EQ(build_mesh(job, mesh, 2, engine_, COMM_PROTOCOL_ROCE), HCCL_SUCCESS);
+        b0 = buffer_of(job[0]).base;
+        b1 = buffer_of(job[1]).base;
+    }
+    Job job{2};
+    Mesh mesh;
+    uint8_t *b0 = nullptr;
+    uint8_t *b1 = nullptr;
+
+private:
+    const char *want_product_;
+    CommEngine engine_;
+};
+
+// HCOMM_REF_PRODUCT=ascend950: the host CPU engine over RoCE.
+class Host950 : public HostMesh {
+protected:
+    Host950() : HostMesh("ascend950", COMM_ENGINE_CPU) {}
+};
+
+// HCOMM_REF_PRODUCT=a2: CPU_TS on the host over RoCE; no WWN, drain yes.
+class LegacyA2 : public HostMesh {
+protected:
+    LegacyA2() : HostMesh("a2", COMM_ENGINE_CPU_TS) {}
+};
+
 }  // namespace
 
 TEST(Api, BatchOfEveryEntryTypeAndDefaultTimeoutWait)
@@ -108,16 +142,8 @@ TEST(Api, StatsWritesOnlyWhatTheCallerSized)
     EXPECT_EQ(HcommRefGetStats(job[0], nullptr), HCCL_E_PTR);
 }
 
-// HCOMM_REF_PRODUCT=ascend950: the host CPU engine over RoCE.
-TEST(Host950, NbiOnThreadAndFences)
+TEST_F(Host950, NbiOnThreadAndFences)
 {
-    ASSERT_EQ(product(), "ascend950") << "run under HCOMM_REF_PRODUCT=ascend950";
-    Job job(2);
-    ASSERT_EQ(job.init_result(), HCCL_SUCCESS);
-    Mesh mesh;
-    ASSERT_EQ(build_mesh(job, mesh, 2, COMM_ENGINE_CPU, COMM_PROTOCOL_ROCE), HCCL_SUCCESS);
-    uint8_t *b0 = buffer_of(job[0]).base;
-    uint8_t *b1 = buffer_of(job[1]).base;
     fill_stamped(b0, 5000, 2, 2, 0);
     EXPECT_EQ(HcommWriteWithNotifyNbiOnThread(mesh.thread[0], mesh.channel[0][1], b1 + 65536, b0, 5000, 1), HCCL_SUCCESS);
     EXPECT_EQ(HcommFenceOnThread(mesh.thread[0]), HCCL_SUCCESS);
@@ -137,16 +163,8 @@ TEST(Host950, NbiOnThreadAndFences)
     EXPECT_EQ(codes, std::vector<int32_t>(2, HCCL_E_NOT_SUPPORT)) << "host CPU engine calls from a device program";
 }
 
-// HCOMM_REF_PRODUCT=a2: CPU_TS on the host over RoCE; no WWN, drain yes.
-TEST(LegacyA2, HostTransfersDrainAndNoWriteWithNotify)
+TEST_F(LegacyA2, HostTransfersDrainAndNoWriteWithNotify)
 {
-    ASSERT_EQ(product(), "a2") << "run under HCOMM_REF_PRODUCT=a2";
-    Job job(2);
-    ASSERT_EQ(job.init_result(), HCCL_SUCCESS);
-    Mesh mesh;
-    ASSERT_EQ(build_mesh(job, mesh, 2, COMM_ENGINE_CPU_TS, COMM_PROTOCOL_ROCE), HCCL_SUCCESS);
-    uint8_t *b0 = buffer_of(job[0]).base;
-    uint8_t *b1 = buffer_of(job[1]).base;
     fill_stamped(b0, 3000, 1, 1, 0);
     std::memset(b1, 0xEE, 3000);
     EXPECT_EQ(HcommWriteWithNotifyOnThread(mesh.thread[0], mesh.channel[0][1], b1, b0, 3000, 0), HCCL_E_NOT_SUPPORT);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 
 namespace sv {
@@ -67,6 +68,18 @@ void flush_locked(Qp* qp) {
     }
   // qp->pend is left alone: the adversary may be iterating it; its entries find their WQEs done.
   sq_advance_locked(qp);
+  flush_recvs_locked(qp);
+}
+
+void set_state_locked(Qp* qp, ibv_qp_state s) {
+  qp->qpx.qp_base.state = s;
+  qp->attr.qp_state = s;
+  qp->attr.cur_qp_state = s;
+}
+
+}  // namespace
+
+void flush_recvs_locked(Qp* qp) {
   while (!qp->rq.empty()) {
     Cqe e;
     e.qp = qp;
@@ -78,14 +91,6 @@ void flush_locked(Qp* qp) {
     cq_push_locked(qp->rcq, e);
   }
 }
-
-void set_state_locked(Qp* qp, ibv_qp_state s) {
-  qp->qpx.qp_base.state = s;
-  qp->attr.qp_state = s;
-  qp->attr.cur_qp_state = s;
-}
-
-}  // namespace
 
 void qp_to_error_locked(Qp* qp, ibv_event_type ev) {
   if (qp->qpx.qp_base.state == IBV_QPS_ERR) return;
@@ -168,14 +173,13 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
     errno = EINVAL;
     return nullptr;
   }
+  // ibv_qp_init_attr_ex begins with the members of ibv_qp_init_attr, laid out
+  // alike; rdma-core's providers widen it by copying them, as here (the copied
+  // tail padding lands in comp_mask, which is set next).
+  static_assert(offsetof(ibv_qp_init_attr_ex, sq_sig_all) == offsetof(ibv_qp_init_attr, sq_sig_all) &&
+                sizeof(ibv_qp_init_attr) <= offsetof(ibv_qp_init_attr_ex, pd));
   ibv_qp_init_attr_ex x{};
-  x.qp_context = a->qp_context;
-  x.send_cq = a->send_cq;
-  x.recv_cq = a->recv_cq;
-  x.srq = a->srq;
-  x.cap = a->cap;
-  x.qp_type = a->qp_type;
-  x.sq_sig_all = a->sq_sig_all;
+  std::memcpy(&x, a, sizeof *a);
   x.comp_mask = IBV_QP_INIT_ATTR_PD;
   x.pd = pd;
   ibv_qp* qp = create_qp_ex(pd->context, &x);

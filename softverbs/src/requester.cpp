@@ -476,18 +476,7 @@ int post_recv(ibv_qp* ibqp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
     if (qp->adv) r.visible = adversary_recv_delay_locked(qp);
     qp->rq.push_back(std::move(r));
   }
-  if (ibqp->state == IBV_QPS_ERR) {  // RECVs posted in ERR complete at once with a flush error
-    while (!qp->rq.empty()) {
-      Cqe e;
-      e.qp = qp;
-      e.wc.wr_id = qp->rq.front().wr_id;
-      e.wc.status = IBV_WC_WR_FLUSH_ERR;
-      e.wc.opcode = IBV_WC_RECV;
-      e.wc.qp_num = ibqp->qp_num;
-      qp->rq.pop_front();
-      cq_push_locked(qp->rcq, e);
-    }
-  }
+  if (ibqp->state == IBV_QPS_ERR) flush_recvs_locked(qp);  // RECVs posted in ERR complete at once
   rq_changed_locked(qp);
   return 0;
 }

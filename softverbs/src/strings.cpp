@@ -49,6 +49,8 @@ const char* ibv_event_type_str(enum ibv_event_type e) {
   return i < std::size(names) ? names[i] : "unknown";
 }
 
+}  // extern "C"
+
 namespace {
 struct RateRow {
   ibv_rate rate;
@@ -63,27 +65,22 @@ constexpr RateRow kRates[] = {
     {IBV_RATE_200_GBPS, 80, 206250},  {IBV_RATE_300_GBPS, 120, 309375}, {IBV_RATE_28_GBPS, 11, 28125},
     {IBV_RATE_50_GBPS, 20, 53125},    {IBV_RATE_400_GBPS, 160, 425000}, {IBV_RATE_600_GBPS, 240, 637500},
 };
+
+// Each conversion finds the row whose `From` column equals `key` and answers its
+// `To` column, or `missing`.
+template <auto From, auto To, typename Key, typename Value>
+Value convert_rate(Key key, Value missing) {
+  for (const RateRow& x : kRates)
+    if (x.*From == key) return x.*To;
+  return missing;
+}
 }  // namespace
 
-int ibv_rate_to_mult(enum ibv_rate r) {
-  for (const RateRow& x : kRates)
-    if (x.rate == r) return x.mult;
-  return -1;
-}
-enum ibv_rate mult_to_ibv_rate(int mult) {
-  for (const RateRow& x : kRates)
-    if (x.mult == mult) return x.rate;
-  return IBV_RATE_MAX;
-}
-int ibv_rate_to_mbps(enum ibv_rate r) {
-  for (const RateRow& x : kRates)
-    if (x.rate == r) return x.mbps;
-  return -1;
-}
-enum ibv_rate mbps_to_ibv_rate(int mbps) {
-  for (const RateRow& x : kRates)
-    if (x.mbps == mbps) return x.rate;
-  return IBV_RATE_MAX;
-}
+extern "C" {
+
+int ibv_rate_to_mult(enum ibv_rate r) { return convert_rate<&RateRow::rate, &RateRow::mult>(r, -1); }
+enum ibv_rate mult_to_ibv_rate(int mult) { return convert_rate<&RateRow::mult, &RateRow::rate>(mult, IBV_RATE_MAX); }
+int ibv_rate_to_mbps(enum ibv_rate r) { return convert_rate<&RateRow::rate, &RateRow::mbps>(r, -1); }
+enum ibv_rate mbps_to_ibv_rate(int mbps) { return convert_rate<&RateRow::mbps, &RateRow::rate>(mbps, IBV_RATE_MAX); }
 
 }  // extern "C"

@@ -188,6 +188,7 @@ struct Qp {
 Qp* to_qp(ibv_qp* qp);
 Qp* find_qp_locked(uint32_t qpn);
 void qp_to_error_locked(Qp* qp, ibv_event_type ev);
+void flush_recvs_locked(Qp* qp);  // every posted RECV completes with IBV_WC_WR_FLUSH_ERR, in order
 void sq_advance_locked(Qp* qp);  // generate in-order send completions
 void rq_changed_locked(Qp* qp);  // a RECV was posted or the state changed
 void post_async_locked(struct Context* ctx, const ibv_async_event& ev);

@@ -208,14 +208,7 @@ TEST_F(Pair, Atomics) {
   uint64_t init = 40;
   std::memcpy(bbuf.p + 64, &init, 8);
   ibv_sge s{reinterpret_cast<uintptr_t>(abuf.p), 8, amr.mr->lkey};
-  ibv_send_wr wr{};
-  wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
-  wr.sg_list = &s;
-  wr.num_sge = 1;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  wr.wr.atomic.remote_addr = braddr(64);
-  wr.wr.atomic.rkey = bmr.mr->rkey;
-  wr.wr.atomic.compare_add = 2;
+  ibv_send_wr wr = atomic_wr(0, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, braddr(64), bmr.mr->rkey, 2);
   ibv_send_wr* bad = nullptr;
   ASSERT_EQ(ibv_post_send(a.qp, &wr, &bad), 0);
   ibv_wc wc = expect_ok(a.scq);
@@ -288,14 +281,7 @@ TEST_F(Pair, OutOfBoundsAndMissingAccess) {
 
 TEST_F(Pair, BadLkeyIsLocalProtectionError) {
   ibv_sge s{reinterpret_cast<uintptr_t>(abuf.p), 64, amr.mr->lkey + 0x100};
-  ibv_send_wr wr{};
-  wr.wr_id = 3;
-  wr.opcode = IBV_WR_RDMA_WRITE;
-  wr.sg_list = &s;
-  wr.num_sge = 1;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  wr.wr.rdma.remote_addr = braddr(0);
-  wr.wr.rdma.rkey = bmr.mr->rkey;
+  ibv_send_wr wr = rdma_wr(3, IBV_WR_RDMA_WRITE, &s, braddr(0), bmr.mr->rkey);
   ibv_send_wr* bad = nullptr;
   ASSERT_EQ(ibv_post_send(a.qp, &wr, &bad), 0);
   expect_status(a.scq, IBV_WC_LOC_PROT_ERR);
@@ -312,12 +298,8 @@ TEST_F(Pair, RecvTooSmallIsLengthError) {
 }
 
 TEST(Rnr, RetryExceededWithoutRecv) {
-  Device dev;
-  Buffer buf(4096, true);
-  Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-  Qp a(dev), b(dev);
-  a.connect(b.endpoint(), /*rnr_retry=*/1);
-  b.connect(a.endpoint());
+  Loopback lb(4096, {.rnr_retry = 1});
+  auto& [dev, buf, mr, a, b] = lb;
   ASSERT_EQ(a.post(IBV_WR_SEND, 1, mr.mr, 0, 8), 0);
   ibv_wc wc{};
   ASSERT_TRUE(wait_wc(a.scq, &wc, 3000ms));
@@ -325,12 +307,8 @@ TEST(Rnr, RetryExceededWithoutRecv) {
 }
 
 TEST(Rnr, LateRecvIsWaitedFor) {
-  Device dev;
-  Buffer buf(4096, true);
-  Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-  Qp a(dev), b(dev);
-  a.connect(b.endpoint(), 7);
-  b.connect(a.endpoint());
+  Loopback lb(4096, {.rnr_retry = 7});
+  auto& [dev, buf, mr, a, b] = lb;
   ASSERT_EQ(a.post(IBV_WR_SEND, 1, mr.mr, 0, 8), 0);
   ibv_wc wc{};
   EXPECT_FALSE(wait_wc(a.scq, &wc, 50ms)) << "SEND completed without a RECV at the responder";
@@ -372,12 +350,8 @@ TEST(Rnr, LaterWriteWaitsBehindSendWithoutRecv) {
 }
 
 TEST(Capacity, SendQueueFullAndSelectiveSignalling) {
-  Device dev;
-  Buffer buf(4096, true);
-  Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-  Qp a(dev, 4), b(dev, 4);
-  a.connect(b.endpoint());
-  b.connect(a.endpoint());
+  Loopback lb(4096, {.depth = 4});
+  auto& [dev, buf, mr, a, b] = lb;
   uint64_t raddr = reinterpret_cast<uintptr_t>(buf.p) + 2048;
   // Four unsignaled WRITEs fill the queue: their slots come back only with a signaled completion.
   for (int i = 0; i < 4; ++i) ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE, i, mr.mr, 0, 8, raddr, mr.mr->rkey, 0, 0), 0);
@@ -409,12 +383,8 @@ TEST(Capacity, SendQueueFullAndSelectiveSignalling) {
 }
 
 TEST(Capacity, SignaledCompletionReleasesEarlierSlots) {
-  Device dev;
-  Buffer buf(4096, true);
-  Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-  Qp a(dev, 4), b(dev, 4);
-  a.connect(b.endpoint());
-  b.connect(a.endpoint());
+  Loopback lb(4096, {.depth = 4});
+  auto& [dev, buf, mr, a, b] = lb;
   uint64_t raddr = reinterpret_cast<uintptr_t>(buf.p) + 2048;
   for (int round = 0; round < 10; ++round) {
     for (int i = 0; i < 3; ++i) ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE, i, mr.mr, 0, 8, raddr, mr.mr->rkey, 0, 0), 0);
@@ -426,22 +396,13 @@ TEST(Capacity, SignaledCompletionReleasesEarlierSlots) {
 }
 
 TEST(Inline, SourceReusableAtReturn) {
-  Device dev;
-  Buffer buf(4096, true);
-  Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-  Qp a(dev), b(dev);
-  a.connect(b.endpoint());
-  b.connect(a.endpoint());
+  Loopback lb(4096);
+  auto& [dev, buf, mr, a, b] = lb;
   uint8_t src[32];
   std::memset(src, 0x33, sizeof src);
   ibv_sge s{reinterpret_cast<uintptr_t>(src), sizeof src, 0};  // inline needs no lkey
-  ibv_send_wr wr{};
-  wr.opcode = IBV_WR_RDMA_WRITE;
-  wr.sg_list = &s;
-  wr.num_sge = 1;
-  wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
-  wr.wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(buf.p);
-  wr.wr.rdma.rkey = mr.mr->rkey;
+  ibv_send_wr wr = rdma_wr(0, IBV_WR_RDMA_WRITE, &s, reinterpret_cast<uintptr_t>(buf.p), mr.mr->rkey,
+                           IBV_SEND_INLINE | IBV_SEND_SIGNALED);
   ibv_send_wr* bad = nullptr;
   ASSERT_EQ(ibv_post_send(a.qp, &wr, &bad), 0);
   std::memset(src, 0x44, sizeof src);
@@ -454,12 +415,8 @@ TEST(Inline, SourceReusableAtReturn) {
 }
 
 TEST(Channel, PollableFdWakesOnCompletion) {
-  Device dev;
-  Buffer buf(4096, true);
-  Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-  Qp a(dev), b(dev, 64, /*channel=*/true);
-  a.connect(b.endpoint());
-  b.connect(a.endpoint());
+  Loopback lb(4096, {.channel = true});
+  auto& [dev, buf, mr, a, b] = lb;
   ASSERT_EQ(ibv_req_notify_cq(b.rcq, 0), 0);
   pollfd pfd{b.ch->fd, POLLIN, 0};
   EXPECT_EQ(poll(&pfd, 1, 0), 0) << "fd readable before any completion";

@@ -12,16 +12,25 @@
 using namespace svt;
 using namespace std::chrono_literals;
 
-TEST(FaultInjection, ThirdWqeFailsLaterOnesFlushNotifyNeverArrives) {
+namespace {
+
+// ctest runs each case under its own SOFTVERBS_FAIL value.
+::testing::AssertionResult fail_env_is(const char* want) {
   const char* f = std::getenv("SOFTVERBS_FAIL");
-  ASSERT_NE(f, nullptr) << "run with SOFTVERBS_FAIL=qp:3 (ctest sets it)";
-  ASSERT_STREQ(f, "qp:3") << "ctest runs each case with its own SOFTVERBS_FAIL (--gtest_filter)";
-  Device dev;
-  Buffer buf(8192, true);
-  Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-  Qp a(dev), b(dev);
-  a.connect(b.endpoint());
-  b.connect(a.endpoint());
+  if (f == nullptr) return ::testing::AssertionFailure() << "run with SOFTVERBS_FAIL=" << want << " (ctest sets it)";
+  if (std::strcmp(f, want) != 0) {
+    return ::testing::AssertionFailure() << "SOFTVERBS_FAIL is " << f << ", not " << want
+                                         << ": ctest runs each case with its own SOFTVERBS_FAIL (--gtest_filter)";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
+TEST(FaultInjection, ThirdWqeFailsLaterOnesFlushNotifyNeverArrives) {
+  ASSERT_TRUE(fail_env_is("qp:3"));
+  Loopback lb(8192);
+  auto& [dev, buf, mr, a, b] = lb;
   ASSERT_EQ(b.recv(1), 0);
   ASSERT_EQ(b.recv(2), 0);
   uint64_t raddr = reinterpret_cast<uintptr_t>(buf.p) + 4096;
@@ -53,37 +62,19 @@ TEST(FaultInjection, ThirdWqeFailsLaterOnesFlushNotifyNeverArrives) {
 // One ibv_post_send chain WRITE + WRITE_WITH_IMM whose WRITE fails (qp:1): on RC the
 // chained notify must flush and nothing of it may reach the responder.
 TEST(FaultInjection, ChainBehindFailedWriteFlushesAndNeverNotifies) {
-  const char* f = std::getenv("SOFTVERBS_FAIL");
-  ASSERT_NE(f, nullptr) << "run with SOFTVERBS_FAIL=qp:1 (ctest sets it)";
-  ASSERT_STREQ(f, "qp:1") << "ctest runs each case with its own SOFTVERBS_FAIL (--gtest_filter)";
-  Device dev;
-  Buffer buf(8192, true);
-  Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+  ASSERT_TRUE(fail_env_is("qp:1"));
+  Loopback lb(8192);
+  auto& [dev, buf, mr, a, b] = lb;
   std::memset(buf.p, 0xAB, 4096);    // source
   std::memset(buf.p + 4096, 0, 4096);  // target, must stay zero
-  Qp a(dev), b(dev);
-  a.connect(b.endpoint());
-  b.connect(a.endpoint());
   ASSERT_EQ(b.recv(1), 0);
   uint64_t raddr = reinterpret_cast<uintptr_t>(buf.p) + 4096;
   ibv_sge s1{reinterpret_cast<uintptr_t>(buf.p), 256, mr.mr->lkey};
   ibv_sge s2{reinterpret_cast<uintptr_t>(buf.p) + 256, 64, mr.mr->lkey};
-  ibv_send_wr w1{}, w2{};
-  w1.wr_id = 1;
-  w1.opcode = IBV_WR_RDMA_WRITE;
-  w1.sg_list = &s1;
-  w1.num_sge = 1;
-  w1.wr.rdma.remote_addr = raddr;
-  w1.wr.rdma.rkey = mr.mr->rkey;
+  ibv_send_wr w1 = rdma_wr(1, IBV_WR_RDMA_WRITE, &s1, raddr, mr.mr->rkey, 0);
+  ibv_send_wr w2 = rdma_wr(2, IBV_WR_RDMA_WRITE_WITH_IMM, &s2, raddr + 256, mr.mr->rkey);
   w1.next = &w2;
-  w2.wr_id = 2;
-  w2.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-  w2.sg_list = &s2;
-  w2.num_sge = 1;
-  w2.send_flags = IBV_SEND_SIGNALED;
   w2.imm_data = htonl(7);
-  w2.wr.rdma.remote_addr = raddr + 256;
-  w2.wr.rdma.rkey = mr.mr->rkey;
   ibv_send_wr* bad = nullptr;
   ASSERT_EQ(ibv_post_send(a.qp, &w1, &bad), 0);
   ibv_wc wc{};

@@ -55,15 +55,7 @@ void all_opcodes(bool memfd) {
         // 100 fetch-adds on one word
         for (int i = 0; i < 100; ++i) {
           ibv_sge s{reinterpret_cast<uintptr_t>(buf.p) + 8 * i, 8, mr.mr->lkey};
-          ibv_send_wr wr{};
-          wr.wr_id = 10;
-          wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
-          wr.sg_list = &s;
-          wr.num_sge = 1;
-          wr.send_flags = IBV_SEND_SIGNALED;
-          wr.wr.atomic.remote_addr = peer.addr;
-          wr.wr.atomic.rkey = peer.rkey;
-          wr.wr.atomic.compare_add = 1;
+          ibv_send_wr wr = atomic_wr(10, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, peer.addr, peer.rkey, 1);
           ibv_send_wr* bad = nullptr;
           CHECK(ibv_post_send(qp.qp, &wr, &bad) == 0);
           CHECK(wait_wc(qp.scq, &wc) && wc.status == IBV_WC_SUCCESS);

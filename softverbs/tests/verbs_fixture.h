@@ -83,6 +83,35 @@ struct Mr {
 constexpr int kAllAccess =
     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
+// Send WRs with one SGE; the tests build them directly for what Qp::post cannot
+// express (a forged lkey, inline data, chains, atomics).
+inline ibv_send_wr one_sge_wr(uint64_t wr_id, ibv_wr_opcode op, ibv_sge* sge, unsigned flags) {
+  ibv_send_wr wr{};
+  wr.wr_id = wr_id;
+  wr.opcode = op;
+  wr.sg_list = sge;
+  wr.num_sge = 1;
+  wr.send_flags = flags;
+  return wr;
+}
+
+inline ibv_send_wr rdma_wr(uint64_t wr_id, ibv_wr_opcode op, ibv_sge* sge, uint64_t raddr, uint32_t rkey,
+                           unsigned flags = IBV_SEND_SIGNALED) {
+  ibv_send_wr wr = one_sge_wr(wr_id, op, sge, flags);
+  wr.wr.rdma.remote_addr = raddr;
+  wr.wr.rdma.rkey = rkey;
+  return wr;
+}
+
+inline ibv_send_wr atomic_wr(uint64_t wr_id, ibv_wr_opcode op, ibv_sge* sge, uint64_t raddr, uint32_t rkey,
+                             uint64_t compare_add) {
+  ibv_send_wr wr = one_sge_wr(wr_id, op, sge, IBV_SEND_SIGNALED);
+  wr.wr.atomic.remote_addr = raddr;
+  wr.wr.atomic.rkey = rkey;
+  wr.wr.atomic.compare_add = compare_add;
+  return wr;
+}
+
 struct Qp {
   Device& dev;
   ibv_comp_channel* ch = nullptr;
@@ -163,15 +192,9 @@ struct Qp {
   int post(ibv_wr_opcode op, uint64_t wr_id, const ibv_mr* lmr, uint64_t loff, uint32_t len, uint64_t raddr = 0,
            uint32_t rkey = 0, uint32_t imm = 0, unsigned flags = IBV_SEND_SIGNALED) {
     ibv_sge s{reinterpret_cast<uintptr_t>(lmr ? lmr->addr : nullptr) + loff, len, lmr ? lmr->lkey : 0};
-    ibv_send_wr wr{};
-    wr.wr_id = wr_id;
-    wr.opcode = op;
-    wr.sg_list = &s;
+    ibv_send_wr wr = rdma_wr(wr_id, op, &s, raddr, rkey, flags);
     wr.num_sge = len || lmr ? 1 : 0;
-    wr.send_flags = flags;
     wr.imm_data = htonl(imm);
-    wr.wr.rdma.remote_addr = raddr;
-    wr.wr.rdma.rkey = rkey;
     ibv_send_wr* bad = nullptr;
     return ibv_post_send(qp, &wr, &bad);
   }
@@ -183,6 +206,27 @@ struct Qp {
     wr.num_sge = mr ? 1 : 0;
     ibv_recv_wr* bad = nullptr;
     return ibv_post_recv(qp, &wr, &bad);
+  }
+};
+
+// How a Loopback's QPs are made and connected.
+struct LoopbackOptions {
+  int depth = 64;
+  uint8_t rnr_retry = 7;  // a's, towards b
+  bool channel = false;   // b's receive CQ on a completion channel
+};
+
+// Where most single-process cases start: one device, a memfd buffer registered
+// with every access, and two RC QPs connected to each other (a first).
+struct Loopback {
+  Device dev;
+  Buffer buf;
+  Mr mr;
+  Qp a, b;
+  explicit Loopback(size_t bytes, LoopbackOptions o = {})
+      : buf(bytes, true), mr(dev.pd, buf.p, buf.n, kAllAccess), a(dev, o.depth), b(dev, o.depth, o.channel) {
+    a.connect(b.endpoint(), o.rnr_retry);
+    b.connect(a.endpoint());
   }
 };
 
