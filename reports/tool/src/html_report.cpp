@@ -8,6 +8,7 @@
 
 #include "comparison.h"
 #include "renderers.h"
+#include "report_resources.h"
 #include "text.h"
 
 namespace hcts::report {
@@ -399,7 +400,7 @@ std::string render_html(std::span<const Run> runs, const RenderInfo &info) {
        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
        "script-src 'unsafe-inline'; img-src data:\">"
     << "<title>hcts report: " << overall << (runs.size() == 1 ? " — " + html_escape(runs[0].label) : "") << "</title><style>"
-    << html_css() << "</style></head><body data-ready=\"0\"><header class=\"top\"><div><div class=\"brand\">hcts compliance report</div>"
+    << resources::report_css() << "</style></head><body data-ready=\"0\"><header class=\"top\"><div><div class=\"brand\">hcts compliance report</div>"
     << "<div class=\"sub\">" << runs.size() << (runs.size() == 1 ? " run" : " runs");
   if (runs.size() == 1) o << " · " << html_escape(runs[0].label) << " on " << html_escape(field(object_at(runs[0].doc, "environment"), "product", "?"));
   o << " · generated " << html_escape(info.generated) << " by hcts-report " << report_version();
@@ -417,7 +418,7 @@ std::string render_html(std::span<const Run> runs, const RenderInfo &info) {
   o << "</main><footer>Gate: a run passes when it is complete, every MUST clause is PASS or WAIVED, and nothing is XPASS. "
        "Verdict order, worst first: CRASH, TIMEOUT, FAIL, XPASS, HAZARD, NOT_SUPPORTED, WAIVED, PROFILE, PASS. "
        "Schema: hcts-results v1.</footer><script>"
-    << html_script() << "</script></body></html>\n";
+    << resources::report_js() << "</script></body></html>\n";
   return o.str();
 }
 
