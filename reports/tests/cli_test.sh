@@ -68,6 +68,14 @@ expect_error 1 "REJECTED: checksum mismatch for 'results.json'" "$tool" verify "
 "$tool" bundle --out "$work/sub2.tar" --expectations "$fixtures/vendor-expectations.yaml" "$fixtures/failures.json"
 check "verify accepts the on-the-fly bundle" "$tool" verify "$work/sub2.tar"
 check "the expectations file is bundled" bash -c "tar -tf '$work/sub2.tar' | grep -qx expectations.yaml"
+# Anything after the end-of-archive marker is caught, although tar(1) and libarchive ignore it.
+cp "$work/sub.tar" "$work/trailing.tar" && printf 'x' >>"$work/trailing.tar"
+expect_error 1 "REJECTED: the archive is damaged: tar: at byte [0-9]+: data after the end-of-archive marker" "$tool" verify "$work/trailing.tar"
+# With SOURCE_DATE_EPOCH the same inputs give the same bundle, byte for byte (tar mtime included).
+SOURCE_DATE_EPOCH=1764403200 "$tool" bundle --out "$work/repro1.tar" "$fixtures/pass.json" >/dev/null
+SOURCE_DATE_EPOCH=1764403200 "$tool" bundle --out "$work/repro2.tar" "$fixtures/pass.json" >/dev/null
+check "bundles are reproducible" cmp "$work/repro1.tar" "$work/repro2.tar"
+check "the members carry SOURCE_DATE_EPOCH as mtime" bash -c "tar -tvf '$work/repro1.tar' --utc | grep -q ' 2025-11-29 08:00 results.json$'"
 # An interrupted run is not a submission.
 sed 's/"status": "complete"/"status": "aborted"/' "$fixtures/pass.json" >"$work/aborted.json"
 "$tool" bundle --out "$work/aborted.tar" "$work/aborted.json"

@@ -1,6 +1,5 @@
 #include "bundle.h"
 
-#include <ctime>
 #include <map>
 #include <set>
 #include <sstream>
@@ -42,7 +41,7 @@ std::string make_bundle(const Run &run, const std::vector<TarMember> &extra, con
   std::string sums;
   for (const auto &m : members) sums += sha256_hex(m.data) + "  " + m.name + "\n";
   members.push_back({"SHA256SUMS", sums});
-  return write_tar(members, static_cast<long long>(std::time(nullptr)));
+  return write_tar(members, source_date_epoch_or(0));
 }
 
 VerifyResult verify_bundle(std::string_view archive) {

@@ -32,6 +32,12 @@ const nlohmann::json &clause_waiver(const nlohmann::json &doc, const nlohmann::j
 // following the rule in reports/schema/README.md.
 std::vector<std::string> gate_failures(const nlohmann::json &doc);
 
+// The time renderings and bundles state: SOURCE_DATE_EPOCH when it is set (the
+// reproducible-builds.org convention, for byte-identical output), else `fallback`.
+// Throws std::runtime_error naming the value when it is not a whole number >= 0.
+long long source_date_epoch_or(long long fallback);
+std::string format_utc(long long seconds_since_1970);  // "2026-11-29T09:00:00Z"
+
 std::string format_seconds(double seconds);       // "0.012 s", "3.4 s", "2 min 5 s"
 std::string format_fixed(double value, int decimals);
 
