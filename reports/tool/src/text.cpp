@@ -52,6 +52,14 @@ std::string field(const nlohmann::json &obj, std::string_view key, std::string_v
   return std::string(fallback);
 }
 
+std::string text_of(const nlohmann::json &value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+std::string joined(const nlohmann::json &array) {
+  std::string out;
+  for (const auto &v : array) out += (out.empty() ? "" : ", ") + text_of(v);
+  return out;
+}
+
 const nlohmann::json &object_at(const nlohmann::json &obj, std::string_view key) {
   static const nlohmann::json empty = nlohmann::json::object();
   if (!obj.is_object()) return empty;

@@ -15,6 +15,10 @@ std::string md_escape(std::string_view text);     // for Markdown table cells: |
 
 // obj[key] as text: strings as they are, numbers and booleans printed, anything else `fallback`.
 std::string field(const nlohmann::json &obj, std::string_view key, std::string_view fallback = "");
+// A value from a list in a document as text: a string as it is, anything else as JSON.
+std::string text_of(const nlohmann::json &value);
+// The elements of an array as text_of() gives them, joined by ", ".
+std::string joined(const nlohmann::json &array);
 // obj[key] when it is an object / array, else an empty one.
 const nlohmann::json &object_at(const nlohmann::json &obj, std::string_view key);
 const nlohmann::json &array_at(const nlohmann::json &obj, std::string_view key);
