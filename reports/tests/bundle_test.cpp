@@ -1,5 +1,5 @@
-// Submission bundles: the tar format round-trips, verify accepts a fresh
-// bundle, and rejects any single changed byte and every incomplete run.
+// Submission bundles: the tar format round-trips and is deterministic, verify
+// accepts a fresh bundle, and rejects any single changed byte and every incomplete run.
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -11,7 +11,7 @@
 #include "bundle.h"
 #include "renderers.h"
 #include "results_io.h"
-#include "tar.h"
+#include "ustar.h"
 
 namespace {
 
@@ -54,8 +54,70 @@ TEST(Tar, RejectsTruncationAndTrailingData) {
   EXPECT_THROW(read_tar(archive.substr(0, archive.size() - 512)), std::runtime_error);
   EXPECT_THROW(read_tar(archive.substr(0, 512)), std::runtime_error);
   EXPECT_THROW(read_tar(archive + std::string(511, '\0') + "x"), std::runtime_error);
-  EXPECT_THROW(write_tar({{std::string(100, 'n'), ""}}, 0), std::runtime_error);
+  // ustar holds a name of 100 bytes without a '/' (the old writer stopped at 99), not 101.
+  EXPECT_EQ(read_tar(write_tar({{std::string(100, 'n'), ""}}, 0)).at(0).name, std::string(100, 'n'));
+  EXPECT_THROW(write_tar({{std::string(101, 'n'), ""}}, 0), std::runtime_error);
+  EXPECT_THROW(write_tar({{"", ""}}, 0), std::runtime_error);
   EXPECT_THROW(write_tar({{"a", ""}, {"a", ""}}, 0), std::runtime_error);
+  EXPECT_THROW(write_tar({{"a", ""}}, -1), std::runtime_error);
+}
+
+std::string what_read_tar_says(const std::string &archive) {
+  try {
+    read_tar(archive);
+  } catch (const std::runtime_error &e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+// libarchive reads these without complaint; the canonical re-write catches them.
+TEST(Tar, RejectsWhatALenientReaderAccepts) {
+  const auto archive = write_tar({{"a", "x"}}, 0);
+  EXPECT_EQ(what_read_tar_says(archive + std::string(512, '\0')), "tar: at byte 2048: data after the end-of-archive marker");
+  EXPECT_EQ(what_read_tar_says(archive.substr(0, archive.size() - 512)),
+            "tar: at byte 1536: the archive ends early, in the end-of-archive marker");
+  auto padding = archive;
+  padding[600] = 'y';
+  EXPECT_EQ(what_read_tar_says(padding),
+            "tar: at byte 600: the archive is not in the canonical form hcts-report writes: a byte differs in the padding "
+            "after member 'a'");
+  EXPECT_EQ(what_read_tar_says(""), "tar: at byte 0: the archive is empty; a ustar archive has at least its two end blocks");
+}
+
+// The same members and mtime give the same bytes: fixed header fields, no 10 KiB record padding.
+TEST(Tar, IsDeterministic) {
+  const std::vector<TarMember> members = {{"b", "2"}, {"a", "1"}};
+  const auto archive = write_tar(members, 1764403200);
+  EXPECT_EQ(archive, write_tar(members, 1764403200));
+  EXPECT_EQ(archive.size(), 6U * 512);  // two headers, two data blocks, the two end blocks
+  EXPECT_EQ(archive.substr(0, 1), "b");  // in the order given, not sorted
+  EXPECT_EQ(archive.substr(108, 6), "000000");        // uid
+  EXPECT_EQ(archive.substr(116, 6), "000000");        // gid
+  EXPECT_EQ(archive.substr(136, 11), "15112524000");  // mtime 1764403200, octal
+  EXPECT_EQ(archive.substr(257, 6), std::string("ustar\0", 6));
+}
+
+// The members' mtime is SOURCE_DATE_EPOCH, or 0: the same run gives the same bundle.
+TEST(Bundle, SameInputsGiveTheSameBytes) {
+  const auto run = load_run(fixture("pass.json"));
+  ::unsetenv("SOURCE_DATE_EPOCH");
+  const auto plain = bundle_of(run);
+  EXPECT_EQ(plain, bundle_of(run));
+  EXPECT_EQ(plain.substr(136, 11), "00000000000");
+  ::setenv("SOURCE_DATE_EPOCH", "1764403200", 1);
+  const auto dated = bundle_of(run);
+  EXPECT_EQ(dated.substr(136, 11), "15112524000");
+  EXPECT_TRUE(verify_bundle(dated).ok);
+  ::setenv("SOURCE_DATE_EPOCH", "yesterday", 1);
+  try {
+    bundle_of(run);
+    ADD_FAILURE() << "SOURCE_DATE_EPOCH=yesterday was accepted";
+  } catch (const std::runtime_error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "SOURCE_DATE_EPOCH is 'yesterday'; allowed: a whole number of seconds since 1970-01-01 UTC, 0 or more");
+  }
+  ::unsetenv("SOURCE_DATE_EPOCH");
 }
 
 TEST(Bundle, FreshBundleVerifies) {

@@ -51,8 +51,30 @@ expect_error 1 "broken.json:3:10: malformed JSON" "$tool" render --out "$work/x"
 printf 'schema: hcts-expectations\nschema_version: 1\nexpectations:\n  - clause: A\n    expected: FIAL\n    reason: r\n' >"$work/bad.yaml"
 expect_error 1 "bad.yaml:5: expectations\[0\]\.expected is 'FIAL'; allowed: FAIL, TIMEOUT, CRASH, HAZARD, NOT_SUPPORTED" \
   "$tool" render --expectations "$work/bad.yaml" --out "$work/x" "$fixtures/pass.json"
-expect_error 2 "unknown option '--bogus'" "$tool" render --bogus "$fixtures/pass.json"
+expect_error 2 "unknown option '--bogus'; allowed: --help, --out DIR, --expectations FILE, --gate" "$tool" render --bogus "$fixtures/pass.json"
 expect_error 2 "unknown command 'frobnicate'; allowed: render, apply, bundle, verify" "$tool" frobnicate
+expect_error 2 "no command given; allowed: render, apply, bundle, verify, help" "$tool"
+expect_error 2 "unknown option '--gate'; allowed: --help, --out FILE.tar, --expectations FILE" \
+  "$tool" bundle --gate --out "$work/x.tar" "$fixtures/pass.json"
+expect_error 2 "unexpected argument 'second.json'; apply takes: RESULTS.json" "$tool" apply "$fixtures/pass.json" second.json
+expect_error 2 "unexpected argument 'third'; bundle takes: RESULTS.json \[REPORT_DIR\]" "$tool" bundle --out "$work/x.tar" a b third
+expect_error 2 "bundle: --out is required" "$tool" bundle "$fixtures/pass.json"
+expect_error 2 "render: --out: 1 required DIR missing" "$tool" render --out
+expect_error 2 "render: RESULTS.json is required" "$tool" render --out "$work/x"
+expect_error 2 "verify: BUNDLE.tar is required" "$tool" verify
+expect_error 2 "COMMAND: nosuch not in \{render,apply,bundle,verify\}" "$tool" help nosuch
+SOURCE_DATE_EPOCH=yesterday expect_error 1 "SOURCE_DATE_EPOCH is 'yesterday'; allowed: a whole number of seconds" \
+  "$tool" render --out "$work/x" "$fixtures/pass.json"
+
+# --help for the tool and for each command (standard output, exit 0), --version.
+check "--version" bash -c "'$tool' --version | grep -Eqx 'hcts-report [0-9.]+ \(reads hcts-results v1\)'"
+check "--help lists the commands" bash -c "'$tool' --help | grep -Eq '^  verify +check a bundle'"
+for cmd in render apply bundle verify; do
+  check "$cmd --help" bash -c "'$tool' $cmd --help | grep -q '^Usage: hcts-report $cmd '"
+done
+check "help render is render --help" bash -c "diff <('$tool' help render) <('$tool' render --help)"
+check "render --help names its options" bash -c "'$tool' render --help | grep -Eq -- '--out DIR +where the three files go'"
+check "-- ends the options" "$tool" render --out "$work/dashdash" -- "$fixtures/pass.json"
 
 # bundle + verify: a fresh bundle is accepted, one changed byte is not.
 "$tool" bundle --out "$work/sub.tar" "$fixtures/failures.json" "$work/out"
@@ -68,6 +90,14 @@ expect_error 1 "REJECTED: checksum mismatch for 'results.json'" "$tool" verify "
 "$tool" bundle --out "$work/sub2.tar" --expectations "$fixtures/vendor-expectations.yaml" "$fixtures/failures.json"
 check "verify accepts the on-the-fly bundle" "$tool" verify "$work/sub2.tar"
 check "the expectations file is bundled" bash -c "tar -tf '$work/sub2.tar' | grep -qx expectations.yaml"
+# Anything after the end-of-archive marker is caught, although tar(1) and libarchive ignore it.
+cp "$work/sub.tar" "$work/trailing.tar" && printf 'x' >>"$work/trailing.tar"
+expect_error 1 "REJECTED: the archive is damaged: tar: at byte [0-9]+: data after the end-of-archive marker" "$tool" verify "$work/trailing.tar"
+# With SOURCE_DATE_EPOCH the same inputs give the same bundle, byte for byte (tar mtime included).
+SOURCE_DATE_EPOCH=1764403200 "$tool" bundle --out "$work/repro1.tar" "$fixtures/pass.json" >/dev/null
+SOURCE_DATE_EPOCH=1764403200 "$tool" bundle --out "$work/repro2.tar" "$fixtures/pass.json" >/dev/null
+check "bundles are reproducible" cmp "$work/repro1.tar" "$work/repro2.tar"
+check "the members carry SOURCE_DATE_EPOCH as mtime" bash -c "tar -tvf '$work/repro1.tar' --utc | grep -q ' 2025-11-29 08:00 results.json$'"
 # An interrupted run is not a submission.
 sed 's/"status": "complete"/"status": "aborted"/' "$fixtures/pass.json" >"$work/aborted.json"
 "$tool" bundle --out "$work/aborted.tar" "$work/aborted.json"

@@ -2,10 +2,14 @@
 // must say for a passing run, failures, a timeout, an XPASS, a NOT_SUPPORTED-only
 // run and two runs side by side; and the reader's error messages.
 #include <cstdlib>
+#include <initializer_list>
 #include <iostream>
 #include <random>
 #include <regex>
+#include <source_location>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -53,6 +57,34 @@ std::string junit_total(const std::string &junit, const std::string &attr) {
   return std::regex_search(junit, m, re) ? m[1].str() : "<missing>";
 }
 
+// Each snippet must (expect_contains) or must not (expect_lacks) occur in
+// `text`. A failure names the snippet and the line of the caller.
+void expect_snippets(std::string_view text, std::initializer_list<std::string_view> snippets, bool wanted,
+                     const std::source_location &at) {
+  for (const auto snippet : snippets)
+    if ((text.find(snippet) != std::string_view::npos) != wanted)
+      ADD_FAILURE_AT(at.file_name(), static_cast<int>(at.line())) << (wanted ? "missing: " : "present: ") << snippet;
+}
+
+void expect_contains(std::string_view text, std::initializer_list<std::string_view> snippets,
+                     const std::source_location &at = std::source_location::current()) {
+  expect_snippets(text, snippets, true, at);
+}
+
+void expect_lacks(std::string_view text, std::initializer_list<std::string_view> snippets,
+                  const std::source_location &at = std::source_location::current()) {
+  expect_snippets(text, snippets, false, at);
+}
+
+// Attributes of the root <testsuites> element, each with its expected value.
+void expect_totals(const std::string &junit, std::initializer_list<std::pair<std::string, std::string>> totals,
+                   const std::source_location &at = std::source_location::current()) {
+  for (const auto &[attr, value] : totals)
+    if (const auto actual = junit_total(junit, attr); actual != value)
+      ADD_FAILURE_AT(at.file_name(), static_cast<int>(at.line()))
+          << "<testsuites " << attr << "=\"" << actual << "\">, expected \"" << value << "\"";
+}
+
 // The <tr> of one clause in the HTML clause table of run `r`.
 std::string clause_row(const std::string &html, int r, const std::string &id) {
   const auto start = html.find("id=\"r" + std::to_string(r) + "-" + id + "\"");
@@ -63,105 +95,88 @@ std::string clause_row(const std::string &html, int r, const std::string &id) {
 
 TEST(Render, PassingRun) {
   const auto r = render({"pass.json"});
-  EXPECT_NE(r.html.find("id=\"overall-verdict\" data-verdict=\"PASS\""), std::string::npos);
   EXPECT_EQ(count(r.html, "<tr class=\"clause-row\""), 11U);
-  EXPECT_NE(r.html.find("data-gate=\"pass\" data-clauses=\"11\""), std::string::npos);
+  expect_contains(r.html, {"id=\"overall-verdict\" data-verdict=\"PASS\"", "data-gate=\"pass\" data-clauses=\"11\"",
+                           "<svg class=\"hist\""});
   // Self-contained: nothing is fetched.
-  EXPECT_EQ(r.html.find("src=\"http"), std::string::npos);
-  EXPECT_EQ(r.html.find("href=\"http"), std::string::npos);
-  EXPECT_EQ(r.html.find("<link"), std::string::npos);
-  EXPECT_NE(r.html.find("<svg class=\"hist\""), std::string::npos);
-  EXPECT_NE(r.md.find("## hcts compliance: ✅ PASS — reference"), std::string::npos);
-  EXPECT_NE(r.md.find("**MUST clauses passed:** 8 of 8"), std::string::npos);
-  EXPECT_NE(r.md.find("No clause failed."), std::string::npos);
-  EXPECT_EQ(junit_total(r.junit, "tests"), "13");  // 11 clauses, 2 properties; litmus cases report through clauses
-  EXPECT_EQ(junit_total(r.junit, "failures"), "0");
-  EXPECT_EQ(junit_total(r.junit, "errors"), "0");
-  EXPECT_EQ(junit_total(r.junit, "skipped"), "0");
+  expect_lacks(r.html, {"src=\"http", "href=\"http", "<link"});
+  expect_contains(r.md, {"## hcts compliance: ✅ PASS — reference", "**MUST clauses passed:** 8 of 8", "No clause failed."});
+  // 11 clauses, 2 properties; litmus cases report through clauses.
+  expect_totals(r.junit, {{"tests", "13"}, {"failures", "0"}, {"errors", "0"}, {"skipped", "0"}});
   // Per-case time summed per clause: WWN.VIS.1 has 412.5 + 388.0 + 2210.4 ms.
-  EXPECT_NE(r.junit.find("name=\"WWN.VIS.1: Data is visible when the notify is seen\" time=\"3.011\""), std::string::npos);
-  EXPECT_NE(r.junit.find("observed profile: binary"), std::string::npos);
+  expect_contains(r.junit, {"name=\"WWN.VIS.1: Data is visible when the notify is seen\" time=\"3.011\"",
+                            "observed profile: binary"});
 }
 
 TEST(Render, RunWithFailuresShowsEvidence) {
   const auto r = render({"failures.json"});
-  EXPECT_NE(r.html.find("id=\"overall-verdict\" data-verdict=\"FAIL\""), std::string::npos);
   const auto row = clause_row(r.html, 0, "WWN.IDX.2");
   ASSERT_FALSE(row.empty());
-  EXPECT_NE(row.find("data-verdict=\"FAIL\""), std::string::npos);
   EXPECT_NE(row.find("<details class=\"evidence\" open>"), std::string::npos) << "failing evidence must be open";
-  EXPECT_NE(row.find("returned 0 (HCCL_SUCCESS); expected HCCL_E_PARA (4)"), std::string::npos);
-  EXPECT_NE(row.find("./hcts run --filter &#39;NotifyIndex.AtNotifyNum&#39;"), std::string::npos);
-  EXPECT_NE(row.find("rank 1</span> notify 0 raised"), std::string::npos);
+  expect_contains(row, {"data-verdict=\"FAIL\"", "returned 0 (HCCL_SUCCESS); expected HCCL_E_PARA (4)",
+                        "./hcts run --filter &#39;NotifyIndex.AtNotifyNum&#39;", "rank 1</span> notify 0 raised"});
   // Passing clauses stay closed.
-  EXPECT_EQ(clause_row(r.html, 0, "WWN.PTR.1").find(" open>"), std::string::npos);
+  expect_lacks(clause_row(r.html, 0, "WWN.PTR.1"), {" open>"});
   // The seed of a randomised case is shown with its reproducer.
-  EXPECT_NE(clause_row(r.html, 0, "WWN.VIS.1").find("HCTS_SEED=43 ./hcts run"), std::string::npos);
-  // The observed stale outcomes are drawn as a red bar, visible although rare.
-  EXPECT_NE(r.html.find("data-outcome=\"stale\" x=\"92\" y=\"27\" width=\"3.0\" height=\"16\" fill=\"#cf222e\""), std::string::npos);
-  // The failed property with its shrunk counterexample.
-  EXPECT_NE(r.html.find("<li><code>WWN(ch=0, off=8, len=1, idx=4)</code></li>"), std::string::npos);
-  EXPECT_NE(r.html.find("coalescing (record returns success, notify lost)"), std::string::npos);
+  expect_contains(clause_row(r.html, 0, "WWN.VIS.1"), {"HCTS_SEED=43 ./hcts run"});
+  expect_contains(r.html, {"id=\"overall-verdict\" data-verdict=\"FAIL\"",
+                           // The observed stale outcomes are drawn as a red bar, visible although rare.
+                           "data-outcome=\"stale\" x=\"92\" y=\"27\" width=\"3.0\" height=\"16\" fill=\"#cf222e\"",
+                           // The failed property with its shrunk counterexample.
+                           "<li><code>WWN(ch=0, off=8, len=1, idx=4)</code></li>",
+                           "coalescing (record returns success, notify lost)"});
 
-  EXPECT_NE(r.md.find("❌ FAIL"), std::string::npos);
-  EXPECT_NE(r.md.find("| `WWN.IDX.2` | MUST | **FAIL** | NotifyIndex.AtNotifyNum: remoteNotifyIdx 4"), std::string::npos);
-  EXPECT_NE(r.md.find("| `WWN.PROF.1` | PROFILE | **HAZARD** |"), std::string::npos);
-  EXPECT_NE(r.md.find("NotifyIndexModel (seed 8812, 12 shrinks)"), std::string::npos);
-  EXPECT_EQ(junit_total(r.junit, "failures"), "4");  // two FAIL, one HAZARD, one property
-  EXPECT_NE(r.junit.find("<testcase classname=\"hcts.property\" name=\"NotifyIndexModel\""), std::string::npos);
-  EXPECT_EQ(junit_total(r.junit, "errors"), "0");
-  EXPECT_NE(r.junit.find("<failure type=\"HAZARD\""), std::string::npos);
+  expect_contains(r.md, {"❌ FAIL", "| `WWN.IDX.2` | MUST | **FAIL** | NotifyIndex.AtNotifyNum: remoteNotifyIdx 4",
+                         "| `WWN.PROF.1` | PROFILE | **HAZARD** |", "NotifyIndexModel (seed 8812, 12 shrinks)"});
+  expect_totals(r.junit, {{"failures", "4"}, {"errors", "0"}});  // failures: two FAIL, one HAZARD, one property
+  expect_contains(r.junit, {"<testcase classname=\"hcts.property\" name=\"NotifyIndexModel\"", "<failure type=\"HAZARD\""});
 }
 
 TEST(Render, TimeoutIsAnErrorWithDiagnostics) {
   const auto r = render({"timeout.json"});
-  EXPECT_NE(r.html.find("data-verdict=\"FAIL\""), std::string::npos);
-  EXPECT_EQ(junit_total(r.junit, "errors"), "1");
-  EXPECT_EQ(junit_total(r.junit, "failures"), "0");
-  EXPECT_NE(r.junit.find("<error type=\"TIMEOUT\" message=\"Ordering.FifoK8: watchdog: case exceeded 30 s\"/>"), std::string::npos);
-  EXPECT_NE(r.junit.find("time=\"30.000\""), std::string::npos);
-  EXPECT_NE(r.junit.find("rank 1: last operation: HcommChannelNotifyWaitOnThread"), std::string::npos);
-  EXPECT_NE(r.md.find("| `WWN.ORD.1` | MUST | **TIMEOUT** |"), std::string::npos);
-  EXPECT_NE(clause_row(r.html, 0, "WWN.ORD.1").find("notify states: [0 0 0 0]"), std::string::npos);
+  expect_contains(r.html, {"data-verdict=\"FAIL\""});
+  expect_totals(r.junit, {{"errors", "1"}, {"failures", "0"}});
+  expect_contains(r.junit, {"<error type=\"TIMEOUT\" message=\"Ordering.FifoK8: watchdog: case exceeded 30 s\"/>",
+                            "time=\"30.000\"", "rank 1: last operation: HcommChannelNotifyWaitOnThread"});
+  expect_contains(r.md, {"| `WWN.ORD.1` | MUST | **TIMEOUT** |"});
+  expect_contains(clause_row(r.html, 0, "WWN.ORD.1"), {"notify states: [0 0 0 0]"});
 }
 
 TEST(Render, XpassFailsTheGateAndIsExplained) {
   const auto r = render({"xpass.json"});
   EXPECT_EQ(r.runs[0].doc["summary"]["gate"], "fail");
-  EXPECT_NE(r.html.find("data-verdict=\"FAIL\""), std::string::npos);
-  EXPECT_NE(clause_row(r.html, 0, "WWN.VIS.2").find("the expectation ("), std::string::npos);
-  EXPECT_NE(clause_row(r.html, 0, "WWN.IDX.2").find("Waived (was <span class=\"badge v-FAIL\">FAIL</span>)"), std::string::npos);
-  EXPECT_NE(r.junit.find("<failure type=\"XPASS\""), std::string::npos);
-  EXPECT_EQ(junit_total(r.junit, "skipped"), "1");  // the waived clause
-  EXPECT_NE(r.md.find("| `WWN.VIS.2` | MUST | **XPASS** | passes, but expected FAIL: vendor ticket 1301"), std::string::npos);
-  EXPECT_NE(r.md.find("_1 clause(s) waived by vendor.yaml._"), std::string::npos);
+  expect_contains(r.html, {"data-verdict=\"FAIL\""});
+  expect_contains(clause_row(r.html, 0, "WWN.VIS.2"), {"the expectation ("});
+  expect_contains(clause_row(r.html, 0, "WWN.IDX.2"), {"Waived (was <span class=\"badge v-FAIL\">FAIL</span>)"});
+  expect_contains(r.junit, {"<failure type=\"XPASS\""});
+  expect_totals(r.junit, {{"skipped", "1"}});  // the waived clause
+  expect_contains(r.md, {"| `WWN.VIS.2` | MUST | **XPASS** | passes, but expected FAIL: vendor ticket 1301",
+                         "_1 clause(s) waived by vendor.yaml._"});
 }
 
 TEST(Render, NotSupportedOnlyRun) {
   const auto r = render({"not_supported.json"});
   // A MUST clause that is NOT_SUPPORTED is not a pass: the gate fails.
-  EXPECT_NE(r.html.find("data-verdict=\"FAIL\""), std::string::npos);
+  expect_contains(r.html, {"data-verdict=\"FAIL\""});
   EXPECT_EQ(count(r.html, "<tr class=\"clause-row\""), 11U);
   EXPECT_EQ(count(r.html, "No cases: decided at clause level."), 11U);
-  EXPECT_EQ(junit_total(r.junit, "skipped"), "11");
-  EXPECT_NE(r.junit.find("not supported: HcommWriteWithNotifyOnThread returned HCCL_E_NOT_SUPPORT"), std::string::npos);
-  EXPECT_NE(r.md.find("| NOT_SUPPORTED | 11 |"), std::string::npos);
+  expect_totals(r.junit, {{"skipped", "11"}});
+  expect_contains(r.junit, {"not supported: HcommWriteWithNotifyOnThread returned HCCL_E_NOT_SUPPORT"});
+  expect_contains(r.md, {"| NOT_SUPPORTED | 11 |"});
 }
 
 TEST(Render, TwoRunsSideBySide) {
   const auto r = render({"pass.json", "failures.json"});
-  EXPECT_NE(r.html.find("id=\"overall-verdict\" data-verdict=\"FAIL\""), std::string::npos);
-  EXPECT_NE(r.html.find("1 of 2 runs pass the gate."), std::string::npos);
   EXPECT_EQ(count(r.html, "<tr class=\"compare-row\""), 11U);
   EXPECT_EQ(count(r.html, "<b>2</b> of 2"), 8U);
   EXPECT_EQ(count(r.html, "<b>1</b> of 2"), 3U);  // WWN.IDX.2, WWN.VIS.1, WWN.PROF.1
-  EXPECT_NE(r.html.find("<section class=\"run\" id=\"run-1\""), std::string::npos);
-  // The matrix links each cell to the clause's evidence in that run's section.
-  EXPECT_NE(r.html.find("href=\"#r1-WWN.IDX.2\""), std::string::npos);
-  EXPECT_NE(r.md.find("| Clause | reference | vendor | Passed by |"), std::string::npos);
-  EXPECT_NE(r.md.find("| `WWN.IDX.2` | PASS | FAIL | 1 of 2 |"), std::string::npos);
+  expect_contains(r.html, {"id=\"overall-verdict\" data-verdict=\"FAIL\"", "1 of 2 runs pass the gate.",
+                           "<section class=\"run\" id=\"run-1\"",
+                           // The matrix links each cell to the clause's evidence in that run's section.
+                           "href=\"#r1-WWN.IDX.2\""});
+  expect_contains(r.md, {"| Clause | reference | vendor | Passed by |", "| `WWN.IDX.2` | PASS | FAIL | 1 of 2 |"});
   EXPECT_EQ(r.md.find("| `WWN.PTR.1` | PASS | PASS |"), std::string::npos) << "agreeing clauses are left out of the comment";
-  EXPECT_EQ(junit_total(r.junit, "tests"), "26");
+  expect_totals(r.junit, {{"tests", "26"}});
   EXPECT_EQ(count(r.junit, "<testsuite "), 2U);
 }
 
@@ -177,9 +192,9 @@ TEST(Render, ExpectationsAtReportTime) {
   EXPECT_EQ(doc["expectations"]["waived"], nlohmann::json::array({"WWN.IDX.2"}));
   EXPECT_EQ(doc["expectations"]["xpass"], nlohmann::json::array({"WWN.VIS.2"}));
   EXPECT_EQ(doc["expectations"]["active"], 2);  // the ranks: 4 entry does not apply to a 2-rank run
-  EXPECT_NE(clause_row(r.html, 0, "WWN.IDX.2").find("vendor ticket 1234"), std::string::npos);
-  EXPECT_NE(r.html.find("expectations <code>vendor-expectations.yaml</code>"), std::string::npos);
-  EXPECT_NE(r.junit.find("<failure type=\"XPASS\""), std::string::npos);
+  expect_contains(clause_row(r.html, 0, "WWN.IDX.2"), {"vendor ticket 1234"});
+  expect_contains(r.html, {"expectations <code>vendor-expectations.yaml</code>"});
+  expect_contains(r.junit, {"<failure type=\"XPASS\""});
 }
 
 TEST(Render, TextFromTheImplementationIsEscaped) {
@@ -190,11 +205,10 @@ TEST(Render, TextFromTheImplementationIsEscaped) {
   prepare_runs(runs, nullptr);
   const RenderInfo info{"t", ""};
   const auto html = render_html(runs, info);
-  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
-  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot;"), std::string::npos);
-  const auto junit = render_junit(runs, info);
-  EXPECT_EQ(junit.find("]]></failure><x"), std::string::npos);
-  EXPECT_EQ(render_markdown(runs, info).find("<x"), std::string::npos);
+  expect_lacks(html, {"<script>alert"});
+  expect_contains(html, {"&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot;"});
+  expect_lacks(render_junit(runs, info), {"]]></failure><x"});
+  expect_lacks(render_markdown(runs, info), {"<x"});
 }
 
 std::string error_of(std::string_view text) {
@@ -245,9 +259,9 @@ TEST(ResultsReader, ClauseWithoutVerdictIsNotRun) {
   const RenderInfo info{"t", ""};
   EXPECT_EQ(runs[0].doc["summary"]["gate"], "fail");
   const auto html = render_html(runs, info);
-  EXPECT_NE(html.find("This run is <b>aborted</b>"), std::string::npos);
-  EXPECT_NE(clause_row(html, 0, "WWN.IDX.2").find("badge v-NOT_RUN"), std::string::npos);
-  EXPECT_NE(render_junit(runs, info).find("<error type=\"NOT RUN\" message=\"the clause did not run\"/>"), std::string::npos);
+  expect_contains(html, {"This run is <b>aborted</b>"});
+  expect_contains(clause_row(html, 0, "WWN.IDX.2"), {"badge v-NOT_RUN"});
+  expect_contains(render_junit(runs, info), {"<error type=\"NOT RUN\" message=\"the clause did not run\"/>"});
 }
 
 }  // namespace
@@ -320,7 +334,7 @@ TEST(Render, ConformanceWriterShape) {
   }
   const auto row = clause_row(r.html, 0, "WWN.PTR.1");
   EXPECT_NE(row.find("case: FAIL"), std::string::npos) << "the case's own verdict is shown where it differs";
-  EXPECT_EQ(junit_total(r.junit, "tests"), "13");
+  expect_totals(r.junit, {{"tests", "13"}});
 
   auto filtered = load_run(fixture("conformance-shape.json"));
   filtered.doc["summary"]["not_run"] = {"WWN.NTF.1"};
@@ -328,12 +342,12 @@ TEST(Render, ConformanceWriterShape) {
   prepare_runs(runs, nullptr);
   const RenderInfo info{"t", ""};
   EXPECT_EQ(runs[0].doc["summary"]["gate"], "fail");
-  EXPECT_NE(render_html(runs, info).find("1 clause(s) not decided by any case"), std::string::npos);
-  EXPECT_NE(render_markdown(runs, info).find("**1 clause(s) not decided by any case** (filtered or cut-short run): `WWN.NTF.1`"),
-            std::string::npos);
+  expect_contains(render_html(runs, info), {"1 clause(s) not decided by any case"});
+  expect_contains(render_markdown(runs, info),
+                  {"**1 clause(s) not decided by any case** (filtered or cut-short run): `WWN.NTF.1`"});
   const auto junit = render_junit(runs, info);
-  EXPECT_EQ(junit_total(junit, "tests"), "14");
-  EXPECT_NE(junit.find("name=\"WWN.NTF.1\" time=\"0.000\">\n      <error type=\"NOT RUN\""), std::string::npos);
+  expect_totals(junit, {{"tests", "14"}});
+  expect_contains(junit, {"name=\"WWN.NTF.1\" time=\"0.000\">\n      <error type=\"NOT RUN\""});
 }
 
 }  // namespace
@@ -347,14 +361,13 @@ TEST(Render, PropertyRun) {
   EXPECT_EQ(summary["gate"], "fail");  // a falsified property fails the run although no clause does
   EXPECT_EQ(summary["by_verdict"]["FAIL"], 1);
   EXPECT_EQ(summary["by_verdict"]["PASS"], 1);
-  EXPECT_NE(r.html.find("1<span class=\"muted\"> / 2</span></div>properties passed"), std::string::npos);
-  EXPECT_NE(r.html.find("1<span class=\"muted\"> / 2</span></div>litmus tests clean"), std::string::npos);
-  EXPECT_EQ(r.html.find("MUST clauses passed"), std::string::npos);
-  EXPECT_EQ(junit_total(r.junit, "tests"), "4");     // 2 properties, 2 litmus tests
-  EXPECT_EQ(junit_total(r.junit, "failures"), "2");
-  EXPECT_NE(r.junit.find("name=\"L6 CoWW\""), std::string::npos);
-  EXPECT_NE(r.md.find("- ChannelModel (seed 991, 17 shrinks): `RC_PARAMS=\"reproduce=BchVaYXZpb3Vy\"`"), std::string::npos);
-  EXPECT_NE(r.md.find("- L6 CoWW (FAIL): first 6× in 2000 runs"), std::string::npos);
+  expect_contains(r.html, {"1<span class=\"muted\"> / 2</span></div>properties passed",
+                           "1<span class=\"muted\"> / 2</span></div>litmus tests clean"});
+  expect_lacks(r.html, {"MUST clauses passed"});
+  expect_totals(r.junit, {{"tests", "4"}, {"failures", "2"}});  // 2 properties, 2 litmus tests
+  expect_contains(r.junit, {"name=\"L6 CoWW\""});
+  expect_contains(r.md, {"- ChannelModel (seed 991, 17 shrinks): `RC_PARAMS=\"reproduce=BchVaYXZpb3Vy\"`",
+                         "- L6 CoWW (FAIL): first 6× in 2000 runs"});
 
   // Passing properties and clean litmus: the gate passes.
   auto doc = r.runs[0].doc;
@@ -376,9 +389,8 @@ TEST(Render, SaysWhyTheGateFails) {
   EXPECT_EQ(gate_failures(r.runs[0].doc),
             (std::vector<std::string>{"2 MUST clause(s) neither PASS nor WAIVED (2 FAIL)", "1 property falsified",
                                       "1 litmus test(s) failed"}));
-  EXPECT_NE(r.html.find("<b>The gate fails:</b> 2 MUST clause(s) neither PASS nor WAIVED (2 FAIL); 1 property falsified"),
-            std::string::npos);
-  EXPECT_NE(r.md.find("- **The gate fails:** 2 MUST clause(s)"), std::string::npos);
+  expect_contains(r.html, {"<b>The gate fails:</b> 2 MUST clause(s) neither PASS nor WAIVED (2 FAIL); 1 property falsified"});
+  expect_contains(r.md, {"- **The gate fails:** 2 MUST clause(s)"});
   EXPECT_EQ(gate_failures(render({"xpass.json"}).runs[0].doc),
             (std::vector<std::string>{"1 MUST clause(s) neither PASS nor WAIVED (1 XPASS)",
                                       "1 unexpected pass(es): stale expectations"}));

@@ -1,6 +1,5 @@
 #include "bundle.h"
 
-#include <ctime>
 #include <map>
 #include <set>
 #include <sstream>
@@ -42,7 +41,7 @@ std::string make_bundle(const Run &run, const std::vector<TarMember> &extra, con
   std::string sums;
   for (const auto &m : members) sums += sha256_hex(m.data) + "  " + m.name + "\n";
   members.push_back({"SHA256SUMS", sums});
-  return write_tar(members, static_cast<long long>(std::time(nullptr)));
+  return write_tar(members, source_date_epoch_or(0));
 }
 
 VerifyResult verify_bundle(std::string_view archive) {
@@ -107,8 +106,7 @@ VerifyResult verify_bundle(std::string_view archive) {
   if (status != "complete") return reject("the run is '" + status + "', not 'complete': the mandatory clause set did not finish");
   if (const auto &not_run = array_at(object_at(doc, "summary"), "not_run"); !not_run.empty())
     return reject("summary.not_run lists " + std::to_string(not_run.size()) + " clause(s) no case decided (first: " +
-                  (not_run[0].is_string() ? not_run[0].get<std::string>() : not_run[0].dump()) +
-                  "): the run was filtered or cut short");
+                  text_of(not_run[0]) + "): the run was filtered or cut short");
   const auto mandatory = mandatory_clauses(doc);
   if (mandatory.empty()) return reject("results.json has no MUST clause: nothing mandatory ran");
   if (nlohmann::json(mandatory) != meta.value("mandatory", nlohmann::json()))

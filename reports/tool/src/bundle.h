@@ -16,12 +16,13 @@
 #include <vector>
 
 #include "results_io.h"
-#include "tar.h"
+#include "ustar.h"
 
 namespace hcts::report {
 
 // `run` as loaded and prepared (its bytes are stored unchanged; the recorded
 // gate is the prepared one); `extra` are the report/... and expectations members.
+// Every member's mtime is SOURCE_DATE_EPOCH, or 0: the same inputs give the same bytes.
 std::string make_bundle(const Run &run, const std::vector<TarMember> &extra, const std::string &created);
 
 struct VerifyResult {

@@ -8,6 +8,7 @@
 
 #include "comparison.h"
 #include "renderers.h"
+#include "report_resources.h"
 #include "text.h"
 
 namespace hcts::report {
@@ -158,67 +159,68 @@ void clause_table(std::ostringstream &o, const Run &run, std::size_t r) {
   o << "</tbody></table>";
 }
 
-void profiles(std::ostringstream &o, const Run &run) {
-  std::ostringstream rows;
-  for (const auto &cl : array_at(run.doc, "clauses")) {
-    const auto &profile = object_at(cl, "profile");
-    if (profile.empty() && field(cl, "kind") != "PROFILE") continue;
-    std::string allowed;
-    for (const auto &a : array_at(profile, "allowed")) allowed += (allowed.empty() ? "" : ", ") + (a.is_string() ? a.get<std::string>() : a.dump());
-    rows << "<tr><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>" << text_or_dash(field(cl, "title"))
-         << "</td><td><b>" << text_or_dash(field(profile, "observed")) << "</b></td><td>" << text_or_dash(allowed)
-         << "</td><td>" << badge(field(cl, "verdict", "NOT RUN")) << "</td></tr>";
-  }
-  if (rows.str().empty()) return;
-  o << "<h3>Observed profiles</h3><p class=\"muted\">Behaviours the documents leave open: what this implementation does.</p>"
-       "<table class=\"plain\"><thead><tr><th>Clause</th><th>Question</th><th>Observed</th><th>Allowed</th><th>Verdict</th>"
-       "</tr></thead><tbody>"
-    << rows.str() << "</tbody></table>";
+// A part of a run's section that is left out when it has nothing to show:
+// `head`, what `piece` writes for each entry (possibly nothing), `tail`.
+template <class Piece>
+void optional_part(std::ostringstream &o, const json &entries, std::string_view head, Piece piece, std::string_view tail) {
+  std::ostringstream body;
+  for (const auto &entry : entries) piece(body, entry);
+  if (body.str().empty()) return;
+  o << head << body.str() << tail;
 }
 
-void litmus(std::ostringstream &o, const Run &run) {
-  const auto &tests = array_at(run.doc, "litmus");
-  if (tests.empty()) return;
-  o << "<h3>Litmus tests</h3><p class=\"muted\">Outcome histograms; red bars are forbidden outcomes that were observed.</p>"
-       "<div class=\"litmus-grid\">";
-  for (const auto &t : tests) {
-    o << "<figure class=\"litmus\" data-verdict=\"" << html_escape(field(t, "verdict")) << "\"><figcaption><b>"
-      << html_escape(field(t, "id")) << " " << html_escape(field(t, "shape")) << "</b> " << badge(field(t, "verdict", "NOT RUN"))
-      << "<br><span class=\"muted\">" << html_escape(field(t, "case")) << " · " << html_escape(field(t, "repetitions", "?"))
-      << " repetitions · forbidden observed: " << html_escape(field(t, "observation", "?")) << "</span></figcaption>"
-      << litmus_svg(t);
-    const auto bound = field(t, "bound");
-    if (!bound.empty()) o << "<div class=\"muted small\">" << html_escape(bound) << "</div>";
-    o << "</figure>";
-  }
-  o << "</div>";
+constexpr std::string_view kProfilesHead =
+    "<h3>Observed profiles</h3><p class=\"muted\">Behaviours the documents leave open: what this implementation does.</p>"
+    "<table class=\"plain\"><thead><tr><th>Clause</th><th>Question</th><th>Observed</th><th>Allowed</th><th>Verdict</th>"
+    "</tr></thead><tbody>";
+
+// Only clauses that observe a profile get a row.
+void profile_row(std::ostringstream &o, const json &cl) {
+  const auto &profile = object_at(cl, "profile");
+  if (profile.empty() && field(cl, "kind") != "PROFILE") return;
+  o << "<tr><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>" << text_or_dash(field(cl, "title"))
+    << "</td><td><b>" << text_or_dash(field(profile, "observed")) << "</b></td><td>"
+    << text_or_dash(joined(array_at(profile, "allowed"))) << "</td><td>" << badge(field(cl, "verdict", "NOT RUN"))
+    << "</td></tr>";
 }
 
-void properties(std::ostringstream &o, const Run &run) {
-  const auto &props = array_at(run.doc, "properties");
-  if (props.empty()) return;
-  o << "<h3>Properties</h3><table class=\"sortable plain\"><thead><tr><th>Property</th><th>Verdict</th><th class=\"num\">Runs</th>"
-       "<th class=\"num\">Shrinks</th><th>Seed</th><th>Reproduce</th><th>Counterexample</th></tr></thead><tbody>";
-  for (const auto &p : props) {
-    const auto verdict = field(p, "verdict", "NOT RUN");
-    o << "<tr data-verdict=\"" << html_escape(verdict) << "\"><td>" << html_escape(field(p, "name")) << "</td><td data-sort-key=\""
-      << verdict_key(verdict) << "\">" << badge(verdict) << "</td><td class=\"num\">" << text_or_dash(field(p, "runs"))
-      << "</td><td class=\"num\">" << text_or_dash(field(p, "shrinks")) << "</td><td>" << text_or_dash(field(p, "seed"))
-      << "</td><td>" << code_or_dash(field(p, "reproduce"));
-    const auto command = field(p, "command");
-    if (!command.empty()) o << "<div class=\"repro\"><code>" << html_escape(command) << "</code></div>";
-    o << "</td><td>";
-    if (const auto reason = field(p, "reason"); !reason.empty()) o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
-    const auto &steps = array_at(p, "counterexample");
-    if (steps.empty() && field(p, "reason").empty()) o << "<span class=\"muted\">—</span>";
-    else {
-      o << "<ol class=\"steps\">";
-      for (const auto &s : steps) o << "<li><code>" << html_escape(s.is_string() ? s.get<std::string>() : s.dump()) << "</code></li>";
-      o << "</ol>";
-    }
-    o << "</td></tr>";
+constexpr std::string_view kLitmusHead =
+    "<h3>Litmus tests</h3><p class=\"muted\">Outcome histograms; red bars are forbidden outcomes that were observed.</p>"
+    "<div class=\"litmus-grid\">";
+
+void litmus_figure(std::ostringstream &o, const json &t) {
+  o << "<figure class=\"litmus\" data-verdict=\"" << html_escape(field(t, "verdict")) << "\"><figcaption><b>"
+    << html_escape(field(t, "id")) << " " << html_escape(field(t, "shape")) << "</b> " << badge(field(t, "verdict", "NOT RUN"))
+    << "<br><span class=\"muted\">" << html_escape(field(t, "case")) << " · " << html_escape(field(t, "repetitions", "?"))
+    << " repetitions · forbidden observed: " << html_escape(field(t, "observation", "?")) << "</span></figcaption>"
+    << litmus_svg(t);
+  const auto bound = field(t, "bound");
+  if (!bound.empty()) o << "<div class=\"muted small\">" << html_escape(bound) << "</div>";
+  o << "</figure>";
+}
+
+constexpr std::string_view kPropertiesHead =
+    "<h3>Properties</h3><table class=\"sortable plain\"><thead><tr><th>Property</th><th>Verdict</th><th class=\"num\">Runs</th>"
+    "<th class=\"num\">Shrinks</th><th>Seed</th><th>Reproduce</th><th>Counterexample</th></tr></thead><tbody>";
+
+void property_row(std::ostringstream &o, const json &p) {
+  const auto verdict = field(p, "verdict", "NOT RUN");
+  o << "<tr data-verdict=\"" << html_escape(verdict) << "\"><td>" << html_escape(field(p, "name")) << "</td><td data-sort-key=\""
+    << verdict_key(verdict) << "\">" << badge(verdict) << "</td><td class=\"num\">" << text_or_dash(field(p, "runs"))
+    << "</td><td class=\"num\">" << text_or_dash(field(p, "shrinks")) << "</td><td>" << text_or_dash(field(p, "seed"))
+    << "</td><td>" << code_or_dash(field(p, "reproduce"));
+  const auto command = field(p, "command");
+  if (!command.empty()) o << "<div class=\"repro\"><code>" << html_escape(command) << "</code></div>";
+  o << "</td><td>";
+  if (const auto reason = field(p, "reason"); !reason.empty()) o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
+  const auto &steps = array_at(p, "counterexample");
+  if (steps.empty() && field(p, "reason").empty()) o << "<span class=\"muted\">—</span>";
+  else {
+    o << "<ol class=\"steps\">";
+    for (const auto &s : steps) o << "<li><code>" << html_escape(text_of(s)) << "</code></li>";
+    o << "</ol>";
   }
-  o << "</tbody></table>";
+  o << "</td></tr>";
 }
 
 void all_cases(std::ostringstream &o, const Run &run, std::size_t r) {
@@ -249,8 +251,6 @@ void environment(std::ostringstream &o, const Run &run) {
   const auto &iut = object_at(doc, "iut");
   const auto &adapter = object_at(doc, "adapter");
   const auto &env = object_at(doc, "environment");
-  std::string hosts;
-  for (const auto &h : array_at(env, "hosts")) hosts += (hosts.empty() ? "" : ", ") + (h.is_string() ? h.get<std::string>() : h.dump());
   o << "<h3>Environment</h3><div class=\"env\"><table class=\"kv\"><caption>Implementation under test</caption>";
   kv(o, "Name", field(iut, "name"));
   kv(o, "Path", field(iut, "path"), true);
@@ -263,7 +263,7 @@ void environment(std::ostringstream &o, const Run &run) {
   o << "</table><table class=\"kv\"><caption>Platform</caption>";
   kv(o, "Product", field(env, "product"));
   kv(o, "Ranks", field(env, "ranks"));
-  kv(o, "Hosts", hosts);
+  kv(o, "Hosts", joined(array_at(env, "hosts")));
   kv(o, "OS", field(env, "os"));
   kv(o, "Transport", field(env, "transport"));
   o << "</table><table class=\"kv\"><caption>Run</caption>";
@@ -283,17 +283,12 @@ void expectations_block(std::ostringstream &o, const Run &run) {
   const auto &e = object_at(run.doc, "expectations");
   const auto file = field(e, "file");
   if (file.empty()) return;
-  auto list = [&](const char *key) {
-    std::string out;
-    for (const auto &v : array_at(e, key)) out += (out.empty() ? "" : ", ") + (v.is_string() ? v.get<std::string>() : v.dump());
-    return out;
-  };
   o << "<h3>Expectations</h3><table class=\"kv\">";
   kv(o, "File", file, true);
   kv(o, "Entries (active here)", field(e, "entries", "?") + " (" + field(e, "active", "?") + ")");
-  kv(o, "Waived clauses", list("waived"));
-  kv(o, "Unexpected passes (XPASS)", list("xpass"));
-  kv(o, "Entries that matched nothing", list("unmatched"));
+  kv(o, "Waived clauses", joined(array_at(e, "waived")));
+  kv(o, "Unexpected passes (XPASS)", joined(array_at(e, "xpass")));
+  kv(o, "Entries that matched nothing", joined(array_at(e, "unmatched")));
   o << "</table>";
 }
 
@@ -335,11 +330,9 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r) {
     o << ".</p>";
   }
   if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
-    std::string ids;
-    for (const auto &id : not_run) ids += (ids.empty() ? "" : ", ") + (id.is_string() ? id.get<std::string>() : id.dump());
     o << "<p class=\"alert\" id=\"not-run-" << r << "\"><b>" << not_run.size()
       << " clause(s) not decided by any case</b> (a filtered or cut-short run; the gate cannot pass): <code>"
-      << html_escape(ids) << "</code></p>";
+      << html_escape(joined(not_run)) << "</code></p>";
   }
   o << "<div class=\"chips\">";
   const auto &by = object_at(summary, "by_verdict");
@@ -349,9 +342,9 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r) {
   }
   o << "</div>";
   if (!clauses.empty() || props.empty()) clause_table(o, run, r);
-  profiles(o, run);
-  litmus(o, run);
-  properties(o, run);
+  optional_part(o, clauses, kProfilesHead, profile_row, "</tbody></table>");
+  optional_part(o, array_at(run.doc, "litmus"), kLitmusHead, litmus_figure, "</div>");
+  optional_part(o, props, kPropertiesHead, property_row, "</tbody></table>");
   all_cases(o, run, r);
   environment(o, run);
   expectations_block(o, run);
@@ -399,7 +392,7 @@ std::string render_html(std::span<const Run> runs, const RenderInfo &info) {
        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
        "script-src 'unsafe-inline'; img-src data:\">"
     << "<title>hcts report: " << overall << (runs.size() == 1 ? " — " + html_escape(runs[0].label) : "") << "</title><style>"
-    << html_css() << "</style></head><body data-ready=\"0\"><header class=\"top\"><div><div class=\"brand\">hcts compliance report</div>"
+    << resources::report_css() << "</style></head><body data-ready=\"0\"><header class=\"top\"><div><div class=\"brand\">hcts compliance report</div>"
     << "<div class=\"sub\">" << runs.size() << (runs.size() == 1 ? " run" : " runs");
   if (runs.size() == 1) o << " · " << html_escape(runs[0].label) << " on " << html_escape(field(object_at(runs[0].doc, "environment"), "product", "?"));
   o << " · generated " << html_escape(info.generated) << " by hcts-report " << report_version();
@@ -417,7 +410,7 @@ std::string render_html(std::span<const Run> runs, const RenderInfo &info) {
   o << "</main><footer>Gate: a run passes when it is complete, every MUST clause is PASS or WAIVED, and nothing is XPASS. "
        "Verdict order, worst first: CRASH, TIMEOUT, FAIL, XPASS, HAZARD, NOT_SUPPORTED, WAIVED, PROFILE, PASS. "
        "Schema: hcts-results v1.</footer><script>"
-    << html_script() << "</script></body></html>\n";
+    << resources::report_js() << "</script></body></html>\n";
   return o.str();
 }
 

@@ -92,7 +92,7 @@ std::string simple_testcase(const char *kind, const nlohmann::json &item, Counts
   if (const auto runs = field(item, "runs"); !runs.empty()) out << runs << " runs, " << field(item, "shrinks", "0") << " shrinks\n";
   if (const auto r = field(item, "reproduce"); !r.empty()) out << "reproduce: " << r << "\n";
   if (const auto c = field(item, "command"); !c.empty()) out << "command: " << c << "\n";
-  for (const auto &step : array_at(item, "counterexample")) out << "  " << (step.is_string() ? step.get<std::string>() : step.dump()) << "\n";
+  for (const auto &step : array_at(item, "counterexample")) out << "  " << text_of(step) << "\n";
   for (const auto &[outcome, n] : object_at(item, "outcomes").items()) out << outcome << ": " << n.dump() << "\n";
   counts.tests++;
   std::ostringstream o;
@@ -127,7 +127,7 @@ std::string render_junit(std::span<const Run> runs, const RenderInfo &info) {
     for (const auto &clause : array_at(run.doc, "clauses")) body << testcase(run.doc, clause, cases, counts);
     // Clauses the run knew of but never decided are testcases too: errors, never silently dropped.
     for (const auto &id : array_at(object_at(run.doc, "summary"), "not_run")) {
-      const nlohmann::json missing = {{"id", id.is_string() ? id.get<std::string>() : id.dump()}, {"verdict", nullptr}};
+      const nlohmann::json missing = {{"id", text_of(id)}, {"verdict", nullptr}};
       body << testcase(run.doc, missing, cases, counts);
     }
     // Properties, and litmus tests whose case is not already reported through a clause.

@@ -51,7 +51,7 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading) {
   if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
     o << "**" << not_run.size() << " clause(s) not decided by any case** (filtered or cut-short run):";
     for (std::size_t i = 0; i < not_run.size() && i < kMaxListed; ++i)
-      o << " `" << md_escape(not_run[i].is_string() ? not_run[i].get<std::string>() : not_run[i].dump()) << "`";
+      o << " `" << md_escape(text_of(not_run[i])) << "`";
     if (not_run.size() > kMaxListed) o << " …";
     o << "\n\n";
   }

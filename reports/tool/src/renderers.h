@@ -21,9 +21,6 @@ std::string render_junit(std::span<const Run> runs, const RenderInfo &info);
 std::string overall_verdict(std::span<const Run> runs);
 std::string gate_of(const Run &run);  // "PASS" or "FAIL" (upper case, from summary.gate)
 
-// Pieces of the HTML page kept apart from its structure.
-std::string_view html_css();
-std::string_view html_script();
 // A horizontal bar chart of one litmus test's outcomes (inline SVG).
 std::string litmus_svg(const nlohmann::json &litmus);
 

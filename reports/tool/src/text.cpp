@@ -1,8 +1,12 @@
 #include "text.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <map>
+#include <stdexcept>
 
 namespace hcts::report {
 
@@ -46,6 +50,14 @@ std::string field(const nlohmann::json &obj, std::string_view key, std::string_v
   if (it->is_number()) return format_fixed(it->get<double>(), 3);
   if (it->is_boolean()) return it->get<bool>() ? "true" : "false";
   return std::string(fallback);
+}
+
+std::string text_of(const nlohmann::json &value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+std::string joined(const nlohmann::json &array) {
+  std::string out;
+  for (const auto &v : array) out += (out.empty() ? "" : ", ") + text_of(v);
+  return out;
 }
 
 const nlohmann::json &object_at(const nlohmann::json &obj, std::string_view key) {
@@ -121,6 +133,27 @@ std::vector<std::string> gate_failures(const nlohmann::json &doc) {
 std::string format_fixed(double value, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+long long source_date_epoch_or(long long fallback) {
+  const char *env = std::getenv("SOURCE_DATE_EPOCH");
+  if (!env || !*env) return fallback;
+  const std::string_view text(env);
+  long long value = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0)
+    throw std::runtime_error("SOURCE_DATE_EPOCH is '" + std::string(text) +
+                             "'; allowed: a whole number of seconds since 1970-01-01 UTC, 0 or more");
+  return value;
+}
+
+std::string format_utc(long long seconds_since_1970) {
+  const auto t = static_cast<std::time_t>(seconds_since_1970);
+  std::tm tm{};
+  if (!gmtime_r(&t, &tm)) throw std::runtime_error("time " + std::to_string(seconds_since_1970) + " is out of range");
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
 

@@ -15,6 +15,10 @@ std::string md_escape(std::string_view text);     // for Markdown table cells: |
 
 // obj[key] as text: strings as they are, numbers and booleans printed, anything else `fallback`.
 std::string field(const nlohmann::json &obj, std::string_view key, std::string_view fallback = "");
+// A value from a list in a document as text: a string as it is, anything else as JSON.
+std::string text_of(const nlohmann::json &value);
+// The elements of an array as text_of() gives them, joined by ", ".
+std::string joined(const nlohmann::json &array);
 // obj[key] when it is an object / array, else an empty one.
 const nlohmann::json &object_at(const nlohmann::json &obj, std::string_view key);
 const nlohmann::json &array_at(const nlohmann::json &obj, std::string_view key);
@@ -31,6 +35,12 @@ const nlohmann::json &clause_waiver(const nlohmann::json &doc, const nlohmann::j
 // Why a run's gate fails, one short phrase per reason (empty when it passes),
 // following the rule in reports/schema/README.md.
 std::vector<std::string> gate_failures(const nlohmann::json &doc);
+
+// The time renderings and bundles state: SOURCE_DATE_EPOCH when it is set (the
+// reproducible-builds.org convention, for byte-identical output), else `fallback`.
+// Throws std::runtime_error naming the value when it is not a whole number >= 0.
+long long source_date_epoch_or(long long fallback);
+std::string format_utc(long long seconds_since_1970);  // "2026-11-29T09:00:00Z"
 
 std::string format_seconds(double seconds);       // "0.012 s", "3.4 s", "2 min 5 s"
 std::string format_fixed(double value, int decimals);
