@@ -60,7 +60,7 @@ class Driver {
   virtual int32_t postWait(const Op &op) = 0;
   virtual WaitResult join(uint32_t rank) = 0;
 
-  // Harness access to communication memory (not through the API under test).
+  // The suite's own access to communication memory (not through the API under test).
   virtual void writeRegion(uint32_t rank, uint32_t regionOff, std::span<const uint8_t> bytes) = 0;
   virtual std::vector<uint8_t> readRegion(uint32_t rank) = 0;
 };

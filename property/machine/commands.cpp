@@ -239,15 +239,15 @@ void OpCommand::apply(GenState &s) const {
   }
 }
 
-void OpCommand::run(const GenState &, Harness &h) const {
+void OpCommand::run(const GenState &, Judge &j) const {
   std::string err;
   try {
-    err = h.step(op_);
+    err = j.step(op_);
   } catch (const std::exception &e) {
     err = "the driver failed on " + hcts::prop::show(op_) + ": " + e.what();
   }
   if (!err.empty()) {
-    lastFailingLog() = h.log();
+    lastFailingLog() = j.log();
     RC_FAIL(err);
   }
 }

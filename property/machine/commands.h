@@ -1,6 +1,6 @@
 // commands.h: the rc::state model used for *generation* (which commands are
 // valid next) and the one command type that carries an Op. Judging happens in
-// the Harness, whose Model sees the observations.
+// the Judge, whose Model sees the observations.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
 
-#include "driver/harness.h"
+#include "driver/judge.h"
 #include "machine/properties.h"
 
 namespace hcts::prop {
@@ -26,12 +26,12 @@ struct GenState {
 
 GenState initialGenState(const PropertySpec &spec, const RunConfig &cfg);
 
-class OpCommand : public rc::state::Command<GenState, Harness> {
+class OpCommand : public rc::state::Command<GenState, Judge> {
  public:
   explicit OpCommand(const GenState &s);
   void checkPreconditions(const GenState &s) const override;
   void apply(GenState &s) const override;
-  void run(const GenState &s, Harness &h) const override;
+  void run(const GenState &s, Judge &h) const override;
   void show(std::ostream &os) const override;
   const Op &op() const { return op_; }
 

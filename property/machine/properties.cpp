@@ -93,12 +93,12 @@ PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driv
   lastFailingLog().clear();
 
   auto body = [&] {
-    Harness h(driver, cfg.geometry, cfg.profile);
+    Judge j(driver, cfg.geometry, cfg.profile);
     const GenState s0 = initialGenState(spec, cfg);
     rc::state::check(s0, h, rc::state::gen::execOneOfWithArgs<OpCommand>());
-    const std::string err = h.finish();
+    const std::string err = j.finish();
     if (!err.empty()) {
-      lastFailingLog() = h.log();
+      lastFailingLog() = j.log();
       RC_FAIL(err);
     }
   };

@@ -56,7 +56,7 @@ struct PropertyOutcome {
 constexpr int kReproduceAttempts = 30;
 
 // Runs `spec` against drivers from `driver` (one driver for the whole run; the
-// harness resets it for every case).
+// judge resets it for every case).
 PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driver &driver);
 
 }  // namespace hcts::prop
