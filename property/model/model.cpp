@@ -91,17 +91,22 @@ void Model::addRecord(const Op &op, uint32_t id, bool carriesData) {
   n.lo = profile_ == NotifyProfile::Binary ? std::max(n.lo, 1u) : n.lo + 1;
 }
 
+void Model::putInFlight(uint32_t id, uint32_t srcRank, uint32_t srcOff, uint32_t dstRank, uint32_t dstOff,
+                        uint32_t len) {
+  for (uint32_t i = 0; i < len; ++i) {
+    const auto values = allowedOf(cell(srcRank, srcOff + i));
+    auto &dst = cell(dstRank, dstOff + i);
+    for (uint8_t v : values) dst.pending.push_back({id, v});
+  }
+}
+
 void Model::issue(const Op &op) {
   const uint32_t w = geo_.guard;
   switch (op.kind) {
     case OpKind::Wwn:
     case OpKind::Write: {
       const uint32_t id = newOp(op, op.rank, op.peer);
-      for (uint32_t i = 0; i < op.len; ++i) {
-        const auto values = allowedOf(cell(op.rank, w + op.srcOff + i));
-        auto &dst = cell(op.peer, w + op.dstOff + i);
-        for (uint8_t v : values) dst.pending.push_back({id, v});
-      }
+      putInFlight(id, op.rank, w + op.srcOff, op.peer, w + op.dstOff, op.len);
       if (op.kind == OpKind::Wwn) addRecord(op, id, true);
       break;
     }
@@ -109,12 +114,7 @@ void Model::issue(const Op &op) {
     case OpKind::Read: {
       // Nothing orders a read's landing except its own completion, which the
       // API does not expose: the bytes stay in flight (sound, if weak).
-      const uint32_t id = newOp(op, op.rank, op.rank);
-      for (uint32_t i = 0; i < op.len; ++i) {
-        const auto values = allowedOf(cell(op.peer, w + op.srcOff + i));
-        auto &dst = cell(op.rank, w + op.dstOff + i);
-        for (uint8_t v : values) dst.pending.push_back({id, v});
-      }
+      putInFlight(newOp(op, op.rank, op.rank), op.peer, w + op.srcOff, op.rank, w + op.dstOff, op.len);
       break;
     }
     case OpKind::LocalCopy: {

@@ -126,6 +126,9 @@ class Model {
   uint32_t newOp(const Op &op, uint32_t from, uint32_t to);
   // A WWN's or Record's notify towards op.peer, ordered after the channel's last fence.
   void addRecord(const Op &op, uint32_t id, bool carriesData);
+  // Op `id` moves len bytes (region offsets): each destination byte may now
+  // also hold any value its source byte may hold.
+  void putInFlight(uint32_t id, uint32_t srcRank, uint32_t srcOff, uint32_t dstRank, uint32_t dstOff, uint32_t len);
   std::vector<uint8_t> allowedOf(const Cell &c) const;
   std::string describe(uint32_t rank, uint32_t regionOff, uint8_t got, const Cell &c) const;
   // A Stamp or LocalCopy: acts at once, but races with writes still in flight.
