@@ -40,6 +40,10 @@ struct WaitResult {
   std::string detail;         // a failure other than a timeout (a violation when not empty)
 };
 
+// Every method throws (std::exception) when the harness cannot do what it
+// was asked: build the world, launch, copy device memory. That is no
+// observation of the implementation, so a property that meets one ends in
+// ERROR, never in a counterexample (machine/properties.cpp).
 class Driver {
  public:
   virtual ~Driver() = default;
