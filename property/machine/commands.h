@@ -39,8 +39,19 @@ class OpCommand : public rc::state::Command<GenState, Judge> {
   Op op_;
 };
 
-// The commands of the failing run most recently seen (the last failing run is
-// the fully shrunk counterexample).
-std::vector<std::string> &lastFailingLog();
+// What the most recent failing case of the property being run left: its
+// commands (the last failing run is the fully shrunk counterexample) and what
+// failed. The suite keeps the message itself: RapidCheck replays the shrunk
+// case for its description, and a case that depends on a race may pass then.
+struct CaseFailure {
+  std::vector<std::string> log;
+  std::string why;
+  // The harness, not the implementation, failed (a driver threw): no
+  // observation, so the property is ERROR. Sticky for the rest of the property.
+  bool harness = false;
+};
+CaseFailure &lastFailure();
+// Records the failure of the case `j` (null: before it started) and fails it.
+[[noreturn]] void failCase(const Judge *j, std::string why, bool harness);
 
 }  // namespace hcts::prop
