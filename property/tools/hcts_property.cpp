@@ -391,8 +391,9 @@ int main(int argc, char **argv) {
   }
 
   // --- set-up: the implementation, its adapter, the driver --------------------
-  std::unique_ptr<Driver> driver;
+  // The driver refers to the IUT and the adapter: declared after them, it goes first.
   HcommSetup hcomm;
+  std::unique_ptr<Driver> driver;
   std::string setupError;
   try {
     if (sim) {
