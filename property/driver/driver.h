@@ -40,6 +40,10 @@ struct WaitResult {
   std::string detail;         // a failure other than a timeout (a violation when not empty)
 };
 
+// Every method throws (std::exception) when the harness cannot do what it
+// was asked: build the world, launch, copy device memory. That is no
+// observation of the implementation, so a property that meets one ends in
+// ERROR, never in a counterexample (machine/properties.cpp).
 class Driver {
  public:
   virtual ~Driver() = default;
@@ -60,7 +64,7 @@ class Driver {
   virtual int32_t postWait(const Op &op) = 0;
   virtual WaitResult join(uint32_t rank) = 0;
 
-  // Harness access to communication memory (not through the API under test).
+  // The suite's own access to communication memory (not through the API under test).
   virtual void writeRegion(uint32_t rank, uint32_t regionOff, std::span<const uint8_t> bytes) = 0;
   virtual std::vector<uint8_t> readRegion(uint32_t rank) = 0;
 };

@@ -4,29 +4,22 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <future>
 #include <stdexcept>
 #include <thread>
 
-#include "adapter/hcts_adapter.h"
-#include "driver/hcomm_api.h"
-#include "prop_program.h"
-
-#ifndef HCTS_REFERENCE_LIB
-#define HCTS_REFERENCE_LIB "libhcomm.so"
-#endif
-#ifndef HCTS_PROPERTY_PROGRAMS_LIB
-#define HCTS_PROPERTY_PROGRAMS_LIB "libhcts_property_programs.so"
-#endif
+#include "hcts/core/adapter.h"
+#include "hcts/core/library.h"
+#include "hcts_programs.h"
 
 namespace hcts::prop {
 namespace {
 
-void check(HcclResult rc, const std::string &what) {
-  if (rc != HCCL_SUCCESS) throw std::runtime_error(what + " failed with HcclResult " + std::to_string(rc));
+void check(int32_t rc, const std::string &what) {
+  if (rc != HCCL_SUCCESS) throw std::runtime_error(what + " failed: " + hccl_result_name(rc));
 }
 
 // Runs fn(r) for every rank at once: bootstrap and channel set-up are
@@ -49,116 +42,119 @@ void forEachRankConcurrently(uint32_t n, const std::function<void(uint32_t)> &fn
 
 uint64_t addr(const void *p) { return reinterpret_cast<uintptr_t>(p); }
 
-// The IUT the adapter's iut_symbol resolves against (one per process).
-void *g_iut = nullptr;
-void *iutSymbol(const char *name) { return g_iut ? ::dlsym(g_iut, name) : nullptr; }
+// One hcts_prog_ops script (core/abi/hcts_programs.h): the argument block of
+// every device-side call. Large (a pool and 256 ops), so it lives on the heap.
+struct Script {
+  std::shared_ptr<hcts_prog_ops_v2> block = std::make_shared<hcts_prog_ops_v2>();
+  Script() {
+    block->version = HCTS_PROG_OPS_V2;
+    block->size = sizeof(hcts_prog_ops_v2);
+  }
+  hcts_op &add(hcts_op_kind kind, ThreadHandle thread, uint32_t flags = 0) {
+    hcts_op &o = block->ops[block->op_count++];
+    o.kind = kind;
+    o.thread = thread;
+    o.flags = flags;
+    return o;
+  }
+  const hcts_op &op(uint32_t i) const { return block->ops[i]; }
+};
 
-class HcommDriver final : public Driver {
+// The calls the driver makes; an IUT without one of them cannot be driven.
+constexpr const char *kNeeded[] = {
+    "HcclGetRootInfo", "HcclCommInitRootInfo", "HcclCommDestroy", "HcclThreadAcquire", "HcclChannelAcquire",
+    "HcclGetHcclBuffer", "HcclChannelGetHcclBuffer", "HcommWriteWithNotifyOnThread", "HcommWriteOnThread",
+    "HcommReadOnThread", "HcommLocalCopyOnThread", "HcommChannelNotifyRecordOnThread",
+    "HcommChannelNotifyWaitOnThread", "HcommChannelFenceOnThread"};
+
+class HcommDriverImpl final : public HcommDriver {
  public:
-  HcommDriver(HcommApi api, HcommDriverOptions opts) : api_(std::move(api)), opts_(std::move(opts)) {
-    // The reference's switch for the timeOut unit (seconds by default, as
-    // current hcomm); the driver passes timeouts in the unit the library uses.
-    const char *unit = std::getenv("HCOMM_REF_TIMEOUT_UNIT");
-    if (unit && std::string(unit) == "ms") timeoutInMs_ = true;
-    else if (unit && *unit && std::string(unit) != "s")
-      throw std::invalid_argument(std::string("HCOMM_REF_TIMEOUT_UNIT is '") + unit + "'; allowed: s, ms");
-    // The program resolves hcomm symbols from the IUT, loaded RTLD_GLOBAL first.
-    programsLib_ = ::dlopen(opts_.programs.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!programsLib_)
-      throw std::runtime_error("cannot load the property device program '" + opts_.programs + "': " + ::dlerror());
-    program_ = reinterpret_cast<uint32_t (*)(void *)>(::dlsym(programsLib_, "hcts_prog_prop_op"));
-    if (!program_) throw std::runtime_error("'" + opts_.programs + "' does not export hcts_prog_prop_op");
-    if (!opts_.adapter.empty()) {
-      void *lib = ::dlopen(opts_.adapter.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (!lib) throw std::runtime_error("cannot load adapter '" + opts_.adapter + "': " + ::dlerror());
-      auto get = reinterpret_cast<hcts_adapter_get_fn>(::dlsym(lib, HCTS_ADAPTER_ENTRY));
-      adapter_ = get ? get() : nullptr;
-      if (!adapter_ || adapter_->abi_version != HCTS_ADAPTER_ABI_VERSION ||
-          adapter_->size < offsetof(hcts_adapter_v1, copy_to_host) + sizeof adapter_->copy_to_host)
-        throw std::runtime_error("'" + opts_.adapter + "' is not an hcts adapter of ABI version " +
-                                 std::to_string(HCTS_ADAPTER_ABI_VERSION));
-    } else if (!api_.deviceLaunch) {
-      throw std::runtime_error("'" + api_.path + "' has no HcommRefDeviceLaunch; give an adapter (--adapter)");
-    }
+  explicit HcommDriverImpl(HcommDriverOptions opts)
+      : opts_(std::move(opts)), iut_(*opts_.iut), api_(iut_.api()), adapter_(*opts_.adapter) {
+    std::string missing;
+    for (const char *name : kNeeded)
+      if (!iut_.has(name)) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    if (!missing.empty())
+      throw std::runtime_error("the implementation under test '" + iut_.path() + "' lacks " + missing +
+                               ", which the property suite needs");
+    // Host-side calls: the same script, run by the host build of the program on
+    // a host thread. Its hcomm calls bind to the IUT loaded globally before it.
+    void *programs = ::dlopen(opts_.programs.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!programs)
+      throw std::runtime_error("cannot load the device programs '" + opts_.programs + "': " + ::dlerror());
+    hostProgram_ = reinterpret_cast<uint32_t (*)(void *)>(::dlsym(programs, "hcts_prog_ops"));
+    if (!hostProgram_) throw std::runtime_error("'" + opts_.programs + "' does not export hcts_prog_ops");
+    timeoutInSeconds_ = opts_.timeoutInSeconds;
+    if (timeoutInSeconds_) unitNote_ = "stated (--timeout-unit)";
   }
-  ~HcommDriver() override { teardown(); }
+  ~HcommDriverImpl() override { teardown(); }
 
-  std::string name() const override {
-    return "hcomm(" + api_.path + (adapter_ ? ", adapter " + std::string(adapter_->name) : "") + ")";
-  }
-  const HcommApi &api() const { return api_; }
-  const hcts_adapter_v1 *adapter() const { return adapter_; }
+  std::string name() const override { return "hcomm(" + iut_.path() + ", adapter " + adapter_.name() + ")"; }
+  std::optional<bool> timeoutInSeconds() const override { return timeoutInSeconds_; }
+  std::string timeoutUnitNote() const override { return unitNote_; }
 
   void reset(const Geometry &g) override {
-    teardown();
-    geo_ = g;
-    ranks_.assign(g.ranks, Rank{});
-    posted_.clear();
-    posted_.resize(g.ranks);
-    if (adapter_ && !adapterReady_) {
-      g_iut = api_.handle;
-      hcts_adapter_init_args a{};
-      a.abi_version = HCTS_ADAPTER_ABI_VERSION;
-      a.size = sizeof a;
-      a.programs_path = opts_.programs.c_str();
-      a.iut_symbol = &iutSymbol;
-      a.rank = opts_.onlyRank < 0 ? 0 : static_cast<uint32_t>(opts_.onlyRank);
-      a.rank_count = g.ranks;
-      if (int32_t rc = adapter_->init(&a); rc != 0)
-        throw std::runtime_error("adapter init failed with " + std::to_string(rc));
-      adapterReady_ = true;
+    if (!timeoutInSeconds_) {
+      // A world of its own for the probe: its timed-out wait leaves nothing
+      // behind in the worlds the cases run in.
+      buildWorld(g);
+      measureTimeoutUnit();
     }
-    HcclRootInfo root{};
-    if (local(0)) check(api_.getRootInfo(&root), "HcclGetRootInfo");
-    if (opts_.shareRootInfo) opts_.shareRootInfo(root);
-    forEachRankConcurrently(g.ranks, [&](uint32_t r) {
-      if (!local(r)) return;
-      check(api_.commInitRootInfo(g.ranks, &root, r, &ranks_[r].comm),
-            "HcclCommInitRootInfo(rank " + std::to_string(r) + ")");
-    });
-    forEachRankConcurrently(g.ranks, [&](uint32_t r) {
-      if (local(r)) setUpRank(r);
-    });
+    buildWorld(g);
     Model m(g);
     for (uint32_t r = 0; r < g.ranks; ++r) {
       if (!local(r)) continue;
       auto init = m.initialRegion(r);
       init.resize(g.regionBytes() + g.window, 0);  // + snapshot scratch
-      toDevice(ranks_[r].buf, init.data(), init.size());
+      adapter_.to_device(ranks_[r].buf, init.data(), init.size());
     }
   }
 
   CallResult call(const Op &op) override {
     Rank &me = ranks_.at(op.rank);
     const uint32_t w = geo_.guard;
-    hcts_prop_op_args a = args();
-    a.channel = op.peer < me.ch.size() ? me.ch[op.peer] : 0;
-    a.thread = me.data;
+    ThreadHandle thread = me.data;
     if (op.side == Side::WrongEngine) {
       if (!me.cpu) throw std::runtime_error("no CPU_TS or CPU thread could be acquired for wrong-engine calls");
-      a.thread = me.cpu;
+      thread = me.cpu;
     }
-    a.len = op.len;
-    a.idx = op.idx;
-    auto local = [&](Addr x, uint32_t off) { return addr(address(x, me.buf, me.size, w + off, op.len)); };
-    auto remote = [&](Addr x, uint32_t off) {
+    Script s;
+    auto localAddr = [&](Addr x, uint32_t off) { return addr(address(x, me.buf, me.size, w + off, op.len)); };
+    auto remoteAddr = [&](Addr x, uint32_t off) {
       return addr(address(x, me.remote[op.peer], me.remoteSize[op.peer], w + off, op.len));
     };
+    hcts_op *o = nullptr;
     switch (op.kind) {
-      case OpKind::Wwn: a.call = HCTS_PROP_WWN; a.dst = remote(op.dstAddr, op.dstOff); a.src = local(op.srcAddr, op.srcOff); break;
-      case OpKind::Write: a.call = HCTS_PROP_WRITE; a.dst = remote(op.dstAddr, op.dstOff); a.src = local(op.srcAddr, op.srcOff); break;
-      case OpKind::Read: a.call = HCTS_PROP_READ; a.dst = local(op.dstAddr, op.dstOff); a.src = remote(op.srcAddr, op.srcOff); break;
-      case OpKind::LocalCopy: a.call = HCTS_PROP_LOCAL_COPY; a.dst = local(op.dstAddr, op.dstOff); a.src = local(op.srcAddr, op.srcOff); break;
-      case OpKind::Record: a.call = HCTS_PROP_RECORD; break;
-      case OpKind::Fence: a.call = HCTS_PROP_FENCE; break;
+      case OpKind::Wwn:
+      case OpKind::Write:
+        o = &s.add(op.kind == OpKind::Wwn ? HCTS_OP_WWN : HCTS_OP_WRITE, thread);
+        o->dst = remoteAddr(op.dstAddr, op.dstOff);
+        o->src = localAddr(op.srcAddr, op.srcOff);
+        break;
+      case OpKind::Read:
+        o = &s.add(HCTS_OP_READ, thread);
+        o->dst = localAddr(op.dstAddr, op.dstOff);
+        o->src = remoteAddr(op.srcAddr, op.srcOff);
+        break;
+      case OpKind::LocalCopy:
+        o = &s.add(HCTS_OP_LOCAL_COPY, thread);
+        o->dst = localAddr(op.dstAddr, op.dstOff);
+        o->src = localAddr(op.srcAddr, op.srcOff);
+        break;
+      case OpKind::Record: o = &s.add(HCTS_OP_RECORD, thread); break;
+      case OpKind::Fence: o = &s.add(HCTS_OP_FENCE, thread); break;
       default: throw std::invalid_argument("HcommDriver::call: " + show(op) + " is not a call");
     }
+    o->channel = op.peer < me.ch.size() ? me.ch[op.peer] : 0;
+    o->len = op.len;
+    o->idx = op.idx;
     if (op.side == Side::Host) {
-      (void)program_(&a);  // the same call, made from a host thread
-      return {a.rc, 0};
+      (void)hostProgram_(s.block.get());  // the same call, made from a host thread
+      return {s.op(0).rc, 0};
     }
-    const auto out = launch(op.rank, a, opts_.launchSlackMs);
-    return {out.args.rc, out.args.rc == 0 ? out.taskError : 0};
+    const LaunchOut out = launch(op.rank, s, opts_.launchSlackMs);
+    const int32_t rc = out.script.op(0).rc;
+    return {rc, rc == 0 ? out.taskError : 0};
   }
 
   WaitResult wait(const Op &op) override {
@@ -175,71 +171,73 @@ class HcommDriver final : public Driver {
     Rank &me = ranks_.at(op.rank);
     Posted &p = posted_.at(op.rank);
     if (p.active) throw std::logic_error("postWait: rank " + std::to_string(op.rank) + " already has a posted wait");
-    hcts_prop_op_args a = args();
-    a.call = HCTS_PROP_WAIT;
-    a.thread = me.wait;
-    a.channel = me.ch.at(op.peer);
-    a.idx = op.idx;
-    a.timeout =
-        timeoutInMs_ ? std::max<uint32_t>(op.timeoutMs, 1) : std::max<uint32_t>((op.timeoutMs + 999) / 1000, 1);
-    a.snap_src = addr(me.buf + geo_.guard);
-    a.snap_dst = addr(me.buf + geo_.regionBytes());
-    a.snap_len = geo_.window;
-    const uint32_t deadline = (timeoutInMs_ ? a.timeout : a.timeout * 1000) + opts_.launchSlackMs;
-    p.result = std::async(std::launch::async, [=, this] { return launch(op.rank, a, deadline); });
+    const uint32_t timeout = *timeoutInSeconds_ ? std::max<uint32_t>((op.timeoutMs + 999) / 1000, 1)
+                                                : std::max<uint32_t>(op.timeoutMs, 1);
+    Script s;
+    hcts_op &waitOp = s.add(HCTS_OP_WAIT, me.wait);
+    waitOp.channel = me.ch.at(op.peer);
+    waitOp.idx = op.idx;
+    waitOp.timeout = timeout;
+    // Behind the wait on the same in-order thread: the window as it is the
+    // moment the notify is consumed (the device observer path).
+    hcts_op &snap = s.add(HCTS_OP_LOCAL_COPY, me.wait, HCTS_OP_F_IF_PREV_OK);
+    snap.src = addr(me.buf + geo_.guard);
+    snap.dst = addr(me.buf + geo_.regionBytes());
+    snap.len = geo_.window;
+    const uint32_t deadline = (*timeoutInSeconds_ ? timeout * 1000 : timeout) + opts_.launchSlackMs;
+    p.result = std::async(std::launch::async, [=, this] { return launch(op.rank, s, deadline); });
     p.active = true;
     // A rejected wait returns at once; an accepted one stays pending. The
     // program's results come back only with the launch, so after a short
     // grace the outcome is left to join().
     if (p.result.wait_for(std::chrono::milliseconds(kPostGraceMs)) != std::future_status::ready) return kRcPending;
-    const LaunchOut &out = p.result.get();
-    p.done = out;
-    p.haveDone = true;
-    if (out.args.rc != 0) (void)join(op.rank);
-    return out.args.rc;
+    p.done = p.result.get();
+    const int32_t rc = p.done->script.op(0).rc;
+    if (rc != 0) (void)join(op.rank);
+    return rc;
   }
 
   WaitResult join(uint32_t rank) override {
     Posted &p = posted_.at(rank);
     WaitResult r;
     if (!p.active) return r;
-    const LaunchOut out = p.haveDone ? p.done : p.result.get();
+    const LaunchOut out = p.done ? *p.done : p.result.get();
     p = Posted{};
-    r.rc = out.args.rc;
-    if (out.args.rc != 0) return r;
+    r.rc = out.script.op(0).rc;
+    if (r.rc != 0) return r;
+    const int32_t copyRc = out.script.op(1).rc;
     r.completed = out.taskError == 0 && !out.timedOut;
-    if (r.completed && out.args.copy_rc != 0)
-      r.detail = "the snapshot copy behind the wait was refused with " + std::to_string(out.args.copy_rc);
-    if (r.completed && out.args.copy_rc == 0) {
+    if (r.completed && copyRc != 0)
+      r.detail = "the snapshot copy behind the wait was refused: " + hccl_result_name(copyRc);
+    if (r.completed && copyRc == 0) {
       r.snapshot.resize(geo_.window);
-      toHost(r.snapshot.data(), ranks_[rank].buf + geo_.regionBytes(), geo_.window);
+      adapter_.to_host(r.snapshot.data(), ranks_[rank].buf + geo_.regionBytes(), geo_.window);
     }
     if (!r.completed) {
       if (out.taskError != 0 && out.taskError != HCCL_E_TIMEOUT)
-        r.detail = "the wait failed with task error " + std::to_string(out.taskError) +
+        r.detail = "the wait failed with task error " + hccl_result_name(out.taskError) +
                    " instead of completing or timing out";
       if (out.timedOut) r.detail = "the device launch passed its deadline (a hang, not a wait timeout)";
       // A timed-out wait leaves its thread in the error state, like a stream
       // exception: use a fresh thread for the next wait.
-      ThreadHandle fresh = 0;
-      check(api_.threadAcquire(ranks_[rank].comm, COMM_ENGINE_AICPU_TS, 1, 1, &fresh),
-            "HcclThreadAcquire(replacement wait thread, rank " + std::to_string(rank) + ")");
-      ranks_[rank].wait = fresh;
+      ranks_[rank].wait = freshThread(rank, "replacement wait thread");
     }
     return r;
   }
 
   void writeRegion(uint32_t rank, uint32_t off, std::span<const uint8_t> bytes) override {
-    toDevice(ranks_.at(rank).buf + off, bytes.data(), bytes.size());
+    adapter_.to_device(ranks_.at(rank).buf + off, bytes.data(), bytes.size());
   }
   std::vector<uint8_t> readRegion(uint32_t rank) override {
     std::vector<uint8_t> out(geo_.regionBytes());
-    toHost(out.data(), ranks_.at(rank).buf, out.size());
+    adapter_.to_host(out.data(), ranks_.at(rank).buf, out.size());
     return out;
   }
 
  private:
   static constexpr uint32_t kPostGraceMs = 20;
+  // A wait with timeOut 1 that takes at least this long counts seconds (as the conformance suite's probe).
+  static constexpr double kSecondsThresholdMs = 400.0;
 
   struct Rank {
     HcclComm comm = nullptr;
@@ -251,23 +249,15 @@ class HcommDriver final : public Driver {
     std::vector<uint64_t> remoteSize;   // [peer]
   };
   struct LaunchOut {
-    hcts_prop_op_args args{};
+    Script script;  // the block as the program left it (return codes)
     int32_t taskError = 0;
     bool timedOut = false;
   };
   struct Posted {
     bool active = false;
     std::future<LaunchOut> result;
-    bool haveDone = false;
-    LaunchOut done;
+    std::optional<LaunchOut> done;  // collected early (the post was rejected at once)
   };
-
-  static hcts_prop_op_args args() {
-    hcts_prop_op_args a{};
-    a.version = HCTS_PROP_PROGRAM_VERSION;
-    a.size = sizeof a;
-    return a;
-  }
 
   bool local(uint32_t r) const { return opts_.onlyRank < 0 || static_cast<uint32_t>(opts_.onlyRank) == r; }
 
@@ -282,59 +272,90 @@ class HcommDriver final : public Driver {
     return nullptr;
   }
 
-  void toDevice(uint8_t *dst, const uint8_t *src, size_t n) {
-    if (!adapter_) {
-      std::memcpy(dst, src, n);
-      return;
-    }
-    if (int32_t rc = adapter_->copy_to_device(dst, src, n); rc != 0)
-      throw std::runtime_error("adapter copy_to_device failed with " + std::to_string(rc));
-  }
-  void toHost(uint8_t *dst, const uint8_t *src, size_t n) {
-    if (!adapter_) {
-      std::memcpy(dst, src, n);
-      return;
-    }
-    if (int32_t rc = adapter_->copy_to_host(dst, src, n); rc != 0)
-      throw std::runtime_error("adapter copy_to_host failed with " + std::to_string(rc));
+  // Runs `s` on rank's device side; a launch the adapter could not make is the
+  // harness's failure (an exception), not an observation.
+  LaunchOut launch(uint32_t rank, Script s, uint32_t timeoutMs) const {
+    LaunchOut out;
+    out.script = std::move(s);
+    hcts_launch_status st{};
+    const int32_t rc =
+        adapter_.run(ranks_[rank].comm, "ops", out.script.block.get(), sizeof(hcts_prog_ops_v2), timeoutMs, st);
+    if (rc != HCCL_SUCCESS && rc != HCCL_E_TIMEOUT)
+      throw std::runtime_error("the adapter could not run hcts_prog_ops on rank " + std::to_string(rank) + ": " +
+                               hccl_result_name(rc));
+    if (st.program_return == HCTS_PROG_BAD_ARGS)
+      throw std::runtime_error("hcts_prog_ops refused its argument block (HCTS_PROG_BAD_ARGS) on rank " +
+                               std::to_string(rank));
+    out.taskError = st.task_error;
+    out.timedOut = st.timed_out != 0 || rc == HCCL_E_TIMEOUT;
+    return out;
   }
 
-  LaunchOut launch(uint32_t rank, hcts_prop_op_args a, uint32_t timeoutMs) {
-    LaunchOut out;
-    int32_t rc = 0;
-    if (adapter_) {
-      hcts_launch_status st{};
-      rc = adapter_->run_program(ranks_[rank].comm, "prop_op", &a, sizeof a, timeoutMs, &st);
-      out.taskError = st.task_error;
-      out.timedOut = st.timed_out != 0 || rc == HCCL_E_TIMEOUT;
-    } else {
-      HcommRefLaunchResult res{};
-      res.version = HCOMM_REF_ABI_VERSION;
-      res.size = sizeof res;
-      rc = api_.deviceLaunch(ranks_[rank].comm, program_, &a, timeoutMs, &res);
-      out.taskError = res.taskError;
-      out.timedOut = res.timedOut != 0 || rc == HCCL_E_TIMEOUT;
-    }
-    if (rc != HCCL_SUCCESS && rc != HCCL_E_TIMEOUT)
-      throw std::runtime_error("launching the device program on rank " + std::to_string(rank) + " failed with " +
-                               std::to_string(rc));
-    out.args = a;
-    return out;
+  ThreadHandle freshThread(uint32_t rank, const std::string &what) {
+    ThreadHandle t = 0;
+    check(api_.HcclThreadAcquire(ranks_[rank].comm, COMM_ENGINE_AICPU_TS, 1, 1, &t),
+          "HcclThreadAcquire(" + what + ", rank " + std::to_string(rank) + ")");
+    return t;
+  }
+
+  // A wait with timeOut 1 on a notify nobody raises, on a fresh AICPU_TS
+  // thread: ~1 s means the IUT counts seconds, ~1 ms milliseconds.
+  void measureTimeoutUnit() {
+    const uint32_t r = opts_.onlyRank < 0 ? 0 : static_cast<uint32_t>(opts_.onlyRank);
+    const uint32_t peer = r == 0 ? 1 : 0;
+    Script s;
+    hcts_op &probe = s.add(HCTS_OP_WAIT, freshThread(r, "timeout-unit probe"));
+    probe.channel = ranks_[r].ch.at(peer);
+    probe.idx = geo_.notifyNum - 1;
+    probe.timeout = 1;
+    const auto t0 = std::chrono::steady_clock::now();
+    const LaunchOut out = launch(r, s, 10000 + opts_.launchSlackMs);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (const int32_t rc = out.script.op(0).rc; rc != 0)
+      throw std::runtime_error("the timeout-unit probe (a wait with timeOut 1) was rejected: " + hccl_result_name(rc) +
+                               "; state the unit with --timeout-unit s|ms");
+    if (out.timedOut)
+      throw std::runtime_error("the timeout-unit probe (a wait with timeOut 1) did not end within 10 s; state the "
+                               "unit with --timeout-unit s|ms");
+    timeoutInSeconds_ = ms >= kSecondsThresholdMs;
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "measured: a wait with timeOut 1 ended after %.1f ms%s", ms,
+                  out.taskError == 0 ? " (it did not report a timeout)" : "");
+    unitNote_ = buf;
+  }
+
+  void buildWorld(const Geometry &g) {
+    teardown();
+    geo_ = g;
+    ranks_.assign(g.ranks, Rank{});
+    posted_.clear();
+    posted_.resize(g.ranks);
+    HcclRootInfo root{};
+    if (local(0)) check(api_.HcclGetRootInfo(&root), "HcclGetRootInfo");
+    if (opts_.shareRootInfo) opts_.shareRootInfo(root);
+    forEachRankConcurrently(g.ranks, [&](uint32_t r) {
+      if (!local(r)) return;
+      check(api_.HcclCommInitRootInfo(g.ranks, &root, r, &ranks_[r].comm),
+            "HcclCommInitRootInfo(rank " + std::to_string(r) + ")");
+    });
+    forEachRankConcurrently(g.ranks, [&](uint32_t r) {
+      if (local(r)) setUpRank(r);
+    });
   }
 
   void setUpRank(uint32_t r) {
     Rank &me = ranks_[r];
     const std::string who = " (rank " + std::to_string(r) + ")";
     ThreadHandle ts[2] = {0, 0};
-    check(api_.threadAcquire(me.comm, COMM_ENGINE_AICPU_TS, 2, 1, ts), "HcclThreadAcquire(AICPU_TS)" + who);
+    check(api_.HcclThreadAcquire(me.comm, COMM_ENGINE_AICPU_TS, 2, 1, ts), "HcclThreadAcquire(AICPU_TS)" + who);
     me.data = ts[0];
     me.wait = ts[1];
     // A thread of another engine for wrong-engine calls: CPU_TS (the host's
     // hand-over thread, offered on every product), else CPU.
-    if (api_.threadAcquire(me.comm, COMM_ENGINE_CPU_TS, 1, 1, &me.cpu) != HCCL_SUCCESS &&
-        api_.threadAcquire(me.comm, COMM_ENGINE_CPU, 1, 1, &me.cpu) != HCCL_SUCCESS)
+    if (api_.HcclThreadAcquire(me.comm, COMM_ENGINE_CPU_TS, 1, 1, &me.cpu) != HCCL_SUCCESS &&
+        api_.HcclThreadAcquire(me.comm, COMM_ENGINE_CPU, 1, 1, &me.cpu) != HCCL_SUCCESS)
       me.cpu = 0;
-    check(api_.getHcclBuffer(me.comm, reinterpret_cast<void **>(&me.buf), &me.size), "HcclGetHcclBuffer" + who);
+    check(api_.HcclGetHcclBuffer(me.comm, reinterpret_cast<void **>(&me.buf), &me.size), "HcclGetHcclBuffer" + who);
     if (me.size < geo_.regionBytes() + geo_.window)
       throw std::runtime_error("HcclGetHcclBuffer" + who + " gave " + std::to_string(me.size) + " bytes, need " +
                                std::to_string(geo_.regionBytes() + geo_.window));
@@ -351,8 +372,8 @@ class HcommDriver final : public Driver {
       peers.push_back(p);
     }
     std::vector<ChannelHandle> chs(descs.size(), 0);
-    check(api_.channelAcquire(me.comm, COMM_ENGINE_AICPU_TS, descs.data(), static_cast<uint32_t>(descs.size()),
-                              chs.data()),
+    check(api_.HcclChannelAcquire(me.comm, COMM_ENGINE_AICPU_TS, descs.data(), static_cast<uint32_t>(descs.size()),
+                                  chs.data()),
           "HcclChannelAcquire" + who);
     me.ch.assign(geo_.ranks, 0);
     me.remote.assign(geo_.ranks, nullptr);
@@ -360,7 +381,8 @@ class HcommDriver final : public Driver {
     for (size_t i = 0; i < peers.size(); ++i) {
       const uint32_t p = peers[i];
       me.ch[p] = chs[i];
-      check(api_.channelGetHcclBuffer(me.comm, chs[i], reinterpret_cast<void **>(&me.remote[p]), &me.remoteSize[p]),
+      check(api_.HcclChannelGetHcclBuffer(me.comm, chs[i], reinterpret_cast<void **>(&me.remote[p]),
+                                          &me.remoteSize[p]),
             "HcclChannelGetHcclBuffer" + who);
     }
   }
@@ -386,44 +408,28 @@ class HcommDriver final : public Driver {
     // Destruction may be collective too.
     std::vector<std::thread> ts;
     for (auto &rk : ranks_)
-      if (rk.comm) ts.emplace_back([this, c = rk.comm] { (void)api_.commDestroy(c); });
+      if (rk.comm) ts.emplace_back([this, c = rk.comm] { (void)api_.HcclCommDestroy(c); });
     for (auto &t : ts) t.join();
     ranks_.clear();
   }
 
-  HcommApi api_;
   HcommDriverOptions opts_;
-  void *programsLib_ = nullptr;
-  uint32_t (*program_)(void *) = nullptr;
-  const hcts_adapter_v1 *adapter_ = nullptr;
-  bool adapterReady_ = false;
+  const Library &iut_;
+  const HcommApi &api_;
+  const Adapter &adapter_;
+  uint32_t (*hostProgram_)(void *) = nullptr;
+  std::optional<bool> timeoutInSeconds_;
+  std::string unitNote_;
   Geometry geo_;
-  bool timeoutInMs_ = false;
   std::vector<Rank> ranks_;
   std::vector<Posted> posted_;
 };
 
 }  // namespace
 
-std::unique_ptr<Driver> makeHcommDriver(const HcommDriverOptions &opts) {
-  HcommDriverOptions o = opts;
-  if (o.library.empty()) o.library = HCTS_REFERENCE_LIB;
-  if (o.programs.empty()) o.programs = HCTS_PROPERTY_PROGRAMS_LIB;
-  // The libraries stay loaded for the life of the process: hcomm libraries
-  // keep progress threads that do not survive dlclose.
-  return std::make_unique<HcommDriver>(HcommApi::load(o.library), o);
-}
-
-HcommDriverInfo describeHcommDriver(const Driver &d) {
-  HcommDriverInfo info;
-  const auto *h = dynamic_cast<const HcommDriver *>(&d);
-  if (!h) return info;
-  info.library = h->api().path;
-  const std::string file = info.library.substr(info.library.find_last_of('/') + 1);
-  info.name = info.library == HCTS_REFERENCE_LIB ? "reference" : file;
-  if (h->adapter() && h->adapter()->product) info.product = h->adapter()->product();
-  else info.product = h->api().productName ? h->api().productName() : "unknown";
-  return info;
+std::unique_ptr<HcommDriver> makeHcommDriver(const HcommDriverOptions &opts) {
+  if (!opts.iut || !opts.adapter) throw std::invalid_argument("makeHcommDriver: an IUT and an adapter are needed");
+  return std::make_unique<HcommDriverImpl>(opts);
 }
 
 }  // namespace hcts::prop

@@ -1,26 +1,35 @@
-// hcomm_driver.h: the Driver over an hcomm library loaded with dlopen (the
-// reference libhcomm.so, a deliberately wrong IUT, or a vendor library).
-// All ranks live in this process, one communicator each, unless onlyRank is
-// set (MPI). Device-side calls are one device program (programs/prop_program.h)
-// launched through the conformance adapter when one is given (any IUT), else
-// through the reference extension HcommRefDeviceLaunch.
+// hcomm_driver.h: the Driver over an implementation under test loaded by core's
+// loader (hcts::Library: the reference libhcomm.so, a deliberately wrong IUT or
+// a vendor library). Every device-side call is the suite's one device program,
+// hcts_prog_ops (core/abi/hcts_programs.h), run through the platform adapter
+// (hcts::Adapter), which also reads and writes device memory. All ranks live in
+// this process, one communicator each, unless onlyRank is set (MPI).
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "hccl/hccl_types.h"
 
 #include "driver/driver.h"
 
+namespace hcts {
+class Adapter;
+class Library;
+}  // namespace hcts
+
 namespace hcts::prop {
 
 struct HcommDriverOptions {
-  std::string library;              // empty: HCTS_REFERENCE_LIB (the reference built in this tree)
-  std::string programs;             // empty: HCTS_PROPERTY_PROGRAMS_LIB (host build of the device program)
-  std::string adapter;              // conformance adapter (hcts_adapter.h); empty: HcommRefDeviceLaunch
-  uint32_t launchSlackMs = 10000;   // added to every device launch's deadline
+  const Library *iut = nullptr;         // loaded first (RTLD_GLOBAL); outlives the driver
+  const Adapter *adapter = nullptr;     // device launches and device memory; outlives the driver
+  std::string programs;                 // libhcts_programs.so: host-side calls run its hcts_prog_ops on the host
+  // The IUT's wait timeout unit: stated (--timeout-unit), or nullopt to measure
+  // it at the first reset (a wait with timeOut 1 on a notify nobody raises).
+  std::optional<bool> timeoutInSeconds;
+  uint32_t launchSlackMs = 10000;       // added to every device launch's deadline
   // Under MPI each process owns one rank: onlyRank is it (-1: every rank in
   // this process), and shareRootInfo hands rank 0's HcclRootInfo to the others
   // (called on every process during reset, after rank 0 filled it in).
@@ -28,13 +37,16 @@ struct HcommDriverOptions {
   std::function<void(HcclRootInfo &)> shareRootInfo;
 };
 
-struct HcommDriverInfo {
-  std::string library;  // resolved path
-  std::string name;     // "reference" or the file name
-  std::string product;  // from the adapter or HcommRefProductName(), else "unknown"
+class HcommDriver : public Driver {
+ public:
+  // The wait timeout unit in use (measured at the first reset unless stated),
+  // and how it was decided, e.g. "measured: a wait with timeOut 1 ended after 1.2 ms".
+  virtual std::optional<bool> timeoutInSeconds() const = 0;
+  virtual std::string timeoutUnitNote() const = 0;
 };
 
-std::unique_ptr<Driver> makeHcommDriver(const HcommDriverOptions &opts);
-HcommDriverInfo describeHcommDriver(const Driver &d);
+// The hcomm calls the driver needs; throws std::runtime_error naming the ones
+// the IUT lacks. Sets nothing up: reset() builds the world.
+std::unique_ptr<HcommDriver> makeHcommDriver(const HcommDriverOptions &opts);
 
 }  // namespace hcts::prop

@@ -116,7 +116,7 @@ class MpiDriver final : public Driver {
 
   void reset(const Geometry &g) override {
     if (g.ranks != static_cast<uint32_t>(size_))
-      throw std::invalid_argument("MpiDriver: geometry has " + std::to_string(g.ranks) + " ranks, mpirun started " +
+      throw std::invalid_argument("MpiDriver: geometry has " + std::to_string(g.ranks) + " ranks, MPI started " +
                                   std::to_string(size_));
     Header h;
     h.method = Method::Reset;

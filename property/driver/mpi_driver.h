@@ -1,4 +1,4 @@
-// mpi_driver.h: lockstep execution under mpirun, one rank per process.
+// mpi_driver.h: lockstep execution under MPI (mpi_harness/launch), one rank per process.
 //
 // Rank 0 runs RapidCheck with an MpiDriver: every Driver call is broadcast to
 // all processes, the process owning the op's rank executes it on its local

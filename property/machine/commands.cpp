@@ -91,9 +91,17 @@ uint32_t genInvalidIdx(const Geometry &g) {
 
 }  // namespace
 
-std::vector<std::string> &lastFailingLog() {
-  static std::vector<std::string> log;
-  return log;
+CaseFailure &lastFailure() {
+  static CaseFailure failure;
+  return failure;
+}
+
+void failCase(const Judge *j, std::string why, bool harness) {
+  CaseFailure &f = lastFailure();
+  f.log = j ? j->log() : std::vector<std::string>{};
+  f.why = std::move(why);
+  f.harness = harness;
+  RC_FAIL(f.why);
 }
 
 GenState initialGenState(const PropertySpec &spec, const RunConfig &cfg) {
@@ -239,17 +247,15 @@ void OpCommand::apply(GenState &s) const {
   }
 }
 
-void OpCommand::run(const GenState &, Harness &h) const {
+void OpCommand::run(const GenState &, Judge &j) const {
   std::string err;
   try {
-    err = h.step(op_);
+    err = j.step(op_);
   } catch (const std::exception &e) {
-    err = "the driver failed on " + hcts::prop::show(op_) + ": " + e.what();
+    // No observation of the implementation: the property ends in ERROR.
+    failCase(&j, "the harness failed on " + hcts::prop::show(op_) + ": " + e.what(), true);
   }
-  if (!err.empty()) {
-    lastFailingLog() = h.log();
-    RC_FAIL(err);
-  }
+  if (!err.empty()) failCase(&j, err, false);
 }
 
 void OpCommand::show(std::ostream &os) const { os << hcts::prop::show(op_); }

@@ -1,6 +1,6 @@
 // commands.h: the rc::state model used for *generation* (which commands are
 // valid next) and the one command type that carries an Op. Judging happens in
-// the Harness, whose Model sees the observations.
+// the Judge, whose Model sees the observations.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
 
-#include "driver/harness.h"
+#include "driver/judge.h"
 #include "machine/properties.h"
 
 namespace hcts::prop {
@@ -26,12 +26,12 @@ struct GenState {
 
 GenState initialGenState(const PropertySpec &spec, const RunConfig &cfg);
 
-class OpCommand : public rc::state::Command<GenState, Harness> {
+class OpCommand : public rc::state::Command<GenState, Judge> {
  public:
   explicit OpCommand(const GenState &s);
   void checkPreconditions(const GenState &s) const override;
   void apply(GenState &s) const override;
-  void run(const GenState &s, Harness &h) const override;
+  void run(const GenState &s, Judge &h) const override;
   void show(std::ostream &os) const override;
   const Op &op() const { return op_; }
 
@@ -39,8 +39,19 @@ class OpCommand : public rc::state::Command<GenState, Harness> {
   Op op_;
 };
 
-// The commands of the failing run most recently seen (the last failing run is
-// the fully shrunk counterexample).
-std::vector<std::string> &lastFailingLog();
+// What the most recent failing case of the property being run left: its
+// commands (the last failing run is the fully shrunk counterexample) and what
+// failed. The suite keeps the message itself: RapidCheck replays the shrunk
+// case for its description, and a case that depends on a race may pass then.
+struct CaseFailure {
+  std::vector<std::string> log;
+  std::string why;
+  // The harness, not the implementation, failed (a driver threw): no
+  // observation, so the property is ERROR. Sticky for the rest of the property.
+  bool harness = false;
+};
+CaseFailure &lastFailure();
+// Records the failure of the case `j` (null: before it started) and fails it.
+[[noreturn]] void failCase(const Judge *j, std::string why, bool harness);
 
 }  // namespace hcts::prop

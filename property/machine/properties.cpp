@@ -1,7 +1,9 @@
 #include "machine/properties.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <rapidcheck.h>
@@ -65,19 +67,32 @@ bool rcParamsHas(const char *key) {
 }  // namespace
 
 const std::vector<PropertySpec> &allProperties() {
-  static const std::vector<PropertySpec> props = {
-      {"WriteBeforeNotify", "after a wait consumes a WWN's notify, all of its payload is visible (device snapshot)",
-       writeBeforeNotify()},
-      {"IndexBounds", "every out-of-range notify index is rejected with no byte written and no notify raised",
-       indexBounds()},
-      {"DeviceOnly", "WWN from the host or on a non-AICPU_TS thread is rejected with no side effect", deviceOnly()},
-      {"AddressChecks", "len 0, null, straddling, past-the-end and overflowing ranges are rejected with no side effect",
-       addressChecks()},
-      {"NotifyExactlyOnce", "no lost and no spurious notify: a wait completes iff a record is outstanding",
-       exactlyOnce()},
-      {"FullModel", "every command mixed; memory (guards, sources) always within the model's allowed set",
-       fullModel()},
-  };
+  static const std::vector<PropertySpec> props = [] {
+    std::vector<PropertySpec> p = {
+        {"WriteBeforeNotify", "after a wait consumes a WWN's notify, all of its payload is visible (device snapshot)",
+         writeBeforeNotify(), {"WWN.VIS.1"}},
+        // Waits with an index >= notifyNum are generated too (WWN.IDX.5).
+        {"IndexBounds", "every out-of-range notify index is rejected with no byte written and no notify raised",
+         indexBounds(), {"WWN.IDX.2", "WWN.IDX.3", "WWN.IDX.5"}},
+        {"DeviceOnly", "WWN from the host or on a non-AICPU_TS thread is rejected with no side effect", deviceOnly(),
+         {"WWN.DEV.1", "WWN.DEV.2"}},
+        // The model requires len 0 to be rejected: of WWN.PRF.2's allowed
+        // behaviours (rejected, notify-only) it accepts only "rejected".
+        {"AddressChecks",
+         "len 0, null, straddling, past-the-end and overflowing ranges are rejected with no side effect",
+         addressChecks(), {"WWN.ERR.1", "WWN.ERR.3", "WWN.ERR.4", "WWN.PRF.2"}},
+        {"NotifyExactlyOnce", "no lost and no spurious notify: a wait completes iff a record is outstanding",
+         exactlyOnce(), {"WWN.NTF.1", "WWN.NTF.2"}},
+        {"FullModel", "every command mixed; memory (guards, sources) always within the model's allowed set",
+         fullModel(), {}},
+    };
+    // FullModel mixes every command: it checks what all the others check.
+    for (size_t i = 0; i + 1 < p.size(); ++i)
+      for (const auto &c : p[i].clauses)
+        if (std::find(p.back().clauses.begin(), p.back().clauses.end(), c) == p.back().clauses.end())
+          p.back().clauses.push_back(c);
+    return p;
+  }();
   return props;
 }
 
@@ -90,22 +105,32 @@ const PropertySpec *findProperty(const std::string &name) {
 PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driver &driver) {
   PropertyOutcome out;
   out.name = spec.name;
-  lastFailingLog().clear();
+  lastFailure() = CaseFailure{};
 
   auto body = [&] {
-    Harness h(driver, cfg.geometry, cfg.profile);
-    const GenState s0 = initialGenState(spec, cfg);
-    rc::state::check(s0, h, rc::state::gen::execOneOfWithArgs<OpCommand>());
-    const std::string err = h.finish();
-    if (!err.empty()) {
-      lastFailingLog() = h.log();
-      RC_FAIL(err);
+    // Once the harness failed, every further case (shrinking included) fails
+    // at once without touching the driver: the outcome is ERROR anyway.
+    if (lastFailure().harness) RC_FAIL(lastFailure().why);
+    std::optional<Judge> j;
+    try {
+      j.emplace(driver, cfg.geometry, cfg.profile);
+    } catch (const std::exception &e) {
+      failCase(nullptr, std::string("the harness could not set up a case: ") + e.what(), true);
     }
+    const GenState s0 = initialGenState(spec, cfg);
+    rc::state::check(s0, *j, rc::state::gen::execOneOfWithArgs<OpCommand>());
+    std::string err;
+    try {
+      err = j->finish();
+    } catch (const std::exception &e) {
+      failCase(&*j, std::string("the harness failed at the end of a case: ") + e.what(), true);
+    }
+    if (!err.empty()) failCase(&*j, err, false);
   };
 
   const auto &conf = rc::detail::configuration();
   rc::detail::TestParams params = conf.testParams;
-  if (cfg.seed != 0) params.seed = cfg.seed;
+  params.seed = runSeed(cfg);
   if (!rcParamsHas("max_success")) params.maxSuccess = cfg.maxSuccess;
   if (!rcParamsHas("max_size")) params.maxSize = cfg.maxSize;
   out.seed = params.seed;
@@ -128,25 +153,40 @@ PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driv
   }
 
   out.shrinks = listener.shrinks;
-  if (result.is<rc::detail::SuccessResult>()) {
+  if (lastFailure().harness) {
+    // Not an observation of the implementation: no counterexample to shrink
+    // or reproduce; the case as it stood when the harness failed.
+    out.harnessError = true;
+    out.description = lastFailure().why;
+    out.counterexample = lastFailure().log;
+    out.shrinks = 0;
+    if (result.is<rc::detail::FailureResult>()) out.runs = result.get<rc::detail::FailureResult>().numSuccess + 1;
+  } else if (result.is<rc::detail::SuccessResult>()) {
     out.passed = true;
     out.runs = result.get<rc::detail::SuccessResult>().numSuccess;
   } else if (result.is<rc::detail::FailureResult>()) {
     const auto &f = result.get<rc::detail::FailureResult>();
     out.runs = f.numSuccess + 1;
-    out.description = f.description;
+    // What the shrunk case's own run reported (RapidCheck's description comes
+    // from a replay, which a racy failure may pass).
+    out.description = lastFailure().why.empty() ? f.description : lastFailure().why;
     rc::detail::Configuration only;
     only.reproduce[spec.name] = f.reproduce;
     out.reproduce = rc::detail::configToMinimalString(only);
-    out.counterexample = lastFailingLog();
+    out.counterexample = lastFailure().log;
   } else if (result.is<rc::detail::GaveUpResult>()) {
-    out.gaveUp = true;
+    out.harnessError = true;
     out.runs = result.get<rc::detail::GaveUpResult>().numSuccess;
-    out.description = "gave up: " + result.get<rc::detail::GaveUpResult>().description;
+    out.description = "RapidCheck gave up: " + result.get<rc::detail::GaveUpResult>().description;
   } else {
-    out.description = "error: " + result.get<rc::detail::Error>().description;
+    out.harnessError = true;
+    out.description = "RapidCheck error: " + result.get<rc::detail::Error>().description;
   }
   return out;
+}
+
+uint64_t runSeed(const RunConfig &cfg) {
+  return cfg.seed != 0 ? cfg.seed : rc::detail::configuration().testParams.seed;
 }
 
 }  // namespace hcts::prop

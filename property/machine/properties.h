@@ -25,6 +25,7 @@ struct PropertySpec {
   std::string name;
   std::string what;  // one line: the property it checks
   Mix mix;
+  std::vector<std::string> clauses;  // the catalogue clauses it checks (conformance/spec/clauses.yaml)
 };
 
 const std::vector<PropertySpec> &allProperties();
@@ -43,10 +44,13 @@ struct RunConfig {
 struct PropertyOutcome {
   std::string name;
   bool passed = false;
-  bool gaveUp = false;
+  // The harness could not decide (a driver threw, RapidCheck gave up, a
+  // reproduce string did not reproduce): the verdict is ERROR, not FAIL, and
+  // `counterexample` is the unshrunk case that met the trouble.
+  bool harnessError = false;
   int runs = 0;
   uint64_t seed = 0;
-  std::string description;          // the failure message
+  std::string description;          // the failure message (or what the harness could not do)
   std::string reproduce;            // the value for RC_PARAMS="reproduce=..."
   std::vector<std::string> counterexample;  // the shrunk command sequence
   int shrinks = 0;
@@ -56,7 +60,12 @@ struct PropertyOutcome {
 constexpr int kReproduceAttempts = 30;
 
 // Runs `spec` against drivers from `driver` (one driver for the whole run; the
-// harness resets it for every case).
+// judge resets it for every case). Never throws for what a case meets: a
+// driver that throws makes the outcome a harness error.
 PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driver &driver);
+
+// The seed a run with `cfg` uses: cfg.seed, else RC_PARAMS seed=, else the one
+// RapidCheck picked for this process.
+uint64_t runSeed(const RunConfig &cfg);
 
 }  // namespace hcts::prop

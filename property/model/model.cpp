@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "model/stamp.h"
+#include "hcts/core/stamp.h"
 
 namespace hcts::prop {
 
@@ -33,13 +33,13 @@ Model::Model(Geometry g, NotifyProfile profile) : geo_(g), profile_(profile) {
 
 std::vector<uint8_t> Model::initialRegion(uint32_t rank) const {
   std::vector<uint8_t> out(geo_.regionBytes());
-  for (uint32_t b = 0; b < out.size(); ++b) out[b] = stampByte(0, rank, b);
+  for (uint32_t b = 0; b < out.size(); ++b) out[b] = stamp_byte(stampKey(0, rank), b);
   return out;
 }
 
 std::vector<uint8_t> Model::stampBytes(const Op &op) const {
   std::vector<uint8_t> out(op.len);
-  for (uint32_t i = 0; i < op.len; ++i) out[i] = stampByte(op.stampId, op.rank, geo_.windowToRegion(op.dstOff + i));
+  for (uint32_t i = 0; i < op.len; ++i) out[i] = stamp_byte(stampKey(op.stampId, op.rank), geo_.windowToRegion(op.dstOff + i));
   return out;
 }
 
@@ -84,42 +84,37 @@ uint32_t Model::newOp(const Op &op, uint32_t from, uint32_t to) {
   return static_cast<uint32_t>(ops_.size() - 1);
 }
 
+void Model::addRecord(const Op &op, uint32_t id, bool carriesData) {
+  auto &n = notify(op.peer, op.rank, op.idx);
+  n.records.push_back({id, carriesData, lastFence_[size_t{op.rank} * geo_.ranks + op.peer]});
+  ++n.hi;
+  n.lo = profile_ == NotifyProfile::Binary ? std::max(n.lo, 1u) : n.lo + 1;
+}
+
+void Model::putInFlight(uint32_t id, uint32_t srcRank, uint32_t srcOff, uint32_t dstRank, uint32_t dstOff,
+                        uint32_t len) {
+  for (uint32_t i = 0; i < len; ++i) {
+    const auto values = allowedOf(cell(srcRank, srcOff + i));
+    auto &dst = cell(dstRank, dstOff + i);
+    for (uint8_t v : values) dst.pending.push_back({id, v});
+  }
+}
+
 void Model::issue(const Op &op) {
   const uint32_t w = geo_.guard;
   switch (op.kind) {
     case OpKind::Wwn:
     case OpKind::Write: {
       const uint32_t id = newOp(op, op.rank, op.peer);
-      for (uint32_t i = 0; i < op.len; ++i) {
-        const auto values = allowedOf(cell(op.rank, w + op.srcOff + i));
-        auto &dst = cell(op.peer, w + op.dstOff + i);
-        for (uint8_t v : values) dst.pending.push_back({id, v});
-      }
-      if (op.kind == OpKind::Wwn) {
-        auto &n = notify(op.peer, op.rank, op.idx);
-        n.records.push_back({id, true, lastFence_[size_t{op.rank} * geo_.ranks + op.peer]});
-        ++n.hi;
-        n.lo = profile_ == NotifyProfile::Binary ? std::max(n.lo, 1u) : n.lo + 1;
-      }
+      putInFlight(id, op.rank, w + op.srcOff, op.peer, w + op.dstOff, op.len);
+      if (op.kind == OpKind::Wwn) addRecord(op, id, true);
       break;
     }
-    case OpKind::Record: {
-      const uint32_t id = newOp(op, op.rank, op.peer);
-      auto &n = notify(op.peer, op.rank, op.idx);
-      n.records.push_back({id, false, lastFence_[size_t{op.rank} * geo_.ranks + op.peer]});
-      ++n.hi;
-      n.lo = profile_ == NotifyProfile::Binary ? std::max(n.lo, 1u) : n.lo + 1;
-      break;
-    }
+    case OpKind::Record: addRecord(op, newOp(op, op.rank, op.peer), false); break;
     case OpKind::Read: {
       // Nothing orders a read's landing except its own completion, which the
       // API does not expose: the bytes stay in flight (sound, if weak).
-      const uint32_t id = newOp(op, op.rank, op.rank);
-      for (uint32_t i = 0; i < op.len; ++i) {
-        const auto values = allowedOf(cell(op.peer, w + op.srcOff + i));
-        auto &dst = cell(op.rank, w + op.dstOff + i);
-        for (uint8_t v : values) dst.pending.push_back({id, v});
-      }
+      putInFlight(newOp(op, op.rank, op.rank), op.peer, w + op.srcOff, op.rank, w + op.dstOff, op.len);
       break;
     }
     case OpKind::LocalCopy: {

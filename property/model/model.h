@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "hcts/core/stamp.h"
 #include "model/op.h"
 
 namespace hcts::prop {
@@ -41,6 +42,12 @@ struct Geometry {
 };
 
 enum class NotifyProfile { Binary, Counting };
+
+// The stamped pattern (core's codec, hcts/core/stamp.h): every byte the harness
+// writes depends on the stamp id, the rank and its region offset, so stale,
+// foreign and torn data differ. Byte `regionOff` is stamp_byte(stampKey(id, rank), regionOff).
+inline constexpr uint32_t kStampRun = 0x50;  // 'P': the property suite's payloads
+inline StampKey stampKey(uint32_t stampId, uint32_t rank) { return StampKey{kStampRun, stampId, rank}; }
 
 struct Expectation {
   bool accept = true;
@@ -117,6 +124,11 @@ class Model {
   NotifyState &notify(uint32_t rank, uint32_t peer, uint32_t idx);
   const NotifyState &notify(uint32_t rank, uint32_t peer, uint32_t idx) const;
   uint32_t newOp(const Op &op, uint32_t from, uint32_t to);
+  // A WWN's or Record's notify towards op.peer, ordered after the channel's last fence.
+  void addRecord(const Op &op, uint32_t id, bool carriesData);
+  // Op `id` moves len bytes (region offsets): each destination byte may now
+  // also hold any value its source byte may hold.
+  void putInFlight(uint32_t id, uint32_t srcRank, uint32_t srcOff, uint32_t dstRank, uint32_t dstOff, uint32_t len);
   std::vector<uint8_t> allowedOf(const Cell &c) const;
   std::string describe(uint32_t rank, uint32_t regionOff, uint8_t got, const Cell &c) const;
   // A Stamp or LocalCopy: acts at once, but races with writes still in flight.

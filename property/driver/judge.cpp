@@ -1,16 +1,16 @@
-#include "driver/harness.h"
+#include "driver/judge.h"
 
 #include <sstream>
 
 namespace hcts::prop {
 
-Harness::Harness(Driver &driver, const Geometry &g, NotifyProfile profile) : driver_(driver), model_(g, profile) {
+Judge::Judge(Driver &driver, const Geometry &g, NotifyProfile profile) : driver_(driver), model_(g, profile) {
   driver_.reset(g);
   posted_.assign(g.ranks, Op{OpKind::Join});
   postedAt_.assign(g.ranks, Clock::time_point{});
 }
 
-uint64_t Harness::lateFrom(Clock::time_point deadline) const {
+uint64_t Judge::lateFrom(Clock::time_point deadline) const {
   // A record whose call started this close to the deadline may land after it.
   const auto margin = std::chrono::milliseconds(100);
   for (const auto &[op, at] : issued_)
@@ -18,7 +18,7 @@ uint64_t Harness::lateFrom(Clock::time_point deadline) const {
   return UINT64_MAX;
 }
 
-Harness::~Harness() {
+Judge::~Judge() {
   // A posted wait still outstanding at the end of a case must not outlive it.
   for (uint32_t r = 0; r < posted_.size(); ++r) {
     if (posted_[r].kind == OpKind::Join) continue;
@@ -29,7 +29,7 @@ Harness::~Harness() {
   }
 }
 
-std::string Harness::judgeWait(const Op &op, const WaitResult &r, uint64_t lateFromOp) {
+std::string Judge::judgeWait(const Op &op, const WaitResult &r, uint64_t lateFromOp) {
   std::ostringstream err;
   const auto exp = model_.expect(op);
   if (!exp.accept) {
@@ -60,7 +60,7 @@ std::string Harness::judgeWait(const Op &op, const WaitResult &r, uint64_t lateF
   return err.str();
 }
 
-std::string Harness::step(const Op &op) {
+std::string Judge::step(const Op &op) {
   log_.push_back(show(op));
   std::ostringstream err;
   switch (op.kind) {
@@ -132,7 +132,7 @@ std::string Harness::step(const Op &op) {
   return err.str();
 }
 
-std::string Harness::finish() {
+std::string Judge::finish() {
   std::string err;
   const size_t first = log_.size();
   for (uint32_t r = 0; r < posted_.size(); ++r)

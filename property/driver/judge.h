@@ -1,5 +1,6 @@
-// harness.h: runs ops on a Driver and judges every observation against the
-// Model. One Harness is one test case: it resets the driver when built.
+// judge.h: runs ops on a Driver and judges every observation against the
+// Model. One Judge is one test case: it resets the driver when built. (Not a
+// test harness: hcts::mpi::Harness is the project's one Harness.)
 #pragma once
 
 #include <chrono>
@@ -11,12 +12,12 @@
 
 namespace hcts::prop {
 
-class Harness {
+class Judge {
  public:
-  Harness(Driver &driver, const Geometry &g, NotifyProfile profile = NotifyProfile::Binary);
-  ~Harness();
-  Harness(const Harness &) = delete;
-  Harness &operator=(const Harness &) = delete;
+  Judge(Driver &driver, const Geometry &g, NotifyProfile profile = NotifyProfile::Binary);
+  ~Judge();
+  Judge(const Judge &) = delete;
+  Judge &operator=(const Judge &) = delete;
 
   // Runs one op; returns the violations it revealed (empty: none).
   std::string step(const Op &op);
