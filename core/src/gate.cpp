@@ -98,6 +98,7 @@ void summarize(nlohmann::json &results)
         // report what they saw), so it survives unless a case is worse.
         std::string worst = own == "PROFILE" ? own : "";
         const nlohmann::json *decider = nullptr;
+        std::string decider_case;
         nlohmann::json profile = clause.value("profile", nlohmann::json());
         if (const auto it = clause.find("cases"); it != clause.end() && it->is_array()) {
             for (const auto &name : *it) {
@@ -117,12 +118,15 @@ void summarize(nlohmann::json &results)
                     (decider == nullptr && verdict_rank(v) == verdict_rank(worst))) {
                     worst = v;
                     decider = &e;
+                    decider_case = name.get<std::string>();
                 }
             }
         }
         if (decider != nullptr) {
             clause["verdict"] = worst;
-            clause["reason"] = decider->value("reason", nlohmann::json());
+            // "Case.Name: why", so a reader knows which case to rerun.
+            const nlohmann::json why = decider->value("reason", nlohmann::json());
+            clause["reason"] = why.is_string() ? nlohmann::json(decider_case + ": " + why.get<std::string>()) : why;
             clause["profile"] = profile;
         }
         const std::string verdict = string_or(clause, "verdict", "");

@@ -88,7 +88,7 @@ TEST_F(Writer, ErrorAndFailedPropertiesFailTheGate)
         w.add_case(a_case("S.Three", "A.3", "PROFILE"));
         w.finish(RunStatus::Complete);
         EXPECT_FALSE(w.gate_passed());
-        EXPECT_EQ(w.doc()["clauses"][0]["reason"], "because");
+        EXPECT_EQ(w.doc()["clauses"][0]["reason"], "S.One: because");
     }
     {
         ResultsWriter w(path("property"), run_of("property"), nullptr, nullptr);

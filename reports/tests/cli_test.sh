@@ -49,7 +49,7 @@ expect_error 1 "newer.json: schema_version 7 is newer than this hcts-report read
 printf '{"schema":"hcts-results",\n "schema_version": 1,\n "run": {,\n' >"$work/broken.json"
 expect_error 1 "broken.json:3:10: malformed JSON" "$tool" render --out "$work/x" "$work/broken.json"
 printf 'schema: hcts-expectations\nschema_version: 1\nexpectations:\n  - clause: A\n    expected: FIAL\n    reason: r\n' >"$work/bad.yaml"
-expect_error 1 "bad.yaml:5: expectations\[0\]\.expected is 'FIAL'; allowed: FAIL, TIMEOUT, CRASH, HAZARD, NOT_SUPPORTED" \
+expect_error 1 "bad.yaml:5: expectations\[0\]\.expected is 'FIAL'; allowed: FAIL, TIMEOUT, CRASH, HAZARD, ERROR, NOT_SUPPORTED" \
   "$tool" render --expectations "$work/bad.yaml" --out "$work/x" "$fixtures/pass.json"
 expect_error 2 "unknown option '--bogus'; allowed: --help, --out DIR, --expectations FILE, --gate" "$tool" render --bogus "$fixtures/pass.json"
 expect_error 2 "unknown command 'frobnicate'; allowed: render, apply, bundle, verify" "$tool" frobnicate

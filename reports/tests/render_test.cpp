@@ -230,7 +230,7 @@ TEST(ResultsReader, ClearErrors) {
   EXPECT_EQ(error_of(R"({"schema":"hcts-results","schema_version":1,"run":{}})"),
             "r.json: missing 'clauses'; it must be an array (possibly empty)");
   EXPECT_EQ(error_of(R"({"schema":"hcts-results","schema_version":1,"run":{},"clauses":[{"id":"A","verdict":"OK"}]})"),
-            "r.json: clauses[0] (A).verdict is \"OK\"; allowed: PASS, PROFILE, WAIVED, NOT_SUPPORTED, HAZARD, XPASS, FAIL, "
+            "r.json: clauses[0] (A).verdict is \"OK\"; allowed: PASS, PROFILE, WAIVED, NOT_SUPPORTED, HAZARD, XPASS, ERROR, FAIL, "
             "TIMEOUT, CRASH, null");
   EXPECT_EQ(error_of(R"({"schema":"hcts-results","schema_version":1,"run":{},"clauses":[{"id":"A"},{"id":"A"}]})"),
             "r.json: clauses[1] repeats clause id 'A'");
