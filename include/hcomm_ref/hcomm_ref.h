@@ -46,8 +46,8 @@ extern HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn, void 
 /* 1 when the calling thread runs in the emulated device context, else 0. */
 extern int32_t HcommRefIsDeviceSide(void);
 
-/* The product profile in force ("atlas350", "a3", "a2", "atlas200i_500_a2",
- * "inference", "training"), chosen by HCOMM_REF_PRODUCT at first use. */
+/* The product profile in force (a name from spec/products.yaml), chosen by
+ * HCOMM_REF_PRODUCT at first use. */
 extern const char *HcommRefProductName(void);
 
 typedef struct {

@@ -36,6 +36,7 @@
 #include "driver/sim_driver.h"
 #include "hcts/core/adapter.h"
 #include "hcts/core/library.h"
+#include "hcts/core/products.h"
 #include "hcts/core/results.h"
 #include "hcts/core/verdict.h"
 #include "machine/properties.h"
@@ -400,7 +401,9 @@ int main(int argc, char **argv) {
       driver = makeSimDriver(simFault(o.simFault));
       g_report.with([&](hcts::ResultsWriter &w) {
         w.set_iut_name(o.simFault == "none" ? "sim" : "sim:" + o.simFault);
-        w.set_environment("atlas350", static_cast<int>(cfg.geometry.ranks), {thisHost()});
+        // The simulator models the table's default product (write with notify on AICPU_TS).
+        w.set_environment(hcts::products::Table::builtin().default_product().name,
+                          static_cast<int>(cfg.geometry.ranks), {thisHost()});
       });
     } else {
       g_report.with([&](hcts::ResultsWriter &w) {

@@ -1,10 +1,11 @@
 #include "profile.h"
 
-#include <array>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "device_context.h"
+#include "hcts/core/products.h"
 #include "log.h"
 
 namespace hcomm_ref {
@@ -12,46 +13,42 @@ namespace {
 
 constexpr uint32_t bit(int value) { return 1U << static_cast<uint32_t>(value); }
 
-constexpr uint32_t kUb = bit(COMM_PROTOCOL_UB_CTP) | bit(COMM_PROTOCOL_UBOE);
-constexpr uint32_t kLegacy = bit(COMM_PROTOCOL_ROCE) | bit(COMM_PROTOCOL_HCCS) | bit(COMM_PROTOCOL_HCCS_ONLY);
-
-// Index by CommEngine: CPU, CPU_TS, AICPU, AICPU_TS, AIV, CCU.
-constexpr std::array<Profile, 7> kProfiles{{
-    // Atlas 350: AICPU_TS over UB only (UB_CTP, UBoE), no CPU engine, no RoCE. The host
-    // keeps a CPU_TS thread for handing work to the device, but it carries no channels.
-    {"atlas350", true, bit(COMM_ENGINE_CPU_TS) | bit(COMM_ENGINE_AICPU_TS), {0, 0, 0, kUb, 0, 0}},
-    {"a3", false, bit(COMM_ENGINE_CPU_TS) | bit(COMM_ENGINE_AICPU_TS), {0, 0, 0, kLegacy, 0, 0}},
-    {"a2", false, bit(COMM_ENGINE_CPU) | bit(COMM_ENGINE_CPU_TS),
-     {bit(COMM_PROTOCOL_ROCE), kLegacy, 0, 0, 0, 0}},
-    {"atlas200i_500_a2", false, bit(COMM_ENGINE_CPU) | bit(COMM_ENGINE_CPU_TS),
-     {bit(COMM_PROTOCOL_ROCE), kLegacy, 0, 0, 0, 0}},
-    {"inference", false, bit(COMM_ENGINE_CPU) | bit(COMM_ENGINE_CPU_TS),
-     {bit(COMM_PROTOCOL_ROCE), kLegacy, 0, 0, 0, 0}},
-    {"training", false, bit(COMM_ENGINE_CPU) | bit(COMM_ENGINE_CPU_TS),
-     {bit(COMM_PROTOCOL_ROCE), kLegacy, 0, 0, 0, 0}},
-    // Not a row of the product table: a 950PR/DT board without Atlas 350's limits (CPU
-    // engine with RoCE, AICPU_TS also over RoCE), so the host Nbi calls have a home.
-    {"ascend950", true, bit(COMM_ENGINE_CPU) | bit(COMM_ENGINE_CPU_TS) | bit(COMM_ENGINE_AICPU_TS),
-     {bit(COMM_PROTOCOL_ROCE) | bit(COMM_PROTOCOL_UB_CTP), 0, 0, kUb | bit(COMM_PROTOCOL_ROCE), 0, 0}},
-}};
+// The product table (spec/products.yaml, embedded in hcts::products) as this
+// library's profiles: one per row, in the table's order.
+Profile profile_of(const hcts::products::Product &p)
+{
+    Profile out{p.name, p.generation == hcts::products::Generation::Ascend950, 0, {}};
+    for (const auto &row : p.engines) {
+        out.engines |= bit(row.engine);
+        for (CommProtocol protocol : row.protocols)
+            out.protocols[row.engine] |= bit(protocol);
+    }
+    return out;
+}
 
 const Profile &choose()
 {
+    static const std::vector<Profile> profiles = [] {
+        std::vector<Profile> all;
+        for (const auto &p : hcts::products::Table::builtin().all())
+            all.push_back(profile_of(p));
+        return all;
+    }();
+    const std::string_view fallback = hcts::products::Table::builtin().default_product().name;
     const char *value = std::getenv("HCOMM_REF_PRODUCT");
-    const std::string_view wanted = value == nullptr || *value == '\0' ? "atlas350" : value;
-    for (const Profile &candidate : kProfiles) {
+    const std::string_view wanted = value == nullptr || *value == '\0' ? fallback : value;
+    for (const Profile &candidate : profiles) {
         if (candidate.name == wanted) {
             HREF_LOG_INFO(-1, "product profile ", candidate.name);
             return candidate;
         }
     }
-    std::string allowed;
-    for (const Profile &candidate : kProfiles) {
-        allowed += allowed.empty() ? "" : ", ";
-        allowed += candidate.name;
-    }
-    HREF_LOG_ERROR(-1, "HCOMM_REF_PRODUCT='", wanted, "' is unknown (allowed: ", allowed, "); using atlas350");
-    return kProfiles[0];
+    HREF_LOG_ERROR(-1, "HCOMM_REF_PRODUCT='", wanted, "' is unknown (allowed: ", hcts::products::Table::builtin().names(),
+                   "); using ", fallback);
+    for (const Profile &candidate : profiles)
+        if (candidate.name == fallback)
+            return candidate;
+    return profiles.front();
 }
 
 bool side_matches(CommEngine engine) { return engine_on_device(engine) == is_device_side(); }

@@ -1,6 +1,7 @@
 // Product profiles: which calls a product supports, from which side, on which
-// engine and over which protocols (hcomm-api.md §2 and §8). Chosen once per
-// process by HCOMM_REF_PRODUCT.
+// engine and over which protocols (hcomm-api.md §2 and §8). The rows come from
+// the project's one product table (spec/products.yaml); the rules per family of
+// calls are here. Chosen once per process by HCOMM_REF_PRODUCT.
 #pragma once
 
 #include <cstdint>
