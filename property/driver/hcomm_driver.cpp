@@ -1,7 +1,5 @@
 #include "driver/hcomm_driver.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +10,7 @@
 #include <thread>
 
 #include "hcts/core/adapter.h"
+#include "hcts/core/host_programs.h"
 #include "hcts/core/library.h"
 #include "hcts_programs.h"
 
@@ -79,11 +78,7 @@ class HcommDriverImpl final : public HcommDriver {
                                ", which the property suite needs");
     // Host-side calls: the same script, run by the host build of the program on
     // a host thread. Its hcomm calls bind to the IUT loaded globally before it.
-    void *programs = ::dlopen(opts_.programs.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!programs)
-      throw std::runtime_error("cannot load the device programs '" + opts_.programs + "': " + ::dlerror());
-    hostProgram_ = reinterpret_cast<uint32_t (*)(void *)>(::dlsym(programs, "hcts_prog_ops"));
-    if (!hostProgram_) throw std::runtime_error("'" + opts_.programs + "' does not export hcts_prog_ops");
+    hostPrograms_ = HostPrograms::open(opts_.programs);
     timeoutInSeconds_ = opts_.timeoutInSeconds;
     if (timeoutInSeconds_) unitNote_ = "stated (--timeout-unit)";
   }
@@ -149,7 +144,7 @@ class HcommDriverImpl final : public HcommDriver {
     o->len = op.len;
     o->idx = op.idx;
     if (op.side == Side::Host) {
-      (void)hostProgram_(s.block.get());  // the same call, made from a host thread
+      (void)hostPrograms_->run("ops", s.block.get());  // the same call, made from a host thread
       return {s.op(0).rc, 0};
     }
     const LaunchOut out = launch(op.rank, s, opts_.launchSlackMs);
@@ -417,7 +412,7 @@ class HcommDriverImpl final : public HcommDriver {
   const Library &iut_;
   const HcommApi &api_;
   const Adapter &adapter_;
-  uint32_t (*hostProgram_)(void *) = nullptr;
+  std::unique_ptr<HostPrograms> hostPrograms_;
   std::optional<bool> timeoutInSeconds_;
   std::string unitNote_;
   Geometry geo_;
