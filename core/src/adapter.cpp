@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "hcts/core/library.h"
+#include "hcts/core/sha256.h"
 
 namespace hcts {
 

@@ -1,14 +1,11 @@
 #include "hcts/core/library.h"
 
 #include <dlfcn.h>
-#include <openssl/evp.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
+#include "hcts/core/sha256.h"
 #include "hcts_programs.h"
 
 namespace hcts {
@@ -37,30 +34,6 @@ bool Library::has(std::string_view name) const
 {
     return std::find(missing_.begin(), missing_.end(), name) == missing_.end() &&
            symbol(std::string(name).c_str()) != nullptr;
-}
-
-std::string sha256_of_file(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return {};
-    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-    EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
-    std::array<char, 65536> buf{};
-    while (in) {
-        in.read(buf.data(), buf.size());
-        EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(in.gcount()));
-    }
-    std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
-    unsigned int n = 0;
-    EVP_DigestFinal_ex(ctx.get(), md.data(), &n);
-    std::string hex;
-    for (unsigned int i = 0; i < n; ++i) {
-        char b[3];
-        std::snprintf(b, sizeof b, "%02x", md[i]);
-        hex += b;
-    }
-    return hex;
 }
 
 std::string hccl_result_name(int32_t rc)

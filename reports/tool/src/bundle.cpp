@@ -8,7 +8,7 @@
 #include <hcts/expectations.h>
 
 #include "renderers.h"
-#include "sha256.h"
+#include "hcts/core/sha256.h"
 #include "text.h"
 
 namespace hcts::report {
@@ -39,7 +39,7 @@ std::string make_bundle(const Run &run, const std::vector<TarMember> &extra, con
                                     {"environment.json", env.dump(2) + "\n"}};
   for (const auto &f : extra) members.push_back(f);
   std::string sums;
-  for (const auto &m : members) sums += sha256_hex(m.data) + "  " + m.name + "\n";
+  for (const auto &m : members) sums += hcts::sha256_hex(m.data) + "  " + m.name + "\n";
   members.push_back({"SHA256SUMS", sums});
   return write_tar(members, source_date_epoch_or(0));
 }
@@ -80,7 +80,7 @@ VerifyResult verify_bundle(std::string_view archive) {
     if (m.name == "SHA256SUMS") continue;
     const auto it = listed.find(m.name);
     if (it == listed.end()) return reject("member '" + m.name + "' is not in SHA256SUMS");
-    const auto actual = sha256_hex(m.data);
+    const auto actual = hcts::sha256_hex(m.data);
     if (actual != it->second)
       return reject("checksum mismatch for '" + m.name + "': SHA256SUMS says " + it->second + ", the member hashes to " + actual);
     listed.erase(it);

@@ -51,8 +51,6 @@ class Library {
     std::vector<std::string> missing_;
 };
 
-// Lower-case hex SHA-256 of a file's bytes, "" when unreadable.
-std::string sha256_of_file(const std::string &path);
 // "HCCL_E_PARA" and so on; the raw number for codes the headers do not name.
 std::string hccl_result_name(int32_t rc);
 
