@@ -9,7 +9,7 @@ packages=(
   libibverbs-dev ibverbs-utils
   openmpi-bin libopenmpi-dev
   nlohmann-json3-dev libyaml-cpp-dev libssl-dev
-  iproute2 util-linux procps
+  iproute2 util-linux procps clang-format
 )
 # Extra packages a component asks for (one per line in scripts/deps.d/*.txt).
 here=$(cd "$(dirname "$0")" && pwd)

@@ -32,9 +32,8 @@ int32_t init(const hcts_adapter_init_args *args)
     g.product = reinterpret_cast<decltype(g.product)>(args->iut_symbol("HcommRefProductName"));
     g.peek = reinterpret_cast<decltype(g.peek)>(args->iut_symbol("HcommRefPeekNotify"));
     if (g.launch == nullptr) {
-        std::fprintf(stderr,
-                     "hcts_adapter_ref: the implementation under test lacks HcommRefDeviceLaunch; this adapter "
-                     "only drives the hcts reference (or a library forwarding to it)\n");
+        std::fprintf(stderr, "hcts_adapter_ref: the implementation under test lacks HcommRefDeviceLaunch; this adapter "
+                             "only drives the hcts reference (or a library forwarding to it)\n");
         return HCCL_E_NOT_SUPPORT;
     }
     g.programs = dlopen(args->programs_path, RTLD_NOW | RTLD_LOCAL);
@@ -89,8 +88,19 @@ int32_t peek_notify(void *comm, uint64_t channel, uint32_t idx, int32_t *is_set)
 }
 
 constexpr hcts_adapter_v2 kAdapter{
-    HCTS_ADAPTER_V2, sizeof(hcts_adapter_v2), "reference", init, fini, product, multi_rank_per_process,
-    run_program, copy, copy, peek_notify, nullptr, nullptr,
+    HCTS_ADAPTER_V2,
+    sizeof(hcts_adapter_v2),
+    "reference",
+    init,
+    fini,
+    product,
+    multi_rank_per_process,
+    run_program,
+    copy,
+    copy,
+    peek_notify,
+    nullptr,
+    nullptr,
 };
 
 } // namespace

@@ -43,9 +43,9 @@ std::string unmet(Feature f, const Suite &s)
     case Feature::ChannelDestroy: return api.HcclChannelDestroy ? "" : lacks("HcclChannelDestroy");
     case Feature::ProductRow: return {};
     case Feature::ThreeRanks:
-        return s.world->size >= 3 ? ""
-                                  : "needs 3 ranks, the world has " + std::to_string(s.world->size) +
-                                        " (run with mpirun -np 3)";
+        return s.world->size >= 3
+                   ? ""
+                   : "needs 3 ranks, the world has " + std::to_string(s.world->size) + " (run with mpirun -np 3)";
     }
     return "unknown feature";
 }

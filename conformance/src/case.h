@@ -61,11 +61,19 @@ const CaseSpec *find_case(std::string_view name);
 struct Clauses {
     std::vector<std::string> ids;
 };
-template <typename... Ids> Clauses clauses(Ids... ids) { return {{std::string(ids)...}}; }
+template <typename... Ids>
+Clauses clauses(Ids... ids)
+{
+    return {{std::string(ids)...}};
+}
 struct Needs {
     std::vector<Feature> features;
 };
-template <typename... F> Needs needs(F... f) { return {{f...}}; }
+template <typename... F>
+Needs needs(F... f)
+{
+    return {{f...}};
+}
 
 // What a case's helpers work with: the world, the case's declarations (every
 // launch is checked against them) and where its evidence goes.
@@ -73,8 +81,8 @@ struct Ctx {
     const World &w;
     const CaseSpec &spec;
     Evidence &ev;
-    uint64_t seed;    // the run's seed
-    uint32_t repeat;  // litmus repetitions (--repeat)
+    uint64_t seed;   // the run's seed
+    uint32_t repeat; // litmus repetitions (--repeat)
     LaunchResult run(Script &s, uint32_t timeout_ms = 0) const;
     const Device &device() const;
     int rank() const;

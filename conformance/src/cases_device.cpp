@@ -32,9 +32,8 @@ HCTS_CASE(DeviceOnly, HostSideCallRejected, clauses("WWN.DEV.1", "WWN.DEV.4"),
     prepare(w, region, 1);
     if (w.rank == 0) {
         // Called right here, on the host, with otherwise valid arguments.
-        const int32_t rc = iut().api().HcommWriteWithNotifyOnThread(w.thread(), w.channel_to(1),
-                                                                    w.remote_inbox(1, 0) + region.off, w.outbox(),
-                                                                    region.len, 9);
+        const int32_t rc = iut().api().HcommWriteWithNotifyOnThread(
+            w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + region.off, w.outbox(), region.len, 9);
         ev().check("WWN.DEV.1", rc != HCCL_SUCCESS,
                    "a host-side call returned HCCL_SUCCESS; the seed allows the call only on the device");
         ev().check("WWN.DEV.4", rc == HCCL_E_NOT_SUPPORT,
@@ -68,8 +67,8 @@ HCTS_CASE(DeviceOnly, OnlyAicpuTsThreads, clauses("WWN.DEV.2"),
         if (w.rank == 0 && t != 0) {
             seen[engine]["wwn"] = hccl_result_name(s.rc(0));
             ev().check("WWN.DEV.2", s.rc(0) != HCCL_SUCCESS,
-                       "a write with notify on a thread of engine " + engine + " (not AICPU_TS) returned HCCL_SUCCESS (" +
-                           r.describe() + ")");
+                       "a write with notify on a thread of engine " + engine +
+                           " (not AICPU_TS) returned HCCL_SUCCESS (" + r.describe() + ")");
         }
         prove_no_effect(c, 0, 1, 0, 0, 12, {region}, {11}, "WWN.DEV.2");
         ++k;
@@ -89,9 +88,9 @@ HCTS_CASE(DeviceOnly, ProductTableRow, clauses("WWN.DEV.3"), needs(Feature::Prod
     ev().observe("product", product);
     const products::Product *row = products::Table::builtin().find(product);
     if (row == nullptr || !row->seed_row) {
-        ev().check("WWN.DEV.3", false, "the adapter reports product '" + product +
-                                           "', not a row of the seed's table (" +
-                                           products::Table::builtin().names(true) + ")");
+        ev().check("WWN.DEV.3", false,
+                   "the adapter reports product '" + product + "', not a row of the seed's table (" +
+                       products::Table::builtin().names(true) + ")");
         return;
     }
     if (iut().api().HcommWriteWithNotifyOnThread == nullptr) {

@@ -104,8 +104,8 @@ HCTS_CASE(Errors, RangesOutsideCommMemory, clauses("WWN.ERR.3"),
              w.remote_inbox(1, 0) + regions[0].off, local_end - 32, 64, 18, HCCL_E_PARA},
             {"dst running past the end of the peer's communication memory", w.thread(), p.channel, peer_end - 32,
              w.outbox(), 64, 18, HCCL_E_PARA},
-            {"dst before the peer's communication memory", w.thread(), p.channel, p.remote_base - 4096, w.outbox(),
-             64, 18, HCCL_E_PARA},
+            {"dst before the peer's communication memory", w.thread(), p.channel, p.remote_base - 4096, w.outbox(), 64,
+             18, HCCL_E_PARA},
         };
     }
     run_bad_calls(c, calls, regions, "WWN.ERR.3", "WWN.ERR.3", 19, {18});
@@ -122,8 +122,8 @@ HCTS_CASE(Errors, AddressOverflow, clauses("WWN.ERR.4"),
         calls = {
             {"len UINT64_MAX - 7", w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + regions[0].off, w.outbox(),
              UINT64_MAX - 7, 20, HCCL_E_PARA},
-            {"len 2^63", w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + regions[0].off, w.outbox(), 1ULL << 63,
-             20, HCCL_E_PARA},
+            {"len 2^63", w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + regions[0].off, w.outbox(), 1ULL << 63, 20,
+             HCCL_E_PARA},
         };
     run_bad_calls(c, calls, regions, "WWN.ERR.4", "WWN.ERR.4", 21, {20});
 }
@@ -135,8 +135,8 @@ HCTS_CASE(Errors, WaitZeroHandles, clauses("WWN.ERR.5"), needs(Feature::NotifyWa
     HcclResult arc = HCCL_SUCCESS;
     const ThreadHandle t = w.fresh_thread(w.setup_engine, &arc);
     if (t == 0) {
-        ev().error("WWN.ERR.5", "no fresh thread for the channel-0 wait: HcclThreadAcquire returned " +
-                                    hccl_result_name(arc));
+        ev().error("WWN.ERR.5",
+                   "no fresh thread for the channel-0 wait: HcclThreadAcquire returned " + hccl_result_name(arc));
     } else {
         Script s;
         s.wait(t, 0, 0, w.short_timeout());

@@ -132,8 +132,9 @@ HCTS_CASE(Index, WaitSideBound, clauses("WWN.IDX.5"), needs(Feature::WriteWithNo
     const LaunchResult r = c.run(s, 30000);
     for (size_t k = 0; k < s.size(); ++k)
         ev().check("WWN.IDX.5", s.rc(k) == HCCL_E_PARA,
-                   "wait on localNotifyIdx " + std::to_string(s.op(k).idx) + " of a channel with notifyNum 4 returned " +
-                       hccl_result_name(s.rc(k)) + ", expected HCCL_E_PARA (" + r.describe() + ")");
+                   "wait on localNotifyIdx " + std::to_string(s.op(k).idx) +
+                       " of a channel with notifyNum 4 returned " + hccl_result_name(s.rc(k)) +
+                       ", expected HCCL_E_PARA (" + r.describe() + ")");
     mpi::phase_barrier("wait-side bound");
 }
 

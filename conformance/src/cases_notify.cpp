@@ -26,8 +26,8 @@ void consume_and_check(const Ctx &c, ChannelHandle channel, uint32_t idx, uint64
     const LaunchResult r = c.run(s);
     if (w.rank == 1) {
         judge_launch(r, clause, "the wait on the written index " + std::to_string(idx), c.ev);
-        c.ev.check(clause, s.rc(0) == 0, "the wait on the written index " + std::to_string(idx) + " returned " +
-                                             hccl_result_name(s.rc(0)));
+        c.ev.check(clause, s.rc(0) == 0,
+                   "the wait on the written index " + std::to_string(idx) + " returned " + hccl_result_name(s.rc(0)));
         if (s.rc(1) == 0) {
             const auto snap = check_payload(w.device().get(w.scratch(), len), key, "dst, read right after the wait");
             c.ev.check(clause, no_other_writes_data(snap), snap.first_bad);
@@ -55,8 +55,8 @@ HCTS_CASE(Notify, ExactlyOncePerWrite, clauses("WWN.NTF.1"),
             const XferResult &x = ex.x[0];
             if (x.have_snapshot)
                 ev().check("WWN.NTF.1", no_other_writes_data(x.snap),
-                           "write " + std::to_string(i) + ": the wait let through another write's data: " +
-                               x.snap.first_bad);
+                           "write " + std::to_string(i) +
+                               ": the wait let through another write's data: " + x.snap.first_bad);
             else
                 ev().unsupported("WWN.NTF.1", "no snapshot right after the wait: " + x.no_snapshot);
             ++hist[ex.launch.ok() && x.wait_rc == 0 ? "satisfied" : "lost"];
@@ -103,7 +103,8 @@ HCTS_CASE(Notify, ChannelIsolation, clauses("WWN.NTF.3"),
     if (!second.distinct_from_default()) {
         if (w.rank <= 1)
             ev().unsupported("WWN.NTF.3", "a second channel to the same peer could not be acquired as a distinct "
-                                          "handle (" + hccl_result_name(second.rc()) + ")");
+                                          "handle (" +
+                                              hccl_result_name(second.rc()) + ")");
         return;
     }
     // Write on channel B index 3: a wait on channel A index 3 must time out, then B's completes.
@@ -148,8 +149,8 @@ HCTS_CASE(Notify, GuardsAndSourceUntouched, clauses("WWN.NTF.5", "WWN.NTF.6"),
     std::vector<Xfer> plan;
     uint32_t idx = 0;
     for (uint64_t len : {1ULL, 3ULL, 8ULL, 61ULL, 4096ULL, 4099ULL, 1ULL << 20}) {
-        plan.push_back(Xfer{0, 1, 8192 + idx * ((1ULL << 20) + 8192) + (idx % 8), idx * ((1ULL << 20) + 128), len,
-                            idx, 0, 0, 0, key_for(idx, 0)});
+        plan.push_back(Xfer{0, 1, 8192 + idx * ((1ULL << 20) + 8192) + (idx % 8), idx * ((1ULL << 20) + 128), len, idx,
+                            0, 0, 0, key_for(idx, 0)});
         ++idx;
     }
     const Exchange ex = run_exchange(c, plan);
@@ -175,7 +176,8 @@ HCTS_CASE(Notify, BothDirectionsAtOnce, clauses("WWN.NTF.7"),
         const Exchange ex = run_exchange(c, plan);
         check_exchange(plan, ex, w.rank, {"", "WWN.NTF.7", "", ""}, ev());
         if (w.rank <= 1)
-            ++hist[!ex.launch.ok() ? "deadlock-or-error" : std::string(outcome_name(ex.x[w.rank == 0 ? 1 : 0].host.overall()))];
+            ++hist[!ex.launch.ok() ? "deadlock-or-error"
+                                   : std::string(outcome_name(ex.x[w.rank == 0 ? 1 : 0].host.overall()))];
     }
     const Histogram sum = sum_on_root(hist);
     if (w.rank == 0) {

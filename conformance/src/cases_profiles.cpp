@@ -49,9 +49,9 @@ HCTS_CASE(Profiles, BinaryOrCountingNotify, clauses("WWN.PRF.1"), needs(Feature:
             ev().error("WWN.PRF.1", "the second wait neither completed nor timed out cleanly: " + second.detail);
         else
             ev().profile("WWN.PRF.1", second.end == WaitEnd::Completed ? "counting" : "binary",
-                         second.end == WaitEnd::Completed ? "a second wait completed after two writes"
-                                                          : "the second wait " + second.detail +
-                                                                ": the two notifies coalesced");
+                         second.end == WaitEnd::Completed
+                             ? "a second wait completed after two writes"
+                             : "the second wait " + second.detail + ": the two notifies coalesced");
     }
 }
 
@@ -111,8 +111,8 @@ HCTS_CASE(Profiles, CrossChannelOrdering, clauses("WWN.PRF.4"),
     const ScopedChannels second(w, World::kNotifyNum);
     if (!second.distinct_from_default()) {
         if (w.rank == 1)
-            ev().unsupported("WWN.PRF.4", "no second, distinct channel to the same peer (" +
-                                              hccl_result_name(second.rc()) + ")");
+            ev().unsupported("WWN.PRF.4",
+                             "no second, distinct channel to the same peer (" + hccl_result_name(second.rc()) + ")");
         return;
     }
     // A large write on channel A, then a small one on channel B, same thread; in

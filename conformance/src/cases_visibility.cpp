@@ -11,9 +11,31 @@ StampKey key_for(uint32_t iteration, int sender) { return {1, iteration, static_
 std::vector<uint64_t> sweep_lengths(uint64_t cap)
 {
     std::vector<uint64_t> out;
-    for (uint64_t l : {1ULL, 2ULL, 7ULL, 8ULL, 9ULL, 63ULL, 64ULL, 65ULL, 255ULL, 256ULL, 1023ULL, 1024ULL, 1025ULL,
-                       4095ULL, 4096ULL, 4097ULL, 8191ULL, 8193ULL, 65535ULL, 65536ULL, 65537ULL, (1ULL << 20) - 1,
-                       (1ULL << 20) + 1, (4ULL << 20) + 3, (16ULL << 20) + 8})
+    for (uint64_t l : {1ULL,
+                       2ULL,
+                       7ULL,
+                       8ULL,
+                       9ULL,
+                       63ULL,
+                       64ULL,
+                       65ULL,
+                       255ULL,
+                       256ULL,
+                       1023ULL,
+                       1024ULL,
+                       1025ULL,
+                       4095ULL,
+                       4096ULL,
+                       4097ULL,
+                       8191ULL,
+                       8193ULL,
+                       65535ULL,
+                       65536ULL,
+                       65537ULL,
+                       (1ULL << 20) - 1,
+                       (1ULL << 20) + 1,
+                       (4ULL << 20) + 3,
+                       (16ULL << 20) + 8})
         if (l <= cap)
             out.push_back(l);
     return out;
@@ -34,7 +56,8 @@ HCTS_CASE(Visibility, LengthSweep, clauses("WWN.VIS.1", "WWN.NTF.5", "WWN.NTF.6"
     for (uint64_t len : lengths) {
         // Alternate the direction so both ranks send and receive.
         const int sender = static_cast<int>(it % 2), receiver = 1 - sender;
-        std::vector<Xfer> plan{Xfer{sender, receiver, 4096, 0, len, it % World::kNotifyNum, 0, 0, 0, key_for(it, sender)}};
+        std::vector<Xfer> plan{
+            Xfer{sender, receiver, 4096, 0, len, it % World::kNotifyNum, 0, 0, 0, key_for(it, sender)}};
         const Exchange ex = run_exchange(c, plan);
         check_exchange(plan, ex, w.rank, {}, ev());
         if (w.rank == receiver)
@@ -131,7 +154,8 @@ HCTS_CASE(Visibility, LaterWriteWins, clauses("WWN.VIS.5"),
         plan[1].poison_dst = false;
         const Exchange ex = run_exchange(c, plan);
         if (w.rank == 0)
-            ev().check("WWN.VIS.5", ex.x[0].wwn_rc == 0, "the first write returned " + hccl_result_name(ex.x[0].wwn_rc));
+            ev().check("WWN.VIS.5", ex.x[0].wwn_rc == 0,
+                       "the first write returned " + hccl_result_name(ex.x[0].wwn_rc));
         // Only the second write's payload is expected in dst.
         const std::vector<Xfer> last{plan[1]};
         Exchange only_last{ex.launch, {ex.x[1]}};
@@ -159,8 +183,11 @@ HCTS_CASE(Visibility, EveryObserverCoherent, clauses("WWN.VIS.6"),
             // r1 = the device-stream read, r2 = the later host read.
             const bool corr_violation = r.have_snapshot && r.snap.ok() && !r.host.ok();
             ev().check("WWN.VIS.6", !corr_violation,
-                       "the device-stream read saw the new payload but the later host read did not: " + r.host.first_bad);
-            ++hist[corr_violation ? "r1-new-r2-old" : r.have_snapshot && r.snap.ok() && r.host.ok() ? "both-new" : "other"];
+                       "the device-stream read saw the new payload but the later host read did not: " +
+                           r.host.first_bad);
+            ++hist[corr_violation                                  ? "r1-new-r2-old"
+                   : r.have_snapshot && r.snap.ok() && r.host.ok() ? "both-new"
+                                                                   : "other"];
         }
     }
     if (w.rank == 0)

@@ -41,8 +41,8 @@ int check_catalogue(const Catalogue &cat, bool print_ok)
         }
     }
     if (problems == 0 && print_ok)
-        std::printf("hcts: catalogue consistent: %zu clauses, %zu cases, every clause covered\n",
-                    cat.clauses().size(), case_registry().size());
+        std::printf("hcts: catalogue consistent: %zu clauses, %zu cases, every clause covered\n", cat.clauses().size(),
+                    case_registry().size());
     return problems;
 }
 

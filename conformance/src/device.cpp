@@ -116,7 +116,10 @@ LaunchResult Device::run(Script &s, uint32_t timeout_ms, const CaseSpec *declare
     return r;
 }
 
-void Device::put(void *dev, std::span<const std::byte> host) const { adapter_.to_device(dev, host.data(), host.size()); }
+void Device::put(void *dev, std::span<const std::byte> host) const
+{
+    adapter_.to_device(dev, host.data(), host.size());
+}
 
 std::vector<std::byte> Device::get(const void *dev, size_t len) const
 {

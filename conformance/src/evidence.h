@@ -90,7 +90,7 @@ ClauseVerdict derive_verdict(const std::string &clause_id, const ClauseEvidence 
 // Every rank's Evidence::to_json of one case (index = rank; "" where a rank sent
 // nothing) merged: per clause, the merged evidence and its derived verdict.
 struct MergedCase {
-    std::map<std::string, ClauseVerdict> clauses; // in the case's clause order by id
+    std::map<std::string, ClauseVerdict> clauses;           // in the case's clause order by id
     nlohmann::json observations = nlohmann::json::object(); // "rank<r>": that rank's observations
     nlohmann::json messages = nlohmann::json::array();      // {rank, text}
     std::optional<uint64_t> seed;

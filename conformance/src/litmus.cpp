@@ -27,9 +27,15 @@ nlohmann::json litmus_entry(const std::string &id, const std::string &shape, con
                       total != 0 ? static_cast<double>(bad) / static_cast<double>(total) : 0.0);
     // No repetition at all is no evidence: an empty histogram is an ERROR, never a PASS.
     const char *verdict = total == 0 ? "ERROR" : bad == 0 ? "PASS" : "FAIL";
-    return {{"id", id},         {"shape", shape},   {"case", case_name},
-            {"repetitions", total}, {"outcomes", outcomes}, {"forbidden", forbidden},
-            {"observation", observation}, {"bound", bound}, {"verdict", verdict}};
+    return {{"id", id},
+            {"shape", shape},
+            {"case", case_name},
+            {"repetitions", total},
+            {"outcomes", outcomes},
+            {"forbidden", forbidden},
+            {"observation", observation},
+            {"bound", bound},
+            {"verdict", verdict}};
 }
 
 nlohmann::json profile_entry(const std::string &id, const std::string &shape, const std::string &case_name,

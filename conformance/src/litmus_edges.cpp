@@ -38,8 +38,8 @@ HCTS_CASE(Litmus, L14_ZeroLength, clauses("WWN.LIT.14"), needs(Feature::WriteWit
             if (o.end == WaitEnd::Unknown && bad == 0)
                 ev().error("WWN.LIT.14", "a zero-length call returned success and its notify is unknown: " + o.detail);
             else
-                ++hist[bad != 0                   ? "bytes-written"
-                       : rc != HCCL_SUCCESS         ? "rejected"
+                ++hist[bad != 0                      ? "bytes-written"
+                       : rc != HCCL_SUCCESS          ? "rejected"
                        : o.end == WaitEnd::Completed ? "notify-only"
                                                      : "success-no-notify"];
         }
@@ -53,7 +53,8 @@ HCTS_CASE(Litmus, L14_ZeroLength, clauses("WWN.LIT.14"), needs(Feature::WriteWit
             }
         ev().profile("WWN.LIT.14", observed,
                      "of " + std::to_string(reps) + " zero-length calls: " + nlohmann::json(hist).dump());
-        ev().litmus(profile_entry("L14", "zero-len", "Litmus.L14_ZeroLength", hist, {"success-no-notify", "bytes-written"}));
+        ev().litmus(
+            profile_entry("L14", "zero-len", "Litmus.L14_ZeroLength", hist, {"success-no-notify", "bytes-written"}));
     }
 }
 
@@ -109,8 +110,10 @@ HCTS_CASE(Litmus, L15_ObserverPaths, clauses("WWN.VIS.1", "WWN.LIT.15"),
         mpi::phase_barrier("L15: checked");
     }
     if (w.rank == 1) {
-        ev().litmus(litmus_entry("L15.a", "observer: waiting device thread", "Litmus.L15_ObserverPaths", a, weak_outcomes()));
-        ev().litmus(litmus_entry("L15.b", "observer: host after the launch", "Litmus.L15_ObserverPaths", b, weak_outcomes()));
+        ev().litmus(
+            litmus_entry("L15.a", "observer: waiting device thread", "Litmus.L15_ObserverPaths", a, weak_outcomes()));
+        ev().litmus(
+            litmus_entry("L15.b", "observer: host after the launch", "Litmus.L15_ObserverPaths", b, weak_outcomes()));
         ev().litmus(profile_entry("L15.c", "observer: another device thread, unordered", "Litmus.L15_ObserverPaths", cc,
                                   weak_outcomes()));
         uint64_t reads = 0;
@@ -187,10 +190,10 @@ HCTS_CASE(Litmus, L16_ErrorPaths, clauses("WWN.ERR.1", "WWN.ERR.3", "WWN.ERR.4",
                 const int32_t rc = s.rc(0);
                 const Clause *clause = catalogue().find(bad.clause);
                 const bool strict = clause != nullptr && clause->kind == "STRICT";
-                ++hist[rc == bad.expected       ? "refused"
-                       : rc != HCCL_SUCCESS     ? "refused-wrong-code"
-                       : strict                 ? "accepted-strict"
-                                                : "accepted"];
+                ++hist[rc == bad.expected   ? "refused"
+                       : rc != HCCL_SUCCESS ? "refused-wrong-code"
+                       : strict             ? "accepted-strict"
+                                            : "accepted"];
                 ev().check(bad.clause, rc != HCCL_SUCCESS, std::string("L16: ") + bad.what + " returned HCCL_SUCCESS");
             }
             // The probe write after the bad call proves no byte and no notify arrived.

@@ -83,17 +83,31 @@ HCTS_CASE(Litmus, L1_UnderStress, clauses("WWN.VIS.1"),
         // Every rank draws the same plan from the same generator.
         std::vector<W> main(n), back(kBack), side(have_alt ? kSide : 0);
         for (uint32_t i = 0; i < n; ++i)
-            main[i] = W{4096 + i * 12288ULL + rng() % 64, i * 8192ULL + rng() % 64, 1 + rng() % 6000, i,
-                        StampKey{10, (done + i) & 0xfff, static_cast<uint32_t>(sender)}, rng() % 2 == 0,
+            main[i] = W{4096 + i * 12288ULL + rng() % 64,
+                        i * 8192ULL + rng() % 64,
+                        1 + rng() % 6000,
+                        i,
+                        StampKey{10, (done + i) & 0xfff, static_cast<uint32_t>(sender)},
+                        rng() % 2 == 0,
                         4096 + rng() % 61440};
         for (uint32_t i = 0; i < n; ++i)
             main[i].wait_late = rng() % 4 == 0;
         for (uint32_t j = 0; j < kBack; ++j)
-            back[j] = W{4096 + j * 20480ULL, (1ULL << 20) + j * 16384ULL, 16384, 32 + j,
-                        StampKey{11, (batch * kBack + j) & 0xfff, static_cast<uint32_t>(receiver)}, false, 0};
+            back[j] = W{4096 + j * 20480ULL,
+                        (1ULL << 20) + j * 16384ULL,
+                        16384,
+                        32 + j,
+                        StampKey{11, (batch * kBack + j) & 0xfff, static_cast<uint32_t>(receiver)},
+                        false,
+                        0};
         for (uint32_t j = 0; j < side.size(); ++j)
-            side[j] = W{(512ULL << 10) + j * 40960ULL, (512ULL << 10) + j * 32768ULL, 32768, 40 + j,
-                        StampKey{12, (batch * kSide + j) & 0xfff, static_cast<uint32_t>(sender)}, false, 0};
+            side[j] = W{(512ULL << 10) + j * 40960ULL,
+                        (512ULL << 10) + j * 32768ULL,
+                        32768,
+                        40 + j,
+                        StampKey{12, (batch * kSide + j) & 0xfff, static_cast<uint32_t>(sender)},
+                        false,
+                        0};
         // Prepare: receivers poison, senders stamp.
         auto prepare = [&](const std::vector<W> &ws, int from) {
             for (const W &x : ws) {
@@ -154,13 +168,15 @@ HCTS_CASE(Litmus, L1_UnderStress, clauses("WWN.VIS.1"),
                 extra["delays"] += main[i].delay ? 1 : 0;
             }
             for (const W &x : side) {
-                const auto got = check_payload(dev.get(w.inbox(sender) + x.dst, x.len), x.key, "competing write (channel 2)");
+                const auto got =
+                    check_payload(dev.get(w.inbox(sender) + x.dst, x.len), x.key, "competing write (channel 2)");
                 ev().check("WWN.VIS.1", got.ok(), got.first_bad);
                 ++extra["competing"];
             }
         } else if (w.rank == sender) {
             for (const W &x : back) {
-                const auto got = check_payload(dev.get(w.inbox(receiver) + x.dst, x.len), x.key, "competing write back");
+                const auto got =
+                    check_payload(dev.get(w.inbox(receiver) + x.dst, x.len), x.key, "competing write back");
                 ev().check("WWN.VIS.1", got.ok(), got.first_bad);
                 ++extra["competing"];
             }

@@ -71,7 +71,10 @@ HCTS_CASE(Litmus, L11_SourceReuse, clauses("WWN.LIT.11", "WWN.LIT.11N"),
                     const auto got = dev.get(w.inbox(0) + 4096 + i * 2 * len, len);
                     const auto orig = check_payload(got, key_for(it + i, 0));
                     const auto over = check_payload(got, key_for(it + 500 + i, 0));
-                    ++hists[form][orig.ok() ? "original" : over.ok() ? "overwritten" : over.new_words ? "mixed" : "other"];
+                    ++hists[form][orig.ok()        ? "original"
+                                  : over.ok()      ? "overwritten"
+                                  : over.new_words ? "mixed"
+                                                   : "other"];
                     if (handshake)
                         ev().check(clause, over.new_words == 0,
                                    "write " + std::to_string(done + i) + ": " + std::to_string(over.new_words) +

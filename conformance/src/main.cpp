@@ -122,7 +122,8 @@ int main(int argc, char **argv)
         s.catalogue = o.clauses.empty() ? Catalogue::parse(conformance::clauses_yaml(), "conformance/spec/clauses.yaml")
                                         : Catalogue::load(o.clauses);
         if (!o.expectations.empty())
-            waivers = std::make_unique<expectations::ExpectationSet>(expectations::ExpectationSet::load(o.expectations));
+            waivers =
+                std::make_unique<expectations::ExpectationSet>(expectations::ExpectationSet::load(o.expectations));
     } catch (const std::exception &e) {
         std::fprintf(stderr, "hcts-conformance: %s\n", e.what());
         return 2;
@@ -149,8 +150,8 @@ int main(int argc, char **argv)
     mpi::Options hopts;
     hopts.case_deadline = std::chrono::seconds(o.case_timeout_s);
     if (std::getenv("HCTS_MPI_LOG_DIR") == nullptr)
-        hopts.log_dir = ((o.results.empty() ? fs::path("results") : fs::path(o.results).parent_path()) / "mpi-logs")
-                            .string();
+        hopts.log_dir =
+            ((o.results.empty() ? fs::path("results") : fs::path(o.results).parent_path()) / "mpi-logs").string();
     hopts.case_payload = case_payload;
     hopts.on_case = [&recorder](const mpi::CaseResult &r) {
         if (recorder)
@@ -222,7 +223,9 @@ int main(int argc, char **argv)
             }
             std::printf("hcts: IUT %s, adapter %s (ABI %u), product %s, %d ranks, timeout unit %s\n", o.iut.c_str(),
                         s.adapter->name().c_str(), s.adapter->abi_version(), s.adapter->product().c_str(), w.size,
-                        !w.unit.seconds ? "unknown" : *w.unit.seconds ? "s" : "ms");
+                        !w.unit.seconds   ? "unknown"
+                        : *w.unit.seconds ? "s"
+                                          : "ms");
             const RunShape shape{o.iut == (pre / "lib" / "libhcomm.so").string() ? "" : o.iut,
                                  o.adapter == (pre / "lib" / "libhcts_adapter_ref.so").string() ? "" : o.adapter,
                                  w.size,

@@ -1,6 +1,6 @@
 #include "options.h"
 
-#include <CLI/CLI.hpp>
+#include "hcts/core/cli.h"
 
 #include <iostream>
 
@@ -27,7 +27,8 @@ void describe(CLI::App &app, Options &o)
     app.allow_extras();
     app.add_option("--iut", o.iut, "library under test (default: <prefix>/lib/libhcomm.so, the reference)");
     app.add_option("--adapter", o.adapter, "platform adapter (default: <prefix>/lib/libhcts_adapter_ref.so)");
-    app.add_option("--programs", o.programs, "host build of the device programs (default: <prefix>/lib/libhcts_programs.so)");
+    app.add_option("--programs", o.programs,
+                   "host build of the device programs (default: <prefix>/lib/libhcts_programs.so)");
     app.add_option("--results", o.results, "results.json to write (default: results/<run-id>/results.json)");
     app.add_option("--expectations", o.expectations, "expectations file waiving known failures of this IUT")
         ->check(CLI::ExistingFile);
@@ -35,7 +36,9 @@ void describe(CLI::App &app, Options &o)
     app.add_option_function<uint64_t>(
         "--seed", [&o](uint64_t v) { o.seed = v, o.seed_given = true; },
         "seed of the randomised cases (default: from the clock, printed)");
-    app.add_option("--repeat", o.repeat, "litmus repetitions per test")->check(CLI::Range(1U, 1000000U))->capture_default_str();
+    app.add_option("--repeat", o.repeat, "litmus repetitions per test")
+        ->check(CLI::Range(1U, 1000000U))
+        ->capture_default_str();
     app.add_option("--case-timeout", o.case_timeout_s, "watchdog deadline per case, seconds")
         ->check(CLI::Range(1U, 86400U))
         ->capture_default_str();
@@ -45,7 +48,8 @@ void describe(CLI::App &app, Options &o)
     app.add_option("--mode", o.mode, "how the transport runs, as recorded and reproduced: plain or adversarial")
         ->check(CLI::IsMember({"plain", "adversarial"}))
         ->capture_default_str();
-    app.add_option("--transport", o.transport, "what carries the IUT's traffic, recorded in results.json (e.g. softverbs)");
+    app.add_option("--transport", o.transport,
+                   "what carries the IUT's traffic, recorded in results.json (e.g. softverbs)");
     app.add_option("--summary", o.summary, "print the clause summary of a results.json; exit status = its gate")
         ->check(CLI::ExistingFile);
     app.add_flag("--no-peek", o.no_peek,

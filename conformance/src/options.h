@@ -19,8 +19,8 @@ struct Options {
     std::string transport;         // what carries the IUT's traffic (recorded), e.g. softverbs
     std::string summary;           // --summary PATH: print a results.json's clause summary
     bool check_catalogue = false;
-    bool no_peek = false;          // judge quiet notifies as on an adapter without peek_notify
-    std::string command;           // the exact command line, to rerun the run
+    bool no_peek = false;                 // judge quiet notifies as on an adapter without peek_notify
+    std::string command;                  // the exact command line, to rerun the run
     std::vector<std::string> passthrough; // argv[0] and GoogleTest's flags
 };
 

@@ -44,7 +44,8 @@ WaitOutcome wait_expecting_timeout(const Ctx &ctx, int receiver, ChannelHandle c
         HcclResult arc = HCCL_SUCCESS;
         const ThreadHandle t = w.fresh_thread(w.setup_engine, &arc);
         if (t == 0) {
-            out = {WaitEnd::Unknown, "no fresh thread for the wait: HcclThreadAcquire returned " + hccl_result_name(arc)};
+            out = {WaitEnd::Unknown,
+                   "no fresh thread for the wait: HcclThreadAcquire returned " + hccl_result_name(arc)};
         } else {
             Script s;
             s.wait(t, channel, idx, w.short_timeout());
@@ -61,7 +62,9 @@ void judge_no_completion(const WaitOutcome &o, const std::string &clause, const 
     switch (o.end) {
     case WaitEnd::TimedOut: ev.check(clause, true, ""); break;
     case WaitEnd::Completed: ev.check(clause, false, what + ": " + o.detail); break;
-    case WaitEnd::Unknown: ev.error(clause, what + ": could not establish that the wait does not complete: " + o.detail); break;
+    case WaitEnd::Unknown:
+        ev.error(clause, what + ": could not establish that the wait does not complete: " + o.detail);
+        break;
     }
 }
 
@@ -97,7 +100,9 @@ void check_quiet(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch
     // Markers: one 64-byte stamped write per index, near the end of the lane.
     const uint64_t lane_off = w.layout.lane_size - 8192 - kMarkerLen * quiet.size();
     const uint64_t src_off = w.layout.outbox_size() - 8192 - kMarkerLen * quiet.size();
-    const auto key = [&](size_t i) { return StampKey{200, static_cast<uint32_t>(quiet[i]), static_cast<uint32_t>(sender)}; };
+    const auto key = [&](size_t i) {
+        return StampKey{200, static_cast<uint32_t>(quiet[i]), static_cast<uint32_t>(sender)};
+    };
     if (w.rank == receiver)
         dev.poison(w.inbox(sender) + lane_off, kMarkerLen * quiet.size());
     if (w.rank == sender)
@@ -131,7 +136,8 @@ void check_quiet(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch
     if (w.rank != receiver)
         return;
     if (r.trouble() != Trouble::None) {
-        ctx.ev.error(clause, "the marker waits did not complete (" + r.describe() + "); cannot prove the notifies quiet");
+        ctx.ev.error(clause,
+                     "the marker waits did not complete (" + r.describe() + "); cannot prove the notifies quiet");
         return;
     }
     for (size_t i = 0; i < quiet.size(); ++i) {
@@ -139,7 +145,8 @@ void check_quiet(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch
         ctx.ev.check(clause, got.ok(),
                      "notify " + std::to_string(quiet[i]) +
                          " was already set: a wait posted before its marker write was sent completed without the "
-                         "marker's data (" + got.first_bad + ")");
+                         "marker's data (" +
+                         got.first_bad + ")");
     }
 }
 
@@ -151,8 +158,8 @@ void prove_no_effect(const Ctx &ctx, int sender, int receiver, ChannelHandle sen
     const uint64_t probe_off = w.layout.lane_size - 4096;
     const uint64_t probe_src = w.layout.outbox_size() - 4096;
     std::vector<Xfer> plan(1);
-    plan[0] = Xfer{sender, receiver, probe_off, probe_src, 64, probe_idx, 0, send_ch, recv_ch,
-                   StampKey{7, 1, static_cast<uint32_t>(sender)}};
+    plan[0] = Xfer{sender,    receiver, probe_off, probe_src, 64,
+                   probe_idx, 0,        send_ch,   recv_ch,   StampKey{7, 1, static_cast<uint32_t>(sender)}};
     plan[0].snapshot = false;
     const Exchange ex = run_exchange(ctx, plan);
     if (w.rank == sender && ex.x[0].wwn_rc != 0)

@@ -61,19 +61,19 @@ void Recorder::record(const mpi::CaseResult &r)
             worst_v = cv.verdict;
             worst_reason = cv.reason.empty() ? "" : id + ": " + cv.reason;
         }
-        writer_.add_case({{"name", split ? r.name + "/" + id : r.name},
-                          {"test", r.name},
-                          {"clauses", {id}},
-                          {"verdict", verdict_name(cv.verdict)},
-                          {"reason", reason},
-                          {"duration_ms", r.duration_ms},
-                          {"seed", merged.seed ? nlohmann::json(*merged.seed) : nlohmann::json(nullptr)},
-                          {"reproducer", repro},
-                          {"messages", merged.messages},
-                          {"observations", k == 0 ? merged.observations : nlohmann::json::object()},
-                          {"clause_verdicts", {{id, {{"verdict", verdict_name(cv.verdict)},
-                                                     {"reason", reason},
-                                                     {"profile", cv.profile}}}}}});
+        writer_.add_case(
+            {{"name", split ? r.name + "/" + id : r.name},
+             {"test", r.name},
+             {"clauses", {id}},
+             {"verdict", verdict_name(cv.verdict)},
+             {"reason", reason},
+             {"duration_ms", r.duration_ms},
+             {"seed", merged.seed ? nlohmann::json(*merged.seed) : nlohmann::json(nullptr)},
+             {"reproducer", repro},
+             {"messages", merged.messages},
+             {"observations", k == 0 ? merged.observations : nlohmann::json::object()},
+             {"clause_verdicts",
+              {{id, {{"verdict", verdict_name(cv.verdict)}, {"reason", reason}, {"profile", cv.profile}}}}}});
     }
     std::printf("hcts: %-13s %s (%.0f ms)%s%s\n", std::string(verdict_name(worst_v)).c_str(), r.name.c_str(),
                 r.duration_ms, worst_reason.empty() ? "" : " - ", worst_reason.c_str());

@@ -19,7 +19,8 @@ std::string guard_detail(const Device &dev, const std::byte *dst, uint64_t len, 
     std::string detail;
     const size_t before = count_not_pattern(dev.get(dst - World::kGuard, World::kGuard), kGuardWord, &first);
     if (before != 0)
-        detail = std::to_string(before) + " bytes changed before dst, first at dst-" + std::to_string(World::kGuard - first);
+        detail =
+            std::to_string(before) + " bytes changed before dst, first at dst-" + std::to_string(World::kGuard - first);
     const size_t after = count_not_pattern(dev.get(dst + len, World::kGuard), kGuardWord, &first);
     if (after != 0 && detail.empty())
         detail = std::to_string(after) + " bytes changed after dst+len, first at dst+len+" + std::to_string(first);

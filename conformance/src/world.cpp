@@ -57,8 +57,7 @@ CommProtocol protocol_for(const products::Product &p, CommEngine engine, bool al
 
 } // namespace
 
-std::unique_ptr<World> World::bootstrap(const Library &iut, const Adapter &adapter, int rank, int size,
-                                        bool use_peek)
+std::unique_ptr<World> World::bootstrap(const Library &iut, const Adapter &adapter, int rank, int size, bool use_peek)
 {
     std::unique_ptr<World> w(new World(iut));
     const HcommApi &api = iut.api();
@@ -127,7 +126,8 @@ void World::acquire_default_channels()
 {
     HcclResult rc = HCCL_SUCCESS;
     const auto channels = acquire_channels(kNotifyNum, rc);
-    require(rc, "HcclChannelAcquire(" + std::string(products::protocol_name(protocol)) + ", notifyNum 64, one per peer)");
+    require(rc,
+            "HcclChannelAcquire(" + std::string(products::protocol_name(protocol)) + ", notifyNum 64, one per peer)");
     peers.resize(static_cast<size_t>(size));
     for (int r = 0; r < size; ++r)
         peers[static_cast<size_t>(r)].channel = channels[static_cast<size_t>(r)];

@@ -75,9 +75,9 @@ class World {
     // AICPU_TS, or the first host engine with channels on a product without it
     // (a2-style rows), so product-table cases can still judge the call there.
     CommEngine setup_engine = COMM_ENGINE_AICPU_TS;
-    CommProtocol protocol = COMM_PROTOCOL_UB_CTP;     // the default channels'
-    CommProtocol alt_protocol = COMM_PROTOCOL_UBOE;   // channels with other parameters
-    std::vector<Peer> peers;                          // index = rank; peers[rank] is unused
+    CommProtocol protocol = COMM_PROTOCOL_UB_CTP;   // the default channels'
+    CommProtocol alt_protocol = COMM_PROTOCOL_UBOE; // channels with other parameters
+    std::vector<Peer> peers;                        // index = rank; peers[rank] is unused
     std::byte *local_base = nullptr;
     uint64_t local_size = 0; // as HcclGetHcclBuffer returned it
     Layout layout;

@@ -1,6 +1,6 @@
 // hcts-selfcheck: asserts what a results.json of the suite must say, for the
 // suite's self-tests (the reference, deliberately wrong IUTs, an IUT without WWN).
-#include <CLI/CLI.hpp>
+#include "hcts/core/cli.h"
 
 #include <cstdio>
 #include <fstream>
@@ -46,8 +46,9 @@ int main(int argc, char **argv)
     std::string results, mode_ids, ns_ok_list, clause_id, clause_verdict;
     int ranks = 0, hosts = 0;
     app.add_option("results", results, "the results.json")->required()->check(CLI::ExistingFile);
-    app.add_option("--not-supported-ok", ns_ok_list,
-                   "comma-separated clauses that may be NOT_SUPPORTED (e.g. L13, which needs 3 ranks, in a 2-rank run)");
+    app.add_option(
+        "--not-supported-ok", ns_ok_list,
+        "comma-separated clauses that may be NOT_SUPPORTED (e.g. L13, which needs 3 ranks, in a 2-rank run)");
     app.add_option("--ranks", ranks, "environment.ranks must be this");
     app.add_option("--hosts", hosts, "environment.hosts must name this many distinct hosts");
     app.require_subcommand(1);

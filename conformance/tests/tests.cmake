@@ -15,7 +15,7 @@ set_tests_properties(conformance.catalogue PROPERTIES TIMEOUT 30 LABELS conforma
 # reference), each caught on the clause it breaks and no other, plus an IUT
 # without the call (NOT_SUPPORTED, non-zero exit, no crash). Needs the reference.
 add_executable(hcts-selfcheck ${CMAKE_CURRENT_SOURCE_DIR}/tests/selfcheck.cpp)
-target_link_libraries(hcts-selfcheck PRIVATE nlohmann_json::nlohmann_json CLI11::CLI11 hcts::warnings)
+target_link_libraries(hcts-selfcheck PRIVATE hcts::core CLI11::CLI11 hcts::warnings)
 
 if(TARGET hcomm)
   set(run ${CMAKE_CURRENT_SOURCE_DIR}/tests/run_suite.sh)

@@ -34,15 +34,15 @@ typedef struct {
     int32_t task_error;      /* first asynchronous task failure (HcclResult), 0 if none */
     uint32_t timed_out;      /* 1 when the deadline passed before every task ran */
     uint32_t reserved;
-    uint64_t elapsed_ns;     /* launch to completion of the last task */
+    uint64_t elapsed_ns; /* launch to completion of the last task */
 } hcts_launch_status;
 
 /* What the suite hands the adapter's init (every version). */
 typedef struct {
-    uint32_t abi_version;            /* the adapter version the suite is using */
-    uint32_t size;                   /* sizeof(hcts_adapter_init_args) */
-    const char *programs_path;       /* host build of the device programs (libhcts_programs.so); a
-                                        device adapter may instead load its own kernel library */
+    uint32_t abi_version;      /* the adapter version the suite is using */
+    uint32_t size;             /* sizeof(hcts_adapter_init_args) */
+    const char *programs_path; /* host build of the device programs (libhcts_programs.so); a
+                                  device adapter may instead load its own kernel library */
     /* Resolves a symbol of the implementation under test (NULL if absent). The
      * reference adapter finds the reference-only extensions this way; a vendor
      * adapter usually does not need it. */

@@ -54,10 +54,10 @@ typedef enum {
 enum { HCTS_OP_F_IF_PREV_OK = 1U };
 
 typedef struct {
-    uint32_t kind;      /* hcts_op_kind */
-    uint32_t idx;       /* notify index */
+    uint32_t kind; /* hcts_op_kind */
+    uint32_t idx;  /* notify index */
     uint64_t thread;
-    uint64_t channel;   /* or, for thread-to-thread notifies, the destination thread */
+    uint64_t channel; /* or, for thread-to-thread notifies, the destination thread */
     uint64_t dst;
     uint64_t src;
     uint64_t len;       /* bytes; elements for reduce ops */
@@ -67,12 +67,12 @@ typedef struct {
     uint32_t data_type; /* reduce ops: HcommDataType */
     uint32_t reduce_op; /* reduce ops: HcommReduceOp */
     uint32_t reserved;
-    uint64_t aux;       /* kind-specific: an ACL notify id, or a byte offset into `pool` */
+    uint64_t aux; /* kind-specific: an ACL notify id, or a byte offset into `pool` */
 } hcts_op;
 
 typedef struct {
-    uint32_t version;    /* HCTS_PROG_OPS_V2 */
-    uint32_t size;       /* sizeof(hcts_prog_ops_v2) */
+    uint32_t version; /* HCTS_PROG_OPS_V2 */
+    uint32_t size;    /* sizeof(hcts_prog_ops_v2) */
     uint32_t op_count;
     uint32_t calls_made; /* out: how many ops were issued */
     hcts_op ops[HCTS_PROG_MAX_OPS];
@@ -83,9 +83,9 @@ uint32_t hcts_prog_ops(void *args);
 
 /* Program return values. */
 #define HCTS_PROG_OK 0U
-#define HCTS_PROG_BAD_ARGS 1U    /* unknown version, block too small, or op_count too large */
-#define HCTS_PROG_MISSING_API 2U /* an op needed a call the implementation lacks */
-#define HCTS_OP_RC_MISSING INT32_MIN           /* ops[i].rc: the call is absent from the implementation */
+#define HCTS_PROG_BAD_ARGS 1U                   /* unknown version, block too small, or op_count too large */
+#define HCTS_PROG_MISSING_API 2U                /* an op needed a call the implementation lacks */
+#define HCTS_OP_RC_MISSING INT32_MIN            /* ops[i].rc: the call is absent from the implementation */
 #define HCTS_OP_RC_UNKNOWN_KIND (INT32_MIN + 1) /* ops[i].rc: this program does not know the op kind */
 #define HCTS_OP_RC_SKIPPED (INT32_MIN + 2)      /* ops[i].rc: HCTS_OP_F_IF_PREV_OK and the op before failed */
 

@@ -23,20 +23,14 @@ static int32_t issue(const hcts_op *op)
     switch (op->kind) {
     case HCTS_OP_WWN:
         return CALL_OR_MISSING(HcommWriteWithNotifyOnThread, op->thread, op->channel, dst, src, op->len, op->idx);
-    case HCTS_OP_WRITE:
-        return CALL_OR_MISSING(HcommWriteOnThread, op->thread, op->channel, dst, src, op->len);
-    case HCTS_OP_READ:
-        return CALL_OR_MISSING(HcommReadOnThread, op->thread, op->channel, dst, src, op->len);
-    case HCTS_OP_RECORD:
-        return CALL_OR_MISSING(HcommChannelNotifyRecordOnThread, op->thread, op->channel, op->idx);
+    case HCTS_OP_WRITE: return CALL_OR_MISSING(HcommWriteOnThread, op->thread, op->channel, dst, src, op->len);
+    case HCTS_OP_READ: return CALL_OR_MISSING(HcommReadOnThread, op->thread, op->channel, dst, src, op->len);
+    case HCTS_OP_RECORD: return CALL_OR_MISSING(HcommChannelNotifyRecordOnThread, op->thread, op->channel, op->idx);
     case HCTS_OP_WAIT:
         return CALL_OR_MISSING(HcommChannelNotifyWaitOnThread, op->thread, op->channel, op->idx, op->timeout);
-    case HCTS_OP_LOCAL_COPY:
-        return CALL_OR_MISSING(HcommLocalCopyOnThread, op->thread, dst, src, op->len);
-    case HCTS_OP_FENCE:
-        return CALL_OR_MISSING(HcommChannelFenceOnThread, op->thread, op->channel);
-    default:
-        return HCTS_OP_RC_UNKNOWN_KIND;
+    case HCTS_OP_LOCAL_COPY: return CALL_OR_MISSING(HcommLocalCopyOnThread, op->thread, dst, src, op->len);
+    case HCTS_OP_FENCE: return CALL_OR_MISSING(HcommChannelFenceOnThread, op->thread, op->channel);
+    default: return HCTS_OP_RC_UNKNOWN_KIND;
     }
 }
 

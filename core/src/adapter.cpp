@@ -78,8 +78,9 @@ std::unique_ptr<Adapter> Adapter::open(const std::string &path, const Library &i
         throw problem("lacks a required function (init, fini, product, multi_rank_per_process, run_program, "
                       "copy_to_device, copy_to_host are required; peek_notify, segment_size, iut_version optional)");
     g_symbol_source = &iut;
-    const hcts_adapter_init_args args{ad->version_, sizeof(hcts_adapter_init_args), init.programs_path.c_str(),
-                                      iut_symbol,   init.rank,                      init.rank_count};
+    const hcts_adapter_init_args args{
+        ad->version_,   sizeof(hcts_adapter_init_args), init.programs_path.c_str(), iut_symbol, init.rank,
+        init.rank_count};
     if (const int32_t rc = f.init(&args); rc != 0) {
         ad->fns_.fini = nullptr; // init failed: there is nothing to finish
         throw problem("failed to initialise: " + hccl_result_name(rc));
@@ -115,15 +116,15 @@ int32_t Adapter::run(void *comm, std::string_view program, void *args, size_t si
 void Adapter::to_device(void *dev, const void *host, size_t len) const
 {
     if (const int32_t rc = fns_.copy_to_device(dev, host, len); rc != 0)
-        throw std::runtime_error("adapter copy_to_device of " + std::to_string(len) + " bytes failed: " +
-                                 hccl_result_name(rc));
+        throw std::runtime_error("adapter copy_to_device of " + std::to_string(len) +
+                                 " bytes failed: " + hccl_result_name(rc));
 }
 
 void Adapter::to_host(void *host, const void *dev, size_t len) const
 {
     if (const int32_t rc = fns_.copy_to_host(host, dev, len); rc != 0)
-        throw std::runtime_error("adapter copy_to_host of " + std::to_string(len) + " bytes failed: " +
-                                 hccl_result_name(rc));
+        throw std::runtime_error("adapter copy_to_host of " + std::to_string(len) +
+                                 " bytes failed: " + hccl_result_name(rc));
 }
 
 std::optional<bool> Adapter::peek_notify(void *comm, uint64_t channel, uint32_t idx) const

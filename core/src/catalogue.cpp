@@ -49,8 +49,8 @@ Catalogue Catalogue::parse(std::string_view yaml_text, std::string_view origin)
         auto field = [&](const char *key) {
             if (!n[key] || !n[key].IsScalar() || n[key].as<std::string>().empty())
                 throw std::runtime_error(path + ":" + std::to_string(line) + ": clause '" +
-                                         (n["id"] ? n["id"].as<std::string>() : std::string("?")) +
-                                         "' has no '" + key + "'");
+                                         (n["id"] ? n["id"].as<std::string>() : std::string("?")) + "' has no '" + key +
+                                         "'");
             return n[key].as<std::string>();
         };
         c.id = field("id");
@@ -62,8 +62,8 @@ Catalogue Catalogue::parse(std::string_view yaml_text, std::string_view origin)
         c.allowed = strings(n["allowed"]);
         c.hazard = strings(n["hazard"]);
         if (c.kind != "MUST" && c.kind != "PROFILE" && c.kind != "STRICT")
-            throw std::runtime_error(path + ":" + std::to_string(line) + ": clause '" + c.id + "' has kind '" +
-                                     c.kind + "'; allowed: MUST, PROFILE, STRICT");
+            throw std::runtime_error(path + ":" + std::to_string(line) + ": clause '" + c.id + "' has kind '" + c.kind +
+                                     "'; allowed: MUST, PROFILE, STRICT");
         if (c.kind == "PROFILE" && c.allowed.empty())
             throw std::runtime_error(path + ":" + std::to_string(line) + ": PROFILE clause '" + c.id +
                                      "' lists no 'allowed' observations");

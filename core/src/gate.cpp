@@ -36,7 +36,8 @@ const nlohmann::json &entry_for(const nlohmann::json &c, const std::string &clau
 {
     if (c.is_object() && c.contains("clause_verdicts")) {
         const auto &per = c.at("clause_verdicts");
-        if (per.is_object() && per.contains(clause_id) && verdict_rank(string_or(per.at(clause_id), "verdict", "")) >= 0)
+        if (per.is_object() && per.contains(clause_id) &&
+            verdict_rank(string_or(per.at(clause_id), "verdict", "")) >= 0)
             return per.at(clause_id);
     }
     return c;

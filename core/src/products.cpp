@@ -33,7 +33,8 @@ constexpr std::array<std::pair<std::string_view, CommProtocol>, 9> kProtocols{{
     {"HCCS_ONLY", COMM_PROTOCOL_HCCS_ONLY},
 }};
 
-template <typename Table> std::string allowed_names(const Table &table)
+template <typename Table>
+std::string allowed_names(const Table &table)
 {
     std::string out;
     for (const auto &[name, value] : table)
@@ -81,8 +82,8 @@ class Parser {
         if (!n.IsMap())
             fail(n, where + " must be a mapping");
         for (const auto &kv : n) {
-            static constexpr std::array<std::string_view, 7> kKeys{"name",       "title",   "seed_row", "write_with_notify",
-                                                                  "generation", "engines", "source"};
+            static constexpr std::array<std::string_view, 7> kKeys{
+                "name", "title", "seed_row", "write_with_notify", "generation", "engines", "source"};
             const std::string key = kv.first.as<std::string>();
             if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
                 fail(kv.first, where + " has unknown key '" + key +
@@ -105,7 +106,8 @@ class Parser {
             const std::string ename = kv.first.as<std::string>();
             const auto engine = engine_from_name(ename);
             if (!engine)
-                fail(kv.first, where + ".engines has unknown engine '" + ename + "'; allowed: " + allowed_names(kEngines));
+                fail(kv.first,
+                     where + ".engines has unknown engine '" + ename + "'; allowed: " + allowed_names(kEngines));
             if (p.has_engine(*engine))
                 fail(kv.first, where + ".engines names " + ename + " twice");
             if (!kv.second.IsSequence())
@@ -179,7 +181,8 @@ Table Table::parse(std::string_view yaml_text, std::string_view origin)
         t.products_.push_back(std::move(p));
     }
     const std::string def = parser.text(root, "default", "the document");
-    const auto it = std::find_if(t.products_.begin(), t.products_.end(), [&](const Product &p) { return p.name == def; });
+    const auto it =
+        std::find_if(t.products_.begin(), t.products_.end(), [&](const Product &p) { return p.name == def; });
     if (it == t.products_.end())
         parser.fail(root["default"], "default '" + def + "' is not a product; allowed: " + t.names());
     t.default_ = static_cast<size_t>(it - t.products_.begin());

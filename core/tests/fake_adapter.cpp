@@ -50,11 +50,11 @@ EXPORT void *fake_adapter_resolve(const char *name) { return g_symbol != nullptr
 EXPORT const hcts_adapter_v1 *hcts_adapter_get(void)
 {
 #if defined(HCTS_FAKE_BAD_VERSION)
-    static const hcts_adapter_v1 a{7, sizeof(hcts_adapter_v1), "bad", init, fini, product, multi,
-                                   run, copy, copy, nullptr};
+    static const hcts_adapter_v1 a{7,      sizeof(hcts_adapter_v1), "bad", init, fini, product, multi, run, copy, copy,
+                                   nullptr};
 #else
-    static const hcts_adapter_v1 a{HCTS_ADAPTER_V1, sizeof(hcts_adapter_v1), "fake-v1", init, fini, product, multi,
-                                   run, copy, copy, nullptr};
+    static const hcts_adapter_v1 a{
+        HCTS_ADAPTER_V1, sizeof(hcts_adapter_v1), "fake-v1", init, fini, product, multi, run, copy, copy, nullptr};
 #endif
     return &a;
 }
@@ -63,8 +63,19 @@ EXPORT const hcts_adapter_v1 *hcts_adapter_get(void)
 #if defined(HCTS_FAKE_V2)
 EXPORT const hcts_adapter_v2 *hcts_adapter_get_v2(void)
 {
-    static const hcts_adapter_v2 a{HCTS_ADAPTER_V2, sizeof(hcts_adapter_v2), "fake-v2", init, fini, product, multi,
-                                   run, copy, copy, nullptr, segment, version};
+    static const hcts_adapter_v2 a{HCTS_ADAPTER_V2,
+                                   sizeof(hcts_adapter_v2),
+                                   "fake-v2",
+                                   init,
+                                   fini,
+                                   product,
+                                   multi,
+                                   run,
+                                   copy,
+                                   copy,
+                                   nullptr,
+                                   segment,
+                                   version};
     return &a;
 }
 // A v2 adapter may keep its v1 entry point for older suites; the newest wins.

@@ -31,7 +31,8 @@ std::string open_error(const std::string &adapter)
     return "(opened)";
 }
 
-template <typename F> F fn(const std::string &lib, const char *name)
+template <typename F>
+F fn(const std::string &lib, const char *name)
 {
     void *h = dlopen((kDir + "/" + lib).c_str(), RTLD_NOW | RTLD_NOLOAD);
     return h != nullptr ? reinterpret_cast<F>(dlsym(h, name)) : nullptr;

@@ -76,8 +76,9 @@ TEST(Products, RefusesBrokenTablesWithLineAndAllowedValues)
               "t.yaml:10: products[0].engines.CPU_TS has unknown protocol 'RoCE'; allowed: HCCS, ROCE, PCIE, SIO, "
               "UB_CTP, UBC_TP, UB_MEM, UBOE, HCCS_ONLY");
     EXPECT_NE(error_of(with("CPU_TS:", "GPU:")).find("unknown engine 'GPU'; allowed: CPU, CPU_TS"), std::string::npos);
-    EXPECT_NE(error_of(with("legacy", "a5")).find("t.yaml:9: products[0].generation is 'a5'; allowed: ascend950, legacy"),
-              std::string::npos);
+    EXPECT_NE(
+        error_of(with("legacy", "a5")).find("t.yaml:9: products[0].generation is 'a5'; allowed: ascend950, legacy"),
+        std::string::npos);
     EXPECT_NE(error_of(with("seed_row: true", "seed_row: yes")).find("allowed: true, false"), std::string::npos);
     EXPECT_NE(error_of(with("write_with_notify: false", "write_with_notify: true")).find("not an ascend950 product"),
               std::string::npos);

@@ -126,10 +126,10 @@ TEST_F(Writer, StrictGateAlsoNeedsStrictClauses)
 
 TEST_F(Writer, AppliesExpectationsOnEveryWrite)
 {
-    const auto set = expectations::ExpectationSet::parse(
-        "schema: hcts-expectations\nschema_version: 1\nexpectations:\n"
-        "  - {clause: A.1, expected: ERROR, reason: adapter lacks local copy}\n",
-        "exp.yaml");
+    const auto set =
+        expectations::ExpectationSet::parse("schema: hcts-expectations\nschema_version: 1\nexpectations:\n"
+                                            "  - {clause: A.1, expected: ERROR, reason: adapter lacks local copy}\n",
+                                            "exp.yaml");
     ResultsWriter w(path("waived"), run_of("conformance"), &cat, &set);
     w.add_case(a_case("S.One", "A.1", "ERROR"));
     w.add_case(a_case("S.Two", "A.2", "PASS"));

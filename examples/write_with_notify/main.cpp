@@ -51,16 +51,16 @@ extern "C" uint32_t receiver_program(void *p)
 
 uint8_t pattern(uint64_t offset) { return static_cast<uint8_t>((offset * 131 + (offset >> 12)) & 0xff); }
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        const int rc_ = (call);                                                            \
-        if (rc_ != 0) {                                                                    \
-            std::fprintf(stderr, "rank %d: %s failed with %d\n", rank, #call, rc_);        \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                  \
-        }                                                                                  \
+#define CHECK(call)                                                                                                    \
+    do {                                                                                                               \
+        const int rc_ = (call);                                                                                        \
+        if (rc_ != 0) {                                                                                                \
+            std::fprintf(stderr, "rank %d: %s failed with %d\n", rank, #call, rc_);                                    \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                                              \
+        }                                                                                                              \
     } while (0)
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -70,14 +70,16 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size != 2) {
-        if (rank == 0) std::fprintf(stderr, "run with exactly 2 ranks (mpirun -np 2), not %d\n", size);
+        if (rank == 0)
+            std::fprintf(stderr, "run with exactly 2 ranks (mpirun -np 2), not %d\n", size);
         MPI_Finalize();
         return 2;
     }
 
     // 1. Communicator: rank 0 makes the root info, MPI hands it to rank 1.
     HcclRootInfo root{};
-    if (rank == 0) CHECK(HcclGetRootInfo(&root));
+    if (rank == 0)
+        CHECK(HcclGetRootInfo(&root));
     MPI_Bcast(&root, sizeof(root), MPI_BYTE, 0, MPI_COMM_WORLD);
     HcclComm comm = nullptr;
     CHECK(HcclCommInitRootInfo(2, &root, static_cast<uint32_t>(rank), &comm));
@@ -106,7 +108,8 @@ int main(int argc, char **argv)
     const uint64_t len = std::min(local_size, remote_size);
     auto *local = static_cast<uint8_t *>(local_buffer);
     if (rank == 0) {
-        for (uint64_t i = 0; i < len; ++i) local[i] = pattern(i);
+        for (uint64_t i = 0; i < len; ++i)
+            local[i] = pattern(i);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 

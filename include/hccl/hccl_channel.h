@@ -81,8 +81,8 @@ extern HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, const Hcc
                                      uint32_t channelNum, ChannelHandle *channels);
 extern HcclResult HcclChannelDestroy(HcclComm comm, const ChannelHandle *channels, uint32_t channelNum);
 extern HcclResult HcclChannelGetHcclBuffer(HcclComm comm, ChannelHandle channel, void **buffer, uint64_t *size);
-extern HcclResult HcclChannelGetRemoteMems(HcclComm comm, ChannelHandle channel, uint32_t *memNum,
-                                           CommMem **remoteMems, char ***memTags);
+extern HcclResult HcclChannelGetRemoteMems(HcclComm comm, ChannelHandle channel, uint32_t *memNum, CommMem **remoteMems,
+                                           char ***memTags);
 
 #ifdef __cplusplus
 }

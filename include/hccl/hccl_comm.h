@@ -15,8 +15,7 @@ extern "C" {
 
 /* Rank 0 creates the root info and hands it to every rank out of band. */
 extern HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo);
-extern HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank,
-                                       HcclComm *comm);
+extern HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank, HcclComm *comm);
 /* clusterInfo: path of a rank-table file. */
 extern HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm);
 extern HcclResult HcclCommDestroy(HcclComm comm);

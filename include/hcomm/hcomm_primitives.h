@@ -112,8 +112,7 @@ extern int32_t HcommAclrtNotifyRecordOnThread(ThreadHandle thread, uint64_t dstN
 extern int32_t HcommAclrtNotifyWaitOnThread(ThreadHandle thread, uint64_t notifyId, uint32_t timeOut);
 
 /* One-sided transfers over a channel. */
-extern int32_t HcommWriteOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
-                                  uint64_t len);
+extern int32_t HcommWriteOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src, uint64_t len);
 extern int32_t HcommWriteReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                         uint64_t count, HcommDataType dataType, HcommReduceOp reduceOp);
 /* Writes `len` bytes from local `src` to the peer's `dst`, then raises notify
@@ -125,8 +124,7 @@ extern int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHandle c
 extern int32_t HcommWriteReduceWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                                   const void *src, uint64_t count, HcommDataType dataType,
                                                   HcommReduceOp reduceOp, uint32_t remoteNotifyIdx);
-extern int32_t HcommReadOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
-                                 uint64_t len);
+extern int32_t HcommReadOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src, uint64_t len);
 extern int32_t HcommReadReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                        uint64_t count, HcommDataType dataType, HcommReduceOp reduceOp);
 
@@ -134,8 +132,8 @@ extern int32_t HcommReadReduceOnThread(ThreadHandle thread, ChannelHandle channe
 extern int32_t HcommWriteNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                      uint64_t len);
 extern int32_t HcommWriteNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len);
-extern int32_t HcommWriteWithNotifyNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                               const void *src, uint64_t len, uint32_t remoteNotifyIdx);
+extern int32_t HcommWriteWithNotifyNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
+                                               uint64_t len, uint32_t remoteNotifyIdx);
 extern int32_t HcommWriteWithNotifyNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len,
                                        uint32_t remoteNotifyIdx);
 extern int32_t HcommReadNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
@@ -152,7 +150,7 @@ extern int32_t HcommChannelNotifyWaitOnThread(ThreadHandle thread, ChannelHandle
                                               uint32_t timeOut);
 extern int32_t HcommChannelNotifyWait(ChannelHandle channel, uint32_t localNotifyIdx, uint32_t timeOut);
 extern int32_t HcommChannelNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread, ChannelHandle channel,
-                                                               uint32_t localNotifyIdx);
+                                                                uint32_t localNotifyIdx);
 extern int32_t HcommThreadNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread, uint32_t notifyIdx);
 
 /* Ordering. */

@@ -25,13 +25,13 @@ extern "C" {
 typedef uint32_t (*HcommRefDeviceFn)(void *args);
 
 typedef struct {
-    uint32_t version;         /* HCOMM_REF_ABI_VERSION */
-    uint32_t size;            /* sizeof(HcommRefLaunchResult) */
-    uint32_t programReturn;   /* what the program returned */
-    int32_t taskError;        /* first asynchronous task failure (HcclResult), 0 if none */
-    uint32_t timedOut;        /* 1 if the launch deadline passed before every task ran */
+    uint32_t version;       /* HCOMM_REF_ABI_VERSION */
+    uint32_t size;          /* sizeof(HcommRefLaunchResult) */
+    uint32_t programReturn; /* what the program returned */
+    int32_t taskError;      /* first asynchronous task failure (HcclResult), 0 if none */
+    uint32_t timedOut;      /* 1 if the launch deadline passed before every task ran */
     uint32_t reserved;
-    uint64_t elapsedNs;       /* launch to completion of the last task */
+    uint64_t elapsedNs; /* launch to completion of the last task */
 } HcommRefLaunchResult;
 
 /* Runs `fn(args)` in the emulated AICPU_TS device context of `comm`, as an AICPU
@@ -68,8 +68,7 @@ extern HcclResult HcommRefGetStats(HcclComm comm, HcommRefStats *stats);
 
 /* Whether a notify of the channel is set right now (diagnostics for watchdogs):
  * *isSet = 1 or 0. Does not consume it. */
-extern HcclResult HcommRefPeekNotify(HcclComm comm, ChannelHandle channel, uint32_t localNotifyIdx,
-                                     int32_t *isSet);
+extern HcclResult HcommRefPeekNotify(HcclComm comm, ChannelHandle channel, uint32_t localNotifyIdx, int32_t *isSet);
 
 /* Appended after v1: the name a device program passes to HcommAcquireComm /
  * HcommReleaseComm for `comm` (the vendor's HcclGetCommName is not in this API

@@ -33,8 +33,9 @@ TEST(HeaderAbi, DataPlaneFunctionsHaveVendorSignatures)
                                  int32_t (*)(ThreadHandle, ChannelHandle, void *, const void *, uint64_t, uint32_t)>);
     static_assert(std::is_same_v<decltype(&HcommChannelNotifyWaitOnThread),
                                  int32_t (*)(ThreadHandle, ChannelHandle, uint32_t, uint32_t)>);
-    static_assert(std::is_same_v<decltype(&HcclChannelAcquire),
-                                 HcclResult (*)(HcclComm, CommEngine, const HcclChannelDesc *, uint32_t, ChannelHandle *)>);
+    static_assert(
+        std::is_same_v<decltype(&HcclChannelAcquire),
+                       HcclResult (*)(HcclComm, CommEngine, const HcclChannelDesc *, uint32_t, ChannelHandle *)>);
     static_assert(std::is_same_v<decltype(&HcclThreadAcquire),
                                  HcclResult (*)(HcclComm, CommEngine, uint32_t, uint32_t, ThreadHandle *)>);
     static_assert(std::is_same_v<decltype(&HcommThreadJoin), HcclResult (*)(ThreadHandle, uint32_t)>);

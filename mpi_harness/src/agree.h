@@ -11,6 +11,6 @@ class Runtime;
 
 // Collective over the runtime's ranks. On rank 0 fills *result (may be null
 // elsewhere). A rank whose peers never answer is ended by the watchdog.
-Verdict agree(Runtime& rt, const Report& mine, CaseResult* result);
+Verdict agree(Runtime &rt, const Report &mine, CaseResult *result);
 
-}  // namespace hcts::mpi::detail
+} // namespace hcts::mpi::detail

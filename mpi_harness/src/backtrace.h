@@ -13,4 +13,4 @@ void dump_all_backtraces(int fd);
 // The calling thread's stack only; async-signal-safe once the handler is installed.
 void dump_own_backtrace(int fd);
 
-}  // namespace hcts::mpi::detail
+} // namespace hcts::mpi::detail

@@ -8,4 +8,4 @@ namespace hcts::mpi::detail {
 // which they then hand over to). Keeps an alternate stack for stack overflows.
 void install_crash_handlers();
 
-}  // namespace hcts::mpi::detail
+} // namespace hcts::mpi::detail

@@ -8,7 +8,7 @@
 
 namespace hcts::mpi::detail {
 
-CaseResult make_result(const struct CaseState& cs, Verdict verdict, double duration_ms);
-std::string format_case_end(const CaseResult& r);
+CaseResult make_result(const struct CaseState &cs, Verdict verdict, double duration_ms);
+std::string format_case_end(const CaseResult &r);
 
-}  // namespace hcts::mpi::detail
+} // namespace hcts::mpi::detail

@@ -10,19 +10,19 @@
 namespace hcts::mpi::detail {
 
 class Backoff {
- public:
-  void pause();
-  void reset() { step_ = std::chrono::microseconds{20}; }
+  public:
+    void pause();
+    void reset() { step_ = std::chrono::microseconds{20}; }
 
- private:
-  std::chrono::microseconds step_{20};
+  private:
+    std::chrono::microseconds step_{20};
 };
 
 enum class WaitResult { Done, TimedOut, Error };
 
 // Waits for all requests; stops early when `deadline` passes or the runtime
 // expired. Error carries the MPI error code in *error.
-WaitResult wait_all(int count, MPI_Request* requests,
-                    std::optional<std::chrono::steady_clock::time_point> deadline, int* error);
+WaitResult wait_all(int count, MPI_Request *requests, std::optional<std::chrono::steady_clock::time_point> deadline,
+                    int *error);
 
-}  // namespace hcts::mpi::detail
+} // namespace hcts::mpi::detail

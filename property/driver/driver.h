@@ -29,15 +29,15 @@ namespace hcts::prop {
 constexpr int32_t kRcPending = INT32_MIN;
 
 struct CallResult {
-  int32_t rc = 0;         // what the call returned
-  int32_t taskError = 0;  // an asynchronous failure of the enqueued task (0: none)
+    int32_t rc = 0;        // what the call returned
+    int32_t taskError = 0; // an asynchronous failure of the enqueued task (0: none)
 };
 
 struct WaitResult {
-  int32_t rc = 0;             // what the wait call returned when it was enqueued
-  bool completed = false;     // the notify arrived before the timeout
-  std::vector<uint8_t> snapshot;  // the waiter's window, copied on the device right after the wait
-  std::string detail;         // a failure other than a timeout (a violation when not empty)
+    int32_t rc = 0;                // what the wait call returned when it was enqueued
+    bool completed = false;        // the notify arrived before the timeout
+    std::vector<uint8_t> snapshot; // the waiter's window, copied on the device right after the wait
+    std::string detail;            // a failure other than a timeout (a violation when not empty)
 };
 
 // Every method throws (std::exception) when the harness cannot do what it
@@ -45,28 +45,28 @@ struct WaitResult {
 // observation of the implementation, so a property that meets one ends in
 // ERROR, never in a counterexample (machine/properties.cpp).
 class Driver {
- public:
-  virtual ~Driver() = default;
-  virtual std::string name() const = 0;
+  public:
+    virtual ~Driver() = default;
+    virtual std::string name() const = 0;
 
-  // Sets up a fresh world: new ranks, buffers holding Model::initialRegion,
-  // notifies clear. Throws std::runtime_error when the world cannot be built.
-  virtual void reset(const Geometry &g) = 0;
+    // Sets up a fresh world: new ranks, buffers holding Model::initialRegion,
+    // notifies clear. Throws std::runtime_error when the world cannot be built.
+    virtual void reset(const Geometry &g) = 0;
 
-  // Wwn, Write, Read, Record, LocalCopy, Fence: make the call on op.rank and
-  // return its result code and any asynchronous failure of its task.
-  virtual CallResult call(const Op &op) = 0;
+    // Wwn, Write, Read, Record, LocalCopy, Fence: make the call on op.rank and
+    // return its result code and any asynchronous failure of its task.
+    virtual CallResult call(const Op &op) = 0;
 
-  // Wait: enqueue the wait (and the snapshot copy behind it) and wait for its
-  // outcome. PostWait/Join split the same into two steps; at most one wait per
-  // rank is posted at a time.
-  virtual WaitResult wait(const Op &op) = 0;
-  virtual int32_t postWait(const Op &op) = 0;
-  virtual WaitResult join(uint32_t rank) = 0;
+    // Wait: enqueue the wait (and the snapshot copy behind it) and wait for its
+    // outcome. PostWait/Join split the same into two steps; at most one wait per
+    // rank is posted at a time.
+    virtual WaitResult wait(const Op &op) = 0;
+    virtual int32_t postWait(const Op &op) = 0;
+    virtual WaitResult join(uint32_t rank) = 0;
 
-  // The suite's own access to communication memory (not through the API under test).
-  virtual void writeRegion(uint32_t rank, uint32_t regionOff, std::span<const uint8_t> bytes) = 0;
-  virtual std::vector<uint8_t> readRegion(uint32_t rank) = 0;
+    // The suite's own access to communication memory (not through the API under test).
+    virtual void writeRegion(uint32_t rank, uint32_t regionOff, std::span<const uint8_t> bytes) = 0;
+    virtual std::vector<uint8_t> readRegion(uint32_t rank) = 0;
 };
 
-}  // namespace hcts::prop
+} // namespace hcts::prop

@@ -17,26 +17,31 @@
 namespace hcts::prop {
 namespace {
 
-void check(int32_t rc, const std::string &what) {
-  if (rc != HCCL_SUCCESS) throw std::runtime_error(what + " failed: " + hccl_result_name(rc));
+void check(int32_t rc, const std::string &what)
+{
+    if (rc != HCCL_SUCCESS)
+        throw std::runtime_error(what + " failed: " + hccl_result_name(rc));
 }
 
 // Runs fn(r) for every rank at once: bootstrap and channel set-up are
 // collective, so one rank's call may wait for the others.
-void forEachRankConcurrently(uint32_t n, const std::function<void(uint32_t)> &fn) {
-  std::vector<std::exception_ptr> errors(n);
-  std::vector<std::thread> ts;
-  for (uint32_t r = 0; r < n; ++r)
-    ts.emplace_back([&, r] {
-      try {
-        fn(r);
-      } catch (...) {
-        errors[r] = std::current_exception();
-      }
-    });
-  for (auto &t : ts) t.join();
-  for (auto &e : errors)
-    if (e) std::rethrow_exception(e);
+void forEachRankConcurrently(uint32_t n, const std::function<void(uint32_t)> &fn)
+{
+    std::vector<std::exception_ptr> errors(n);
+    std::vector<std::thread> ts;
+    for (uint32_t r = 0; r < n; ++r)
+        ts.emplace_back([&, r] {
+            try {
+                fn(r);
+            } catch (...) {
+                errors[r] = std::current_exception();
+            }
+        });
+    for (auto &t : ts)
+        t.join();
+    for (auto &e : errors)
+        if (e)
+            std::rethrow_exception(e);
 }
 
 uint64_t addr(const void *p) { return reinterpret_cast<uintptr_t>(p); }
@@ -44,387 +49,438 @@ uint64_t addr(const void *p) { return reinterpret_cast<uintptr_t>(p); }
 // One hcts_prog_ops script (core/abi/hcts_programs.h): the argument block of
 // every device-side call. Large (a pool and 256 ops), so it lives on the heap.
 struct Script {
-  std::shared_ptr<hcts_prog_ops_v2> block = std::make_shared<hcts_prog_ops_v2>();
-  Script() {
-    block->version = HCTS_PROG_OPS_V2;
-    block->size = sizeof(hcts_prog_ops_v2);
-  }
-  hcts_op &add(hcts_op_kind kind, ThreadHandle thread, uint32_t flags = 0) {
-    hcts_op &o = block->ops[block->op_count++];
-    o.kind = kind;
-    o.thread = thread;
-    o.flags = flags;
-    return o;
-  }
-  const hcts_op &op(uint32_t i) const { return block->ops[i]; }
+    std::shared_ptr<hcts_prog_ops_v2> block = std::make_shared<hcts_prog_ops_v2>();
+    Script()
+    {
+        block->version = HCTS_PROG_OPS_V2;
+        block->size = sizeof(hcts_prog_ops_v2);
+    }
+    hcts_op &add(hcts_op_kind kind, ThreadHandle thread, uint32_t flags = 0)
+    {
+        hcts_op &o = block->ops[block->op_count++];
+        o.kind = kind;
+        o.thread = thread;
+        o.flags = flags;
+        return o;
+    }
+    const hcts_op &op(uint32_t i) const { return block->ops[i]; }
 };
 
 // The calls the driver makes; an IUT without one of them cannot be driven.
-constexpr const char *kNeeded[] = {
-    "HcclGetRootInfo", "HcclCommInitRootInfo", "HcclCommDestroy", "HcclThreadAcquire", "HcclChannelAcquire",
-    "HcclGetHcclBuffer", "HcclChannelGetHcclBuffer", "HcommWriteWithNotifyOnThread", "HcommWriteOnThread",
-    "HcommReadOnThread", "HcommLocalCopyOnThread", "HcommChannelNotifyRecordOnThread",
-    "HcommChannelNotifyWaitOnThread", "HcommChannelFenceOnThread"};
+constexpr const char *kNeeded[] = {"HcclGetRootInfo",
+                                   "HcclCommInitRootInfo",
+                                   "HcclCommDestroy",
+                                   "HcclThreadAcquire",
+                                   "HcclChannelAcquire",
+                                   "HcclGetHcclBuffer",
+                                   "HcclChannelGetHcclBuffer",
+                                   "HcommWriteWithNotifyOnThread",
+                                   "HcommWriteOnThread",
+                                   "HcommReadOnThread",
+                                   "HcommLocalCopyOnThread",
+                                   "HcommChannelNotifyRecordOnThread",
+                                   "HcommChannelNotifyWaitOnThread",
+                                   "HcommChannelFenceOnThread"};
 
 class HcommDriverImpl final : public HcommDriver {
- public:
-  explicit HcommDriverImpl(HcommDriverOptions opts)
-      : opts_(std::move(opts)), iut_(*opts_.iut), api_(iut_.api()), adapter_(*opts_.adapter) {
-    std::string missing;
-    for (const char *name : kNeeded)
-      if (!iut_.has(name)) missing += (missing.empty() ? "" : ", ") + std::string(name);
-    if (!missing.empty())
-      throw std::runtime_error("the implementation under test '" + iut_.path() + "' lacks " + missing +
-                               ", which the property suite needs");
-    // Host-side calls: the same script, run by the host build of the program on
-    // a host thread. Its hcomm calls bind to the IUT loaded globally before it.
-    hostPrograms_ = HostPrograms::open(opts_.programs);
-    timeoutInSeconds_ = opts_.timeoutInSeconds;
-    if (timeoutInSeconds_) unitNote_ = "stated (--timeout-unit)";
-  }
-  ~HcommDriverImpl() override { teardown(); }
-
-  std::string name() const override { return "hcomm(" + iut_.path() + ", adapter " + adapter_.name() + ")"; }
-  std::optional<bool> timeoutInSeconds() const override { return timeoutInSeconds_; }
-  std::string timeoutUnitNote() const override { return unitNote_; }
-
-  void reset(const Geometry &g) override {
-    if (!timeoutInSeconds_) {
-      // A world of its own for the probe: its timed-out wait leaves nothing
-      // behind in the worlds the cases run in.
-      buildWorld(g);
-      measureTimeoutUnit();
+  public:
+    explicit HcommDriverImpl(HcommDriverOptions opts)
+        : opts_(std::move(opts)), iut_(*opts_.iut), api_(iut_.api()), adapter_(*opts_.adapter)
+    {
+        std::string missing;
+        for (const char *name : kNeeded)
+            if (!iut_.has(name))
+                missing += (missing.empty() ? "" : ", ") + std::string(name);
+        if (!missing.empty())
+            throw std::runtime_error("the implementation under test '" + iut_.path() + "' lacks " + missing +
+                                     ", which the property suite needs");
+        // Host-side calls: the same script, run by the host build of the program on
+        // a host thread. Its hcomm calls bind to the IUT loaded globally before it.
+        hostPrograms_ = HostPrograms::open(opts_.programs);
+        timeoutInSeconds_ = opts_.timeoutInSeconds;
+        if (timeoutInSeconds_)
+            unitNote_ = "stated (--timeout-unit)";
     }
-    buildWorld(g);
-    Model m(g);
-    for (uint32_t r = 0; r < g.ranks; ++r) {
-      if (!local(r)) continue;
-      auto init = m.initialRegion(r);
-      init.resize(g.regionBytes() + g.window, 0);  // + snapshot scratch
-      adapter_.to_device(ranks_[r].buf, init.data(), init.size());
-    }
-  }
+    ~HcommDriverImpl() override { teardown(); }
 
-  CallResult call(const Op &op) override {
-    Rank &me = ranks_.at(op.rank);
-    const uint32_t w = geo_.guard;
-    ThreadHandle thread = me.data;
-    if (op.side == Side::WrongEngine) {
-      if (!me.cpu) throw std::runtime_error("no CPU_TS or CPU thread could be acquired for wrong-engine calls");
-      thread = me.cpu;
-    }
-    Script s;
-    auto localAddr = [&](Addr x, uint32_t off) { return addr(address(x, me.buf, me.size, w + off, op.len)); };
-    auto remoteAddr = [&](Addr x, uint32_t off) {
-      return addr(address(x, me.remote[op.peer], me.remoteSize[op.peer], w + off, op.len));
-    };
-    hcts_op *o = nullptr;
-    switch (op.kind) {
-      case OpKind::Wwn:
-      case OpKind::Write:
-        o = &s.add(op.kind == OpKind::Wwn ? HCTS_OP_WWN : HCTS_OP_WRITE, thread);
-        o->dst = remoteAddr(op.dstAddr, op.dstOff);
-        o->src = localAddr(op.srcAddr, op.srcOff);
-        break;
-      case OpKind::Read:
-        o = &s.add(HCTS_OP_READ, thread);
-        o->dst = localAddr(op.dstAddr, op.dstOff);
-        o->src = remoteAddr(op.srcAddr, op.srcOff);
-        break;
-      case OpKind::LocalCopy:
-        o = &s.add(HCTS_OP_LOCAL_COPY, thread);
-        o->dst = localAddr(op.dstAddr, op.dstOff);
-        o->src = localAddr(op.srcAddr, op.srcOff);
-        break;
-      case OpKind::Record: o = &s.add(HCTS_OP_RECORD, thread); break;
-      case OpKind::Fence: o = &s.add(HCTS_OP_FENCE, thread); break;
-      default: throw std::invalid_argument("HcommDriver::call: " + show(op) + " is not a call");
-    }
-    o->channel = op.peer < me.ch.size() ? me.ch[op.peer] : 0;
-    o->len = op.len;
-    o->idx = op.idx;
-    if (op.side == Side::Host) {
-      (void)hostPrograms_->run("ops", s.block.get());  // the same call, made from a host thread
-      return {s.op(0).rc, 0};
-    }
-    const LaunchOut out = launch(op.rank, s, opts_.launchSlackMs);
-    const int32_t rc = out.script.op(0).rc;
-    return {rc, rc == 0 ? out.taskError : 0};
-  }
+    std::string name() const override { return "hcomm(" + iut_.path() + ", adapter " + adapter_.name() + ")"; }
+    std::optional<bool> timeoutInSeconds() const override { return timeoutInSeconds_; }
+    std::string timeoutUnitNote() const override { return unitNote_; }
 
-  WaitResult wait(const Op &op) override {
-    const int32_t rc = postWait(op);
-    if (rc != 0 && rc != kRcPending) {
-      WaitResult r;
-      r.rc = rc;
-      return r;
-    }
-    return join(op.rank);
-  }
-
-  int32_t postWait(const Op &op) override {
-    Rank &me = ranks_.at(op.rank);
-    Posted &p = posted_.at(op.rank);
-    if (p.active) throw std::logic_error("postWait: rank " + std::to_string(op.rank) + " already has a posted wait");
-    const uint32_t timeout = *timeoutInSeconds_ ? std::max<uint32_t>((op.timeoutMs + 999) / 1000, 1)
-                                                : std::max<uint32_t>(op.timeoutMs, 1);
-    Script s;
-    hcts_op &waitOp = s.add(HCTS_OP_WAIT, me.wait);
-    waitOp.channel = me.ch.at(op.peer);
-    waitOp.idx = op.idx;
-    waitOp.timeout = timeout;
-    // Behind the wait on the same in-order thread: the window as it is the
-    // moment the notify is consumed (the device observer path).
-    hcts_op &snap = s.add(HCTS_OP_LOCAL_COPY, me.wait, HCTS_OP_F_IF_PREV_OK);
-    snap.src = addr(me.buf + geo_.guard);
-    snap.dst = addr(me.buf + geo_.regionBytes());
-    snap.len = geo_.window;
-    const uint32_t deadline = (*timeoutInSeconds_ ? timeout * 1000 : timeout) + opts_.launchSlackMs;
-    p.result = std::async(std::launch::async, [=, this] { return launch(op.rank, s, deadline); });
-    p.active = true;
-    // A rejected wait returns at once; an accepted one stays pending. The
-    // program's results come back only with the launch, so after a short
-    // grace the outcome is left to join().
-    if (p.result.wait_for(std::chrono::milliseconds(kPostGraceMs)) != std::future_status::ready) return kRcPending;
-    p.done = p.result.get();
-    const int32_t rc = p.done->script.op(0).rc;
-    if (rc != 0) (void)join(op.rank);
-    return rc;
-  }
-
-  WaitResult join(uint32_t rank) override {
-    Posted &p = posted_.at(rank);
-    WaitResult r;
-    if (!p.active) return r;
-    const LaunchOut out = p.done ? *p.done : p.result.get();
-    p = Posted{};
-    r.rc = out.script.op(0).rc;
-    if (r.rc != 0) return r;
-    const int32_t copyRc = out.script.op(1).rc;
-    r.completed = out.taskError == 0 && !out.timedOut;
-    if (r.completed && copyRc != 0)
-      r.detail = "the snapshot copy behind the wait was refused: " + hccl_result_name(copyRc);
-    if (r.completed && copyRc == 0) {
-      r.snapshot.resize(geo_.window);
-      adapter_.to_host(r.snapshot.data(), ranks_[rank].buf + geo_.regionBytes(), geo_.window);
-    }
-    if (!r.completed) {
-      if (out.taskError != 0 && out.taskError != HCCL_E_TIMEOUT)
-        r.detail = "the wait failed with task error " + hccl_result_name(out.taskError) +
-                   " instead of completing or timing out";
-      if (out.timedOut) r.detail = "the device launch passed its deadline (a hang, not a wait timeout)";
-      // A timed-out wait leaves its thread in the error state, like a stream
-      // exception: use a fresh thread for the next wait.
-      ranks_[rank].wait = freshThread(rank, "replacement wait thread");
-    }
-    return r;
-  }
-
-  void writeRegion(uint32_t rank, uint32_t off, std::span<const uint8_t> bytes) override {
-    adapter_.to_device(ranks_.at(rank).buf + off, bytes.data(), bytes.size());
-  }
-  std::vector<uint8_t> readRegion(uint32_t rank) override {
-    std::vector<uint8_t> out(geo_.regionBytes());
-    adapter_.to_host(out.data(), ranks_.at(rank).buf, out.size());
-    return out;
-  }
-
- private:
-  static constexpr uint32_t kPostGraceMs = 20;
-  // A wait with timeOut 1 that takes at least this long counts seconds (as the conformance suite's probe).
-  static constexpr double kSecondsThresholdMs = 400.0;
-
-  struct Rank {
-    HcclComm comm = nullptr;
-    ThreadHandle data = 0, wait = 0, cpu = 0;
-    uint8_t *buf = nullptr;
-    uint64_t size = 0;
-    std::vector<ChannelHandle> ch;      // [peer]
-    std::vector<uint8_t *> remote;      // [peer]: the peer's buffer as this rank addresses it
-    std::vector<uint64_t> remoteSize;   // [peer]
-  };
-  struct LaunchOut {
-    Script script;  // the block as the program left it (return codes)
-    int32_t taskError = 0;
-    bool timedOut = false;
-  };
-  struct Posted {
-    bool active = false;
-    std::future<LaunchOut> result;
-    std::optional<LaunchOut> done;  // collected early (the post was rejected at once)
-  };
-
-  bool local(uint32_t r) const { return opts_.onlyRank < 0 || static_cast<uint32_t>(opts_.onlyRank) == r; }
-
-  static void *address(Addr a, uint8_t *base, uint64_t size, uint32_t off, uint32_t len) {
-    switch (a) {
-      case Addr::InWindow: return base + off;
-      case Addr::StraddleEnd: return len >= 2 ? base + size - len / 2 : base + size;
-      case Addr::PastEnd: return base + size + 4096;
-      case Addr::Overflow: return reinterpret_cast<void *>(UINTPTR_MAX - len / 2);
-      case Addr::Null: return nullptr;
-    }
-    return nullptr;
-  }
-
-  // Runs `s` on rank's device side; a launch the adapter could not make is the
-  // harness's failure (an exception), not an observation.
-  LaunchOut launch(uint32_t rank, Script s, uint32_t timeoutMs) const {
-    LaunchOut out;
-    out.script = std::move(s);
-    hcts_launch_status st{};
-    const int32_t rc =
-        adapter_.run(ranks_[rank].comm, "ops", out.script.block.get(), sizeof(hcts_prog_ops_v2), timeoutMs, st);
-    if (rc != HCCL_SUCCESS && rc != HCCL_E_TIMEOUT)
-      throw std::runtime_error("the adapter could not run hcts_prog_ops on rank " + std::to_string(rank) + ": " +
-                               hccl_result_name(rc));
-    if (st.program_return == HCTS_PROG_BAD_ARGS)
-      throw std::runtime_error("hcts_prog_ops refused its argument block (HCTS_PROG_BAD_ARGS) on rank " +
-                               std::to_string(rank));
-    out.taskError = st.task_error;
-    out.timedOut = st.timed_out != 0 || rc == HCCL_E_TIMEOUT;
-    return out;
-  }
-
-  ThreadHandle freshThread(uint32_t rank, const std::string &what) {
-    ThreadHandle t = 0;
-    check(api_.HcclThreadAcquire(ranks_[rank].comm, COMM_ENGINE_AICPU_TS, 1, 1, &t),
-          "HcclThreadAcquire(" + what + ", rank " + std::to_string(rank) + ")");
-    return t;
-  }
-
-  // A wait with timeOut 1 on a notify nobody raises, on a fresh AICPU_TS
-  // thread: ~1 s means the IUT counts seconds, ~1 ms milliseconds.
-  void measureTimeoutUnit() {
-    const uint32_t r = opts_.onlyRank < 0 ? 0 : static_cast<uint32_t>(opts_.onlyRank);
-    const uint32_t peer = r == 0 ? 1 : 0;
-    Script s;
-    hcts_op &probe = s.add(HCTS_OP_WAIT, freshThread(r, "timeout-unit probe"));
-    probe.channel = ranks_[r].ch.at(peer);
-    probe.idx = geo_.notifyNum - 1;
-    probe.timeout = 1;
-    const auto t0 = std::chrono::steady_clock::now();
-    const LaunchOut out = launch(r, s, 10000 + opts_.launchSlackMs);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (const int32_t rc = out.script.op(0).rc; rc != 0)
-      throw std::runtime_error("the timeout-unit probe (a wait with timeOut 1) was rejected: " + hccl_result_name(rc) +
-                               "; state the unit with --timeout-unit s|ms");
-    if (out.timedOut)
-      throw std::runtime_error("the timeout-unit probe (a wait with timeOut 1) did not end within 10 s; state the "
-                               "unit with --timeout-unit s|ms");
-    timeoutInSeconds_ = ms >= kSecondsThresholdMs;
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "measured: a wait with timeOut 1 ended after %.1f ms%s", ms,
-                  out.taskError == 0 ? " (it did not report a timeout)" : "");
-    unitNote_ = buf;
-  }
-
-  void buildWorld(const Geometry &g) {
-    teardown();
-    geo_ = g;
-    ranks_.assign(g.ranks, Rank{});
-    posted_.clear();
-    posted_.resize(g.ranks);
-    HcclRootInfo root{};
-    if (local(0)) check(api_.HcclGetRootInfo(&root), "HcclGetRootInfo");
-    if (opts_.shareRootInfo) opts_.shareRootInfo(root);
-    forEachRankConcurrently(g.ranks, [&](uint32_t r) {
-      if (!local(r)) return;
-      check(api_.HcclCommInitRootInfo(g.ranks, &root, r, &ranks_[r].comm),
-            "HcclCommInitRootInfo(rank " + std::to_string(r) + ")");
-    });
-    forEachRankConcurrently(g.ranks, [&](uint32_t r) {
-      if (local(r)) setUpRank(r);
-    });
-  }
-
-  void setUpRank(uint32_t r) {
-    Rank &me = ranks_[r];
-    const std::string who = " (rank " + std::to_string(r) + ")";
-    ThreadHandle ts[2] = {0, 0};
-    check(api_.HcclThreadAcquire(me.comm, COMM_ENGINE_AICPU_TS, 2, 1, ts), "HcclThreadAcquire(AICPU_TS)" + who);
-    me.data = ts[0];
-    me.wait = ts[1];
-    // A thread of another engine for wrong-engine calls: CPU_TS (the host's
-    // hand-over thread, offered on every product), else CPU.
-    if (api_.HcclThreadAcquire(me.comm, COMM_ENGINE_CPU_TS, 1, 1, &me.cpu) != HCCL_SUCCESS &&
-        api_.HcclThreadAcquire(me.comm, COMM_ENGINE_CPU, 1, 1, &me.cpu) != HCCL_SUCCESS)
-      me.cpu = 0;
-    check(api_.HcclGetHcclBuffer(me.comm, reinterpret_cast<void **>(&me.buf), &me.size), "HcclGetHcclBuffer" + who);
-    if (me.size < geo_.regionBytes() + geo_.window)
-      throw std::runtime_error("HcclGetHcclBuffer" + who + " gave " + std::to_string(me.size) + " bytes, need " +
-                               std::to_string(geo_.regionBytes() + geo_.window));
-    std::vector<HcclChannelDesc> descs;
-    std::vector<uint32_t> peers;
-    for (uint32_t p = 0; p < geo_.ranks; ++p) {
-      if (p == r) continue;
-      HcclChannelDesc d;
-      HcclChannelDescInit(&d, 1);
-      d.remoteRank = p;
-      d.channelProtocol = protocol();
-      d.notifyNum = geo_.notifyNum;
-      descs.push_back(d);
-      peers.push_back(p);
-    }
-    std::vector<ChannelHandle> chs(descs.size(), 0);
-    check(api_.HcclChannelAcquire(me.comm, COMM_ENGINE_AICPU_TS, descs.data(), static_cast<uint32_t>(descs.size()),
-                                  chs.data()),
-          "HcclChannelAcquire" + who);
-    me.ch.assign(geo_.ranks, 0);
-    me.remote.assign(geo_.ranks, nullptr);
-    me.remoteSize.assign(geo_.ranks, 0);
-    for (size_t i = 0; i < peers.size(); ++i) {
-      const uint32_t p = peers[i];
-      me.ch[p] = chs[i];
-      check(api_.HcclChannelGetHcclBuffer(me.comm, chs[i], reinterpret_cast<void **>(&me.remote[p]),
-                                          &me.remoteSize[p]),
-            "HcclChannelGetHcclBuffer" + who);
-    }
-  }
-
-  static CommProtocol protocol() {
-    const char *p = std::getenv("HCTS_PROPERTY_PROTOCOL");
-    if (!p || std::string(p) == "ub_ctp") return COMM_PROTOCOL_UB_CTP;
-    if (std::string(p) == "uboe") return COMM_PROTOCOL_UBOE;
-    if (std::string(p) == "roce") return COMM_PROTOCOL_ROCE;
-    throw std::invalid_argument(std::string("HCTS_PROPERTY_PROTOCOL is '") + p + "'; allowed: ub_ctp, uboe, roce");
-  }
-
-  void teardown() {
-    for (uint32_t r = 0; r < posted_.size(); ++r)
-      if (posted_[r].active) {
-        try {
-          (void)join(r);
-        } catch (...) {
+    void reset(const Geometry &g) override
+    {
+        if (!timeoutInSeconds_) {
+            // A world of its own for the probe: its timed-out wait leaves nothing
+            // behind in the worlds the cases run in.
+            buildWorld(g);
+            measureTimeoutUnit();
         }
-      }
-    posted_.clear();
-    if (ranks_.empty()) return;
-    // Destruction may be collective too.
-    std::vector<std::thread> ts;
-    for (auto &rk : ranks_)
-      if (rk.comm) ts.emplace_back([this, c = rk.comm] { (void)api_.HcclCommDestroy(c); });
-    for (auto &t : ts) t.join();
-    ranks_.clear();
-  }
+        buildWorld(g);
+        Model m(g);
+        for (uint32_t r = 0; r < g.ranks; ++r) {
+            if (!local(r))
+                continue;
+            auto init = m.initialRegion(r);
+            init.resize(g.regionBytes() + g.window, 0); // + snapshot scratch
+            adapter_.to_device(ranks_[r].buf, init.data(), init.size());
+        }
+    }
 
-  HcommDriverOptions opts_;
-  const Library &iut_;
-  const HcommApi &api_;
-  const Adapter &adapter_;
-  std::unique_ptr<HostPrograms> hostPrograms_;
-  std::optional<bool> timeoutInSeconds_;
-  std::string unitNote_;
-  Geometry geo_;
-  std::vector<Rank> ranks_;
-  std::vector<Posted> posted_;
+    CallResult call(const Op &op) override
+    {
+        Rank &me = ranks_.at(op.rank);
+        const uint32_t w = geo_.guard;
+        ThreadHandle thread = me.data;
+        if (op.side == Side::WrongEngine) {
+            if (!me.cpu)
+                throw std::runtime_error("no CPU_TS or CPU thread could be acquired for wrong-engine calls");
+            thread = me.cpu;
+        }
+        Script s;
+        auto localAddr = [&](Addr x, uint32_t off) { return addr(address(x, me.buf, me.size, w + off, op.len)); };
+        auto remoteAddr = [&](Addr x, uint32_t off) {
+            return addr(address(x, me.remote[op.peer], me.remoteSize[op.peer], w + off, op.len));
+        };
+        hcts_op *o = nullptr;
+        switch (op.kind) {
+        case OpKind::Wwn:
+        case OpKind::Write:
+            o = &s.add(op.kind == OpKind::Wwn ? HCTS_OP_WWN : HCTS_OP_WRITE, thread);
+            o->dst = remoteAddr(op.dstAddr, op.dstOff);
+            o->src = localAddr(op.srcAddr, op.srcOff);
+            break;
+        case OpKind::Read:
+            o = &s.add(HCTS_OP_READ, thread);
+            o->dst = localAddr(op.dstAddr, op.dstOff);
+            o->src = remoteAddr(op.srcAddr, op.srcOff);
+            break;
+        case OpKind::LocalCopy:
+            o = &s.add(HCTS_OP_LOCAL_COPY, thread);
+            o->dst = localAddr(op.dstAddr, op.dstOff);
+            o->src = localAddr(op.srcAddr, op.srcOff);
+            break;
+        case OpKind::Record: o = &s.add(HCTS_OP_RECORD, thread); break;
+        case OpKind::Fence: o = &s.add(HCTS_OP_FENCE, thread); break;
+        default: throw std::invalid_argument("HcommDriver::call: " + show(op) + " is not a call");
+        }
+        o->channel = op.peer < me.ch.size() ? me.ch[op.peer] : 0;
+        o->len = op.len;
+        o->idx = op.idx;
+        if (op.side == Side::Host) {
+            (void)hostPrograms_->run("ops", s.block.get()); // the same call, made from a host thread
+            return {s.op(0).rc, 0};
+        }
+        const LaunchOut out = launch(op.rank, s, opts_.launchSlackMs);
+        const int32_t rc = out.script.op(0).rc;
+        return {rc, rc == 0 ? out.taskError : 0};
+    }
+
+    WaitResult wait(const Op &op) override
+    {
+        const int32_t rc = postWait(op);
+        if (rc != 0 && rc != kRcPending) {
+            WaitResult r;
+            r.rc = rc;
+            return r;
+        }
+        return join(op.rank);
+    }
+
+    int32_t postWait(const Op &op) override
+    {
+        Rank &me = ranks_.at(op.rank);
+        Posted &p = posted_.at(op.rank);
+        if (p.active)
+            throw std::logic_error("postWait: rank " + std::to_string(op.rank) + " already has a posted wait");
+        const uint32_t timeout = *timeoutInSeconds_ ? std::max<uint32_t>((op.timeoutMs + 999) / 1000, 1)
+                                                    : std::max<uint32_t>(op.timeoutMs, 1);
+        Script s;
+        hcts_op &waitOp = s.add(HCTS_OP_WAIT, me.wait);
+        waitOp.channel = me.ch.at(op.peer);
+        waitOp.idx = op.idx;
+        waitOp.timeout = timeout;
+        // Behind the wait on the same in-order thread: the window as it is the
+        // moment the notify is consumed (the device observer path).
+        hcts_op &snap = s.add(HCTS_OP_LOCAL_COPY, me.wait, HCTS_OP_F_IF_PREV_OK);
+        snap.src = addr(me.buf + geo_.guard);
+        snap.dst = addr(me.buf + geo_.regionBytes());
+        snap.len = geo_.window;
+        const uint32_t deadline = (*timeoutInSeconds_ ? timeout * 1000 : timeout) + opts_.launchSlackMs;
+        p.result = std::async(std::launch::async, [=, this] { return launch(op.rank, s, deadline); });
+        p.active = true;
+        // A rejected wait returns at once; an accepted one stays pending. The
+        // program's results come back only with the launch, so after a short
+        // grace the outcome is left to join().
+        if (p.result.wait_for(std::chrono::milliseconds(kPostGraceMs)) != std::future_status::ready)
+            return kRcPending;
+        p.done = p.result.get();
+        const int32_t rc = p.done->script.op(0).rc;
+        if (rc != 0)
+            (void)join(op.rank);
+        return rc;
+    }
+
+    WaitResult join(uint32_t rank) override
+    {
+        Posted &p = posted_.at(rank);
+        WaitResult r;
+        if (!p.active)
+            return r;
+        const LaunchOut out = p.done ? *p.done : p.result.get();
+        p = Posted{};
+        r.rc = out.script.op(0).rc;
+        if (r.rc != 0)
+            return r;
+        const int32_t copyRc = out.script.op(1).rc;
+        r.completed = out.taskError == 0 && !out.timedOut;
+        if (r.completed && copyRc != 0)
+            r.detail = "the snapshot copy behind the wait was refused: " + hccl_result_name(copyRc);
+        if (r.completed && copyRc == 0) {
+            r.snapshot.resize(geo_.window);
+            adapter_.to_host(r.snapshot.data(), ranks_[rank].buf + geo_.regionBytes(), geo_.window);
+        }
+        if (!r.completed) {
+            if (out.taskError != 0 && out.taskError != HCCL_E_TIMEOUT)
+                r.detail = "the wait failed with task error " + hccl_result_name(out.taskError) +
+                           " instead of completing or timing out";
+            if (out.timedOut)
+                r.detail = "the device launch passed its deadline (a hang, not a wait timeout)";
+            // A timed-out wait leaves its thread in the error state, like a stream
+            // exception: use a fresh thread for the next wait.
+            ranks_[rank].wait = freshThread(rank, "replacement wait thread");
+        }
+        return r;
+    }
+
+    void writeRegion(uint32_t rank, uint32_t off, std::span<const uint8_t> bytes) override
+    {
+        adapter_.to_device(ranks_.at(rank).buf + off, bytes.data(), bytes.size());
+    }
+    std::vector<uint8_t> readRegion(uint32_t rank) override
+    {
+        std::vector<uint8_t> out(geo_.regionBytes());
+        adapter_.to_host(out.data(), ranks_.at(rank).buf, out.size());
+        return out;
+    }
+
+  private:
+    static constexpr uint32_t kPostGraceMs = 20;
+    // A wait with timeOut 1 that takes at least this long counts seconds (as the conformance suite's probe).
+    static constexpr double kSecondsThresholdMs = 400.0;
+
+    struct Rank {
+        HcclComm comm = nullptr;
+        ThreadHandle data = 0, wait = 0, cpu = 0;
+        uint8_t *buf = nullptr;
+        uint64_t size = 0;
+        std::vector<ChannelHandle> ch;    // [peer]
+        std::vector<uint8_t *> remote;    // [peer]: the peer's buffer as this rank addresses it
+        std::vector<uint64_t> remoteSize; // [peer]
+    };
+    struct LaunchOut {
+        Script script; // the block as the program left it (return codes)
+        int32_t taskError = 0;
+        bool timedOut = false;
+    };
+    struct Posted {
+        bool active = false;
+        std::future<LaunchOut> result;
+        std::optional<LaunchOut> done; // collected early (the post was rejected at once)
+    };
+
+    bool local(uint32_t r) const { return opts_.onlyRank < 0 || static_cast<uint32_t>(opts_.onlyRank) == r; }
+
+    static void *address(Addr a, uint8_t *base, uint64_t size, uint32_t off, uint32_t len)
+    {
+        switch (a) {
+        case Addr::InWindow: return base + off;
+        case Addr::StraddleEnd: return len >= 2 ? base + size - len / 2 : base + size;
+        case Addr::PastEnd: return base + size + 4096;
+        case Addr::Overflow: return reinterpret_cast<void *>(UINTPTR_MAX - len / 2);
+        case Addr::Null: return nullptr;
+        }
+        return nullptr;
+    }
+
+    // Runs `s` on rank's device side; a launch the adapter could not make is the
+    // harness's failure (an exception), not an observation.
+    LaunchOut launch(uint32_t rank, Script s, uint32_t timeoutMs) const
+    {
+        LaunchOut out;
+        out.script = std::move(s);
+        hcts_launch_status st{};
+        const int32_t rc =
+            adapter_.run(ranks_[rank].comm, "ops", out.script.block.get(), sizeof(hcts_prog_ops_v2), timeoutMs, st);
+        if (rc != HCCL_SUCCESS && rc != HCCL_E_TIMEOUT)
+            throw std::runtime_error("the adapter could not run hcts_prog_ops on rank " + std::to_string(rank) + ": " +
+                                     hccl_result_name(rc));
+        if (st.program_return == HCTS_PROG_BAD_ARGS)
+            throw std::runtime_error("hcts_prog_ops refused its argument block (HCTS_PROG_BAD_ARGS) on rank " +
+                                     std::to_string(rank));
+        out.taskError = st.task_error;
+        out.timedOut = st.timed_out != 0 || rc == HCCL_E_TIMEOUT;
+        return out;
+    }
+
+    ThreadHandle freshThread(uint32_t rank, const std::string &what)
+    {
+        ThreadHandle t = 0;
+        check(api_.HcclThreadAcquire(ranks_[rank].comm, COMM_ENGINE_AICPU_TS, 1, 1, &t),
+              "HcclThreadAcquire(" + what + ", rank " + std::to_string(rank) + ")");
+        return t;
+    }
+
+    // A wait with timeOut 1 on a notify nobody raises, on a fresh AICPU_TS
+    // thread: ~1 s means the IUT counts seconds, ~1 ms milliseconds.
+    void measureTimeoutUnit()
+    {
+        const uint32_t r = opts_.onlyRank < 0 ? 0 : static_cast<uint32_t>(opts_.onlyRank);
+        const uint32_t peer = r == 0 ? 1 : 0;
+        Script s;
+        hcts_op &probe = s.add(HCTS_OP_WAIT, freshThread(r, "timeout-unit probe"));
+        probe.channel = ranks_[r].ch.at(peer);
+        probe.idx = geo_.notifyNum - 1;
+        probe.timeout = 1;
+        const auto t0 = std::chrono::steady_clock::now();
+        const LaunchOut out = launch(r, s, 10000 + opts_.launchSlackMs);
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (const int32_t rc = out.script.op(0).rc; rc != 0)
+            throw std::runtime_error("the timeout-unit probe (a wait with timeOut 1) was rejected: " +
+                                     hccl_result_name(rc) + "; state the unit with --timeout-unit s|ms");
+        if (out.timedOut)
+            throw std::runtime_error(
+                "the timeout-unit probe (a wait with timeOut 1) did not end within 10 s; state the "
+                "unit with --timeout-unit s|ms");
+        timeoutInSeconds_ = ms >= kSecondsThresholdMs;
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "measured: a wait with timeOut 1 ended after %.1f ms%s", ms,
+                      out.taskError == 0 ? " (it did not report a timeout)" : "");
+        unitNote_ = buf;
+    }
+
+    void buildWorld(const Geometry &g)
+    {
+        teardown();
+        geo_ = g;
+        ranks_.assign(g.ranks, Rank{});
+        posted_.clear();
+        posted_.resize(g.ranks);
+        HcclRootInfo root{};
+        if (local(0))
+            check(api_.HcclGetRootInfo(&root), "HcclGetRootInfo");
+        if (opts_.shareRootInfo)
+            opts_.shareRootInfo(root);
+        forEachRankConcurrently(g.ranks, [&](uint32_t r) {
+            if (!local(r))
+                return;
+            check(api_.HcclCommInitRootInfo(g.ranks, &root, r, &ranks_[r].comm),
+                  "HcclCommInitRootInfo(rank " + std::to_string(r) + ")");
+        });
+        forEachRankConcurrently(g.ranks, [&](uint32_t r) {
+            if (local(r))
+                setUpRank(r);
+        });
+    }
+
+    void setUpRank(uint32_t r)
+    {
+        Rank &me = ranks_[r];
+        const std::string who = " (rank " + std::to_string(r) + ")";
+        ThreadHandle ts[2] = {0, 0};
+        check(api_.HcclThreadAcquire(me.comm, COMM_ENGINE_AICPU_TS, 2, 1, ts), "HcclThreadAcquire(AICPU_TS)" + who);
+        me.data = ts[0];
+        me.wait = ts[1];
+        // A thread of another engine for wrong-engine calls: CPU_TS (the host's
+        // hand-over thread, offered on every product), else CPU.
+        if (api_.HcclThreadAcquire(me.comm, COMM_ENGINE_CPU_TS, 1, 1, &me.cpu) != HCCL_SUCCESS &&
+            api_.HcclThreadAcquire(me.comm, COMM_ENGINE_CPU, 1, 1, &me.cpu) != HCCL_SUCCESS)
+            me.cpu = 0;
+        check(api_.HcclGetHcclBuffer(me.comm, reinterpret_cast<void **>(&me.buf), &me.size), "HcclGetHcclBuffer" + who);
+        if (me.size < geo_.regionBytes() + geo_.window)
+            throw std::runtime_error("HcclGetHcclBuffer" + who + " gave " + std::to_string(me.size) + " bytes, need " +
+                                     std::to_string(geo_.regionBytes() + geo_.window));
+        std::vector<HcclChannelDesc> descs;
+        std::vector<uint32_t> peers;
+        for (uint32_t p = 0; p < geo_.ranks; ++p) {
+            if (p == r)
+                continue;
+            HcclChannelDesc d;
+            HcclChannelDescInit(&d, 1);
+            d.remoteRank = p;
+            d.channelProtocol = protocol();
+            d.notifyNum = geo_.notifyNum;
+            descs.push_back(d);
+            peers.push_back(p);
+        }
+        std::vector<ChannelHandle> chs(descs.size(), 0);
+        check(api_.HcclChannelAcquire(me.comm, COMM_ENGINE_AICPU_TS, descs.data(), static_cast<uint32_t>(descs.size()),
+                                      chs.data()),
+              "HcclChannelAcquire" + who);
+        me.ch.assign(geo_.ranks, 0);
+        me.remote.assign(geo_.ranks, nullptr);
+        me.remoteSize.assign(geo_.ranks, 0);
+        for (size_t i = 0; i < peers.size(); ++i) {
+            const uint32_t p = peers[i];
+            me.ch[p] = chs[i];
+            check(api_.HcclChannelGetHcclBuffer(me.comm, chs[i], reinterpret_cast<void **>(&me.remote[p]),
+                                                &me.remoteSize[p]),
+                  "HcclChannelGetHcclBuffer" + who);
+        }
+    }
+
+    static CommProtocol protocol()
+    {
+        const char *p = std::getenv("HCTS_PROPERTY_PROTOCOL");
+        if (!p || std::string(p) == "ub_ctp")
+            return COMM_PROTOCOL_UB_CTP;
+        if (std::string(p) == "uboe")
+            return COMM_PROTOCOL_UBOE;
+        if (std::string(p) == "roce")
+            return COMM_PROTOCOL_ROCE;
+        throw std::invalid_argument(std::string("HCTS_PROPERTY_PROTOCOL is '") + p + "'; allowed: ub_ctp, uboe, roce");
+    }
+
+    void teardown()
+    {
+        for (uint32_t r = 0; r < posted_.size(); ++r)
+            if (posted_[r].active) {
+                try {
+                    (void)join(r);
+                } catch (...) {
+                }
+            }
+        posted_.clear();
+        if (ranks_.empty())
+            return;
+        // Destruction may be collective too.
+        std::vector<std::thread> ts;
+        for (auto &rk : ranks_)
+            if (rk.comm)
+                ts.emplace_back([this, c = rk.comm] { (void)api_.HcclCommDestroy(c); });
+        for (auto &t : ts)
+            t.join();
+        ranks_.clear();
+    }
+
+    HcommDriverOptions opts_;
+    const Library &iut_;
+    const HcommApi &api_;
+    const Adapter &adapter_;
+    std::unique_ptr<HostPrograms> hostPrograms_;
+    std::optional<bool> timeoutInSeconds_;
+    std::string unitNote_;
+    Geometry geo_;
+    std::vector<Rank> ranks_;
+    std::vector<Posted> posted_;
 };
 
-}  // namespace
+} // namespace
 
-std::unique_ptr<HcommDriver> makeHcommDriver(const HcommDriverOptions &opts) {
-  if (!opts.iut || !opts.adapter) throw std::invalid_argument("makeHcommDriver: an IUT and an adapter are needed");
-  return std::make_unique<HcommDriverImpl>(opts);
+std::unique_ptr<HcommDriver> makeHcommDriver(const HcommDriverOptions &opts)
+{
+    if (!opts.iut || !opts.adapter)
+        throw std::invalid_argument("makeHcommDriver: an IUT and an adapter are needed");
+    return std::make_unique<HcommDriverImpl>(opts);
 }
 
-}  // namespace hcts::prop
+} // namespace hcts::prop

@@ -18,35 +18,35 @@
 namespace hcts {
 class Adapter;
 class Library;
-}  // namespace hcts
+} // namespace hcts
 
 namespace hcts::prop {
 
 struct HcommDriverOptions {
-  const Library *iut = nullptr;         // loaded first (RTLD_GLOBAL); outlives the driver
-  const Adapter *adapter = nullptr;     // device launches and device memory; outlives the driver
-  std::string programs;                 // libhcts_programs.so: host-side calls run its hcts_prog_ops on the host
-  // The IUT's wait timeout unit: stated (--timeout-unit), or nullopt to measure
-  // it at the first reset (a wait with timeOut 1 on a notify nobody raises).
-  std::optional<bool> timeoutInSeconds;
-  uint32_t launchSlackMs = 10000;       // added to every device launch's deadline
-  // Under MPI each process owns one rank: onlyRank is it (-1: every rank in
-  // this process), and shareRootInfo hands rank 0's HcclRootInfo to the others
-  // (called on every process during reset, after rank 0 filled it in).
-  int32_t onlyRank = -1;
-  std::function<void(HcclRootInfo &)> shareRootInfo;
+    const Library *iut = nullptr;     // loaded first (RTLD_GLOBAL); outlives the driver
+    const Adapter *adapter = nullptr; // device launches and device memory; outlives the driver
+    std::string programs;             // libhcts_programs.so: host-side calls run its hcts_prog_ops on the host
+    // The IUT's wait timeout unit: stated (--timeout-unit), or nullopt to measure
+    // it at the first reset (a wait with timeOut 1 on a notify nobody raises).
+    std::optional<bool> timeoutInSeconds;
+    uint32_t launchSlackMs = 10000; // added to every device launch's deadline
+    // Under MPI each process owns one rank: onlyRank is it (-1: every rank in
+    // this process), and shareRootInfo hands rank 0's HcclRootInfo to the others
+    // (called on every process during reset, after rank 0 filled it in).
+    int32_t onlyRank = -1;
+    std::function<void(HcclRootInfo &)> shareRootInfo;
 };
 
 class HcommDriver : public Driver {
- public:
-  // The wait timeout unit in use (measured at the first reset unless stated),
-  // and how it was decided, e.g. "measured: a wait with timeOut 1 ended after 1.2 ms".
-  virtual std::optional<bool> timeoutInSeconds() const = 0;
-  virtual std::string timeoutUnitNote() const = 0;
+  public:
+    // The wait timeout unit in use (measured at the first reset unless stated),
+    // and how it was decided, e.g. "measured: a wait with timeOut 1 ended after 1.2 ms".
+    virtual std::optional<bool> timeoutInSeconds() const = 0;
+    virtual std::string timeoutUnitNote() const = 0;
 };
 
 // The hcomm calls the driver needs; throws std::runtime_error naming the ones
 // the IUT lacks. Sets nothing up: reset() builds the world.
 std::unique_ptr<HcommDriver> makeHcommDriver(const HcommDriverOptions &opts);
 
-}  // namespace hcts::prop
+} // namespace hcts::prop

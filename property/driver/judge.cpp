@@ -4,144 +4,162 @@
 
 namespace hcts::prop {
 
-Judge::Judge(Driver &driver, const Geometry &g, NotifyProfile profile) : driver_(driver), model_(g, profile) {
-  driver_.reset(g);
-  posted_.assign(g.ranks, Op{OpKind::Join});
-  postedAt_.assign(g.ranks, Clock::time_point{});
+Judge::Judge(Driver &driver, const Geometry &g, NotifyProfile profile) : driver_(driver), model_(g, profile)
+{
+    driver_.reset(g);
+    posted_.assign(g.ranks, Op{OpKind::Join});
+    postedAt_.assign(g.ranks, Clock::time_point{});
 }
 
-uint64_t Judge::lateFrom(Clock::time_point deadline) const {
-  // A record whose call started this close to the deadline may land after it.
-  const auto margin = std::chrono::milliseconds(100);
-  for (const auto &[op, at] : issued_)
-    if (at > deadline - margin) return op;
-  return UINT64_MAX;
+uint64_t Judge::lateFrom(Clock::time_point deadline) const
+{
+    // A record whose call started this close to the deadline may land after it.
+    const auto margin = std::chrono::milliseconds(100);
+    for (const auto &[op, at] : issued_)
+        if (at > deadline - margin)
+            return op;
+    return UINT64_MAX;
 }
 
-Judge::~Judge() {
-  // A posted wait still outstanding at the end of a case must not outlive it.
-  for (uint32_t r = 0; r < posted_.size(); ++r) {
-    if (posted_[r].kind == OpKind::Join) continue;
-    try {
-      (void)driver_.join(r);
-    } catch (...) {
+Judge::~Judge()
+{
+    // A posted wait still outstanding at the end of a case must not outlive it.
+    for (uint32_t r = 0; r < posted_.size(); ++r) {
+        if (posted_[r].kind == OpKind::Join)
+            continue;
+        try {
+            (void)driver_.join(r);
+        } catch (...) {
+        }
     }
-  }
 }
 
-std::string Judge::judgeWait(const Op &op, const WaitResult &r, uint64_t lateFromOp) {
-  std::ostringstream err;
-  const auto exp = model_.expect(op);
-  if (!exp.accept) {
-    if (r.rc == 0) err << show(op) << " returned 0; it must be rejected: " << exp.reason << "\n";
-    if (r.completed) err << show(op) << " was rejected but reported a completed wait\n";
-    return err.str();
-  }
-  if (r.rc != 0) {
-    err << show(op) << " returned " << r.rc << "; a valid wait must be accepted\n";
-    return err.str();
-  }
-  if (!r.detail.empty()) err << show(op) << ": " << r.detail << "\n";
-  if (!r.completed && r.detail.empty() && model_.waitAllowed(op.rank, op.peer, op.idx) == WaitAllowed::MustComplete) {
-    // Nothing bounds delivery latency: before calling a notify lost, give it
-    // one long wait. If that completes, the first wait was merely early.
-    Op confirm = op;
-    confirm.kind = OpKind::Wait;
-    confirm.timeoutMs = kConfirmTimeoutMs;
-    const WaitResult again = driver_.wait(confirm);
-    if (again.rc == 0 && again.completed) {
-      log_.push_back("(notify arrived only within the confirmation wait of " + std::to_string(kConfirmTimeoutMs) +
-                     " ms: slow, not lost)");
-      err << model_.onWait(op.rank, op.peer, op.idx, true, again.snapshot, lateFromOp);
-      return err.str();
+std::string Judge::judgeWait(const Op &op, const WaitResult &r, uint64_t lateFromOp)
+{
+    std::ostringstream err;
+    const auto exp = model_.expect(op);
+    if (!exp.accept) {
+        if (r.rc == 0)
+            err << show(op) << " returned 0; it must be rejected: " << exp.reason << "\n";
+        if (r.completed)
+            err << show(op) << " was rejected but reported a completed wait\n";
+        return err.str();
     }
-  }
-  err << model_.onWait(op.rank, op.peer, op.idx, r.completed, r.snapshot, lateFromOp);
-  return err.str();
+    if (r.rc != 0) {
+        err << show(op) << " returned " << r.rc << "; a valid wait must be accepted\n";
+        return err.str();
+    }
+    if (!r.detail.empty())
+        err << show(op) << ": " << r.detail << "\n";
+    if (!r.completed && r.detail.empty() && model_.waitAllowed(op.rank, op.peer, op.idx) == WaitAllowed::MustComplete) {
+        // Nothing bounds delivery latency: before calling a notify lost, give it
+        // one long wait. If that completes, the first wait was merely early.
+        Op confirm = op;
+        confirm.kind = OpKind::Wait;
+        confirm.timeoutMs = kConfirmTimeoutMs;
+        const WaitResult again = driver_.wait(confirm);
+        if (again.rc == 0 && again.completed) {
+            log_.push_back("(notify arrived only within the confirmation wait of " + std::to_string(kConfirmTimeoutMs) +
+                           " ms: slow, not lost)");
+            err << model_.onWait(op.rank, op.peer, op.idx, true, again.snapshot, lateFromOp);
+            return err.str();
+        }
+    }
+    err << model_.onWait(op.rank, op.peer, op.idx, r.completed, r.snapshot, lateFromOp);
+    return err.str();
 }
 
-std::string Judge::step(const Op &op) {
-  log_.push_back(show(op));
-  std::ostringstream err;
-  switch (op.kind) {
+std::string Judge::step(const Op &op)
+{
+    log_.push_back(show(op));
+    std::ostringstream err;
+    switch (op.kind) {
     case OpKind::Wwn:
     case OpKind::Write:
     case OpKind::Read:
     case OpKind::Record:
     case OpKind::LocalCopy:
     case OpKind::Fence: {
-      const auto exp = model_.expect(op);
-      const uint64_t opNumber = model_.opsIssued();
-      const auto started = Clock::now();
-      const CallResult r = driver_.call(op);
-      if (op.kind == OpKind::Wwn || op.kind == OpKind::Record) issued_.emplace_back(opNumber, started);
-      if (exp.accept && r.rc != 0) {
-        err << show(op) << " returned " << r.rc << "; a valid call must return 0\n";
-        // Not applied: the model cannot know what a failed call did; what it
-        // did shows in later checks only as extra violations.
-      } else if (!exp.accept && r.rc == 0) {
-        err << show(op) << " returned 0; it must be rejected: " << exp.reason << "\n";
-      } else if (exp.accept) {
-        model_.issue(op);
-      }
-      if (r.rc == 0 && r.taskError != 0)
-        err << show(op) << " was accepted, then its task failed asynchronously with " << r.taskError << "\n";
-      break;
+        const auto exp = model_.expect(op);
+        const uint64_t opNumber = model_.opsIssued();
+        const auto started = Clock::now();
+        const CallResult r = driver_.call(op);
+        if (op.kind == OpKind::Wwn || op.kind == OpKind::Record)
+            issued_.emplace_back(opNumber, started);
+        if (exp.accept && r.rc != 0) {
+            err << show(op) << " returned " << r.rc << "; a valid call must return 0\n";
+            // Not applied: the model cannot know what a failed call did; what it
+            // did shows in later checks only as extra violations.
+        } else if (!exp.accept && r.rc == 0) {
+            err << show(op) << " returned 0; it must be rejected: " << exp.reason << "\n";
+        } else if (exp.accept) {
+            model_.issue(op);
+        }
+        if (r.rc == 0 && r.taskError != 0)
+            err << show(op) << " was accepted, then its task failed asynchronously with " << r.taskError << "\n";
+        break;
     }
     case OpKind::Stamp: {
-      const auto bytes = model_.stampBytes(op);
-      driver_.writeRegion(op.rank, model_.geometry().windowToRegion(op.dstOff), bytes);
-      model_.issue(op);
-      break;
+        const auto bytes = model_.stampBytes(op);
+        driver_.writeRegion(op.rank, model_.geometry().windowToRegion(op.dstOff), bytes);
+        model_.issue(op);
+        break;
     }
     case OpKind::Wait:
-      // A post whose result was pending (possibly a rejected one the generator
-      // does not count as posted) is collected first.
-      if (posted_[op.rank].kind != OpKind::Join) err << step(Op{OpKind::Join, op.rank});
-      err << judgeWait(op, driver_.wait(op));
-      break;
+        // A post whose result was pending (possibly a rejected one the generator
+        // does not count as posted) is collected first.
+        if (posted_[op.rank].kind != OpKind::Join)
+            err << step(Op{OpKind::Join, op.rank});
+        err << judgeWait(op, driver_.wait(op));
+        break;
     case OpKind::PostWait: {
-      if (posted_[op.rank].kind != OpKind::Join) err << step(Op{OpKind::Join, op.rank});
-      const auto exp = model_.expect(op);
-      postedAt_[op.rank] = Clock::now();
-      const int32_t rc = driver_.postWait(op);
-      if (rc == kRcPending) {
-        posted_[op.rank] = op;  // judged, rejection included, at its Join
-      } else if (!exp.accept || rc != 0) {
-        // Nothing stays posted after a rejected call.
-        WaitResult r;
-        r.rc = rc;
-        err << judgeWait(op, r);
-      } else {
-        posted_[op.rank] = op;
-      }
-      break;
+        if (posted_[op.rank].kind != OpKind::Join)
+            err << step(Op{OpKind::Join, op.rank});
+        const auto exp = model_.expect(op);
+        postedAt_[op.rank] = Clock::now();
+        const int32_t rc = driver_.postWait(op);
+        if (rc == kRcPending) {
+            posted_[op.rank] = op; // judged, rejection included, at its Join
+        } else if (!exp.accept || rc != 0) {
+            // Nothing stays posted after a rejected call.
+            WaitResult r;
+            r.rc = rc;
+            err << judgeWait(op, r);
+        } else {
+            posted_[op.rank] = op;
+        }
+        break;
     }
     case OpKind::Join: {
-      Op w = posted_[op.rank];
-      if (w.kind == OpKind::Join) break;  // nothing posted (the post was rejected)
-      posted_[op.rank] = Op{OpKind::Join};
-      const WaitResult r = driver_.join(op.rank);
-      err << judgeWait(w, r, lateFrom(postedAt_[op.rank] + std::chrono::milliseconds(w.timeoutMs)));
-      break;
+        Op w = posted_[op.rank];
+        if (w.kind == OpKind::Join)
+            break; // nothing posted (the post was rejected)
+        posted_[op.rank] = Op{OpKind::Join};
+        const WaitResult r = driver_.join(op.rank);
+        err << judgeWait(w, r, lateFrom(postedAt_[op.rank] + std::chrono::milliseconds(w.timeoutMs)));
+        break;
     }
     case OpKind::Check:
-      for (uint32_t r = 0; r < model_.geometry().ranks; ++r) err << model_.checkRegion(r, driver_.readRegion(r));
-      break;
-  }
-  return err.str();
+        for (uint32_t r = 0; r < model_.geometry().ranks; ++r)
+            err << model_.checkRegion(r, driver_.readRegion(r));
+        break;
+    }
+    return err.str();
 }
 
-std::string Judge::finish() {
-  std::string err;
-  const size_t first = log_.size();
-  for (uint32_t r = 0; r < posted_.size(); ++r)
-    if (posted_[r].kind != OpKind::Join) err += step(Op{OpKind::Join, r});
-  err += step(Op{OpKind::Check});
-  // Mark the steps every case ends with, so a counterexample shows which
-  // commands were generated.
-  for (size_t i = first; i < log_.size(); ++i) log_[i] = "end of case: " + log_[i];
-  return err;
+std::string Judge::finish()
+{
+    std::string err;
+    const size_t first = log_.size();
+    for (uint32_t r = 0; r < posted_.size(); ++r)
+        if (posted_[r].kind != OpKind::Join)
+            err += step(Op{OpKind::Join, r});
+    err += step(Op{OpKind::Check});
+    // Mark the steps every case ends with, so a counterexample shows which
+    // commands were generated.
+    for (size_t i = first; i < log_.size(); ++i)
+        log_[i] = "end of case: " + log_[i];
+    return err;
 }
 
-}  // namespace hcts::prop
+} // namespace hcts::prop

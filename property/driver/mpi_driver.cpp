@@ -12,185 +12,209 @@ namespace {
 enum class Method : uint32_t { Reset, Call, Wait, PostWait, Join, WriteRegion, ReadRegion, Stop };
 
 struct Header {
-  Method method = Method::Stop;
-  uint32_t rank = 0;  // the rank that executes (all ranks for Reset)
-  Geometry geometry;
-  Op op;
-  uint32_t off = 0;
-  uint32_t len = 0;  // payload bytes that follow (WriteRegion)
+    Method method = Method::Stop;
+    uint32_t rank = 0; // the rank that executes (all ranks for Reset)
+    Geometry geometry;
+    Op op;
+    uint32_t off = 0;
+    uint32_t len = 0; // payload bytes that follow (WriteRegion)
 };
 static_assert(std::is_trivially_copyable_v<Header>);
 
 // A reply from the executing rank to rank 0.
 struct Reply {
-  int32_t ok = 1;  // 0: the executing rank threw; `text` says why
-  int32_t a = 0, b = 0, c = 0;
-  std::vector<uint8_t> bytes;
-  std::string text;
+    int32_t ok = 1; // 0: the executing rank threw; `text` says why
+    int32_t a = 0, b = 0, c = 0;
+    std::vector<uint8_t> bytes;
+    std::string text;
 };
 
 constexpr int kTag = 7301;
 
-void sendReply(const Reply &r) {
-  std::vector<uint8_t> buf(4 * sizeof(int32_t) + 2 * sizeof(uint32_t) + r.bytes.size() + r.text.size());
-  uint8_t *p = buf.data();
-  auto put = [&](const void *v, size_t n) {
-    std::memcpy(p, v, n);
-    p += n;
-  };
-  const uint32_t nb = static_cast<uint32_t>(r.bytes.size()), nt = static_cast<uint32_t>(r.text.size());
-  put(&r.ok, 4); put(&r.a, 4); put(&r.b, 4); put(&r.c, 4); put(&nb, 4); put(&nt, 4);
-  put(r.bytes.data(), nb);
-  put(r.text.data(), nt);
-  MPI_Send(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, 0, kTag, MPI_COMM_WORLD);
+void sendReply(const Reply &r)
+{
+    std::vector<uint8_t> buf(4 * sizeof(int32_t) + 2 * sizeof(uint32_t) + r.bytes.size() + r.text.size());
+    uint8_t *p = buf.data();
+    auto put = [&](const void *v, size_t n) {
+        std::memcpy(p, v, n);
+        p += n;
+    };
+    const uint32_t nb = static_cast<uint32_t>(r.bytes.size()), nt = static_cast<uint32_t>(r.text.size());
+    put(&r.ok, 4);
+    put(&r.a, 4);
+    put(&r.b, 4);
+    put(&r.c, 4);
+    put(&nb, 4);
+    put(&nt, 4);
+    put(r.bytes.data(), nb);
+    put(r.text.data(), nt);
+    MPI_Send(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, 0, kTag, MPI_COMM_WORLD);
 }
 
-Reply recvReply(int from) {
-  MPI_Status st;
-  MPI_Probe(from, kTag, MPI_COMM_WORLD, &st);
-  int n = 0;
-  MPI_Get_count(&st, MPI_BYTE, &n);
-  std::vector<uint8_t> buf(static_cast<size_t>(n));
-  MPI_Recv(buf.data(), n, MPI_BYTE, from, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  Reply r;
-  const uint8_t *p = buf.data();
-  auto get = [&](void *v, size_t k) {
-    std::memcpy(v, p, k);
-    p += k;
-  };
-  uint32_t nb = 0, nt = 0;
-  get(&r.ok, 4); get(&r.a, 4); get(&r.b, 4); get(&r.c, 4); get(&nb, 4); get(&nt, 4);
-  r.bytes.assign(p, p + nb);
-  p += nb;
-  r.text.assign(reinterpret_cast<const char *>(p), nt);
-  return r;
+Reply recvReply(int from)
+{
+    MPI_Status st;
+    MPI_Probe(from, kTag, MPI_COMM_WORLD, &st);
+    int n = 0;
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    std::vector<uint8_t> buf(static_cast<size_t>(n));
+    MPI_Recv(buf.data(), n, MPI_BYTE, from, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    Reply r;
+    const uint8_t *p = buf.data();
+    auto get = [&](void *v, size_t k) {
+        std::memcpy(v, p, k);
+        p += k;
+    };
+    uint32_t nb = 0, nt = 0;
+    get(&r.ok, 4);
+    get(&r.a, 4);
+    get(&r.b, 4);
+    get(&r.c, 4);
+    get(&nb, 4);
+    get(&nt, 4);
+    r.bytes.assign(p, p + nb);
+    p += nb;
+    r.text.assign(reinterpret_cast<const char *>(p), nt);
+    return r;
 }
 
-void broadcast(Header &h, std::vector<uint8_t> &payload) {
-  MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, MPI_COMM_WORLD);
-  if (h.len > 0) {
-    payload.resize(h.len);
-    MPI_Bcast(payload.data(), static_cast<int>(h.len), MPI_BYTE, 0, MPI_COMM_WORLD);
-  }
+void broadcast(Header &h, std::vector<uint8_t> &payload)
+{
+    MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (h.len > 0) {
+        payload.resize(h.len);
+        MPI_Bcast(payload.data(), static_cast<int>(h.len), MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
 }
 
 // Executes one request on this process's driver.
-Reply execute(Driver &d, const Header &h, const std::vector<uint8_t> &payload) {
-  Reply r;
-  try {
-    switch (h.method) {
-      case Method::Reset: d.reset(h.geometry); break;
-      case Method::Call: {
-        const CallResult c = d.call(h.op);
-        r.a = c.rc;
-        r.b = c.taskError;
-        break;
-      }
-      case Method::PostWait: r.a = d.postWait(h.op); break;
-      case Method::Wait:
-      case Method::Join: {
-        const WaitResult w = h.method == Method::Wait ? d.wait(h.op) : d.join(h.rank);
-        r.a = w.rc;
-        r.b = w.completed ? 1 : 0;
-        r.bytes = w.snapshot;
-        r.text = w.detail;
-        break;
-      }
-      case Method::WriteRegion: d.writeRegion(h.rank, h.off, payload); break;
-      case Method::ReadRegion: r.bytes = d.readRegion(h.rank); break;
-      case Method::Stop: break;
+Reply execute(Driver &d, const Header &h, const std::vector<uint8_t> &payload)
+{
+    Reply r;
+    try {
+        switch (h.method) {
+        case Method::Reset: d.reset(h.geometry); break;
+        case Method::Call: {
+            const CallResult c = d.call(h.op);
+            r.a = c.rc;
+            r.b = c.taskError;
+            break;
+        }
+        case Method::PostWait: r.a = d.postWait(h.op); break;
+        case Method::Wait:
+        case Method::Join: {
+            const WaitResult w = h.method == Method::Wait ? d.wait(h.op) : d.join(h.rank);
+            r.a = w.rc;
+            r.b = w.completed ? 1 : 0;
+            r.bytes = w.snapshot;
+            r.text = w.detail;
+            break;
+        }
+        case Method::WriteRegion: d.writeRegion(h.rank, h.off, payload); break;
+        case Method::ReadRegion: r.bytes = d.readRegion(h.rank); break;
+        case Method::Stop: break;
+        }
+    } catch (const std::exception &e) {
+        r.ok = 0;
+        r.text = e.what();
     }
-  } catch (const std::exception &e) {
-    r.ok = 0;
-    r.text = e.what();
-  }
-  return r;
+    return r;
 }
 
 class MpiDriver final : public Driver {
- public:
-  explicit MpiDriver(Driver &local) : local_(local) {
-    MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  }
-  std::string name() const override { return "mpi(" + std::to_string(size_) + " ranks, " + local_.name() + ")"; }
+  public:
+    explicit MpiDriver(Driver &local) : local_(local) { MPI_Comm_size(MPI_COMM_WORLD, &size_); }
+    std::string name() const override { return "mpi(" + std::to_string(size_) + " ranks, " + local_.name() + ")"; }
 
-  void reset(const Geometry &g) override {
-    if (g.ranks != static_cast<uint32_t>(size_))
-      throw std::invalid_argument("MpiDriver: geometry has " + std::to_string(g.ranks) + " ranks, MPI started " +
-                                  std::to_string(size_));
-    Header h;
-    h.method = Method::Reset;
-    h.geometry = g;
-    std::vector<uint8_t> none;
-    broadcast(h, none);
-    // Reset is collective: every process builds its rank, then reports.
-    Reply mine = execute(local_, h, none);
-    std::string errors = mine.ok ? "" : "rank 0: " + mine.text + "\n";
-    for (int r = 1; r < size_; ++r) {
-      const Reply rr = recvReply(r);
-      if (!rr.ok) errors += "rank " + std::to_string(r) + ": " + rr.text + "\n";
+    void reset(const Geometry &g) override
+    {
+        if (g.ranks != static_cast<uint32_t>(size_))
+            throw std::invalid_argument("MpiDriver: geometry has " + std::to_string(g.ranks) + " ranks, MPI started " +
+                                        std::to_string(size_));
+        Header h;
+        h.method = Method::Reset;
+        h.geometry = g;
+        std::vector<uint8_t> none;
+        broadcast(h, none);
+        // Reset is collective: every process builds its rank, then reports.
+        Reply mine = execute(local_, h, none);
+        std::string errors = mine.ok ? "" : "rank 0: " + mine.text + "\n";
+        for (int r = 1; r < size_; ++r) {
+            const Reply rr = recvReply(r);
+            if (!rr.ok)
+                errors += "rank " + std::to_string(r) + ": " + rr.text + "\n";
+        }
+        if (!errors.empty())
+            throw std::runtime_error("reset failed on some ranks:\n" + errors);
     }
-    if (!errors.empty()) throw std::runtime_error("reset failed on some ranks:\n" + errors);
-  }
-  CallResult call(const Op &op) override {
-    const Reply r = request(Method::Call, op.rank, op);
-    return {r.a, r.b};
-  }
-  WaitResult wait(const Op &op) override { return toWait(request(Method::Wait, op.rank, op)); }
-  int32_t postWait(const Op &op) override { return request(Method::PostWait, op.rank, op).a; }
-  WaitResult join(uint32_t rank) override { return toWait(request(Method::Join, rank, Op{})); }
-  void writeRegion(uint32_t rank, uint32_t off, std::span<const uint8_t> bytes) override {
-    request(Method::WriteRegion, rank, Op{}, off, std::vector<uint8_t>(bytes.begin(), bytes.end()));
-  }
-  std::vector<uint8_t> readRegion(uint32_t rank) override { return request(Method::ReadRegion, rank, Op{}).bytes; }
+    CallResult call(const Op &op) override
+    {
+        const Reply r = request(Method::Call, op.rank, op);
+        return {r.a, r.b};
+    }
+    WaitResult wait(const Op &op) override { return toWait(request(Method::Wait, op.rank, op)); }
+    int32_t postWait(const Op &op) override { return request(Method::PostWait, op.rank, op).a; }
+    WaitResult join(uint32_t rank) override { return toWait(request(Method::Join, rank, Op{})); }
+    void writeRegion(uint32_t rank, uint32_t off, std::span<const uint8_t> bytes) override
+    {
+        request(Method::WriteRegion, rank, Op{}, off, std::vector<uint8_t>(bytes.begin(), bytes.end()));
+    }
+    std::vector<uint8_t> readRegion(uint32_t rank) override { return request(Method::ReadRegion, rank, Op{}).bytes; }
 
- private:
-  static WaitResult toWait(const Reply &r) {
-    WaitResult w;
-    w.rc = r.a;
-    w.completed = r.b != 0;
-    w.snapshot = r.bytes;
-    w.detail = r.text;
-    return w;
-  }
-  Reply request(Method m, uint32_t rank, const Op &op, uint32_t off = 0, std::vector<uint8_t> payload = {}) {
-    Header h;
-    h.method = m;
-    h.rank = rank;
-    h.op = op;
-    h.off = off;
-    h.len = static_cast<uint32_t>(payload.size());
-    broadcast(h, payload);
-    Reply r = rank == 0 ? execute(local_, h, payload) : recvReply(static_cast<int>(rank));
-    if (!r.ok) throw std::runtime_error("rank " + std::to_string(rank) + ": " + r.text);
-    return r;
-  }
+  private:
+    static WaitResult toWait(const Reply &r)
+    {
+        WaitResult w;
+        w.rc = r.a;
+        w.completed = r.b != 0;
+        w.snapshot = r.bytes;
+        w.detail = r.text;
+        return w;
+    }
+    Reply request(Method m, uint32_t rank, const Op &op, uint32_t off = 0, std::vector<uint8_t> payload = {})
+    {
+        Header h;
+        h.method = m;
+        h.rank = rank;
+        h.op = op;
+        h.off = off;
+        h.len = static_cast<uint32_t>(payload.size());
+        broadcast(h, payload);
+        Reply r = rank == 0 ? execute(local_, h, payload) : recvReply(static_cast<int>(rank));
+        if (!r.ok)
+            throw std::runtime_error("rank " + std::to_string(rank) + ": " + r.text);
+        return r;
+    }
 
-  Driver &local_;
-  int size_ = 1;
+    Driver &local_;
+    int size_ = 1;
 };
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<Driver> makeMpiDriver(Driver &local) { return std::make_unique<MpiDriver>(local); }
 
-void serveMpiDriver(Driver &local) {
-  int me = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  for (;;) {
+void serveMpiDriver(Driver &local)
+{
+    int me = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    for (;;) {
+        Header h;
+        std::vector<uint8_t> payload;
+        broadcast(h, payload);
+        if (h.method == Method::Stop)
+            return;
+        if (h.method == Method::Reset || h.rank == static_cast<uint32_t>(me))
+            sendReply(execute(local, h, payload));
+    }
+}
+
+void stopMpiServers()
+{
     Header h;
-    std::vector<uint8_t> payload;
-    broadcast(h, payload);
-    if (h.method == Method::Stop) return;
-    if (h.method == Method::Reset || h.rank == static_cast<uint32_t>(me)) sendReply(execute(local, h, payload));
-  }
+    h.method = Method::Stop;
+    std::vector<uint8_t> none;
+    broadcast(h, none);
 }
 
-void stopMpiServers() {
-  Header h;
-  h.method = Method::Stop;
-  std::vector<uint8_t> none;
-  broadcast(h, none);
-}
-
-}  // namespace hcts::prop
+} // namespace hcts::prop

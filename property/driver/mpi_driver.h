@@ -22,4 +22,4 @@ void serveMpiDriver(Driver &local);
 // On rank 0, when done: releases the servers.
 void stopMpiServers();
 
-}  // namespace hcts::prop
+} // namespace hcts::prop

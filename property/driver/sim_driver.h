@@ -11,12 +11,12 @@
 namespace hcts::prop {
 
 enum class SimFault {
-  None,
-  NotifyBeforeData,  // the notify is raised before the payload lands
-  IndexOffByOne,     // notify index == notifyNum is accepted
-  HostAccepted,      // a WWN from the host is accepted and executed
+    None,
+    NotifyBeforeData, // the notify is raised before the payload lands
+    IndexOffByOne,    // notify index == notifyNum is accepted
+    HostAccepted,     // a WWN from the host is accepted and executed
 };
 
 std::unique_ptr<Driver> makeSimDriver(SimFault fault = SimFault::None);
 
-}  // namespace hcts::prop
+} // namespace hcts::prop

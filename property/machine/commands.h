@@ -16,27 +16,27 @@
 namespace hcts::prop {
 
 struct GenState {
-  const PropertySpec *spec = nullptr;
-  const RunConfig *cfg = nullptr;
-  std::vector<uint8_t> posted;   // [rank]: a wait is posted
-  std::vector<Op> postedOp;      // [rank]: which
-  std::vector<uint32_t> maybeSet;  // [(rank * ranks + peer) * notifyNum + idx]: records not yet waited for
-  uint32_t nextStamp = 1;
+    const PropertySpec *spec = nullptr;
+    const RunConfig *cfg = nullptr;
+    std::vector<uint8_t> posted;    // [rank]: a wait is posted
+    std::vector<Op> postedOp;       // [rank]: which
+    std::vector<uint32_t> maybeSet; // [(rank * ranks + peer) * notifyNum + idx]: records not yet waited for
+    uint32_t nextStamp = 1;
 };
 
 GenState initialGenState(const PropertySpec &spec, const RunConfig &cfg);
 
 class OpCommand : public rc::state::Command<GenState, Judge> {
- public:
-  explicit OpCommand(const GenState &s);
-  void checkPreconditions(const GenState &s) const override;
-  void apply(GenState &s) const override;
-  void run(const GenState &s, Judge &h) const override;
-  void show(std::ostream &os) const override;
-  const Op &op() const { return op_; }
+  public:
+    explicit OpCommand(const GenState &s);
+    void checkPreconditions(const GenState &s) const override;
+    void apply(GenState &s) const override;
+    void run(const GenState &s, Judge &h) const override;
+    void show(std::ostream &os) const override;
+    const Op &op() const { return op_; }
 
- private:
-  Op op_;
+  private:
+    Op op_;
 };
 
 // What the most recent failing case of the property being run left: its
@@ -44,14 +44,14 @@ class OpCommand : public rc::state::Command<GenState, Judge> {
 // failed. The suite keeps the message itself: RapidCheck replays the shrunk
 // case for its description, and a case that depends on a race may pass then.
 struct CaseFailure {
-  std::vector<std::string> log;
-  std::string why;
-  // The harness, not the implementation, failed (a driver threw): no
-  // observation, so the property is ERROR. Sticky for the rest of the property.
-  bool harness = false;
+    std::vector<std::string> log;
+    std::string why;
+    // The harness, not the implementation, failed (a driver threw): no
+    // observation, so the property is ERROR. Sticky for the rest of the property.
+    bool harness = false;
 };
 CaseFailure &lastFailure();
 // Records the failure of the case `j` (null: before it started) and fails it.
 [[noreturn]] void failCase(const Judge *j, std::string why, bool harness);
 
-}  // namespace hcts::prop
+} // namespace hcts::prop

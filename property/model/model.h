@@ -33,12 +33,12 @@
 namespace hcts::prop {
 
 struct Geometry {
-  uint32_t ranks = 2;
-  uint32_t window = 256;   // bytes of communication memory the commands address
-  uint32_t guard = 64;     // guard bytes on each side of the window
-  uint32_t notifyNum = 4;  // notifies per channel
-  uint32_t regionBytes() const { return window + 2 * guard; }
-  uint32_t windowToRegion(uint32_t off) const { return guard + off; }
+    uint32_t ranks = 2;
+    uint32_t window = 256;  // bytes of communication memory the commands address
+    uint32_t guard = 64;    // guard bytes on each side of the window
+    uint32_t notifyNum = 4; // notifies per channel
+    uint32_t regionBytes() const { return window + 2 * guard; }
+    uint32_t windowToRegion(uint32_t off) const { return guard + off; }
 };
 
 enum class NotifyProfile { Binary, Counting };
@@ -46,103 +46,103 @@ enum class NotifyProfile { Binary, Counting };
 // The stamped pattern (core's codec, hcts/core/stamp.h): every byte the harness
 // writes depends on the stamp id, the rank and its region offset, so stale,
 // foreign and torn data differ. Byte `regionOff` is stamp_byte(stampKey(id, rank), regionOff).
-inline constexpr uint32_t kStampRun = 0x50;  // 'P': the property suite's payloads
+inline constexpr uint32_t kStampRun = 0x50; // 'P': the property suite's payloads
 inline StampKey stampKey(uint32_t stampId, uint32_t rank) { return StampKey{kStampRun, stampId, rank}; }
 
 struct Expectation {
-  bool accept = true;
-  std::string reason;  // why a rejection is required (empty when accepted)
+    bool accept = true;
+    std::string reason; // why a rejection is required (empty when accepted)
 };
 
 enum class WaitAllowed { MustComplete, MustTimeOut, Either };
 const char *waitAllowedName(WaitAllowed w);
 
 class Model {
- public:
-  explicit Model(Geometry g, NotifyProfile profile = NotifyProfile::Binary);
+  public:
+    explicit Model(Geometry g, NotifyProfile profile = NotifyProfile::Binary);
 
-  const Geometry &geometry() const { return geo_; }
+    const Geometry &geometry() const { return geo_; }
 
-  // Whether the implementation must accept or reject `op` (Wwn, Write, Read,
-  // Record, Wait, PostWait, LocalCopy, Fence).
-  Expectation expect(const Op &op) const;
+    // Whether the implementation must accept or reject `op` (Wwn, Write, Read,
+    // Record, Wait, PostWait, LocalCopy, Fence).
+    Expectation expect(const Op &op) const;
 
-  // Applies an accepted op: Wwn, Write, Read, Record, LocalCopy, Fence, Stamp.
-  void issue(const Op &op);
+    // Applies an accepted op: Wwn, Write, Read, Record, LocalCopy, Fence, Stamp.
+    void issue(const Op &op);
 
-  // What a wait on rank `rank`, channel to `peer`, index `idx` may observe now.
-  WaitAllowed waitAllowed(uint32_t rank, uint32_t peer, uint32_t idx) const;
+    // What a wait on rank `rank`, channel to `peer`, index `idx` may observe now.
+    WaitAllowed waitAllowed(uint32_t rank, uint32_t peer, uint32_t idx) const;
 
-  // Records a wait's outcome. `snapshot` is rank's window copied on the device
-  // right after the wait completed (empty if the implementation cannot take
-  // one). Records made by ops numbered >= lateFromOp were issued too close to
-  // (or after) the wait's deadline to be owed to it: a timeout is then allowed
-  // and leaves them outstanding. Returns the violations found (empty: none).
-  std::string onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed,
-                     std::span<const uint8_t> snapshot, uint64_t lateFromOp = UINT64_MAX);
+    // Records a wait's outcome. `snapshot` is rank's window copied on the device
+    // right after the wait completed (empty if the implementation cannot take
+    // one). Records made by ops numbered >= lateFromOp were issued too close to
+    // (or after) the wait's deadline to be owed to it: a timeout is then allowed
+    // and leaves them outstanding. Returns the violations found (empty: none).
+    std::string onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed, std::span<const uint8_t> snapshot,
+                       uint64_t lateFromOp = UINT64_MAX);
 
-  // Compares rank's observed region (guard, window, guard) with the allowed sets.
-  std::string checkRegion(uint32_t rank, std::span<const uint8_t> region) const;
+    // Compares rank's observed region (guard, window, guard) with the allowed sets.
+    std::string checkRegion(uint32_t rank, std::span<const uint8_t> region) const;
 
-  // The bytes a Stamp op writes (window offsets op.dstOff.., op.len bytes).
-  std::vector<uint8_t> stampBytes(const Op &op) const;
-  // The initial content of rank's region (stamp id 0 everywhere).
-  std::vector<uint8_t> initialRegion(uint32_t rank) const;
+    // The bytes a Stamp op writes (window offsets op.dstOff.., op.len bytes).
+    std::vector<uint8_t> stampBytes(const Op &op) const;
+    // The initial content of rank's region (stamp id 0 everywhere).
+    std::vector<uint8_t> initialRegion(uint32_t rank) const;
 
-  // Allowed values of one byte (region offset), for diagnostics and tests.
-  std::vector<uint8_t> allowed(uint32_t rank, uint32_t regionOff) const;
+    // Allowed values of one byte (region offset), for diagnostics and tests.
+    std::vector<uint8_t> allowed(uint32_t rank, uint32_t regionOff) const;
 
-  uint64_t opsIssued() const { return ops_.size(); }
+    uint64_t opsIssued() const { return ops_.size(); }
 
- private:
-  struct Pending {
-    uint32_t op;  // index into ops_
-    uint8_t value;
-  };
-  struct Cell {
-    std::vector<uint8_t> committed;  // usually one value; several when the order is unknown
-    uint64_t committedSeq = 0;       // issue order of the newest op behind `committed`
-    std::vector<Pending> pending;    // writes in flight to this byte
-  };
-  struct OpInfo {
-    std::string text;
-    uint32_t from = 0, to = 0;  // channel (sender -> receiver)
-    uint64_t seq = 0;           // global issue order
-  };
-  struct Record {
-    uint32_t op;        // the WWN or Record
-    bool carriesData;   // WWN
-    uint64_t fenceSeq;  // ops on the channel with seq < fenceSeq are ordered before it
-  };
-  struct NotifyState {
-    uint32_t lo = 0, hi = 0;  // bounds on how many waits can still complete
-    std::deque<Record> records;
-  };
+  private:
+    struct Pending {
+        uint32_t op; // index into ops_
+        uint8_t value;
+    };
+    struct Cell {
+        std::vector<uint8_t> committed; // usually one value; several when the order is unknown
+        uint64_t committedSeq = 0;      // issue order of the newest op behind `committed`
+        std::vector<Pending> pending;   // writes in flight to this byte
+    };
+    struct OpInfo {
+        std::string text;
+        uint32_t from = 0, to = 0; // channel (sender -> receiver)
+        uint64_t seq = 0;          // global issue order
+    };
+    struct Record {
+        uint32_t op;       // the WWN or Record
+        bool carriesData;  // WWN
+        uint64_t fenceSeq; // ops on the channel with seq < fenceSeq are ordered before it
+    };
+    struct NotifyState {
+        uint32_t lo = 0, hi = 0; // bounds on how many waits can still complete
+        std::deque<Record> records;
+    };
 
-  Cell &cell(uint32_t rank, uint32_t regionOff) { return mem_[rank][regionOff]; }
-  const Cell &cell(uint32_t rank, uint32_t regionOff) const { return mem_[rank][regionOff]; }
-  NotifyState &notify(uint32_t rank, uint32_t peer, uint32_t idx);
-  const NotifyState &notify(uint32_t rank, uint32_t peer, uint32_t idx) const;
-  uint32_t newOp(const Op &op, uint32_t from, uint32_t to);
-  // A WWN's or Record's notify towards op.peer, ordered after the channel's last fence.
-  void addRecord(const Op &op, uint32_t id, bool carriesData);
-  // Op `id` moves len bytes (region offsets): each destination byte may now
-  // also hold any value its source byte may hold.
-  void putInFlight(uint32_t id, uint32_t srcRank, uint32_t srcOff, uint32_t dstRank, uint32_t dstOff, uint32_t len);
-  std::vector<uint8_t> allowedOf(const Cell &c) const;
-  std::string describe(uint32_t rank, uint32_t regionOff, uint8_t got, const Cell &c) const;
-  // A Stamp or LocalCopy: acts at once, but races with writes still in flight.
-  void localWrite(Cell &c, std::vector<uint8_t> values);
-  // Commits what consuming `rec` (notify towards `rank`) makes visible.
-  void commit(uint32_t rank, const Record &rec, std::vector<Cell> &mem) const;
+    Cell &cell(uint32_t rank, uint32_t regionOff) { return mem_[rank][regionOff]; }
+    const Cell &cell(uint32_t rank, uint32_t regionOff) const { return mem_[rank][regionOff]; }
+    NotifyState &notify(uint32_t rank, uint32_t peer, uint32_t idx);
+    const NotifyState &notify(uint32_t rank, uint32_t peer, uint32_t idx) const;
+    uint32_t newOp(const Op &op, uint32_t from, uint32_t to);
+    // A WWN's or Record's notify towards op.peer, ordered after the channel's last fence.
+    void addRecord(const Op &op, uint32_t id, bool carriesData);
+    // Op `id` moves len bytes (region offsets): each destination byte may now
+    // also hold any value its source byte may hold.
+    void putInFlight(uint32_t id, uint32_t srcRank, uint32_t srcOff, uint32_t dstRank, uint32_t dstOff, uint32_t len);
+    std::vector<uint8_t> allowedOf(const Cell &c) const;
+    std::string describe(uint32_t rank, uint32_t regionOff, uint8_t got, const Cell &c) const;
+    // A Stamp or LocalCopy: acts at once, but races with writes still in flight.
+    void localWrite(Cell &c, std::vector<uint8_t> values);
+    // Commits what consuming `rec` (notify towards `rank`) makes visible.
+    void commit(uint32_t rank, const Record &rec, std::vector<Cell> &mem) const;
 
-  Geometry geo_;
-  NotifyProfile profile_;
-  std::vector<std::vector<Cell>> mem_;       // [rank][region byte]
-  std::vector<NotifyState> notifies_;        // [(rank * ranks + peer) * notifyNum + idx]
-  std::vector<uint64_t> lastFence_;          // [from * ranks + to]: seq of the last fence on that channel
-  std::vector<OpInfo> ops_;
-  uint64_t seq_ = 1;
+    Geometry geo_;
+    NotifyProfile profile_;
+    std::vector<std::vector<Cell>> mem_; // [rank][region byte]
+    std::vector<NotifyState> notifies_;  // [(rank * ranks + peer) * notifyNum + idx]
+    std::vector<uint64_t> lastFence_;    // [from * ranks + to]: seq of the last fence on that channel
+    std::vector<OpInfo> ops_;
+    uint64_t seq_ = 1;
 };
 
-}  // namespace hcts::prop
+} // namespace hcts::prop

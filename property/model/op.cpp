@@ -4,8 +4,9 @@
 
 namespace hcts::prop {
 
-const char *kindName(OpKind k) {
-  switch (k) {
+const char *kindName(OpKind k)
+{
+    switch (k) {
     case OpKind::Wwn: return "WWN";
     case OpKind::Write: return "Write";
     case OpKind::Read: return "Read";
@@ -17,51 +18,56 @@ const char *kindName(OpKind k) {
     case OpKind::Fence: return "Fence";
     case OpKind::Stamp: return "Stamp";
     case OpKind::Check: return "Check";
-  }
-  return "?";
+    }
+    return "?";
 }
 
-static const char *addrName(Addr a) {
-  switch (a) {
+static const char *addrName(Addr a)
+{
+    switch (a) {
     case Addr::InWindow: return "";
     case Addr::StraddleEnd: return "@straddle-end";
     case Addr::PastEnd: return "@past-end";
     case Addr::Overflow: return "@overflow";
     case Addr::Null: return "@null";
-  }
-  return "@?";
+    }
+    return "@?";
 }
 
-std::string show(const Op &op) {
-  std::ostringstream os;
-  os << kindName(op.kind) << "(r" << op.rank;
-  switch (op.kind) {
+std::string show(const Op &op)
+{
+    std::ostringstream os;
+    os << kindName(op.kind) << "(r" << op.rank;
+    switch (op.kind) {
     case OpKind::Wwn:
     case OpKind::Write:
-      os << "->r" << op.peer << ", src=" << op.srcOff << addrName(op.srcAddr) << ", dst=" << op.dstOff
-         << addrName(op.dstAddr) << ", len=" << op.len;
-      if (op.kind == OpKind::Wwn) os << ", idx=" << op.idx;
-      break;
+        os << "->r" << op.peer << ", src=" << op.srcOff << addrName(op.srcAddr) << ", dst=" << op.dstOff
+           << addrName(op.dstAddr) << ", len=" << op.len;
+        if (op.kind == OpKind::Wwn)
+            os << ", idx=" << op.idx;
+        break;
     case OpKind::Read:
-      os << "<-r" << op.peer << ", src=" << op.srcOff << addrName(op.srcAddr) << ", dst=" << op.dstOff
-         << addrName(op.dstAddr) << ", len=" << op.len;
-      break;
+        os << "<-r" << op.peer << ", src=" << op.srcOff << addrName(op.srcAddr) << ", dst=" << op.dstOff
+           << addrName(op.dstAddr) << ", len=" << op.len;
+        break;
     case OpKind::Record: os << "->r" << op.peer << ", idx=" << op.idx; break;
     case OpKind::Wait:
     case OpKind::PostWait: os << "<-r" << op.peer << ", idx=" << op.idx << ", timeout=" << op.timeoutMs << "ms"; break;
     case OpKind::LocalCopy:
-      os << ", src=" << op.srcOff << addrName(op.srcAddr) << ", dst=" << op.dstOff << addrName(op.dstAddr)
-         << ", len=" << op.len;
-      break;
+        os << ", src=" << op.srcOff << addrName(op.srcAddr) << ", dst=" << op.dstOff << addrName(op.dstAddr)
+           << ", len=" << op.len;
+        break;
     case OpKind::Fence: os << "->r" << op.peer; break;
     case OpKind::Stamp: os << ", off=" << op.dstOff << ", len=" << op.len << ", id=" << op.stampId; break;
     case OpKind::Join:
     case OpKind::Check: break;
-  }
-  if (op.side == Side::Host) os << ", from host";
-  if (op.side == Side::WrongEngine) os << ", non-AICPU_TS thread";
-  os << ")";
-  return os.str();
+    }
+    if (op.side == Side::Host)
+        os << ", from host";
+    if (op.side == Side::WrongEngine)
+        os << ", non-AICPU_TS thread";
+    os << ")";
+    return os.str();
 }
 
-}  // namespace hcts::prop
+} // namespace hcts::prop

@@ -6,191 +6,209 @@
 namespace hcts::prop {
 namespace {
 
-Geometry geo() {
-  Geometry g;
-  g.ranks = 2;
-  g.window = 64;
-  g.guard = 16;
-  g.notifyNum = 2;
-  return g;
+Geometry geo()
+{
+    Geometry g;
+    g.ranks = 2;
+    g.window = 64;
+    g.guard = 16;
+    g.notifyNum = 2;
+    return g;
 }
 
 // An op of `kind` from rank `from` towards `to` (or within `from` for local ones).
 Op makeOp(OpKind kind, uint32_t from, uint32_t to, uint32_t src = 0, uint32_t dst = 0, uint32_t len = 0,
-      uint32_t idx = 0) {
-  Op o;
-  o.kind = kind;
-  o.rank = from;
-  o.peer = to;
-  o.srcOff = src;
-  o.dstOff = dst;
-  o.len = len;
-  o.idx = idx;
-  return o;
+          uint32_t idx = 0)
+{
+    Op o;
+    o.kind = kind;
+    o.rank = from;
+    o.peer = to;
+    o.srcOff = src;
+    o.dstOff = dst;
+    o.len = len;
+    o.idx = idx;
+    return o;
 }
-Op wwn(uint32_t from, uint32_t to, uint32_t src, uint32_t dst, uint32_t len, uint32_t idx) {
-  return makeOp(OpKind::Wwn, from, to, src, dst, len, idx);
+Op wwn(uint32_t from, uint32_t to, uint32_t src, uint32_t dst, uint32_t len, uint32_t idx)
+{
+    return makeOp(OpKind::Wwn, from, to, src, dst, len, idx);
 }
 Op record(uint32_t from, uint32_t to, uint32_t idx) { return makeOp(OpKind::Record, from, to, 0, 0, 0, idx); }
-Op stamp(uint32_t rank, uint32_t dst, uint32_t len, uint32_t id) {
-  Op o = makeOp(OpKind::Stamp, rank, rank, 0, dst, len);
-  o.stampId = id;
-  return o;
+Op stamp(uint32_t rank, uint32_t dst, uint32_t len, uint32_t id)
+{
+    Op o = makeOp(OpKind::Stamp, rank, rank, 0, dst, len);
+    o.stampId = id;
+    return o;
 }
 uint8_t stamped(uint32_t id, uint32_t rank, uint32_t regionOff) { return stamp_byte(stampKey(id, rank), regionOff); }
 
-std::vector<uint8_t> window(const Model &m, const std::vector<uint8_t> &region) {
-  const auto &g = m.geometry();
-  return {region.begin() + g.guard, region.begin() + g.guard + g.window};
+std::vector<uint8_t> window(const Model &m, const std::vector<uint8_t> &region)
+{
+    const auto &g = m.geometry();
+    return {region.begin() + g.guard, region.begin() + g.guard + g.window};
 }
 
-TEST(Model, InitialMemoryIsTheOnlyAllowedContent) {
-  Model m(geo());
-  auto r1 = m.initialRegion(1);
-  EXPECT_EQ(m.checkRegion(1, r1), "");
-  EXPECT_NE(m.initialRegion(0), r1) << "ranks must start with different stamps";
-  r1[3] ^= 0xff;  // inside the guard before the window
-  EXPECT_NE(m.checkRegion(1, r1).find("guard zone damaged"), std::string::npos);
-  r1 = m.initialRegion(1);
-  r1[m.geometry().guard + 5] ^= 1;
-  EXPECT_NE(m.checkRegion(1, r1).find("memory outside the allowed set"), std::string::npos);
-}
-
-TEST(Model, WwnDataIsInFlightUntilItsNotifyIsConsumed) {
-  Model m(geo());
-  const auto &g = m.geometry();
-  const auto src = m.initialRegion(0);
-  auto dst = m.initialRegion(1);
-  const Op op = wwn(0, 1, 8, 16, 9, 1);
-  ASSERT_TRUE(m.expect(op).accept);
-  m.issue(op);
-  // In flight: old and new are both allowed.
-  EXPECT_EQ(m.checkRegion(1, dst), "");
-  auto landed = dst;
-  for (uint32_t i = 0; i < 9; ++i) landed[g.guard + 16 + i] = src[g.guard + 8 + i];
-  EXPECT_EQ(m.checkRegion(1, landed), "");
-  EXPECT_EQ(m.waitAllowed(1, 0, 1), WaitAllowed::MustComplete);
-  EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::MustTimeOut) << "another index must not be woken";
-
-  // A snapshot without the payload right after the wait is a violation.
-  Model stale = m;
-  EXPECT_NE(stale.onWait(1, 0, 1, true, window(m, dst)).find("write-before-notify"), std::string::npos);
-  // With it, fine; afterwards the old bytes are no longer allowed.
-  EXPECT_EQ(m.onWait(1, 0, 1, true, window(m, landed)), "");
-  EXPECT_EQ(m.checkRegion(1, landed), "");
-  EXPECT_NE(m.checkRegion(1, dst), "");
-  // The source was not touched.
-  EXPECT_EQ(m.checkRegion(0, src), "");
-  auto srcChanged = src;
-  srcChanged[g.guard + 8] ^= 0x40;
-  EXPECT_NE(m.checkRegion(0, srcChanged), "") << "a modified src must be caught";
-}
-
-TEST(Model, RejectionsFollowTheReferenceOrder) {
-  Model m(geo());
-  Op op = wwn(0, 1, 0, 0, 8, 2);
-  EXPECT_FALSE(m.expect(op).accept) << "idx == notifyNum";
-  op.idx = 1;
-  EXPECT_TRUE(m.expect(op).accept);
-  op.side = Side::Host;
-  EXPECT_NE(m.expect(op).reason.find("host"), std::string::npos);
-  op.side = Side::WrongEngine;
-  EXPECT_FALSE(m.expect(op).accept);
-  op.side = Side::Device;
-  op.len = 0;
-  EXPECT_FALSE(m.expect(op).accept);
-  op.len = 8;
-  for (Addr a : {Addr::StraddleEnd, Addr::PastEnd, Addr::Overflow, Addr::Null}) {
-    op.dstAddr = a;
-    EXPECT_FALSE(m.expect(op).accept);
-    op.dstAddr = Addr::InWindow;
-    op.srcAddr = a;
-    EXPECT_FALSE(m.expect(op).accept);
-    op.srcAddr = Addr::InWindow;
-  }
-  EXPECT_FALSE(m.expect(makeOp(OpKind::Wait, 1, 0, 0, 0, 0, 7)).accept);
-  op.len = 65;  // leaves the 64-byte window: a generator bug, not an IUT bug
-  EXPECT_THROW(m.expect(op), std::invalid_argument);
-}
-
-TEST(Model, BinaryNotifiesCoalesce) {
-  Model m(geo());
-  m.issue(record(0, 1, 0));
-  m.issue(record(0, 1, 0));
-  EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::MustComplete);
-  EXPECT_EQ(m.onWait(1, 0, 0, true, {}), "");
-  EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::Either);
-  EXPECT_EQ(m.onWait(1, 0, 0, false, {}), "") << "the second record may have coalesced";
-  EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::MustTimeOut);
-  EXPECT_NE(m.onWait(1, 0, 0, true, {}).find("spurious notify"), std::string::npos);
-}
-
-TEST(Model, CountingNotifiesCount) {
-  Model m(geo(), NotifyProfile::Counting);
-  m.issue(record(1, 0, 1));
-  m.issue(record(1, 0, 1));
-  EXPECT_EQ(m.onWait(0, 1, 1, true, {}), "");
-  EXPECT_EQ(m.waitAllowed(0, 1, 1), WaitAllowed::MustComplete);
-  EXPECT_NE(m.onWait(0, 1, 1, false, {}).find("lost notify"), std::string::npos);
-}
-
-TEST(Model, AFenceCommitsEarlierWritesWithTheNotify) {
-  const auto run = [](bool fenced) {
+TEST(Model, InitialMemoryIsTheOnlyAllowedContent)
+{
     Model m(geo());
-    m.issue(makeOp(OpKind::Write, 0, 1, 0, 40, 4));
-    if (fenced) m.issue(makeOp(OpKind::Fence, 0, 1));
-    m.issue(wwn(0, 1, 8, 0, 8, 0));
-    (void)m.onWait(1, 0, 0, true, {});
-    return m.allowed(1, m.geometry().windowToRegion(40)).size();
-  };
-  EXPECT_EQ(run(false), 2u) << "without a fence the plain write may still be in flight";
-  EXPECT_EQ(run(true), 1u) << "with a fence it landed before the notify";
+    auto r1 = m.initialRegion(1);
+    EXPECT_EQ(m.checkRegion(1, r1), "");
+    EXPECT_NE(m.initialRegion(0), r1) << "ranks must start with different stamps";
+    r1[3] ^= 0xff; // inside the guard before the window
+    EXPECT_NE(m.checkRegion(1, r1).find("guard zone damaged"), std::string::npos);
+    r1 = m.initialRegion(1);
+    r1[m.geometry().guard + 5] ^= 1;
+    EXPECT_NE(m.checkRegion(1, r1).find("memory outside the allowed set"), std::string::npos);
 }
 
-TEST(Model, LocalCopyAndStampActAtOnce) {
-  Model m(geo());
-  const auto &g = m.geometry();
-  m.issue(stamp(0, 0, 4, 9));
-  EXPECT_EQ(m.allowed(0, g.windowToRegion(2)), std::vector<uint8_t>{stamped(9, 0, g.windowToRegion(2))});
-  m.issue(makeOp(OpKind::LocalCopy, 0, 0, 0, 32, 4));
-  EXPECT_EQ(m.allowed(0, g.windowToRegion(34)), std::vector<uint8_t>{stamped(9, 0, g.windowToRegion(2))});
+TEST(Model, WwnDataIsInFlightUntilItsNotifyIsConsumed)
+{
+    Model m(geo());
+    const auto &g = m.geometry();
+    const auto src = m.initialRegion(0);
+    auto dst = m.initialRegion(1);
+    const Op op = wwn(0, 1, 8, 16, 9, 1);
+    ASSERT_TRUE(m.expect(op).accept);
+    m.issue(op);
+    // In flight: old and new are both allowed.
+    EXPECT_EQ(m.checkRegion(1, dst), "");
+    auto landed = dst;
+    for (uint32_t i = 0; i < 9; ++i)
+        landed[g.guard + 16 + i] = src[g.guard + 8 + i];
+    EXPECT_EQ(m.checkRegion(1, landed), "");
+    EXPECT_EQ(m.waitAllowed(1, 0, 1), WaitAllowed::MustComplete);
+    EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::MustTimeOut) << "another index must not be woken";
+
+    // A snapshot without the payload right after the wait is a violation.
+    Model stale = m;
+    EXPECT_NE(stale.onWait(1, 0, 1, true, window(m, dst)).find("write-before-notify"), std::string::npos);
+    // With it, fine; afterwards the old bytes are no longer allowed.
+    EXPECT_EQ(m.onWait(1, 0, 1, true, window(m, landed)), "");
+    EXPECT_EQ(m.checkRegion(1, landed), "");
+    EXPECT_NE(m.checkRegion(1, dst), "");
+    // The source was not touched.
+    EXPECT_EQ(m.checkRegion(0, src), "");
+    auto srcChanged = src;
+    srcChanged[g.guard + 8] ^= 0x40;
+    EXPECT_NE(m.checkRegion(0, srcChanged), "") << "a modified src must be caught";
 }
 
-TEST(Model, StampsDifferByIdRankAndOffset) {
-  // The core codec: every byte depends on every field, so a stale or foreign
-  // stamp is told from the current one.
-  const auto &g = geo();
-  const uint32_t off = g.windowToRegion(5);
-  EXPECT_NE(stamped(1, 0, off), stamped(2, 0, off));
-  EXPECT_NE(stamped(1, 0, off), stamped(1, 1, off));
-  EXPECT_NE(stamped(1, 0, off), stamped(1, 0, off + 8));
+TEST(Model, RejectionsFollowTheReferenceOrder)
+{
+    Model m(geo());
+    Op op = wwn(0, 1, 0, 0, 8, 2);
+    EXPECT_FALSE(m.expect(op).accept) << "idx == notifyNum";
+    op.idx = 1;
+    EXPECT_TRUE(m.expect(op).accept);
+    op.side = Side::Host;
+    EXPECT_NE(m.expect(op).reason.find("host"), std::string::npos);
+    op.side = Side::WrongEngine;
+    EXPECT_FALSE(m.expect(op).accept);
+    op.side = Side::Device;
+    op.len = 0;
+    EXPECT_FALSE(m.expect(op).accept);
+    op.len = 8;
+    for (Addr a : {Addr::StraddleEnd, Addr::PastEnd, Addr::Overflow, Addr::Null}) {
+        op.dstAddr = a;
+        EXPECT_FALSE(m.expect(op).accept);
+        op.dstAddr = Addr::InWindow;
+        op.srcAddr = a;
+        EXPECT_FALSE(m.expect(op).accept);
+        op.srcAddr = Addr::InWindow;
+    }
+    EXPECT_FALSE(m.expect(makeOp(OpKind::Wait, 1, 0, 0, 0, 0, 7)).accept);
+    op.len = 65; // leaves the 64-byte window: a generator bug, not an IUT bug
+    EXPECT_THROW(m.expect(op), std::invalid_argument);
 }
 
-TEST(Model, ReadResultsStayInFlight) {
-  Model m(geo());
-  const auto &g = m.geometry();
-  m.issue(makeOp(OpKind::Read, 1, 0, 0, 0, 1));
-  const auto allowed = m.allowed(1, g.windowToRegion(0));
-  EXPECT_EQ(allowed.size(), 2u);
+TEST(Model, BinaryNotifiesCoalesce)
+{
+    Model m(geo());
+    m.issue(record(0, 1, 0));
+    m.issue(record(0, 1, 0));
+    EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::MustComplete);
+    EXPECT_EQ(m.onWait(1, 0, 0, true, {}), "");
+    EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::Either);
+    EXPECT_EQ(m.onWait(1, 0, 0, false, {}), "") << "the second record may have coalesced";
+    EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::MustTimeOut);
+    EXPECT_NE(m.onWait(1, 0, 0, true, {}).find("spurious notify"), std::string::npos);
 }
 
-TEST(Model, ALocalWriteAfterAnInFlightWriteMayLandEitherSide) {
-  Model m(geo());
-  const auto &g = m.geometry();
-  m.issue(wwn(1, 0, 0, 0, 1, 0));
-  m.issue(stamp(0, 0, 1, 5));
-  (void)m.onWait(0, 1, 0, true, {});
-  EXPECT_EQ(m.allowed(0, g.windowToRegion(0)).size(), 2u) << "stamp and payload both possible";
+TEST(Model, CountingNotifiesCount)
+{
+    Model m(geo(), NotifyProfile::Counting);
+    m.issue(record(1, 0, 1));
+    m.issue(record(1, 0, 1));
+    EXPECT_EQ(m.onWait(0, 1, 1, true, {}), "");
+    EXPECT_EQ(m.waitAllowed(0, 1, 1), WaitAllowed::MustComplete);
+    EXPECT_NE(m.onWait(0, 1, 1, false, {}).find("lost notify"), std::string::npos);
 }
 
-TEST(Model, ARecordIssuedAfterTheWaitsDeadlineIsNotOwedToIt) {
-  Model m(geo());
-  const uint64_t late = m.opsIssued();
-  m.issue(wwn(0, 1, 0, 0, 4, 1));
-  EXPECT_EQ(m.onWait(1, 0, 1, false, {}, late), "") << "the wait expired before the WWN was issued";
-  EXPECT_EQ(m.waitAllowed(1, 0, 1), WaitAllowed::MustComplete) << "the late record stays for the next wait";
-  EXPECT_NE(m.onWait(1, 0, 1, false, {}).find("lost notify"), std::string::npos);
+TEST(Model, AFenceCommitsEarlierWritesWithTheNotify)
+{
+    const auto run = [](bool fenced) {
+        Model m(geo());
+        m.issue(makeOp(OpKind::Write, 0, 1, 0, 40, 4));
+        if (fenced)
+            m.issue(makeOp(OpKind::Fence, 0, 1));
+        m.issue(wwn(0, 1, 8, 0, 8, 0));
+        (void)m.onWait(1, 0, 0, true, {});
+        return m.allowed(1, m.geometry().windowToRegion(40)).size();
+    };
+    EXPECT_EQ(run(false), 2u) << "without a fence the plain write may still be in flight";
+    EXPECT_EQ(run(true), 1u) << "with a fence it landed before the notify";
 }
 
-}  // namespace
-}  // namespace hcts::prop
+TEST(Model, LocalCopyAndStampActAtOnce)
+{
+    Model m(geo());
+    const auto &g = m.geometry();
+    m.issue(stamp(0, 0, 4, 9));
+    EXPECT_EQ(m.allowed(0, g.windowToRegion(2)), std::vector<uint8_t>{stamped(9, 0, g.windowToRegion(2))});
+    m.issue(makeOp(OpKind::LocalCopy, 0, 0, 0, 32, 4));
+    EXPECT_EQ(m.allowed(0, g.windowToRegion(34)), std::vector<uint8_t>{stamped(9, 0, g.windowToRegion(2))});
+}
+
+TEST(Model, StampsDifferByIdRankAndOffset)
+{
+    // The core codec: every byte depends on every field, so a stale or foreign
+    // stamp is told from the current one.
+    const auto &g = geo();
+    const uint32_t off = g.windowToRegion(5);
+    EXPECT_NE(stamped(1, 0, off), stamped(2, 0, off));
+    EXPECT_NE(stamped(1, 0, off), stamped(1, 1, off));
+    EXPECT_NE(stamped(1, 0, off), stamped(1, 0, off + 8));
+}
+
+TEST(Model, ReadResultsStayInFlight)
+{
+    Model m(geo());
+    const auto &g = m.geometry();
+    m.issue(makeOp(OpKind::Read, 1, 0, 0, 0, 1));
+    const auto allowed = m.allowed(1, g.windowToRegion(0));
+    EXPECT_EQ(allowed.size(), 2u);
+}
+
+TEST(Model, ALocalWriteAfterAnInFlightWriteMayLandEitherSide)
+{
+    Model m(geo());
+    const auto &g = m.geometry();
+    m.issue(wwn(1, 0, 0, 0, 1, 0));
+    m.issue(stamp(0, 0, 1, 5));
+    (void)m.onWait(0, 1, 0, true, {});
+    EXPECT_EQ(m.allowed(0, g.windowToRegion(0)).size(), 2u) << "stamp and payload both possible";
+}
+
+TEST(Model, ARecordIssuedAfterTheWaitsDeadlineIsNotOwedToIt)
+{
+    Model m(geo());
+    const uint64_t late = m.opsIssued();
+    m.issue(wwn(0, 1, 0, 0, 4, 1));
+    EXPECT_EQ(m.onWait(1, 0, 1, false, {}, late), "") << "the wait expired before the WWN was issued";
+    EXPECT_EQ(m.waitAllowed(1, 0, 1), WaitAllowed::MustComplete) << "the late record stays for the next wait";
+    EXPECT_NE(m.onWait(1, 0, 1, false, {}).find("lost notify"), std::string::npos);
+}
+
+} // namespace
+} // namespace hcts::prop

@@ -26,8 +26,19 @@ int32_t copy(void *dst, const void *src, size_t len)
     return 0;
 }
 
-constexpr hcts_adapter_v2 kAdapter{HCTS_ADAPTER_V2, sizeof(hcts_adapter_v2), "property-test", init, fini, product,
-                                   multiRank, run, copy, copy, nullptr, nullptr, nullptr};
+constexpr hcts_adapter_v2 kAdapter{HCTS_ADAPTER_V2,
+                                   sizeof(hcts_adapter_v2),
+                                   "property-test",
+                                   init,
+                                   fini,
+                                   product,
+                                   multiRank,
+                                   run,
+                                   copy,
+                                   copy,
+                                   nullptr,
+                                   nullptr,
+                                   nullptr};
 
 } // namespace
 

@@ -26,10 +26,7 @@
 
 // CLI11's string helpers trip GCC 12's -Wnull-dereference where they are
 // inlined (a false positive inside libstdc++); the rest of the file keeps it.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#include <CLI/CLI.hpp>
-#pragma GCC diagnostic pop
+#include "hcts/core/cli.h"
 #include <nlohmann/json.hpp>
 
 #include "driver/hcomm_driver.h"
@@ -72,462 +69,532 @@ namespace {
 constexpr int kExitPass = 0, kExitFail = 1, kExitUsage = 2;
 
 struct Options {
-  std::string driver = "hcomm";
-  std::string iut = HCTS_REFERENCE_LIB;
-  std::string adapter = HCTS_REFERENCE_ADAPTER;
-  std::string simFault = "none";
-  std::string results;
-  std::string timeoutUnit;  // "", "s" or "ms"
-  std::vector<std::string> only;
-  int cases = 0;  // 0: the driver's default
-  bool longRun = false, expectCe = false, mpi = false, list = false;
-  bool adapterGiven = false, waitTimeoutGiven = false;  // on the command line or in the environment
-  size_t maxCommands = 5;
-  uint64_t seed = 0;
-  uint32_t waitTimeoutMs = 200;
+    std::string driver = "hcomm";
+    std::string iut = HCTS_REFERENCE_LIB;
+    std::string adapter = HCTS_REFERENCE_ADAPTER;
+    std::string simFault = "none";
+    std::string results;
+    std::string timeoutUnit; // "", "s" or "ms"
+    std::vector<std::string> only;
+    int cases = 0; // 0: the driver's default
+    bool longRun = false, expectCe = false, mpi = false, list = false;
+    bool adapterGiven = false, waitTimeoutGiven = false; // on the command line or in the environment
+    size_t maxCommands = 5;
+    uint64_t seed = 0;
+    uint32_t waitTimeoutMs = 200;
 };
 
-std::string join(const std::vector<std::string> &v, const char *sep = ", ") {
-  std::string out;
-  for (const auto &s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
+std::string join(const std::vector<std::string> &v, const char *sep = ", ")
+{
+    std::string out;
+    for (const auto &s : v)
+        out += (out.empty() ? "" : sep) + s;
+    return out;
 }
 
 // "--driver: 'x' is not allowed; allowed: sim, hcomm" (CLI11 prefixes the option).
-CLI::Validator oneOf(std::vector<std::string> allowed) {
-  const std::string desc = "{" + join(allowed, "|") + "}";
-  return CLI::Validator(
-      [allowed = std::move(allowed)](std::string &v) -> std::string {
-        if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return {};
-        return "'" + v + "' is not allowed; allowed: " + join(allowed);
-      },
-      desc);
+CLI::Validator oneOf(std::vector<std::string> allowed)
+{
+    const std::string desc = "{" + join(allowed, "|") + "}";
+    return CLI::Validator(
+        [allowed = std::move(allowed)](std::string &v) -> std::string {
+            if (std::find(allowed.begin(), allowed.end(), v) != allowed.end())
+                return {};
+            return "'" + v + "' is not allowed; allowed: " + join(allowed);
+        },
+        desc);
 }
 
-CLI::Validator wholeNumber(unsigned long long min, unsigned long long max) {
-  return CLI::Validator(
-      [min, max](std::string &v) -> std::string {
-        size_t used = 0;
-        unsigned long long n = 0;
-        try {
-          if (v.empty() || v[0] == '-' || v[0] == '+') throw std::invalid_argument(v);
-          n = std::stoull(v, &used, 10);
-        } catch (const std::exception &) {
-          used = 0;
-        }
-        if (used == v.size() && used > 0 && n >= min && n <= max) return {};
-        return "'" + v + "' is not allowed; allowed: a whole number from " + std::to_string(min) + " to " +
-               std::to_string(max);
-      },
-      "");
+CLI::Validator wholeNumber(unsigned long long min, unsigned long long max)
+{
+    return CLI::Validator(
+        [min, max](std::string &v) -> std::string {
+            size_t used = 0;
+            unsigned long long n = 0;
+            try {
+                if (v.empty() || v[0] == '-' || v[0] == '+')
+                    throw std::invalid_argument(v);
+                n = std::stoull(v, &used, 10);
+            } catch (const std::exception &) {
+                used = 0;
+            }
+            if (used == v.size() && used > 0 && n >= min && n <= max)
+                return {};
+            return "'" + v + "' is not allowed; allowed: a whole number from " + std::to_string(min) + " to " +
+                   std::to_string(max);
+        },
+        "");
 }
 
-std::vector<std::string> propertyNames() {
-  std::vector<std::string> names;
-  for (const auto &p : allProperties()) names.push_back(p.name);
-  return names;
+std::vector<std::string> propertyNames()
+{
+    std::vector<std::string> names;
+    for (const auto &p : allProperties())
+        names.push_back(p.name);
+    return names;
 }
 
-std::string shellQuote(const std::string &s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@+") ==
-                        std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+std::string shellQuote(const std::string &s)
+{
+    if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@+") ==
+                          std::string::npos)
+        return s;
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
 }
 
-size_t generatedCommands(const std::vector<std::string> &ce) {
-  size_t n = 0;
-  for (const auto &c : ce)
-    if (c.rfind("end of case: ", 0) != 0) ++n;
-  return n;
+size_t generatedCommands(const std::vector<std::string> &ce)
+{
+    size_t n = 0;
+    for (const auto &c : ce)
+        if (c.rfind("end of case: ", 0) != 0)
+            ++n;
+    return n;
 }
 
-SimFault simFault(const std::string &f) {
-  if (f == "notify-before-data") return SimFault::NotifyBeforeData;
-  if (f == "index-off-by-one") return SimFault::IndexOffByOne;
-  if (f == "host-accepted") return SimFault::HostAccepted;
-  return SimFault::None;
+SimFault simFault(const std::string &f)
+{
+    if (f == "notify-before-data")
+        return SimFault::NotifyBeforeData;
+    if (f == "index-off-by-one")
+        return SimFault::IndexOffByOne;
+    if (f == "host-accepted")
+        return SimFault::HostAccepted;
+    return SimFault::None;
 }
 
 // Parses the command line into `o`; returns an exit status when the program
 // should stop here (help, usage error), else nullopt.
-std::optional<int> parse(int argc, char **argv, Options &o) {
-  CLI::App app{"hcts-property: model-based tests of hcomm with RapidCheck (property/README.md).\n"
-               "Exit status: 0 every property passed, 1 a property failed or the run aborted, 2 bad usage or "
-               "an implementation/adapter that cannot be loaded.",
-               "hcts-property"};
-  app.get_formatter()->column_width(30);
-  app.add_option("--driver", o.driver, "implementation to drive")->check(oneOf({"sim", "hcomm"}))
-      ->capture_default_str();
-  app.add_option("--iut", o.iut, "hcomm library under test (default: the reference built in this tree)")
-      ->envname("HCTS_IUT")->capture_default_str();
-  auto *adapter = app.add_option("--adapter", o.adapter,
-                                 "platform adapter (core/abi/hcts_adapter.h) for device launches and device memory "
-                                 "(default: the reference adapter)")
-                      ->envname("HCTS_ADAPTER")->capture_default_str();
-  app.add_option("--sim-fault", o.simFault, "simulator fault")
-      ->check(oneOf({"none", "notify-before-data", "index-off-by-one", "host-accepted"}))->capture_default_str();
-  app.add_option("--property", o.only, "run only NAME (repeatable); --list shows them")
-      ->check(oneOf(propertyNames()))->type_name("NAME")->allow_extra_args(false);
-  app.add_option("--cases", o.cases, "cases per property (default 100 sim / 25 hcomm; RC_PARAMS max_success wins)")
-      ->check(wholeNumber(1, 1000000));
-  app.add_flag("--long", o.longRun, "nightly: 10x the cases")->envname("HCTS_PROPERTY_LONG");
-  app.add_option("--seed", o.seed, "RapidCheck seed (RC_PARAMS seed= also works)")
-      ->check(wholeNumber(1, UINT64_MAX));
-  auto *waitTimeout = app.add_option("--wait-timeout-ms", o.waitTimeoutMs, "timeout of generated waits")
-                          ->check(wholeNumber(1, 600000))->capture_default_str();
-  app.add_option("--timeout-unit", o.timeoutUnit,
-                 "the IUT's wait timeout unit, s or ms (default: measured at start-up with a wait of timeOut 1)")
-      ->check(oneOf({"s", "ms"}));
-  app.add_option("--results", o.results, "write an hcts-results v1 document (run.kind property)")
-      ->envname("HCTS_PROPERTY_RESULTS")->type_name("PATH");
-  app.add_flag("--expect-counterexample", o.expectCe,
-               "self-test mode: succeed iff every property fails with a counterexample of at most --max-commands "
-               "generated commands");
-  app.add_option("--max-commands", o.maxCommands, "for --expect-counterexample")
-      ->check(wholeNumber(1, 1000))->capture_default_str();
-  app.add_flag("--mpi", o.mpi,
-               "lockstep under MPI, one rank per process (mpi_harness/launch --np N -- hcts-property --mpi); "
-               "rank 0 generates, judges and reports");
-  app.add_flag("--list", o.list, "list the properties and the clauses each checks");
-  app.footer("environment: RC_PARAMS (seed=, max_success=, reproduce=), SOFTVERBS_SEED (reported), HCTS_IUT, "
-             "HCTS_ADAPTER, HCTS_PROPERTY_RESULTS, HCTS_PROPERTY_LONG=1, HCTS_PROPERTY_PROTOCOL (ub_ctp, uboe, roce)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp &) {
-    std::cout << app.help();
-    return kExitPass;
-  } catch (const CLI::ParseError &e) {
-    std::cerr << "hcts-property: " << e.what() << "\nrun 'hcts-property --help' for the options\n";
-    return kExitUsage;
-  }
-  if (o.list) {
-    for (const auto &p : allProperties()) std::cout << p.name << "\t" << p.what << "\t[" << join(p.clauses) << "]\n";
-    return kExitPass;
-  }
-  auto usage = [](const std::string &msg) {
-    std::cerr << "hcts-property: " << msg << "\nrun 'hcts-property --help' for the options\n";
-    return kExitUsage;
-  };
-  if (o.mpi && o.driver != "hcomm") return usage("--mpi needs --driver hcomm (the simulator runs in one process)");
-  if (o.simFault != "none" && o.driver != "sim") return usage("--sim-fault needs --driver sim");
+std::optional<int> parse(int argc, char **argv, Options &o)
+{
+    CLI::App app{"hcts-property: model-based tests of hcomm with RapidCheck (property/README.md).\n"
+                 "Exit status: 0 every property passed, 1 a property failed or the run aborted, 2 bad usage or "
+                 "an implementation/adapter that cannot be loaded.",
+                 "hcts-property"};
+    app.get_formatter()->column_width(30);
+    app.add_option("--driver", o.driver, "implementation to drive")
+        ->check(oneOf({"sim", "hcomm"}))
+        ->capture_default_str();
+    app.add_option("--iut", o.iut, "hcomm library under test (default: the reference built in this tree)")
+        ->envname("HCTS_IUT")
+        ->capture_default_str();
+    auto *adapter = app.add_option("--adapter", o.adapter,
+                                   "platform adapter (core/abi/hcts_adapter.h) for device launches and device memory "
+                                   "(default: the reference adapter)")
+                        ->envname("HCTS_ADAPTER")
+                        ->capture_default_str();
+    app.add_option("--sim-fault", o.simFault, "simulator fault")
+        ->check(oneOf({"none", "notify-before-data", "index-off-by-one", "host-accepted"}))
+        ->capture_default_str();
+    app.add_option("--property", o.only, "run only NAME (repeatable); --list shows them")
+        ->check(oneOf(propertyNames()))
+        ->type_name("NAME")
+        ->allow_extra_args(false);
+    app.add_option("--cases", o.cases, "cases per property (default 100 sim / 25 hcomm; RC_PARAMS max_success wins)")
+        ->check(wholeNumber(1, 1000000));
+    app.add_flag("--long", o.longRun, "nightly: 10x the cases")->envname("HCTS_PROPERTY_LONG");
+    app.add_option("--seed", o.seed, "RapidCheck seed (RC_PARAMS seed= also works)")->check(wholeNumber(1, UINT64_MAX));
+    auto *waitTimeout = app.add_option("--wait-timeout-ms", o.waitTimeoutMs, "timeout of generated waits")
+                            ->check(wholeNumber(1, 600000))
+                            ->capture_default_str();
+    app.add_option("--timeout-unit", o.timeoutUnit,
+                   "the IUT's wait timeout unit, s or ms (default: measured at start-up with a wait of timeOut 1)")
+        ->check(oneOf({"s", "ms"}));
+    app.add_option("--results", o.results, "write an hcts-results v1 document (run.kind property)")
+        ->envname("HCTS_PROPERTY_RESULTS")
+        ->type_name("PATH");
+    app.add_flag("--expect-counterexample", o.expectCe,
+                 "self-test mode: succeed iff every property fails with a counterexample of at most --max-commands "
+                 "generated commands");
+    app.add_option("--max-commands", o.maxCommands, "for --expect-counterexample")
+        ->check(wholeNumber(1, 1000))
+        ->capture_default_str();
+    app.add_flag("--mpi", o.mpi,
+                 "lockstep under MPI, one rank per process (mpi_harness/launch --np N -- hcts-property --mpi); "
+                 "rank 0 generates, judges and reports");
+    app.add_flag("--list", o.list, "list the properties and the clauses each checks");
+    app.footer(
+        "environment: RC_PARAMS (seed=, max_success=, reproduce=), SOFTVERBS_SEED (reported), HCTS_IUT, "
+        "HCTS_ADAPTER, HCTS_PROPERTY_RESULTS, HCTS_PROPERTY_LONG=1, HCTS_PROPERTY_PROTOCOL (ub_ctp, uboe, roce)");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp &) {
+        std::cout << app.help();
+        return kExitPass;
+    } catch (const CLI::ParseError &e) {
+        std::cerr << "hcts-property: " << e.what() << "\nrun 'hcts-property --help' for the options\n";
+        return kExitUsage;
+    }
+    if (o.list) {
+        for (const auto &p : allProperties())
+            std::cout << p.name << "\t" << p.what << "\t[" << join(p.clauses) << "]\n";
+        return kExitPass;
+    }
+    auto usage = [](const std::string &msg) {
+        std::cerr << "hcts-property: " << msg << "\nrun 'hcts-property --help' for the options\n";
+        return kExitUsage;
+    };
+    if (o.mpi && o.driver != "hcomm")
+        return usage("--mpi needs --driver hcomm (the simulator runs in one process)");
+    if (o.simFault != "none" && o.driver != "sim")
+        return usage("--sim-fault needs --driver sim");
 #ifndef HCTS_PROPERTY_MPI
-  if (o.mpi) return usage("this hcts-property was built without MPI; --mpi is not available");
+    if (o.mpi)
+        return usage("this hcts-property was built without MPI; --mpi is not available");
 #endif
-  o.adapterGiven = adapter->count() > 0;
-  o.waitTimeoutGiven = waitTimeout->count() > 0;
-  return std::nullopt;
+    o.adapterGiven = adapter->count() > 0;
+    o.waitTimeoutGiven = waitTimeout->count() > 0;
+    return std::nullopt;
 }
 
 // The results document, shared with the thread that records an interrupted run.
 class Report {
- public:
-  void open(const std::string &path, hcts::RunInfo info) {
-    std::lock_guard lock(mu_);
-    writer_ = std::make_unique<hcts::ResultsWriter>(path, std::move(info), nullptr, nullptr);
-  }
-  template <typename F>
-  void with(F &&f) {
-    std::lock_guard lock(mu_);
-    if (writer_) f(*writer_);
-  }
-  // Records why the run stopped; the document never gates "pass".
-  void abort(const std::string &why) {
-    with([&](hcts::ResultsWriter &w) {
-      w.set_error(why);
-      w.finish(hcts::RunStatus::Aborted);
-    });
-  }
-  std::string path() {
-    std::lock_guard lock(mu_);
-    return writer_ ? writer_->path() : "";
-  }
+  public:
+    void open(const std::string &path, hcts::RunInfo info)
+    {
+        std::lock_guard lock(mu_);
+        writer_ = std::make_unique<hcts::ResultsWriter>(path, std::move(info), nullptr, nullptr);
+    }
+    template <typename F>
+    void with(F &&f)
+    {
+        std::lock_guard lock(mu_);
+        if (writer_)
+            f(*writer_);
+    }
+    // Records why the run stopped; the document never gates "pass".
+    void abort(const std::string &why)
+    {
+        with([&](hcts::ResultsWriter &w) {
+            w.set_error(why);
+            w.finish(hcts::RunStatus::Aborted);
+        });
+    }
+    std::string path()
+    {
+        std::lock_guard lock(mu_);
+        return writer_ ? writer_->path() : "";
+    }
 
- private:
-  std::mutex mu_;
-  std::unique_ptr<hcts::ResultsWriter> writer_;
+  private:
+    std::mutex mu_;
+    std::unique_ptr<hcts::ResultsWriter> writer_;
 };
 
 Report g_report;
 
 // SIGINT and SIGTERM (an interrupted launch, a ctest timeout) end the run as
 // aborted: a thread waits for them, records it and exits 128 + signal.
-void recordInterrupts() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  // Blocked here, before any other thread exists, so every thread inherits it.
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::thread([set] {
-    int sig = 0;
-    if (sigwait(&set, &sig) != 0) return;
-    std::cerr << "hcts-property: interrupted by signal " << sig << "; the run is aborted\n";
-    g_report.abort("interrupted by signal " + std::to_string(sig));
-    std::_Exit(128 + sig);
-  }).detach();
+void recordInterrupts()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    // Blocked here, before any other thread exists, so every thread inherits it.
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread([set] {
+        int sig = 0;
+        if (sigwait(&set, &sig) != 0)
+            return;
+        std::cerr << "hcts-property: interrupted by signal " << sig << "; the run is aborted\n";
+        g_report.abort("interrupted by signal " + std::to_string(sig));
+        std::_Exit(128 + sig);
+    }).detach();
 }
 
-std::string thisHost() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
+std::string thisHost()
+{
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0)
+        return "localhost";
+    return name;
 }
 
-json propertyEntry(const PropertySpec &spec, const PropertyOutcome &o, const std::string &command, double seconds) {
-  const hcts::Verdict v = o.harnessError ? hcts::Verdict::Error : o.passed ? hcts::Verdict::Pass : hcts::Verdict::Fail;
-  json e = {{"name", o.name},
-            {"clauses", spec.clauses},
-            {"runs", o.runs},
-            {"verdict", std::string(hcts::verdict_name(v))},
-            {"seed", o.seed},
-            {"reproduce", o.reproduce.empty() ? json(nullptr) : json("RC_PARAMS=\"" + o.reproduce + "\"")},
-            {"command", command},
-            {"counterexample", o.passed ? json(nullptr) : json(o.counterexample)},
-            {"shrinks", o.shrinks},
-            {"seconds", seconds}};
-  if (!o.description.empty()) e["reason"] = o.description;
-  return e;
+json propertyEntry(const PropertySpec &spec, const PropertyOutcome &o, const std::string &command, double seconds)
+{
+    const hcts::Verdict v = o.harnessError ? hcts::Verdict::Error
+                            : o.passed     ? hcts::Verdict::Pass
+                                           : hcts::Verdict::Fail;
+    json e = {{"name", o.name},
+              {"clauses", spec.clauses},
+              {"runs", o.runs},
+              {"verdict", std::string(hcts::verdict_name(v))},
+              {"seed", o.seed},
+              {"reproduce", o.reproduce.empty() ? json(nullptr) : json("RC_PARAMS=\"" + o.reproduce + "\"")},
+              {"command", command},
+              {"counterexample", o.passed ? json(nullptr) : json(o.counterexample)},
+              {"shrinks", o.shrinks},
+              {"seconds", seconds}};
+    if (!o.description.empty())
+        e["reason"] = o.description;
+    return e;
 }
 
 // Runs `run` when the scope ends, however it ends.
 struct AtExit {
-  std::function<void()> run;
-  AtExit() = default;
-  AtExit(const AtExit &) = delete;
-  AtExit &operator=(const AtExit &) = delete;
-  ~AtExit() {
-    if (run) run();
-  }
+    std::function<void()> run;
+    AtExit() = default;
+    AtExit(const AtExit &) = delete;
+    AtExit &operator=(const AtExit &) = delete;
+    ~AtExit()
+    {
+        if (run)
+            run();
+    }
 };
 
 // What each rank of an hcomm run holds: the IUT, its adapter, the driver.
 struct HcommSetup {
-  std::unique_ptr<hcts::Library> iut;
-  std::unique_ptr<hcts::Adapter> adapter;
-  std::unique_ptr<HcommDriver> driver;
+    std::unique_ptr<hcts::Library> iut;
+    std::unique_ptr<hcts::Adapter> adapter;
+    std::unique_ptr<HcommDriver> driver;
 };
 
-HcommSetup setUpHcomm(const Options &o, int rank, int ranks, const std::function<void(HcclRootInfo &)> &share) {
-  HcommSetup s;
-  s.iut = hcts::Library::open(o.iut);
-  s.adapter = hcts::Adapter::open(o.adapter, *s.iut,
-                                  {HCTS_PROGRAMS_LIB, static_cast<uint32_t>(rank), static_cast<uint32_t>(ranks)});
-  if (!o.mpi && !s.adapter->multi_rank_per_process())
-    throw std::runtime_error("the adapter '" + o.adapter + "' (" + s.adapter->name() +
-                             ") runs one rank per process, and this run puts all " + std::to_string(ranks) +
-                             " ranks in one: run under MPI instead, e.g. " HCTS_MPI_LAUNCH " --np " +
-                             std::to_string(ranks) + " -- hcts-property --mpi ...");
-  HcommDriverOptions d;
-  d.iut = s.iut.get();
-  d.adapter = s.adapter.get();
-  d.programs = HCTS_PROGRAMS_LIB;
-  if (!o.timeoutUnit.empty()) d.timeoutInSeconds = o.timeoutUnit == "s";
-  if (o.mpi) {
-    d.onlyRank = rank;
-    d.shareRootInfo = share;
-  }
-  s.driver = makeHcommDriver(d);
-  return s;
+HcommSetup setUpHcomm(const Options &o, int rank, int ranks, const std::function<void(HcclRootInfo &)> &share)
+{
+    HcommSetup s;
+    s.iut = hcts::Library::open(o.iut);
+    s.adapter = hcts::Adapter::open(o.adapter, *s.iut,
+                                    {HCTS_PROGRAMS_LIB, static_cast<uint32_t>(rank), static_cast<uint32_t>(ranks)});
+    if (!o.mpi && !s.adapter->multi_rank_per_process())
+        throw std::runtime_error("the adapter '" + o.adapter + "' (" + s.adapter->name() +
+                                 ") runs one rank per process, and this run puts all " + std::to_string(ranks) +
+                                 " ranks in one: run under MPI instead, e.g. " HCTS_MPI_LAUNCH " --np " +
+                                 std::to_string(ranks) + " -- hcts-property --mpi ...");
+    HcommDriverOptions d;
+    d.iut = s.iut.get();
+    d.adapter = s.adapter.get();
+    d.programs = HCTS_PROGRAMS_LIB;
+    if (!o.timeoutUnit.empty())
+        d.timeoutInSeconds = o.timeoutUnit == "s";
+    if (o.mpi) {
+        d.onlyRank = rank;
+        d.shareRootInfo = share;
+    }
+    s.driver = makeHcommDriver(d);
+    return s;
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char **argv) {
-  Options o;
-  if (const auto status = parse(argc, argv, o)) return *status;
-  recordInterrupts();
+int main(int argc, char **argv)
+{
+    Options o;
+    if (const auto status = parse(argc, argv, o))
+        return *status;
+    recordInterrupts();
 
-  RunConfig cfg;
-  cfg.seed = o.seed;
-  cfg.waitTimeoutMs = o.waitTimeoutMs;
-  cfg.maxSuccess = o.cases > 0 ? o.cases : (o.driver == "sim" ? 100 : 25);
-  if (o.longRun) cfg.maxSuccess *= 10;
+    RunConfig cfg;
+    cfg.seed = o.seed;
+    cfg.waitTimeoutMs = o.waitTimeoutMs;
+    cfg.maxSuccess = o.cases > 0 ? o.cases : (o.driver == "sim" ? 100 : 25);
+    if (o.longRun)
+        cfg.maxSuccess *= 10;
 
-  int worldRank = 0, worldSize = 1;
-  std::function<void(HcclRootInfo &)> shareRoot;
+    int worldRank = 0, worldSize = 1;
+    std::function<void(HcclRootInfo &)> shareRoot;
 #ifdef HCTS_PROPERTY_MPI
-  AtExit mpiSession;
-  if (o.mpi) {
-    MPI_Init(&argc, &argv);
-    mpiSession.run = [] { MPI_Finalize(); };
-    MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
-    MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
-    if (worldSize < 2) {
-      std::cerr << "hcts-property: --mpi needs at least 2 ranks (" HCTS_MPI_LAUNCH " --np 2 -- hcts-property --mpi)\n";
-      return kExitUsage;
-    }
-    cfg.geometry.ranks = static_cast<uint32_t>(worldSize);
-    shareRoot = [](HcclRootInfo &root) { MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, MPI_COMM_WORLD); };
-  }
-#endif
-  const bool sim = o.driver == "sim";
-  const char *svSeed = std::getenv("SOFTVERBS_SEED");
-  const bool adversarial = !sim && svSeed != nullptr && *svSeed != '\0';
-
-  // The run as results.json records it (rank 0 writes it).
-  hcts::RunInfo info;
-  info.kind = "property";
-  {
-    std::ostringstream cmd;
-    for (int i = 0; i < argc; ++i) cmd << (i ? " " : "") << shellQuote(argv[i]);
-    info.command = cmd.str();
-  }
-  info.mode = adversarial ? "adversarial" : "plain";
-  // The run's seed: softverbs' in adversarial mode, else the RapidCheck seed every property starts from.
-  info.seed = adversarial ? std::strtoull(svSeed, nullptr, 10) : runSeed(cfg);
-  info.transport = sim ? "in-memory simulator"
-                   : o.mpi ? "one rank per MPI process over libibverbs"
-                           : "in-process ranks over libibverbs";
-  info.suite_commit = HCTS_SUITE_COMMIT;
-  if (worldRank == 0 && !o.results.empty()) {
-    try {
-      g_report.open(o.results, info);
-    } catch (const std::exception &e) {
-      std::cerr << "hcts-property: " << e.what() << "\n";
-      return kExitUsage;
-    }
-  }
-
-  // --- set-up: the implementation, its adapter, the driver --------------------
-  // The driver refers to the IUT and the adapter: declared after them, it goes first.
-  HcommSetup hcomm;
-  std::unique_ptr<Driver> driver;
-  std::string setupError;
-  try {
-    if (sim) {
-      driver = makeSimDriver(simFault(o.simFault));
-      g_report.with([&](hcts::ResultsWriter &w) {
-        w.set_iut_name(o.simFault == "none" ? "sim" : "sim:" + o.simFault);
-        // The simulator models the table's default product (write with notify on AICPU_TS).
-        w.set_environment(hcts::products::Table::builtin().default_product().name,
-                          static_cast<int>(cfg.geometry.ranks), {thisHost()});
-      });
-    } else {
-      g_report.with([&](hcts::ResultsWriter &w) {
-        w.set_iut_name(std::filesystem::path(o.iut).filename().string());
-      });
-      hcomm = setUpHcomm(o, worldRank, static_cast<int>(cfg.geometry.ranks), shareRoot);
-      g_report.with([&](hcts::ResultsWriter &w) {
-        w.set_iut(*hcomm.iut, hcomm.adapter->iut_version());
-        w.set_adapter(*hcomm.adapter);
-        w.set_environment(hcomm.adapter->product(), static_cast<int>(cfg.geometry.ranks), {thisHost()});
-      });
-    }
-  } catch (const std::exception &e) {
-    setupError = e.what();
-  }
-#ifdef HCTS_PROPERTY_MPI
-  if (o.mpi) {
-    // Every rank must be ready before rank 0 drives them: agree on it.
-    int ok = setupError.empty() ? 1 : 0, allOk = 0;
-    MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!allOk && setupError.empty()) setupError = "another rank could not set up (see its message)";
-  }
-#endif
-  if (!setupError.empty()) {
-    std::cerr << "hcts-property: " << (o.mpi ? "rank " + std::to_string(worldRank) + ": " : "") << setupError
-              << "\n";
-    g_report.abort(setupError);
-    return kExitUsage;
-  }
-
-#ifdef HCTS_PROPERTY_MPI
-  if (o.mpi && worldRank != 0) {
-    serveMpiDriver(*hcomm.driver);
-    return kExitPass;
-  }
-  // Rank 0 releases the servers however it leaves (before MPI_Finalize).
-  AtExit servers;
-  if (o.mpi) {
-    driver = makeMpiDriver(*hcomm.driver);
-    servers.run = stopMpiServers;
-  }
-#endif
-  if (!driver) driver = std::move(hcomm.driver);
-  HcommDriver *local = hcomm.driver ? hcomm.driver.get() : dynamic_cast<HcommDriver *>(driver.get());
-
-  // --- the properties ------------------------------------------------------------
-  int failures = 0, selfTestFailures = 0;
-  try {
-    std::vector<std::string> keep;  // what selects *what* runs, for the reproducer
-    if (sim) keep = {"--driver", "sim", "--sim-fault", o.simFault};
-    if (!sim) {
-      // Start-up: build the world once (and measure the timeout unit unless stated).
-      driver->reset(cfg.geometry);
-      const bool seconds = local->timeoutInSeconds().value_or(true);
-      std::cout << "hcts-property: " << driver->name() << ", product " << hcomm.adapter->product()
-                << ", wait timeout unit " << (seconds ? "s" : "ms") << " (" << local->timeoutUnitNote() << ")"
-                << std::endl;
-      keep = {"--iut", hcomm.iut->path()};
-      if (o.adapterGiven) keep.insert(keep.end(), {"--adapter", o.adapter});
-      keep.insert(keep.end(), {"--timeout-unit", seconds ? "s" : "ms"});
-      if (o.mpi) keep.push_back("--mpi");
-    }
-    if (o.waitTimeoutGiven) keep.insert(keep.end(), {"--wait-timeout-ms", std::to_string(o.waitTimeoutMs)});
-
-    for (const auto &spec : allProperties()) {
-      if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), spec.name) == o.only.end()) continue;
-      std::cout << "hcts-property: " << spec.name << " (" << spec.what << ") on " << driver->name() << ", "
-                << cfg.maxSuccess << " cases" << std::endl;
-      const auto t0 = std::chrono::steady_clock::now();
-      const PropertyOutcome out = runProperty(spec, cfg, *driver);
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::ostringstream repro;
-      if (!out.reproduce.empty()) repro << "RC_PARAMS=" << shellQuote(out.reproduce) << " ";
-      if (adversarial) repro << "SOFTVERBS_SEED=" << shellQuote(svSeed) << " ";
-      if (o.mpi) repro << HCTS_MPI_LAUNCH << " --np " << cfg.geometry.ranks << " -- ";
-      repro << shellQuote(argv[0]);
-      for (const auto &k : keep) repro << " " << shellQuote(k);
-      repro << " --property " << spec.name;
-      // A harness error has no reproduce string: rerun the same cases instead.
-      if (out.harnessError) repro << " --seed " << out.seed << " --cases " << cfg.maxSuccess;
-      char took[32];
-      std::snprintf(took, sizeof took, "%.1f s", seconds);
-      if (out.passed) {
-        std::cout << "  PASS after " << out.runs << " cases in " << took << " (seed " << out.seed << ")\n";
-      } else if (out.harnessError) {
-        ++failures;
-        std::cout << "  ERROR after " << out.runs << " cases in " << took << " (seed " << out.seed
-                  << "): the harness could not decide\n"
-                  << out.description << "\n";
-        if (!out.counterexample.empty()) std::cout << "  the case so far:\n";
-        for (const auto &c : out.counterexample) std::cout << "    " << c << "\n";
-        std::cout << "  rerun: " << repro.str() << "\n";
-      } else {
-        ++failures;
-        std::cout << "  FAIL after " << out.runs << " cases, " << out.shrinks << " shrinks in " << took << " (seed "
-                  << out.seed << ")\n"
-                  << out.description << "\n  counterexample (" << generatedCommands(out.counterexample)
-                  << " generated commands):\n";
-        for (const auto &c : out.counterexample) std::cout << "    " << c << "\n";
-        std::cout << "  reproduce: " << repro.str() << "\n";
-      }
-      if (o.expectCe) {
-        const size_t n = generatedCommands(out.counterexample);
-        if (out.passed || out.harnessError || out.reproduce.empty() || out.counterexample.empty() ||
-            n > o.maxCommands) {
-          ++selfTestFailures;
-          std::cout << "  SELF-TEST FAILED: expected a counterexample of at most " << o.maxCommands
-                    << " commands, got "
-                    << (out.passed         ? "none (the property passed)"
-                        : out.harnessError ? "a harness error"
-                                           : std::to_string(n))
-                    << "\n";
+    AtExit mpiSession;
+    if (o.mpi) {
+        MPI_Init(&argc, &argv);
+        mpiSession.run = [] { MPI_Finalize(); };
+        MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+        MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
+        if (worldSize < 2) {
+            std::cerr << "hcts-property: --mpi needs at least 2 ranks (" HCTS_MPI_LAUNCH
+                         " --np 2 -- hcts-property --mpi)\n";
+            return kExitUsage;
         }
-      }
-      g_report.with([&](hcts::ResultsWriter &w) { w.add_property(propertyEntry(spec, out, repro.str(), seconds)); });
-      std::cout << std::flush;
+        cfg.geometry.ranks = static_cast<uint32_t>(worldSize);
+        shareRoot = [](HcclRootInfo &root) { MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, MPI_COMM_WORLD); };
     }
-  } catch (const std::exception &e) {
-    std::cerr << "hcts-property: the run stopped: " << e.what() << "\n";
-    g_report.abort(std::string("the run stopped: ") + e.what());
-    return kExitFail;
-  }
-  g_report.with([](hcts::ResultsWriter &w) { w.finish(hcts::RunStatus::Complete); });
-  if (const std::string p = g_report.path(); !p.empty()) std::cout << "hcts-property: results in " << p << "\n";
-  if (o.expectCe) return selfTestFailures == 0 ? kExitPass : kExitFail;
-  return failures == 0 ? kExitPass : kExitFail;
+#endif
+    const bool sim = o.driver == "sim";
+    const char *svSeed = std::getenv("SOFTVERBS_SEED");
+    const bool adversarial = !sim && svSeed != nullptr && *svSeed != '\0';
+
+    // The run as results.json records it (rank 0 writes it).
+    hcts::RunInfo info;
+    info.kind = "property";
+    {
+        std::ostringstream cmd;
+        for (int i = 0; i < argc; ++i)
+            cmd << (i ? " " : "") << shellQuote(argv[i]);
+        info.command = cmd.str();
+    }
+    info.mode = adversarial ? "adversarial" : "plain";
+    // The run's seed: softverbs' in adversarial mode, else the RapidCheck seed every property starts from.
+    info.seed = adversarial ? std::strtoull(svSeed, nullptr, 10) : runSeed(cfg);
+    info.transport = sim     ? "in-memory simulator"
+                     : o.mpi ? "one rank per MPI process over libibverbs"
+                             : "in-process ranks over libibverbs";
+    info.suite_commit = HCTS_SUITE_COMMIT;
+    if (worldRank == 0 && !o.results.empty()) {
+        try {
+            g_report.open(o.results, info);
+        } catch (const std::exception &e) {
+            std::cerr << "hcts-property: " << e.what() << "\n";
+            return kExitUsage;
+        }
+    }
+
+    // --- set-up: the implementation, its adapter, the driver --------------------
+    // The driver refers to the IUT and the adapter: declared after them, it goes first.
+    HcommSetup hcomm;
+    std::unique_ptr<Driver> driver;
+    std::string setupError;
+    try {
+        if (sim) {
+            driver = makeSimDriver(simFault(o.simFault));
+            g_report.with([&](hcts::ResultsWriter &w) {
+                w.set_iut_name(o.simFault == "none" ? "sim" : "sim:" + o.simFault);
+                // The simulator models the table's default product (write with notify on AICPU_TS).
+                w.set_environment(hcts::products::Table::builtin().default_product().name,
+                                  static_cast<int>(cfg.geometry.ranks), {thisHost()});
+            });
+        } else {
+            g_report.with(
+                [&](hcts::ResultsWriter &w) { w.set_iut_name(std::filesystem::path(o.iut).filename().string()); });
+            hcomm = setUpHcomm(o, worldRank, static_cast<int>(cfg.geometry.ranks), shareRoot);
+            g_report.with([&](hcts::ResultsWriter &w) {
+                w.set_iut(*hcomm.iut, hcomm.adapter->iut_version());
+                w.set_adapter(*hcomm.adapter);
+                w.set_environment(hcomm.adapter->product(), static_cast<int>(cfg.geometry.ranks), {thisHost()});
+            });
+        }
+    } catch (const std::exception &e) {
+        setupError = e.what();
+    }
+#ifdef HCTS_PROPERTY_MPI
+    if (o.mpi) {
+        // Every rank must be ready before rank 0 drives them: agree on it.
+        int ok = setupError.empty() ? 1 : 0, allOk = 0;
+        MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!allOk && setupError.empty())
+            setupError = "another rank could not set up (see its message)";
+    }
+#endif
+    if (!setupError.empty()) {
+        std::cerr << "hcts-property: " << (o.mpi ? "rank " + std::to_string(worldRank) + ": " : "") << setupError
+                  << "\n";
+        g_report.abort(setupError);
+        return kExitUsage;
+    }
+
+#ifdef HCTS_PROPERTY_MPI
+    if (o.mpi && worldRank != 0) {
+        serveMpiDriver(*hcomm.driver);
+        return kExitPass;
+    }
+    // Rank 0 releases the servers however it leaves (before MPI_Finalize).
+    AtExit servers;
+    if (o.mpi) {
+        driver = makeMpiDriver(*hcomm.driver);
+        servers.run = stopMpiServers;
+    }
+#endif
+    if (!driver)
+        driver = std::move(hcomm.driver);
+    HcommDriver *local = hcomm.driver ? hcomm.driver.get() : dynamic_cast<HcommDriver *>(driver.get());
+
+    // --- the properties ------------------------------------------------------------
+    int failures = 0, selfTestFailures = 0;
+    try {
+        std::vector<std::string> keep; // what selects *what* runs, for the reproducer
+        if (sim)
+            keep = {"--driver", "sim", "--sim-fault", o.simFault};
+        if (!sim) {
+            // Start-up: build the world once (and measure the timeout unit unless stated).
+            driver->reset(cfg.geometry);
+            const bool seconds = local->timeoutInSeconds().value_or(true);
+            std::cout << "hcts-property: " << driver->name() << ", product " << hcomm.adapter->product()
+                      << ", wait timeout unit " << (seconds ? "s" : "ms") << " (" << local->timeoutUnitNote() << ")"
+                      << std::endl;
+            keep = {"--iut", hcomm.iut->path()};
+            if (o.adapterGiven)
+                keep.insert(keep.end(), {"--adapter", o.adapter});
+            keep.insert(keep.end(), {"--timeout-unit", seconds ? "s" : "ms"});
+            if (o.mpi)
+                keep.push_back("--mpi");
+        }
+        if (o.waitTimeoutGiven)
+            keep.insert(keep.end(), {"--wait-timeout-ms", std::to_string(o.waitTimeoutMs)});
+
+        for (const auto &spec : allProperties()) {
+            if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), spec.name) == o.only.end())
+                continue;
+            std::cout << "hcts-property: " << spec.name << " (" << spec.what << ") on " << driver->name() << ", "
+                      << cfg.maxSuccess << " cases" << std::endl;
+            const auto t0 = std::chrono::steady_clock::now();
+            const PropertyOutcome out = runProperty(spec, cfg, *driver);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            std::ostringstream repro;
+            if (!out.reproduce.empty())
+                repro << "RC_PARAMS=" << shellQuote(out.reproduce) << " ";
+            if (adversarial)
+                repro << "SOFTVERBS_SEED=" << shellQuote(svSeed) << " ";
+            if (o.mpi)
+                repro << HCTS_MPI_LAUNCH << " --np " << cfg.geometry.ranks << " -- ";
+            repro << shellQuote(argv[0]);
+            for (const auto &k : keep)
+                repro << " " << shellQuote(k);
+            repro << " --property " << spec.name;
+            // A harness error has no reproduce string: rerun the same cases instead.
+            if (out.harnessError)
+                repro << " --seed " << out.seed << " --cases " << cfg.maxSuccess;
+            char took[32];
+            std::snprintf(took, sizeof took, "%.1f s", seconds);
+            if (out.passed) {
+                std::cout << "  PASS after " << out.runs << " cases in " << took << " (seed " << out.seed << ")\n";
+            } else if (out.harnessError) {
+                ++failures;
+                std::cout << "  ERROR after " << out.runs << " cases in " << took << " (seed " << out.seed
+                          << "): the harness could not decide\n"
+                          << out.description << "\n";
+                if (!out.counterexample.empty())
+                    std::cout << "  the case so far:\n";
+                for (const auto &c : out.counterexample)
+                    std::cout << "    " << c << "\n";
+                std::cout << "  rerun: " << repro.str() << "\n";
+            } else {
+                ++failures;
+                std::cout << "  FAIL after " << out.runs << " cases, " << out.shrinks << " shrinks in " << took
+                          << " (seed " << out.seed << ")\n"
+                          << out.description << "\n  counterexample (" << generatedCommands(out.counterexample)
+                          << " generated commands):\n";
+                for (const auto &c : out.counterexample)
+                    std::cout << "    " << c << "\n";
+                std::cout << "  reproduce: " << repro.str() << "\n";
+            }
+            if (o.expectCe) {
+                const size_t n = generatedCommands(out.counterexample);
+                if (out.passed || out.harnessError || out.reproduce.empty() || out.counterexample.empty() ||
+                    n > o.maxCommands) {
+                    ++selfTestFailures;
+                    std::cout << "  SELF-TEST FAILED: expected a counterexample of at most " << o.maxCommands
+                              << " commands, got "
+                              << (out.passed         ? "none (the property passed)"
+                                  : out.harnessError ? "a harness error"
+                                                     : std::to_string(n))
+                              << "\n";
+                }
+            }
+            g_report.with(
+                [&](hcts::ResultsWriter &w) { w.add_property(propertyEntry(spec, out, repro.str(), seconds)); });
+            std::cout << std::flush;
+        }
+    } catch (const std::exception &e) {
+        std::cerr << "hcts-property: the run stopped: " << e.what() << "\n";
+        g_report.abort(std::string("the run stopped: ") + e.what());
+        return kExitFail;
+    }
+    g_report.with([](hcts::ResultsWriter &w) { w.finish(hcts::RunStatus::Complete); });
+    if (const std::string p = g_report.path(); !p.empty())
+        std::cout << "hcts-property: results in " << p << "\n";
+    if (o.expectCe)
+        return selfTestFailures == 0 ? kExitPass : kExitFail;
+    return failures == 0 ? kExitPass : kExitFail;
 }

@@ -16,12 +16,13 @@ HcclResult query(const char *api, HcclComm comm, uint32_t *out, const char *out_
         return refuse(nullptr, api, HCCL_E_PTR, comm == nullptr ? "comm" : out_name, " is NULL");
     }
     Comm *live = nullptr;
-    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
+        return rc;
     *out = read(*live);
     return HCCL_SUCCESS;
 }
 
-}  // namespace
+} // namespace
 
 HCOMM_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
 {
@@ -51,7 +52,7 @@ HCOMM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo
     if (const HcclResult rc = Comm::create(nRanks, *root, rank, created); rc != HCCL_SUCCESS) {
         return rc;
     }
-    Comm *raw = created.release();  // owned by the registry until HcclCommDestroy
+    Comm *raw = created.release(); // owned by the registry until HcclCommDestroy
     registry::add_comm(raw);
     *comm = raw;
     return HCCL_SUCCESS;
@@ -75,7 +76,8 @@ HCOMM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
         return refuse(nullptr, "HcclCommDestroy", HCCL_E_PTR, "comm is NULL");
     }
     Comm *live = nullptr;
-    if (const HcclResult rc = live_comm("HcclCommDestroy", comm, live); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = live_comm("HcclCommDestroy", comm, live); rc != HCCL_SUCCESS)
+        return rc;
     if (is_device_side()) {
         return refuse(live, "HcclCommDestroy", HCCL_E_NOT_SUPPORT, "called from a device program");
     }

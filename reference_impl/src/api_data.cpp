@@ -28,13 +28,16 @@ HcclResult check_transfer(const char *api, const Target &t, void *dst, const voi
         return refuse(t.comm, api, HCCL_E_PARA, "len is 0: the reference requires len > 0");
     }
     if (notify) {
-        if (const HcclResult rc = check_notify_index(api, t, *notify); rc != HCCL_SUCCESS) return rc;
+        if (const HcclResult rc = check_notify_index(api, t, *notify); rc != HCCL_SUCCESS)
+            return rc;
     }
     if (write) {
-        if (const HcclResult rc = check_local(api, t, src, bytes, "src"); rc != HCCL_SUCCESS) return rc;
+        if (const HcclResult rc = check_local(api, t, src, bytes, "src"); rc != HCCL_SUCCESS)
+            return rc;
         return check_remote(api, t, dst, bytes, "dst");
     }
-    if (const HcclResult rc = check_local(api, t, dst, bytes, "dst"); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_local(api, t, dst, bytes, "dst"); rc != HCCL_SUCCESS)
+        return rc;
     return check_remote(api, t, src, bytes, "src");
 }
 
@@ -45,7 +48,8 @@ int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, Channe
     if (const HcclResult rc = resolve_operands(api, family, thread, channel, dst, src, t); rc != HCCL_SUCCESS) {
         return rc;
     }
-    if (const HcclResult rc = check_transfer(api, t, dst, src, len, true, notify); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_transfer(api, t, dst, src, len, true, notify); rc != HCCL_SUCCESS)
+        return rc;
     submit(t.thread, [c = t.channel, dst, src, len, notify] { return do_write(c, dst, src, len, notify); });
     return HCCL_SUCCESS;
 }
@@ -73,8 +77,10 @@ int32_t reduce_on_thread(const char *api, Api family, ThreadHandle thread, Chann
         return rc;
     }
     uint64_t bytes = 0;
-    if (const HcclResult rc = check_reduce(api, t.comm, count, type, op, bytes); rc != HCCL_SUCCESS) return rc;
-    if (const HcclResult rc = check_transfer(api, t, dst, src, bytes, write, notify); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_reduce(api, t.comm, count, type, op, bytes); rc != HCCL_SUCCESS)
+        return rc;
+    if (const HcclResult rc = check_transfer(api, t, dst, src, bytes, write, notify); rc != HCCL_SUCCESS)
+        return rc;
     auto core = t.thread->core;
     if (write) {
         submit(t.thread, [c = t.channel, core, dst, src, count, type, op, notify] {
@@ -95,16 +101,21 @@ int32_t nbi_now(const char *api, ChannelHandle channel, void *dst, const void *s
                 std::optional<uint32_t> notify)
 {
     if (dst == nullptr || src == nullptr || channel == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src" : "channel",
+        return refuse(nullptr, api, HCCL_E_PTR,
+                      dst == nullptr   ? "dst"
+                      : src == nullptr ? "src"
+                                       : "channel",
                       " is NULL/0");
     }
     Target t;
-    if (const HcclResult rc = resolve_channel_only(api, Api::nbi, channel, t); rc != HCCL_SUCCESS) return rc;
-    if (const HcclResult rc = check_transfer(api, t, dst, src, len, write, notify); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_channel_only(api, Api::nbi, channel, t); rc != HCCL_SUCCESS)
+        return rc;
+    if (const HcclResult rc = check_transfer(api, t, dst, src, len, write, notify); rc != HCCL_SUCCESS)
+        return rc;
     return write ? do_write(t.channel, dst, src, len, notify) : do_read(t.channel, dst, src, len);
 }
 
-}  // namespace
+} // namespace
 
 HCOMM_EXPORT int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const void *src, uint64_t len)
 {
@@ -230,19 +241,23 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
 {
     const char *api = "HcommBatchTransferOnThread";
     if (transferDescs == nullptr || channel == 0 || thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, transferDescs == nullptr ? "transferDescs"
-                                                : channel == 0 ? "channel" : "thread", " is NULL/0");
+        return refuse(nullptr, api, HCCL_E_PTR,
+                      transferDescs == nullptr ? "transferDescs"
+                      : channel == 0           ? "channel"
+                                               : "thread",
+                      " is NULL/0");
     }
     // Every entry is checked before anything is enqueued: a refused batch moves nothing.
     bool any_notify_write = false;
     for (uint32_t i = 0; i < transferDescNum; ++i) {
         const auto type = transferDescs[i].transType;
-        any_notify_write |= type == HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY ||
-                            type == HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY;
+        any_notify_write |=
+            type == HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY || type == HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY;
     }
     // A batch holding a write with notify is supported where that call is.
     Target t;
-    if (const HcclResult rc = resolve(api, any_notify_write ? Api::write_with_notify : Api::on_thread, thread, channel, t);
+    if (const HcclResult rc =
+            resolve(api, any_notify_write ? Api::write_with_notify : Api::on_thread, thread, channel, t);
         rc != HCCL_SUCCESS) {
         return rc;
     }
@@ -282,10 +297,9 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
             rc = check_reduce(where.c_str(), t.comm, r.count, notify ? info.writeReduceWithNotify.dataType : r.dataType,
                               notify ? info.writeReduceWithNotify.reduceOp : r.reduceOp, bytes);
             if (rc == HCCL_SUCCESS) {
-                rc = check_transfer(where.c_str(), t, r.dst, r.src, bytes,
-                                    d.transType != HCOMM_TRANSFER_TYPE_READ_REDUCE,
-                                    notify ? std::optional<uint32_t>(info.writeReduceWithNotify.notifyIdx)
-                                           : std::nullopt);
+                rc = check_transfer(
+                    where.c_str(), t, r.dst, r.src, bytes, d.transType != HCOMM_TRANSFER_TYPE_READ_REDUCE,
+                    notify ? std::optional<uint32_t>(info.writeReduceWithNotify.notifyIdx) : std::nullopt);
             }
             break;
         }
@@ -296,7 +310,8 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
             return refuse(t.comm, where.c_str(), HCCL_E_PARA, "transType ", static_cast<int>(d.transType),
                           " is not a HcommTransferType (0..6)");
         }
-        if (rc != HCCL_SUCCESS) return rc;
+        if (rc != HCCL_SUCCESS)
+            return rc;
     }
     auto core = t.thread->core;
     submit(t.thread, [c = t.channel, core, batch = std::move(batch)]() -> HcclResult {
@@ -315,8 +330,8 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
                                      info.reduce.dataType, info.reduce.reduceOp, {});
                 break;
             case HCOMM_TRANSFER_TYPE_READ_REDUCE:
-                rc = do_read_reduce(c, *core, info.reduce.dst, info.reduce.src, info.reduce.count,
-                                    info.reduce.dataType, info.reduce.reduceOp);
+                rc = do_read_reduce(c, *core, info.reduce.dst, info.reduce.src, info.reduce.count, info.reduce.dataType,
+                                    info.reduce.reduceOp);
                 break;
             case HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY: {
                 const auto &r = info.writeReduceWithNotify;
@@ -331,7 +346,8 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
             }
             default: rc = HCCL_E_INTERNAL; break;
             }
-            if (rc != HCCL_SUCCESS) return rc;
+            if (rc != HCCL_SUCCESS)
+                return rc;
         }
         return HCCL_SUCCESS;
     });

@@ -15,7 +15,8 @@ HCOMM_EXPORT HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn,
         return refuse(nullptr, api, HCCL_E_PTR, "comm, fn and result must not be NULL");
     }
     Comm *live = nullptr;
-    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
+        return rc;
     if (is_device_side()) {
         return refuse(live, api, HCCL_E_NOT_SUPPORT, "a device program cannot launch another");
     }
@@ -57,8 +58,8 @@ HCOMM_EXPORT HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn,
     out.programReturn = returned;
     out.taskError = task_error;
     out.timedOut = timed_out ? 1 : 0;
-    out.elapsedNs = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+    out.elapsedNs =
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
     *result = out;
     return timed_out ? HCCL_E_TIMEOUT : HCCL_SUCCESS;
 }
@@ -74,7 +75,8 @@ HCOMM_EXPORT HcclResult HcommRefGetStats(HcclComm comm, HcommRefStats *stats)
         return refuse(nullptr, api, HCCL_E_PTR, "comm and stats must not be NULL");
     }
     Comm *live = nullptr;
-    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
+        return rc;
     if (stats->size < 2 * sizeof(uint32_t)) {
         return refuse(live, api, HCCL_E_PARA, "stats->size ", stats->size, " must at least cover version and size");
     }
@@ -92,7 +94,7 @@ HCOMM_EXPORT HcclResult HcommRefGetStats(HcclComm comm, HcommRefStats *stats)
         .rejectedCalls = s.rejected_calls,
         .taskErrors = s.task_errors,
     };
-    std::memcpy(stats, &full, full.size);  // fields beyond the caller's size stay untouched
+    std::memcpy(stats, &full, full.size); // fields beyond the caller's size stay untouched
     return HCCL_SUCCESS;
 }
 

@@ -13,7 +13,7 @@ using namespace hcomm_ref;
 
 namespace {
 
-constexpr size_t kMaxThreadsPerComm = 256;  // each is an OS thread here
+constexpr size_t kMaxThreadsPerComm = 256; // each is an OS thread here
 constexpr uint32_t kMaxNotifyPerThread = 65535;
 constexpr uint32_t kMaxNotifyPerChannel = 64;
 constexpr uint32_t kMaxChannelsPerCall = 1U << 20;
@@ -74,8 +74,8 @@ HcclResult host_support(const char *api, Comm *live, const char *device_reason, 
         return refuse(live, api, HCCL_E_NOT_SUPPORT, device_reason);
     }
     if (engine && !profile_has_engine(*engine)) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "engine ", static_cast<int>(*engine), " is not offered by product ",
-                      profile().name);
+        return refuse(live, api, HCCL_E_NOT_SUPPORT, "engine ", static_cast<int>(*engine),
+                      " is not offered by product ", profile().name);
     }
     return HCCL_SUCCESS;
 }
@@ -85,7 +85,8 @@ HcclResult host_comm(const char *api, HcclComm comm, const char *device_reason, 
                      Comm *&live)
 {
     live = registry::comm_by_pointer(comm);
-    if (const HcclResult rc = host_support(api, live, device_reason, engine); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = host_support(api, live, device_reason, engine); rc != HCCL_SUCCESS)
+        return rc;
     return live != nullptr ? HCCL_SUCCESS : refuse_dead_comm(api, comm);
 }
 
@@ -113,7 +114,8 @@ HcclResult comm_buffer(const char *api, HcclComm comm, void **buffer, uint64_t *
         return refuse(nullptr, api, HCCL_E_PTR, "comm, buffer and size must not be NULL");
     }
     Comm *live = nullptr;
-    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
+        return rc;
     if (clear && !live->memory().clear()) {
         HREF_LOG_ERROR(live->rank(), "clearing the communication memory failed");
         return HCCL_E_SYSCALL;
@@ -135,7 +137,7 @@ HcclResult live_channel(const char *api, HcclComm comm, ChannelHandle channel, s
     return HCCL_SUCCESS;
 }
 
-}  // namespace
+} // namespace
 
 HCOMM_EXPORT HcclResult HcclGetHcclBuffer(HcclComm comm, void **buffer, uint64_t *size)
 {
@@ -155,7 +157,8 @@ HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine, uint
         return refuse(nullptr, api, HCCL_E_PTR, comm == nullptr ? "comm" : "threads", " is NULL");
     }
     Comm *live = nullptr;
-    if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS)
+        return rc;
     if (threadNum == 0 || notifyNumPerThread > kMaxNotifyPerThread) {
         return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", notifyNumPerThread ", notifyNumPerThread,
                       ": threadNum must be > 0 and notifyNumPerThread <= 65535");
@@ -164,19 +167,19 @@ HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine, uint
 }
 
 HCOMM_EXPORT HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine engine, uint32_t threadNum,
-                                                    ThreadType type, const ThreadConfig *config,
-                                                    ThreadHandle *threads)
+                                                    ThreadType type, const ThreadConfig *config, ThreadHandle *threads)
 {
     const char *api = "HcclThreadAcquireWithConfig";
     if (comm == nullptr || config == nullptr || threads == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, config and threads must not be NULL");
     }
     Comm *live = nullptr;
-    if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS)
+        return rc;
     if (config->header.magicWord != HCOMM_THREAD_CONFIG_MAGIC_WORD ||
         config->header.version != HCOMM_THREAD_CONFIG_VERSION || config->header.size != sizeof(ThreadConfig)) {
-        return refuse(live, api, HCCL_E_PARA, "config header {version ", config->header.version, ", magic 0x",
-                      std::hex, config->header.magicWord, std::dec, ", size ", config->header.size,
+        return refuse(live, api, HCCL_E_PARA, "config header {version ", config->header.version, ", magic 0x", std::hex,
+                      config->header.magicWord, std::dec, ", size ", config->header.size,
                       "} was not made by ThreadConfigInit");
     }
     if (type != THREAD_TYPE_TS || threadNum == 0) {
@@ -197,7 +200,8 @@ HCOMM_EXPORT HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine en
     if (is_device_side() || !profile_has_engine(COMM_ENGINE_CPU_TS)) {
         return refuse(live, api, HCCL_E_NOT_SUPPORT, "needs the host side and a CPU_TS engine");
     }
-    if (live == nullptr) return refuse_dead_comm(api, comm);
+    if (live == nullptr)
+        return refuse_dead_comm(api, comm);
     if (engine != COMM_ENGINE_CPU_TS || notifyNum > kMaxNotifyPerThread) {
         return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", notifyNum ", notifyNum,
                       ": a stream thread is CPU_TS (1) with at most 65535 notifies");
@@ -243,7 +247,8 @@ HCOMM_EXPORT HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, Comm
         return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag, ctx and size must not be NULL");
     }
     Comm *live = nullptr;
-    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
+        return rc;
     std::lock_guard lock(live->ctx_mutex);
     const auto it = live->engine_ctx.find(std::make_pair(std::string(ctxTag), static_cast<int>(engine)));
     if (it == live->engine_ctx.end()) {
@@ -262,7 +267,8 @@ HCOMM_EXPORT HcclResult HcclThreadResGetInfo(HcclComm comm, ThreadHandle thread,
         return refuse(nullptr, api, HCCL_E_PTR, "comm, thread and info must not be NULL/0");
     }
     Comm *live = nullptr;
-    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
+        return rc;
     auto obj = thread_of(live, thread);
     if (!obj || resType != THREAD_RES_TYPE_STREAM || infoLen == 0 || infoLen > sizeof(ThreadHandle)) {
         return refuse(live, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec, ", resType ",
@@ -328,7 +334,8 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, con
             }
         }
     }
-    if (live == nullptr) return refuse_dead_comm(api, comm);
+    if (live == nullptr)
+        return refuse_dead_comm(api, comm);
     if (!engine_is_valid(engine) || channelNum == 0 || channelNum > kMaxChannelsPerCall) {
         return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", channelNum ", channelNum,
                       ": engine must be 0..5 and channelNum in [1, 1048576]");
@@ -346,13 +353,11 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, con
                           static_cast<int>(d.channelProtocol), " is not a CommProtocol (0..9); set channelProtocol");
         }
         if (d.notifyNum > kMaxNotifyPerChannel) {
-            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: notifyNum ", d.notifyNum,
-                          " exceeds 64");
+            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: notifyNum ", d.notifyNum, " exceeds 64");
         }
         if (d.remoteRank >= live->size() || d.remoteRank == live->rank()) {
             return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: remoteRank ", d.remoteRank,
-                          " must be another rank of this comm (size ", live->size(), ", own rank ", live->rank(),
-                          ")");
+                          " must be another rank of this comm (size ", live->size(), ", own rank ", live->rank(), ")");
         }
         for (uint32_t j = 0; j < i; ++j) {
             const HcclChannelDesc &e = channelDescs[j];
@@ -409,7 +414,8 @@ HCOMM_EXPORT HcclResult HcclChannelGetHcclBuffer(HcclComm comm, ChannelHandle ch
         return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, buffer and size must not be NULL/0");
     }
     std::shared_ptr<ChannelObj> obj;
-    if (const HcclResult rc = live_channel(api, comm, channel, obj); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = live_channel(api, comm, channel, obj); rc != HCCL_SUCCESS)
+        return rc;
     *buffer = reinterpret_cast<void *>(obj->peer.addr);
     *size = obj->peer.size;
     return HCCL_SUCCESS;
@@ -423,7 +429,8 @@ HCOMM_EXPORT HcclResult HcclChannelGetRemoteMems(HcclComm comm, ChannelHandle ch
         return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, memNum, remoteMems and memTags must not be NULL/0");
     }
     std::shared_ptr<ChannelObj> obj;
-    if (const HcclResult rc = live_channel(api, comm, channel, obj); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = live_channel(api, comm, channel, obj); rc != HCCL_SUCCESS)
+        return rc;
     // The peer's communication memory is the one remote memory of a channel; the
     // arrays stay valid until the channel or the comm is destroyed.
     *memNum = 1;

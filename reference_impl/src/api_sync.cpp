@@ -15,7 +15,7 @@ namespace {
 
 // ACL notifies (A2/A3 only): process-wide binary notifies named by a 64-bit id.
 class AclrtNotifies {
-public:
+  public:
     bool record(uint64_t id)
     {
         bool fresh = false;
@@ -32,16 +32,18 @@ public:
         std::unique_lock lock(mutex_);
         const auto ready = [&] { return set_[id] || cancel.load(); };
         if (deadline) {
-            if (!changed_.wait_until(lock, *deadline, ready)) return NotifyBank::WaitResult::timed_out;
+            if (!changed_.wait_until(lock, *deadline, ready))
+                return NotifyBank::WaitResult::timed_out;
         } else {
             changed_.wait(lock, ready);
         }
-        if (!set_[id]) return NotifyBank::WaitResult::cancelled;
+        if (!set_[id])
+            return NotifyBank::WaitResult::cancelled;
         set_[id] = false;
         return NotifyBank::WaitResult::consumed;
     }
 
-private:
+  private:
     std::mutex mutex_;
     std::condition_variable changed_;
     std::map<uint64_t, bool> set_;
@@ -55,16 +57,15 @@ AclrtNotifies &aclrt_notifies()
 
 std::optional<Deadline> deadline_after(uint32_t timeout)
 {
-    if (timeout == 0) return std::nullopt;
+    if (timeout == 0)
+        return std::nullopt;
     return Clock::now() + env::timeout_to_duration(timeout);
 }
 
 HcclResult finish_wait(Comm &comm, NotifyBank::WaitResult result, const char *what, uint64_t index, uint32_t timeout)
 {
     switch (result) {
-    case NotifyBank::WaitResult::consumed:
-        ++comm.stats().notifies_consumed;
-        return HCCL_SUCCESS;
+    case NotifyBank::WaitResult::consumed: ++comm.stats().notifies_consumed; return HCCL_SUCCESS;
     case NotifyBank::WaitResult::timed_out:
         HREF_LOG_ERROR(comm.rank(), "wait on ", what, " notify ", index, " timed out after ", timeout,
                        env::timeout_unit_is_ms() ? " ms" : " s");
@@ -102,7 +103,8 @@ int32_t channel_wait_on_thread(const char *api, ThreadHandle thread, ChannelHand
                                uint32_t timeout)
 {
     Target t;
-    if (const HcclResult rc = resolve_channel_notify(api, thread, channel, index, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_channel_notify(api, thread, channel, index, t); rc != HCCL_SUCCESS)
+        return rc;
     submit(t.thread, [c = t.channel, index, timeout] { return do_channel_wait(c, index, timeout); });
     return HCCL_SUCCESS;
 }
@@ -118,8 +120,8 @@ int32_t thread_wait_on_thread(const char *api, ThreadHandle thread, uint32_t ind
                       t.thread->core->notifies.size(), ") of the thread");
     }
     submit(t.thread, [core = t.thread->core, comm = t.comm, index, timeout] {
-        return finish_wait(*comm, core->notifies.wait(index, deadline_after(timeout), comm->closing()), "thread",
-                           index, timeout);
+        return finish_wait(*comm, core->notifies.wait(index, deadline_after(timeout), comm->closing()), "thread", index,
+                           timeout);
     });
     return HCCL_SUCCESS;
 }
@@ -133,7 +135,8 @@ int32_t ordering_task(const char *api, Api family, ThreadHandle thread, std::opt
         return refuse(nullptr, api, HCCL_E_PTR, thread == 0 ? "thread" : "channel", " is 0");
     }
     Target t;
-    if (const HcclResult rc = resolve(api, family, thread, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve(api, family, thread, channel, t); rc != HCCL_SUCCESS)
+        return rc;
     submit(t.thread, [c = t.channel] { return c && c->destroyed ? HCCL_E_NOT_FOUND : HCCL_SUCCESS; });
     return HCCL_SUCCESS;
 }
@@ -175,7 +178,8 @@ HcclResult with_program_comm(const char *api, const char *commId, const char *ho
 // null checks.
 HcclResult no_task_cache(const char *api, bool null_args)
 {
-    if (null_args) return refuse(nullptr, api, HCCL_E_PTR, "NULL");
+    if (null_args)
+        return refuse(nullptr, api, HCCL_E_PTR, "NULL");
     return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "no task cache in the reference");
 }
 
@@ -184,23 +188,23 @@ HcclResult check_timeout_value(const char *api, float timeOut, uint32_t &seconds
     if (std::isnan(timeOut) || timeOut < 0.0F || static_cast<double>(timeOut) > static_cast<double>(UINT32_MAX)) {
         return refuse(nullptr, api, HCCL_E_PARA, "timeOut ", timeOut, " must be a number in [0, 4294967295]");
     }
-    seconds = static_cast<uint32_t>(timeOut);  // the integer part, as the vendor does
+    seconds = static_cast<uint32_t>(timeOut); // the integer part, as the vendor does
     return HCCL_SUCCESS;
 }
 
 std::atomic<uint32_t> g_thread_res_timeout{0};
 
-}  // namespace
+} // namespace
 
-HCOMM_EXPORT int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, ThreadHandle dstThread,
-                                                     uint32_t dstNotifyIdx)
+HCOMM_EXPORT int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, ThreadHandle dstThread, uint32_t dstNotifyIdx)
 {
     const char *api = "HcommThreadNotifyRecordOnThread";
     if (thread == 0 || dstThread == 0) {
         return refuse(nullptr, api, HCCL_E_PTR, thread == 0 ? "thread" : "dstThread", " is 0");
     }
     Target t;
-    if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS)
+        return rc;
     auto dst = registry::thread(dstThread);
     if (!dst || dst->comm != t.comm) {
         return refuse(t.comm, api, HCCL_E_PARA, "dstThread 0x", std::hex, dstThread, std::dec,
@@ -212,7 +216,8 @@ HCOMM_EXPORT int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, Thread
     }
     submit(t.thread, [core = dst->core, comm = t.comm, dstNotifyIdx] {
         ++comm->stats().notifies_raised;
-        if (!core->notifies.record(dstNotifyIdx)) ++comm->stats().notify_overruns;
+        if (!core->notifies.record(dstNotifyIdx))
+            ++comm->stats().notify_overruns;
         return HCCL_SUCCESS;
     });
     return HCCL_SUCCESS;
@@ -238,7 +243,8 @@ HCOMM_EXPORT int32_t HcommAclrtNotifyRecordOnThread(ThreadHandle thread, uint64_
     }
     submit(t.thread, [comm = t.comm, dstNotifyId] {
         ++comm->stats().notifies_raised;
-        if (!aclrt_notifies().record(dstNotifyId)) ++comm->stats().notify_overruns;
+        if (!aclrt_notifies().record(dstNotifyId))
+            ++comm->stats().notify_overruns;
         return HCCL_SUCCESS;
     });
     return HCCL_SUCCESS;
@@ -284,8 +290,8 @@ HCOMM_EXPORT int32_t HcommChannelNotifyRecord(ChannelHandle channel, uint32_t re
                     remoteNotifyIdx);
 }
 
-HCOMM_EXPORT int32_t HcommChannelNotifyWaitOnThread(ThreadHandle thread, ChannelHandle channel,
-                                                    uint32_t localNotifyIdx, uint32_t timeOut)
+HCOMM_EXPORT int32_t HcommChannelNotifyWaitOnThread(ThreadHandle thread, ChannelHandle channel, uint32_t localNotifyIdx,
+                                                    uint32_t timeOut)
 {
     return channel_wait_on_thread("HcommChannelNotifyWaitOnThread", thread, channel, localNotifyIdx, timeOut);
 }
@@ -327,11 +333,12 @@ HCOMM_EXPORT int32_t HcommChannelFence(ChannelHandle channel)
 {
     const char *api = "HcommChannelFence";
     Target t;
-    if (const HcclResult rc = resolve_host_channel(api, channel, t); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = resolve_host_channel(api, channel, t); rc != HCCL_SUCCESS)
+        return rc;
     if (!profile().ascend950) {
         return refuse(t.comm, api, HCCL_E_NOT_SUPPORT, "fences exist on 950 products only");
     }
-    return HCCL_SUCCESS;  // host transfers complete before they return
+    return HCCL_SUCCESS; // host transfers complete before they return
 }
 
 HCOMM_EXPORT int32_t HcommSetNotifyWaitTimeOut(float timeOut)
@@ -347,8 +354,7 @@ HCOMM_EXPORT int32_t HcommSetNotifyWaitTimeOut(float timeOut)
 HCOMM_EXPORT int32_t HcommThreadResAcquireTimeOut(float timeOut)
 {
     uint32_t value = 0;
-    if (const HcclResult rc = check_timeout_value("HcommThreadResAcquireTimeOut", timeOut, value);
-        rc != HCCL_SUCCESS) {
+    if (const HcclResult rc = check_timeout_value("HcommThreadResAcquireTimeOut", timeOut, value); rc != HCCL_SUCCESS) {
         return rc;
     }
     // Acquisition never waits for resources in the reference; the value is kept only.
@@ -379,7 +385,7 @@ HCOMM_EXPORT int32_t HcommBatchModeEnd(const char *batchTag)
         }
         launch.batching = false;
         launch.batch_tag.clear();
-        launch.flush_held();  // the submission of everything the batch held, in order
+        launch.flush_held(); // the submission of everything the batch held, in order
         return HCCL_SUCCESS;
     });
 }

@@ -46,4 +46,4 @@ inline HcclResult live_comm(const char *api, const void *comm, Comm *&live)
     return live != nullptr ? HCCL_SUCCESS : refuse_dead_comm(api, comm);
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

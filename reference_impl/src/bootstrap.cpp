@@ -19,7 +19,13 @@ namespace {
 constexpr char kMagic[8] = "HCTSREF";
 constexpr uint32_t kVersion = 1;
 
-enum MessageType : uint32_t { kJoin = 0x4a4f494e, kTable = 0x5441424c, kReject = 0x52454a54, kHello = 0x48454c4f, kAck = 0x41434b21 };
+enum MessageType : uint32_t {
+    kJoin = 0x4a4f494e,
+    kTable = 0x5441424c,
+    kReject = 0x52454a54,
+    kHello = 0x48454c4f,
+    kAck = 0x41434b21
+};
 
 struct JoinMessage {
     uint8_t token[kTokenBytes];
@@ -64,7 +70,7 @@ void reject(const Fd &fd, HcclResult code)
 // The rendezvous: collects one join per rank, then hands every rank the table of
 // listeners. Runs on its own thread until done, the deadline, or process exit.
 class RootService {
-public:
+  public:
     RootService(Fd listener, const uint8_t *token) : listener_(std::move(listener)), stop_(eventfd(0, EFD_CLOEXEC))
     {
         std::memcpy(token_, token, kTokenBytes);
@@ -84,12 +90,13 @@ public:
         return finished_;
     }
 
-private:
+  private:
     bool stopped(Deadline deadline) const
     {
         pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}};
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) return true;
+        if (left <= 0)
+            return true;
         const int rc = poll(fds, 2, static_cast<int>(left));
         return rc <= 0 || (fds[1].revents & POLLIN) != 0;
     }
@@ -107,7 +114,8 @@ private:
                 break;
             }
             auto fd = accept_until(listener_, deadline);
-            if (!fd) continue;
+            if (!fd)
+                continue;
             uint32_t type = 0;
             std::vector<uint8_t> payload;
             if (!recv_message(*fd, std::min(deadline, Clock::now() + std::chrono::seconds(10)), type, payload)) {
@@ -125,8 +133,8 @@ private:
                 table.resize(n_ranks);
             }
             if (join->n_ranks != n_ranks || join->rank >= n_ranks || joined[join->rank].valid()) {
-                HREF_LOG_ERROR(-1, "bootstrap root refused rank ", join->rank, " of ", join->n_ranks,
-                               ": the job has ", n_ranks, " ranks and each rank joins once");
+                HREF_LOG_ERROR(-1, "bootstrap root refused rank ", join->rank, " of ", join->n_ranks, ": the job has ",
+                               n_ranks, " ranks and each rank joins once");
                 reject(*fd, HCCL_E_PARA);
                 continue;
             }
@@ -156,7 +164,7 @@ private:
 // Every service of the process; finished ones are reaped when a new one starts,
 // the rest are stopped and joined at exit.
 class RootServices {
-public:
+  public:
     void add(std::unique_ptr<RootService> service)
     {
         std::lock_guard lock(mutex_);
@@ -164,7 +172,7 @@ public:
         services_.push_back(std::move(service));
     }
 
-private:
+  private:
     std::mutex mutex_;
     std::list<std::unique_ptr<RootService>> services_;
 };
@@ -175,7 +183,7 @@ RootServices &root_services()
     return services;
 }
 
-}  // namespace
+} // namespace
 
 HcclResult create_root_info(HcclRootInfo &out)
 {
@@ -263,8 +271,8 @@ HcclResult join_job(const RootInfoWire &root, uint32_t n_ranks, uint32_t rank, M
         hello.from = rank;
         hello.to = peer;
         hello.n_ranks = n_ranks;
-        if (!link || !send_message(*link, kHello, bytes_of(hello)) ||
-            !recv_message(*link, deadline, type, payload) || type != kAck) {
+        if (!link || !send_message(*link, kHello, bytes_of(hello)) || !recv_message(*link, deadline, type, payload) ||
+            type != kAck) {
             HREF_LOG_ERROR(rank, "cannot link to rank ", peer, " at ", to_string(table[peer]));
             return HCCL_E_TCP_CONNECT;
         }
@@ -297,4 +305,4 @@ HcclResult join_job(const RootInfoWire &root, uint32_t n_ranks, uint32_t rank, M
     return HCCL_SUCCESS;
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -17,10 +17,10 @@ constexpr size_t kTokenBytes = 16;
 
 // What HcclRootInfo.internal holds (the rest of the 4108 bytes is zero).
 struct RootInfoWire {
-    char magic[8];  // "HCTSREF"
+    char magic[8]; // "HCTSREF"
     uint32_t version;
-    uint32_t ipv4;  // network byte order
-    uint16_t port;  // host byte order
+    uint32_t ipv4; // network byte order
+    uint16_t port; // host byte order
     uint16_t reserved;
     uint8_t token[kTokenBytes];
 };
@@ -30,10 +30,10 @@ HcclResult create_root_info(HcclRootInfo &out);
 std::optional<RootInfoWire> parse_root_info(const HcclRootInfo &info);
 
 struct Mesh {
-    std::vector<Fd> links;  // links[r]: the TCP link to rank r (none for the own rank)
+    std::vector<Fd> links; // links[r]: the TCP link to rank r (none for the own rank)
 };
 
 // Joins the job described by `root` as `rank` of `n_ranks` and builds the mesh.
 HcclResult join_job(const RootInfoWire &root, uint32_t n_ranks, uint32_t rank, Mesh &mesh);
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

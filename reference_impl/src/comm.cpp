@@ -37,7 +37,7 @@ std::string token_hex(const uint8_t *token)
     return text;
 }
 
-}  // namespace
+} // namespace
 
 MemoryRegion::MemoryRegion(ibv_pd *pd, void *addr, uint64_t len)
     : mr_(ibv_reg_mr(pd, addr, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ))
@@ -46,7 +46,8 @@ MemoryRegion::MemoryRegion(ibv_pd *pd, void *addr, uint64_t len)
 
 MemoryRegion::~MemoryRegion()
 {
-    if (mr_ != nullptr) ibv_dereg_mr(mr_);
+    if (mr_ != nullptr)
+        ibv_dereg_mr(mr_);
 }
 
 HcclResult Comm::create(uint32_t n_ranks, const RootInfoWire &root, uint32_t rank, std::unique_ptr<Comm> &out)
@@ -92,7 +93,8 @@ Comm::~Comm()
     for (auto &c : channels) {
         registry::remove_channel(c->handle);
         c->notifies->wake_all();
-        if (c->link) c->link->cancel_all();
+        if (c->link)
+            c->link->cancel_all();
     }
     // Joining the queues ends every task before the channels and the device go.
     for (auto &t : threads) {
@@ -146,8 +148,8 @@ HcclResult Comm::ensure_verbs()
     }
     auto mr = std::make_unique<MemoryRegion>(device->pd(), memory_->base(), memory_->size());
     if (!mr->valid()) {
-        HREF_LOG_ERROR(rank_, "registering ", memory_->size(), " bytes of communication memory failed: ",
-                       std::strerror(errno));
+        HREF_LOG_ERROR(rank_, "registering ", memory_->size(),
+                       " bytes of communication memory failed: ", std::strerror(errno));
         return HCCL_E_MEMORY;
     }
     device_ = std::move(device);
@@ -185,8 +187,7 @@ std::shared_ptr<ChannelObj> Comm::find_channel(CommEngine engine, uint32_t remot
     return nullptr;
 }
 
-HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *descs, uint32_t count,
-                                  ChannelHandle *out)
+HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *descs, uint32_t count, ChannelHandle *out)
 {
     std::lock_guard acquire(acquire_mutex_);
     if (const HcclResult rc = ensure_verbs(); rc != HCCL_SUCCESS) {
@@ -213,7 +214,8 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
                 repeated = true;
             }
         }
-        if (repeated) continue;
+        if (repeated)
+            continue;
         auto c = std::make_shared<ChannelObj>();
         c->comm = this;
         c->engine = engine;
@@ -275,10 +277,11 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
         std::memcpy(&peer, payload.data(), sizeof(peer));
         if (peer.engine != engine || peer.protocol != c->protocol || peer.notify_num != c->notify_num ||
             peer.from_rank != c->remote_rank) {
-            HREF_LOG_ERROR(rank_, "channel to rank ", c->remote_rank, " does not match the peer's descriptor: ",
-                           "engine ", static_cast<int>(engine), "/", peer.engine, ", protocol ",
-                           static_cast<int>(c->protocol), "/", peer.protocol, ", notifyNum ", c->notify_num, "/",
-                           peer.notify_num, " (both sides must acquire the same channel)");
+            HREF_LOG_ERROR(rank_, "channel to rank ", c->remote_rank,
+                           " does not match the peer's descriptor: ", "engine ", static_cast<int>(engine), "/",
+                           peer.engine, ", protocol ", static_cast<int>(c->protocol), "/", peer.protocol,
+                           ", notifyNum ", c->notify_num, "/", peer.notify_num,
+                           " (both sides must acquire the same channel)");
             outcome = HCCL_E_PARA;
             continue;
         }
@@ -346,4 +349,4 @@ HcclResult Comm::destroy_channel(ChannelHandle handle)
     return HCCL_SUCCESS;
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -36,7 +36,7 @@ struct Stats {
 
 // A registered memory region, deregistered on destruction.
 class MemoryRegion {
-public:
+  public:
     MemoryRegion(ibv_pd *pd, void *addr, uint64_t len);
     ~MemoryRegion();
     MemoryRegion(const MemoryRegion &) = delete;
@@ -45,7 +45,7 @@ public:
     uint32_t lkey() const { return mr_->lkey; }
     uint32_t rkey() const { return mr_->rkey; }
 
-private:
+  private:
     ibv_mr *mr_;
 };
 
@@ -56,7 +56,7 @@ class Comm;
 struct ThreadCore {
     std::shared_ptr<TaskQueue> queue;
     NotifyBank notifies;
-    std::mutex scratch_mutex;                 // reductions stage through registered scratch
+    std::mutex scratch_mutex; // reductions stage through registered scratch
     std::vector<uint8_t> scratch;
     std::unique_ptr<MemoryRegion> scratch_mr;
     ThreadCore(std::shared_ptr<TaskQueue> q, uint32_t notify_num) : queue(std::move(q)), notifies(notify_num) {}
@@ -86,7 +86,7 @@ struct ChannelObj {
     std::unique_ptr<NotifyBank> notifies;
     std::unique_ptr<RcLink> link;
     PeerMemory peer;
-    CommMem remote_mem{};            // what HcclChannelGetRemoteMems hands out
+    CommMem remote_mem{}; // what HcclChannelGetRemoteMems hands out
     CommMem *remote_mem_ptr = nullptr;
     char remote_tag[16] = "HcclBuffer";
     char *remote_tag_ptr = nullptr;
@@ -94,7 +94,7 @@ struct ChannelObj {
 };
 
 class Comm {
-public:
+  public:
     static HcclResult create(uint32_t n_ranks, const RootInfoWire &root, uint32_t rank, std::unique_ptr<Comm> &out);
     ~Comm();
     Comm(const Comm &) = delete;
@@ -113,8 +113,7 @@ public:
     size_t thread_count() const;
 
     // Channels for validated descriptors; connects with the peers (collective per pair).
-    HcclResult acquire_channels(CommEngine engine, const HcclChannelDesc *descs, uint32_t count,
-                                ChannelHandle *out);
+    HcclResult acquire_channels(CommEngine engine, const HcclChannelDesc *descs, uint32_t count, ChannelHandle *out);
     std::shared_ptr<ChannelObj> find_channel(CommEngine engine, uint32_t remote_rank, CommProtocol protocol);
     HcclResult destroy_channel(ChannelHandle handle);
 
@@ -126,7 +125,7 @@ public:
     std::mutex ctx_mutex;
     std::map<std::pair<std::string, int>, std::vector<uint8_t>> engine_ctx;
 
-private:
+  private:
     Comm() = default;
     HcclResult ensure_verbs();
 
@@ -139,11 +138,11 @@ private:
     std::unique_ptr<MemoryRegion> memory_mr_;
     Stats stats_;
     std::atomic<bool> closing_{false};
-    mutable std::mutex mutex_;  // threads_, channels_
-    std::mutex acquire_mutex_;  // one channel acquisition at a time (the handshake is ordered per peer)
+    mutable std::mutex mutex_; // threads_, channels_
+    std::mutex acquire_mutex_; // one channel acquisition at a time (the handshake is ordered per peer)
     std::vector<std::shared_ptr<ThreadObj>> threads_;
     std::vector<std::shared_ptr<ChannelObj>> channels_;
     uint64_t thread_serial_ = 0;
 };
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -56,4 +56,4 @@ bool CommMemory::clear()
     return fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(size_)) == 0;
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

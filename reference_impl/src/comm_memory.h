@@ -11,7 +11,7 @@
 namespace hcomm_ref {
 
 class CommMemory {
-public:
+  public:
     // nullptr (with errno set) when the memfd or the mapping cannot be made.
     static std::unique_ptr<CommMemory> create(uint64_t size, const std::string &name);
     ~CommMemory();
@@ -24,7 +24,7 @@ public:
     // Gives the pages back to the kernel: reads return zero, nothing is touched.
     bool clear();
 
-private:
+  private:
     CommMemory(int fd, void *base, uint64_t size) : fd_(fd), base_(base), size_(size) {}
     int fd_;
     void *base_;
@@ -34,4 +34,4 @@ private:
 // [addr, addr+len) inside [base, base+size), without overflow; len 0 is never inside.
 bool range_inside(uint64_t addr, uint64_t len, uint64_t base, uint64_t size);
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

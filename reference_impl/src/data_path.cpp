@@ -10,14 +10,15 @@
 namespace hcomm_ref {
 namespace {
 
-std::atomic<uint32_t> g_default_timeout{1836};  // the vendor's initial default, seconds
+std::atomic<uint32_t> g_default_timeout{1836}; // the vendor's initial default, seconds
 
 // Supported with some engine: used when the thread handle is unusable, so the
 // product/side part of the support rule still comes before HCCL_E_PARA.
 bool supported_with_any_engine(Api family)
 {
     for (int e = COMM_ENGINE_CPU; e <= COMM_ENGINE_CCU; ++e) {
-        if (check_support(family, static_cast<CommEngine>(e)) == HCCL_SUCCESS) return true;
+        if (check_support(family, static_cast<CommEngine>(e)) == HCCL_SUCCESS)
+            return true;
     }
     return false;
 }
@@ -65,13 +66,14 @@ HcclResult through_scratch(ChannelObj &channel, ThreadCore &core, uint64_t count
     const uint64_t per_chunk = scratch_size / element;
     for (uint64_t done = 0; done < count;) {
         const uint64_t n = std::min(per_chunk, count - done);
-        if (const HcclResult rc = step(scratch, lkey, done, n); rc != HCCL_SUCCESS) return rc;
+        if (const HcclResult rc = step(scratch, lkey, done, n); rc != HCCL_SUCCESS)
+            return rc;
         done += n;
     }
     return finish(scratch, lkey);
 }
 
-}  // namespace
+} // namespace
 
 uint32_t default_wait_timeout() { return g_default_timeout.load(); }
 void set_default_wait_timeout(uint32_t value) { g_default_timeout = value; }
@@ -80,7 +82,8 @@ HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::option
                    Target &target)
 {
     auto t = registry::thread(thread);
-    if (const HcclResult rc = check_handle(api, family, t, thread, "thread"); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_handle(api, family, t, thread, "thread"); rc != HCCL_SUCCESS)
+        return rc;
     LaunchRecord *launch = current_launch();
     if (launch != nullptr && launch->comm != t->comm) {
         return refuse(t->comm, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec,
@@ -106,7 +109,8 @@ HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::option
 HcclResult resolve_channel_only(const char *api, Api family, ChannelHandle channel, Target &target)
 {
     auto c = registry::channel(channel);
-    if (const HcclResult rc = check_handle(api, family, c, channel, "channel"); rc != HCCL_SUCCESS) return rc;
+    if (const HcclResult rc = check_handle(api, family, c, channel, "channel"); rc != HCCL_SUCCESS)
+        return rc;
     target.channel = c;
     target.comm = c->comm;
     return HCCL_SUCCESS;
@@ -117,8 +121,12 @@ HcclResult resolve_operands(const char *api, Api family, ThreadHandle thread, st
 {
     const bool no_channel = channel && *channel == 0;
     if (dst == nullptr || src == nullptr || no_channel || thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, dst == nullptr ? "dst" : src == nullptr ? "src"
-                                                : no_channel ? "channel" : "thread", " is NULL/0");
+        return refuse(nullptr, api, HCCL_E_PTR,
+                      dst == nullptr   ? "dst"
+                      : src == nullptr ? "src"
+                      : no_channel     ? "channel"
+                                       : "thread",
+                      " is NULL/0");
     }
     return resolve(api, family, thread, channel, target);
 }
@@ -170,8 +178,7 @@ HcclResult check_reduce(const char *api, Comm *comm, uint64_t count, int32_t dat
                       ": supported are INT8..UINT64, FP16, FP32, FP64, BFP16 with SUM, PROD, MAX, MIN");
     }
     if (count == 0 || count > UINT64_MAX / size) {
-        return refuse(comm, api, HCCL_E_PARA, "count ", count, " must be > 0 and count * ", size,
-                      " must not overflow");
+        return refuse(comm, api, HCCL_E_PARA, "count ", count, " must be > 0 and count * ", size, " must not overflow");
     }
     bytes = count * size;
     return HCCL_SUCCESS;
@@ -198,12 +205,13 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
     }
     Comm &comm = *channel->comm;
     const std::optional<uint32_t> imm = notify ? std::optional<uint32_t>(kImmNotifyTag | *notify) : std::nullopt;
-    const HcclResult rc = channel->link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
-                                               {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, len, imm,
-                                               comm.closing());
+    const HcclResult rc =
+        channel->link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
+                             {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, len, imm, comm.closing());
     if (rc == HCCL_SUCCESS) {
         comm.stats().bytes_written += len;
-        if (notify) ++comm.stats().notifies_raised;
+        if (notify)
+            ++comm.stats().notifies_raised;
     }
     return rc;
 }
@@ -214,10 +222,11 @@ HcclResult do_read(const std::shared_ptr<ChannelObj> &channel, void *dst, const 
         return HCCL_E_NOT_FOUND;
     }
     Comm &comm = *channel->comm;
-    const HcclResult rc = channel->link->read({reinterpret_cast<uint64_t>(dst), comm.memory_lkey()},
-                                              {reinterpret_cast<uint64_t>(src), channel->peer.rkey}, len,
-                                              comm.closing());
-    if (rc == HCCL_SUCCESS) comm.stats().bytes_read += len;
+    const HcclResult rc =
+        channel->link->read({reinterpret_cast<uint64_t>(dst), comm.memory_lkey()},
+                            {reinterpret_cast<uint64_t>(src), channel->peer.rkey}, len, comm.closing());
+    if (rc == HCCL_SUCCESS)
+        comm.stats().bytes_read += len;
     return rc;
 }
 
@@ -234,7 +243,8 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
             const uint64_t remote = reinterpret_cast<uint64_t>(dst) + done * element;
             HcclResult step = channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey},
                                                   {remote, channel->peer.rkey}, n * element, channel->comm->closing());
-            if (step != HCCL_SUCCESS) return step;
+            if (step != HCCL_SUCCESS)
+                return step;
             reduce_into(scratch, static_cast<const uint8_t *>(src) + done * element, n, type, op);
             return channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
                                         n * element, std::nullopt, channel->comm->closing());
@@ -242,12 +252,14 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
         [&](uint8_t *scratch, uint32_t lkey) {
             Comm &comm = *channel->comm;
             comm.stats().bytes_written += count * element;
-            if (!notify) return HCCL_SUCCESS;
+            if (!notify)
+                return HCCL_SUCCESS;
             // A zero-byte WRITE WITH IMM: the scratch only has to supply a valid local key.
             const HcclResult sent = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey},
                                                          {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, 0,
                                                          kImmNotifyTag | *notify, comm.closing());
-            if (sent != HCCL_SUCCESS) return sent;
+            if (sent != HCCL_SUCCESS)
+                return sent;
             ++comm.stats().notifies_raised;
             return HCCL_SUCCESS;
         });
@@ -260,11 +272,12 @@ HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore
     return through_scratch(
         *channel, core, count, element,
         [&](uint8_t *scratch, uint32_t lkey, uint64_t done, uint64_t n) {
-            const HcclResult step = channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey},
-                                                        {reinterpret_cast<uint64_t>(src) + done * element,
-                                                         channel->peer.rkey},
-                                                        n * element, channel->comm->closing());
-            if (step != HCCL_SUCCESS) return step;
+            const HcclResult step =
+                channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey},
+                                    {reinterpret_cast<uint64_t>(src) + done * element, channel->peer.rkey}, n * element,
+                                    channel->comm->closing());
+            if (step != HCCL_SUCCESS)
+                return step;
             reduce_into(static_cast<uint8_t *>(dst) + done * element, scratch, n, type, op);
             return HCCL_SUCCESS;
         },
@@ -280,17 +293,14 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
     const std::optional<Deadline> deadline =
         timeout == 0 ? std::nullopt : std::optional<Deadline>(Clock::now() + env::timeout_to_duration(timeout));
     switch (channel->notifies->wait(index, deadline, comm.closing())) {
-    case NotifyBank::WaitResult::consumed:
-        ++comm.stats().notifies_consumed;
-        return HCCL_SUCCESS;
+    case NotifyBank::WaitResult::consumed: ++comm.stats().notifies_consumed; return HCCL_SUCCESS;
     case NotifyBank::WaitResult::timed_out:
         HREF_LOG_ERROR(comm.rank(), "wait on notify ", index, " of the channel to rank ", channel->remote_rank,
                        " timed out after ", timeout, env::timeout_unit_is_ms() ? " ms" : " s");
         return HCCL_E_TIMEOUT;
-    case NotifyBank::WaitResult::cancelled:
-        break;
+    case NotifyBank::WaitResult::cancelled: break;
     }
     return HCCL_E_INTERNAL;
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

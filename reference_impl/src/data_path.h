@@ -13,8 +13,8 @@
 namespace hcomm_ref {
 
 struct Target {
-    std::shared_ptr<ThreadObj> thread;    // null for the calls without a thread
-    std::shared_ptr<ChannelObj> channel;  // null for the calls without a channel
+    std::shared_ptr<ThreadObj> thread;   // null for the calls without a thread
+    std::shared_ptr<ChannelObj> channel; // null for the calls without a channel
     Comm *comm = nullptr;
 };
 
@@ -55,4 +55,4 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
 uint32_t default_wait_timeout();
 void set_default_wait_timeout(uint32_t value);
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -31,4 +31,4 @@ DeviceScope::DeviceScope(LaunchRecord &record) : previous_(t_launch) { t_launch 
 
 DeviceScope::~DeviceScope() { t_launch = previous_; }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -17,11 +17,11 @@ class TaskQueue;
 // What one device program did; lives for one HcommRefDeviceLaunch.
 struct LaunchRecord {
     Comm *comm = nullptr;
-    std::vector<std::shared_ptr<TaskQueue>> touched;        // queues that received tasks
-    bool batching = false;                                  // HcommBatchModeStart .. End
+    std::vector<std::shared_ptr<TaskQueue>> touched; // queues that received tasks
+    bool batching = false;                           // HcommBatchModeStart .. End
     std::string batch_tag;
-    std::vector<std::function<void()>> held;                // enqueues deferred by batch mode
-    uint32_t acquired_comm = 0;                             // HcommAcquireComm depth
+    std::vector<std::function<void()>> held; // enqueues deferred by batch mode
+    uint32_t acquired_comm = 0;              // HcommAcquireComm depth
 
     void note(const std::shared_ptr<TaskQueue> &queue);
     void flush_held();
@@ -32,14 +32,14 @@ LaunchRecord *current_launch();
 
 // RAII: the calling OS thread is "on the device" running `record`'s program.
 class DeviceScope {
-public:
+  public:
     explicit DeviceScope(LaunchRecord &record);
     ~DeviceScope();
     DeviceScope(const DeviceScope &) = delete;
     DeviceScope &operator=(const DeviceScope &) = delete;
 
-private:
+  private:
     LaunchRecord *previous_;
 };
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

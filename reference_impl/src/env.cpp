@@ -39,7 +39,7 @@ bool parse_unit_ms()
     return false;
 }
 
-}  // namespace
+} // namespace
 
 std::optional<uint64_t> hccl_buffsize_mb()
 {
@@ -95,4 +95,4 @@ uint64_t max_write_cap()
 
 std::string ib_device_name() { return std::string(get("HCOMM_REF_IB_DEV")); }
 
-}  // namespace hcomm_ref::env
+} // namespace hcomm_ref::env

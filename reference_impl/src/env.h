@@ -30,4 +30,4 @@ uint64_t max_write_cap();
 // HCOMM_REF_IB_DEV: name of the verbs device to use (default: the first one).
 std::string ib_device_name();
 
-}  // namespace hcomm_ref::env
+} // namespace hcomm_ref::env

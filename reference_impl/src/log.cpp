@@ -15,10 +15,14 @@ LogLevel parse_level()
         return LogLevel::warn;
     }
     const std::string_view text(value);
-    if (text == "error") return LogLevel::error;
-    if (text == "warn") return LogLevel::warn;
-    if (text == "info") return LogLevel::info;
-    if (text == "debug") return LogLevel::debug;
+    if (text == "error")
+        return LogLevel::error;
+    if (text == "warn")
+        return LogLevel::warn;
+    if (text == "info")
+        return LogLevel::info;
+    if (text == "debug")
+        return LogLevel::debug;
     std::fprintf(stderr, "[hcomm_ref] warn: HCOMM_REF_LOG='%s' is not one of error|warn|info|debug; using warn\n",
                  value);
     return LogLevel::warn;
@@ -35,7 +39,7 @@ const char *level_name(LogLevel level)
     return "?";
 }
 
-}  // namespace
+} // namespace
 
 LogLevel log_level()
 {
@@ -54,4 +58,4 @@ void log_line(LogLevel level, int64_t rank, std::string_view message)
     std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -26,7 +26,7 @@ void log(LogLevel level, int64_t rank, const Parts &...parts)
     log_line(level, rank, out.str());
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref
 
 #define HREF_LOG_ERROR(rank, ...) ::hcomm_ref::log(::hcomm_ref::LogLevel::error, (rank), __VA_ARGS__)
 #define HREF_LOG_WARN(rank, ...) ::hcomm_ref::log(::hcomm_ref::LogLevel::warn, (rank), __VA_ARGS__)

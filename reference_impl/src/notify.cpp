@@ -41,8 +41,10 @@ bool NotifyBank::peek(uint32_t index) const
 
 void NotifyBank::wake_all()
 {
-    { std::lock_guard lock(mutex_); }
+    {
+        std::lock_guard lock(mutex_);
+    }
     changed_.notify_all();
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

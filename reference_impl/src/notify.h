@@ -14,7 +14,7 @@
 namespace hcomm_ref {
 
 class NotifyBank {
-public:
+  public:
     explicit NotifyBank(uint32_t count) : state_(count, 0) {}
 
     uint32_t size() const { return static_cast<uint32_t>(state_.size()); }
@@ -27,10 +27,10 @@ public:
     // Wakes every waiter so it re-checks its cancel flag.
     void wake_all();
 
-private:
+  private:
     mutable std::mutex mutex_;
     std::condition_variable changed_;
     std::vector<uint8_t> state_;
 };
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -43,8 +43,8 @@ const Profile &choose()
             return candidate;
         }
     }
-    HREF_LOG_ERROR(-1, "HCOMM_REF_PRODUCT='", wanted, "' is unknown (allowed: ", hcts::products::Table::builtin().names(),
-                   "); using ", fallback);
+    HREF_LOG_ERROR(-1, "HCOMM_REF_PRODUCT='", wanted,
+                   "' is unknown (allowed: ", hcts::products::Table::builtin().names(), "); using ", fallback);
     for (const Profile &candidate : profiles)
         if (candidate.name == fallback)
             return candidate;
@@ -53,7 +53,7 @@ const Profile &choose()
 
 bool side_matches(CommEngine engine) { return engine_on_device(engine) == is_device_side(); }
 
-}  // namespace
+} // namespace
 
 const Profile &profile()
 {
@@ -67,10 +67,7 @@ bool protocol_is_valid(int32_t protocol) { return protocol >= COMM_PROTOCOL_HCCS
 
 bool engine_on_device(CommEngine engine) { return engine == COMM_ENGINE_AICPU || engine == COMM_ENGINE_AICPU_TS; }
 
-bool profile_has_engine(CommEngine engine)
-{
-    return engine_is_valid(engine) && (profile().engines & bit(engine)) != 0;
-}
+bool profile_has_engine(CommEngine engine) { return engine_is_valid(engine) && (profile().engines & bit(engine)) != 0; }
 
 bool profile_allows_protocol(CommEngine engine, CommProtocol protocol)
 {
@@ -83,30 +80,18 @@ HcclResult check_support(Api api, CommEngine engine)
     const Profile &p = profile();
     bool ok = false;
     switch (api) {
-    case Api::write_with_notify:
-        ok = p.ascend950 && is_device_side() && engine == COMM_ENGINE_AICPU_TS;
-        break;
+    case Api::write_with_notify: ok = p.ascend950 && is_device_side() && engine == COMM_ENGINE_AICPU_TS; break;
     case Api::nbi:
         ok = p.ascend950 && !is_device_side() && engine == COMM_ENGINE_CPU && profile_has_engine(engine);
         break;
-    case Api::on_thread:
-        ok = side_matches(engine);
-        break;
-    case Api::host_channel:
-        ok = !is_device_side() && engine == COMM_ENGINE_CPU;
-        break;
-    case Api::channel_fence_on_thread:
-        ok = p.ascend950 && side_matches(engine);
-        break;
-    case Api::fence_on_thread:
-        ok = p.ascend950 && !is_device_side() && engine == COMM_ENGINE_CPU;
-        break;
+    case Api::on_thread: ok = side_matches(engine); break;
+    case Api::host_channel: ok = !is_device_side() && engine == COMM_ENGINE_CPU; break;
+    case Api::channel_fence_on_thread: ok = p.ascend950 && side_matches(engine); break;
+    case Api::fence_on_thread: ok = p.ascend950 && !is_device_side() && engine == COMM_ENGINE_CPU; break;
     case Api::drain:
-    case Api::aclrt_notify:
-        ok = !p.ascend950 && side_matches(engine);
-        break;
+    case Api::aclrt_notify: ok = !p.ascend950 && side_matches(engine); break;
     }
     return ok ? HCCL_SUCCESS : HCCL_E_NOT_SUPPORT;
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

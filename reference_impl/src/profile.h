@@ -26,9 +26,9 @@ enum class Api {
 
 struct Profile {
     std::string_view name;
-    bool ascend950;               // the A5 generation (950PR/DT): WWN, fences
-    uint32_t engines;             // bit per CommEngine the product offers
-    uint32_t protocols[6];        // per CommEngine: bit per CommProtocol allowed for channels
+    bool ascend950;        // the A5 generation (950PR/DT): WWN, fences
+    uint32_t engines;      // bit per CommEngine the product offers
+    uint32_t protocols[6]; // per CommEngine: bit per CommProtocol allowed for channels
 };
 
 const Profile &profile();
@@ -43,4 +43,4 @@ bool profile_allows_protocol(CommEngine engine, CommProtocol protocol);
 // a thread (or, for host_channel/nbi without a thread, a channel) of `engine`.
 HcclResult check_support(Api api, CommEngine engine);
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -19,7 +19,8 @@ T combine(T a, T b, HcommReduceOp op)
         case HCOMM_REDUCE_PROD: {
             // Promote to at least unsigned int so the product cannot overflow a signed int.
             using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
-            return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
+            return static_cast<T>(
+                static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
         }
         case HCOMM_REDUCE_MAX: return std::max(a, b);
         case HCOMM_REDUCE_MIN: return std::min(a, b);
@@ -61,7 +62,7 @@ void reduce_elements(void *dst, const void *src, uint64_t count, HcommReduceOp o
     for (uint64_t i = 0; i < count; ++i) {
         S a;
         S b;
-        std::memcpy(&a, d + i * sizeof(S), sizeof(S));  // any alignment
+        std::memcpy(&a, d + i * sizeof(S), sizeof(S)); // any alignment
         std::memcpy(&b, s + i * sizeof(S), sizeof(S));
         const S r = Codec::narrow(combine(Codec::widen(a), Codec::widen(b), op));
         std::memcpy(d + i * sizeof(S), &r, sizeof(S));
@@ -74,7 +75,7 @@ void reduce_typed(void *dst, const void *src, uint64_t count, HcommReduceOp op)
     reduce_elements<Native<T>>(dst, src, count, op);
 }
 
-}  // namespace
+} // namespace
 
 float half_to_float(uint16_t h)
 {
@@ -83,10 +84,10 @@ float half_to_float(uint16_t h)
     uint32_t mantissa = h & 0x3FFU;
     uint32_t bits = 0;
     if (exponent == 0x1F) {
-        bits = sign | 0x7F800000U | (mantissa << 13);  // inf / nan
+        bits = sign | 0x7F800000U | (mantissa << 13); // inf / nan
     } else if (exponent != 0) {
         bits = sign | ((exponent + 112U) << 23) | (mantissa << 13);
-    } else if (mantissa != 0) {  // subnormal: normalise
+    } else if (mantissa != 0) { // subnormal: normalise
         uint32_t e = 113;
         while ((mantissa & 0x400U) == 0) {
             mantissa <<= 1;
@@ -104,19 +105,19 @@ uint16_t float_to_half(float f)
     const uint32_t bits = std::bit_cast<uint32_t>(f);
     const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000U);
     const uint32_t abs = bits & 0x7FFFFFFFU;
-    if (abs >= 0x7F800000U) {  // inf or nan (keep nan quiet and non-zero)
+    if (abs >= 0x7F800000U) { // inf or nan (keep nan quiet and non-zero)
         return static_cast<uint16_t>(sign | 0x7C00U | (abs > 0x7F800000U ? 0x200U : 0));
     }
-    if (abs >= 0x477FF000U) {  // rounds to >= 65520: overflow to inf
+    if (abs >= 0x477FF000U) { // rounds to >= 65520: overflow to inf
         return static_cast<uint16_t>(sign | 0x7C00U);
     }
-    if (abs < 0x38800000U) {  // below the smallest normal half: subnormal or zero
+    if (abs < 0x38800000U) { // below the smallest normal half: subnormal or zero
         if (abs < 0x33000000U) {
-            return sign;  // rounds to zero
+            return sign; // rounds to zero
         }
         const uint32_t exponent = abs >> 23;
         const uint32_t mantissa = (abs & 0x7FFFFFU) | 0x800000U;
-        const uint32_t shift = 126U - exponent;  // 14..24
+        const uint32_t shift = 126U - exponent; // 14..24
         uint32_t value = mantissa >> shift;
         const uint32_t rest = mantissa & ((1U << shift) - 1U);
         const uint32_t half = 1U << (shift - 1U);
@@ -139,7 +140,7 @@ uint16_t float_to_bf16(float f)
 {
     const uint32_t bits = std::bit_cast<uint32_t>(f);
     if ((bits & 0x7FFFFFFFU) > 0x7F800000U) {
-        return static_cast<uint16_t>((bits >> 16) | 0x40U);  // quiet nan
+        return static_cast<uint16_t>((bits >> 16) | 0x40U); // quiet nan
     }
     const uint32_t rounding = 0x7FFFU + ((bits >> 16) & 1U);
     return static_cast<uint16_t>((bits + rounding) >> 16);
@@ -160,7 +161,7 @@ uint64_t reduce_type_size(int32_t data_type)
     case HCOMM_DATA_TYPE_INT64:
     case HCOMM_DATA_TYPE_UINT64:
     case HCOMM_DATA_TYPE_FP64: return 8;
-    default: return 0;  // INT128, HIF8, FP8*: not reducible here
+    default: return 0; // INT128, HIF8, FP8*: not reducible here
     }
 }
 
@@ -185,4 +186,4 @@ void reduce_into(void *dst, const void *src, uint64_t count, HcommDataType data_
     }
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

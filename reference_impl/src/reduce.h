@@ -20,4 +20,4 @@ uint16_t float_to_half(float f);
 float bf16_to_float(uint16_t b);
 uint16_t float_to_bf16(float f);
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

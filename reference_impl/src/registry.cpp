@@ -55,7 +55,7 @@ void remove(Table<Obj> table, uint64_t handle)
     (tables().*table).erase(handle);
 }
 
-}  // namespace
+} // namespace
 
 void add_comm(Comm *comm)
 {
@@ -92,4 +92,4 @@ ChannelHandle add_channel(const std::shared_ptr<ChannelObj> &channel)
 std::shared_ptr<ChannelObj> channel(ChannelHandle handle) { return find(&Tables::channels, handle); }
 void remove_channel(ChannelHandle handle) { remove(&Tables::channels, handle); }
 
-}  // namespace hcomm_ref::registry
+} // namespace hcomm_ref::registry

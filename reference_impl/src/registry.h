@@ -22,4 +22,4 @@ ChannelHandle add_channel(const std::shared_ptr<ChannelObj> &channel);
 std::shared_ptr<ChannelObj> channel(ChannelHandle handle);
 void remove_channel(ChannelHandle handle);
 
-}  // namespace hcomm_ref::registry
+} // namespace hcomm_ref::registry

@@ -42,7 +42,8 @@ bool send_all(int fd, const uint8_t *data, size_t len)
     while (len > 0) {
         const ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
         if (n < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR)
+                continue;
             return false;
         }
         data += n;
@@ -58,7 +59,8 @@ bool recv_all(int fd, uint8_t *data, size_t len, Deadline deadline)
             return false;
         }
         const ssize_t n = recv(fd, data, len, 0);
-        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EINTR)
+            continue;
         if (n <= 0) {
             return false;
         }
@@ -68,7 +70,7 @@ bool recv_all(int fd, uint8_t *data, size_t len, Deadline deadline)
     return true;
 }
 
-}  // namespace
+} // namespace
 
 void Fd::reset(int fd)
 {
@@ -129,8 +131,7 @@ Fd listen_on(uint32_t ipv4, SockAddr &bound)
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = ipv4;
     addr.sin_port = 0;
-    if (bind(fd.get(), reinterpret_cast<const sockaddr *>(&addr), sizeof(addr)) != 0 ||
-        listen(fd.get(), 256) != 0) {
+    if (bind(fd.get(), reinterpret_cast<const sockaddr *>(&addr), sizeof(addr)) != 0 || listen(fd.get(), 256) != 0) {
         HREF_LOG_ERROR(-1, "cannot listen on ", to_string({ipv4, 0}), ": ", std::strerror(errno));
         return Fd();
     }
@@ -180,7 +181,9 @@ std::optional<Fd> connect_until(const SockAddr &target, Deadline deadline)
         if (Clock::now() + pause >= deadline) {
             return std::nullopt;
         }
-        struct timespec ts{0, static_cast<long>(pause.count()) * 1000000L};
+        struct timespec ts {
+            0, static_cast<long>(pause.count()) * 1000000L
+        };
         nanosleep(&ts, nullptr);
         pause = std::min(pause * 2, std::chrono::milliseconds(200));
     }
@@ -193,8 +196,7 @@ bool send_message(const Fd &fd, uint32_t type, std::span<const uint8_t> payload)
            send_all(fd.get(), payload.data(), payload.size());
 }
 
-bool recv_message(const Fd &fd, Deadline deadline, uint32_t &type, std::vector<uint8_t> &payload,
-                  uint32_t max_length)
+bool recv_message(const Fd &fd, Deadline deadline, uint32_t &type, std::vector<uint8_t> &payload, uint32_t max_length)
 {
     uint32_t header[2] = {};
     if (!recv_all(fd.get(), reinterpret_cast<uint8_t *>(header), sizeof(header), deadline)) {
@@ -208,4 +210,4 @@ bool recv_message(const Fd &fd, Deadline deadline, uint32_t &type, std::vector<u
     return recv_all(fd.get(), payload.data(), payload.size(), deadline);
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 using Deadline = Clock::time_point;
 
 class Fd {
-public:
+  public:
     Fd() = default;
     explicit Fd(int fd) : fd_(fd) {}
     ~Fd() { reset(); }
@@ -42,13 +42,13 @@ public:
     }
     void reset(int fd = -1);
 
-private:
+  private:
     int fd_ = -1;
 };
 
 struct SockAddr {
-    uint32_t ipv4 = 0;  // network byte order
-    uint16_t port = 0;  // host byte order
+    uint32_t ipv4 = 0; // network byte order
+    uint16_t port = 0; // host byte order
 };
 
 std::string to_string(const SockAddr &addr);
@@ -74,4 +74,4 @@ std::span<const uint8_t> bytes_of(const T &value)
     return {reinterpret_cast<const uint8_t *>(&value), sizeof(T)};
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

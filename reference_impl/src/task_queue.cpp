@@ -61,14 +61,14 @@ void TaskQueue::run()
     for (;;) {
         work_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
         if (tasks_.empty()) {
-            return;  // stopping with nothing left
+            return; // stopping with nothing left
         }
         Task task = std::move(tasks_.front());
         tasks_.pop_front();
         const bool skip = error_ != HCCL_SUCCESS || stopping_;
         lock.unlock();
         const HcclResult result = skip ? HCCL_SUCCESS : task();
-        task = nullptr;  // release what the task holds outside the lock
+        task = nullptr; // release what the task holds outside the lock
         lock.lock();
         if (result != HCCL_SUCCESS && error_ == HCCL_SUCCESS) {
             error_ = result;
@@ -83,4 +83,4 @@ void TaskQueue::run()
     }
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -19,7 +19,7 @@
 namespace hcomm_ref {
 
 class TaskQueue {
-public:
+  public:
     using Task = std::function<HcclResult()>;
     using ErrorHook = std::function<void(HcclResult)>;
 
@@ -39,7 +39,7 @@ public:
     HcclResult error() const;
     const std::string &name() const { return name_; }
 
-private:
+  private:
     void run();
 
     const int64_t rank_;
@@ -56,4 +56,4 @@ private:
     std::thread worker_;
 };
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -29,7 +29,7 @@ HcclResult status_to_result(ibv_wc_status status)
 // in an error completion long before this; it only guards against a lost one.
 constexpr auto kOpDeadline = std::chrono::seconds(120);
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<RcLink> RcLink::create(VerbsDevice &device, ImmHandler on_imm, uint64_t max_write)
 {
@@ -72,7 +72,8 @@ std::unique_ptr<RcLink> RcLink::create(VerbsDevice &device, ImmHandler on_imm, u
         }
     }
     uint32_t psn = 0;
-    if (getrandom(&psn, sizeof(psn), 0) != sizeof(psn)) psn = 0x1234;
+    if (getrandom(&psn, sizeof(psn), 0) != sizeof(psn))
+        psn = 0x1234;
     link->local_.qpn = link->qp_->qp_num;
     link->local_.psn = psn & 0xffffffU;
     link->local_.lid = device.port().lid;
@@ -84,8 +85,10 @@ RcLink::~RcLink()
 {
     cancel_all();
     std::lock_guard dispatch(device_.dispatch_mutex());
-    if (qp_ != nullptr) ibv_destroy_qp(qp_);
-    if (cq_ != nullptr) ibv_destroy_cq(cq_);
+    if (qp_ != nullptr)
+        ibv_destroy_qp(qp_);
+    if (cq_ != nullptr)
+        ibv_destroy_cq(cq_);
 }
 
 bool RcLink::post_recv()
@@ -123,7 +126,7 @@ HcclResult RcLink::connect(const QpEndpoint &remote)
     attr.qp_state = IBV_QPS_RTS;
     attr.timeout = 14;
     attr.retry_cnt = 7;
-    attr.rnr_retry = 7;  // infinite: a receiver that is replenishing RECVs is never an error
+    attr.rnr_retry = 7; // infinite: a receiver that is replenishing RECVs is never an error
     attr.sq_psn = local_.psn;
     attr.max_rd_atomic = device_.max_rd_atomic();
     if (ibv_modify_qp(qp_, &attr,
@@ -141,12 +144,15 @@ HcclResult RcLink::run(ibv_send_wr *first, uint32_t count, const std::atomic<boo
     {
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return free_slots_ >= count || broken_ || cancel.load(); });
-        if (broken_) return HCCL_E_ROCE_TRANSFER;
-        if (cancel.load()) return HCCL_E_INTERNAL;
+        if (broken_)
+            return HCCL_E_ROCE_TRANSFER;
+        if (cancel.load())
+            return HCCL_E_INTERNAL;
         free_slots_ -= count;
         id = next_op_++;
         ops_[id] = Op{false, HCCL_SUCCESS, count};
-        for (ibv_send_wr *wr = first; wr != nullptr; wr = wr->next) wr->wr_id = id;
+        for (ibv_send_wr *wr = first; wr != nullptr; wr = wr->next)
+            wr->wr_id = id;
         ibv_send_wr *bad = nullptr;
         const int rc = ibv_post_send(qp_, first, &bad);
         if (rc != 0) {
@@ -157,9 +163,8 @@ HcclResult RcLink::run(ibv_send_wr *first, uint32_t count, const std::atomic<boo
         }
     }
     std::unique_lock lock(mutex_);
-    const bool finished = changed_.wait_until(lock, Clock::now() + kOpDeadline, [&] {
-        return ops_.at(id).done || cancel.load();
-    });
+    const bool finished =
+        changed_.wait_until(lock, Clock::now() + kOpDeadline, [&] { return ops_.at(id).done || cancel.load(); });
     const Op op = ops_.at(id);
     if (op.done) {
         ops_.erase(id);
@@ -214,7 +219,8 @@ HcclResult RcLink::transfer(ibv_wr_opcode opcode, Span local, Span remote, uint6
             wr.wr.rdma.rkey = remote.key;
             wrs.push_back(wr);
         }
-        if (wrs.empty()) break;
+        if (wrs.empty())
+            break;
         for (size_t i = 0; i < wrs.size(); ++i) {
             wrs[i].sg_list = wrs[i].num_sge > 0 ? &sges[i] : nullptr;
             wrs[i].next = i + 1 < wrs.size() ? &wrs[i + 1] : nullptr;
@@ -223,7 +229,8 @@ HcclResult RcLink::transfer(ibv_wr_opcode opcode, Span local, Span remote, uint6
         if (const HcclResult rc = run(wrs.data(), static_cast<uint32_t>(wrs.size()), cancel); rc != HCCL_SUCCESS) {
             return rc;
         }
-        if (last) break;
+        if (last)
+            break;
     } while (true);
     return HCCL_SUCCESS;
 }
@@ -245,7 +252,7 @@ void RcLink::cancel_all()
 
 void RcLink::on_completion(const ibv_wc &wc)
 {
-    if (wc.wr_id == 0) {  // a RECV
+    if (wc.wr_id == 0) { // a RECV
         if (wc.status != IBV_WC_SUCCESS) {
             if (wc.status != IBV_WC_WR_FLUSH_ERR) {
                 HREF_LOG_ERROR(device_.rank(), "RECV on QP ", local_.qpn, " failed: ", ibv_wc_status_str(wc.status));
@@ -267,14 +274,14 @@ void RcLink::on_completion(const ibv_wc &wc)
         std::lock_guard lock(mutex_);
         if (wc.status != IBV_WC_SUCCESS) {
             if (!broken_) {
-                HREF_LOG_ERROR(device_.rank(), "work request on QP ", local_.qpn, " failed: ",
-                               ibv_wc_status_str(wc.status));
+                HREF_LOG_ERROR(device_.rank(), "work request on QP ", local_.qpn,
+                               " failed: ", ibv_wc_status_str(wc.status));
             }
-            broken_ = true;  // an RC QP in error stays in error
+            broken_ = true; // an RC QP in error stays in error
         }
         auto it = ops_.find(wc.wr_id);
         if (it == ops_.end() || it->second.done) {
-            return;  // a flushed WR of an operation already retired
+            return; // a flushed WR of an operation already retired
         }
         it->second.done = true;
         it->second.status = status_to_result(wc.status);
@@ -283,4 +290,4 @@ void RcLink::on_completion(const ibv_wc &wc)
     changed_.notify_all();
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -36,7 +36,7 @@ constexpr uint32_t kImmNotifyTag = 0x4e000000U;
 constexpr uint32_t kImmTagMask = 0xff000000U;
 
 class RcLink final : public CompletionSink {
-public:
+  public:
     using ImmHandler = std::function<void(uint32_t imm)>;
 
     static std::unique_ptr<RcLink> create(VerbsDevice &device, ImmHandler on_imm, uint64_t max_write);
@@ -63,9 +63,11 @@ public:
 
     void on_completion(const ibv_wc &wc) override;
 
-private:
+  private:
     RcLink(VerbsDevice &device, ImmHandler on_imm, uint64_t max_write)
-        : device_(device), on_imm_(std::move(on_imm)), max_write_(max_write) {}
+        : device_(device), on_imm_(std::move(on_imm)), max_write_(max_write)
+    {
+    }
     bool post_recv();
     // `len` bytes as `opcode` WRs of at most max_write_ bytes, in chains of at most
     // `batch_limit` WRs, each posted and waited for; then, when `imm` is given, a
@@ -97,4 +99,4 @@ private:
     bool broken_ = false;
 };
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

@@ -22,13 +22,15 @@ std::unique_ptr<VerbsDevice> VerbsDevice::open(int64_t rank, HcclResult &error)
     if (list == nullptr || count == 0) {
         HREF_LOG_ERROR(rank, "no verbs device (ibv_get_device_list: ", list == nullptr ? std::strerror(errno) : "empty",
                        "); on a host without RDMA run with softverbs on LD_LIBRARY_PATH");
-        if (list != nullptr) ibv_free_device_list(list);
+        if (list != nullptr)
+            ibv_free_device_list(list);
         return nullptr;
     }
     const std::string wanted = env::ib_device_name();
     ibv_device *chosen = nullptr;
     for (int i = 0; i < count && chosen == nullptr; ++i) {
-        if (wanted.empty() || wanted == ibv_get_device_name(list[i])) chosen = list[i];
+        if (wanted.empty() || wanted == ibv_get_device_name(list[i]))
+            chosen = list[i];
     }
     if (chosen == nullptr) {
         HREF_LOG_ERROR(rank, "HCOMM_REF_IB_DEV='", wanted, "' names no verbs device");
@@ -43,7 +45,8 @@ std::unique_ptr<VerbsDevice> VerbsDevice::open(int64_t rank, HcclResult &error)
         return nullptr;
     }
     ibv_device_attr attr{};
-    if (ibv_query_device(dev->context_, &attr) != 0 || ibv_query_port(dev->context_, dev->port_num(), &dev->port_) != 0 ||
+    if (ibv_query_device(dev->context_, &attr) != 0 ||
+        ibv_query_port(dev->context_, dev->port_num(), &dev->port_) != 0 ||
         ibv_query_gid(dev->context_, dev->port_num(), dev->gid_index(), &dev->gid_) != 0) {
         HREF_LOG_ERROR(rank, "querying the verbs device failed: ", std::strerror(errno));
         return nullptr;
@@ -59,8 +62,8 @@ std::unique_ptr<VerbsDevice> VerbsDevice::open(int64_t rank, HcclResult &error)
         return nullptr;
     }
     dev->progress_ = std::thread([raw = dev.get()] { raw->progress(); });
-    HREF_LOG_INFO(rank, "verbs device ", ibv_get_device_name(dev->context_->device), " max_msg_sz ",
-                  dev->max_message_, " max_qp_wr ", dev->max_qp_wr_);
+    HREF_LOG_INFO(rank, "verbs device ", ibv_get_device_name(dev->context_->device), " max_msg_sz ", dev->max_message_,
+                  " max_qp_wr ", dev->max_qp_wr_);
     error = HCCL_SUCCESS;
     return dev;
 }
@@ -72,9 +75,12 @@ VerbsDevice::~VerbsDevice()
         [[maybe_unused]] const ssize_t n = write(stop_.get(), &one, sizeof(one));
         progress_.join();
     }
-    if (channel_ != nullptr) ibv_destroy_comp_channel(channel_);
-    if (pd_ != nullptr) ibv_dealloc_pd(pd_);
-    if (context_ != nullptr) ibv_close_device(context_);
+    if (channel_ != nullptr)
+        ibv_destroy_comp_channel(channel_);
+    if (pd_ != nullptr)
+        ibv_dealloc_pd(pd_);
+    if (context_ != nullptr)
+        ibv_close_device(context_);
 }
 
 ibv_cq *VerbsDevice::create_cq(int entries, CompletionSink *sink)
@@ -93,7 +99,8 @@ void VerbsDevice::progress()
         pollfd fds[2] = {{channel_->fd, POLLIN, 0}, {stop_.get(), POLLIN, 0}};
         const int rc = poll(fds, 2, -1);
         if (rc < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR)
+                continue;
             HREF_LOG_ERROR(rank_, "poll on the completion channel failed: ", std::strerror(errno));
             return;
         }
@@ -116,10 +123,12 @@ void VerbsDevice::progress()
         ibv_wc wcs[16];
         for (;;) {
             const int n = ibv_poll_cq(cq, 16, wcs);
-            if (n <= 0) break;
-            for (int i = 0; i < n; ++i) sink->on_completion(wcs[i]);
+            if (n <= 0)
+                break;
+            for (int i = 0; i < n; ++i)
+                sink->on_completion(wcs[i]);
         }
     }
 }
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

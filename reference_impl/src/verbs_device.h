@@ -16,15 +16,15 @@
 namespace hcomm_ref {
 
 class CompletionSink {
-public:
+  public:
     virtual void on_completion(const ibv_wc &wc) = 0;
 
-protected:
+  protected:
     ~CompletionSink() = default;
 };
 
 class VerbsDevice {
-public:
+  public:
     // nullptr and `error` set when no usable device exists (e.g. no RDMA and no softverbs).
     static std::unique_ptr<VerbsDevice> open(int64_t rank, HcclResult &error);
     ~VerbsDevice();
@@ -48,7 +48,7 @@ public:
     // sink safely.
     std::mutex &dispatch_mutex() { return dispatch_; }
 
-private:
+  private:
     explicit VerbsDevice(int64_t rank) : rank_(rank) {}
     void progress();
 
@@ -66,4 +66,4 @@ private:
     std::thread progress_;
 };
 
-}  // namespace hcomm_ref
+} // namespace hcomm_ref

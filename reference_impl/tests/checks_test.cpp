@@ -16,12 +16,12 @@ bool atlas350() { return std::string(HcommRefProductName()) == "atlas350"; }
 bool ascend950() { return std::string(HcommRefProductName()) == "ascend950"; }
 
 class Checks : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override { ASSERT_EQ(job.init_result(), HCCL_SUCCESS); }
     Job job{2};
 };
 
-}  // namespace
+} // namespace
 
 TEST_F(Checks, WriteWithNotifyOrderOfChecks)
 {
@@ -38,7 +38,7 @@ TEST_F(Checks, WriteWithNotifyOrderOfChecks)
         // where the call is unsupported, PARA where it is.
         codes.push_back(HcommWriteWithNotifyOnThread(thread == 0 ? 77 : thread, kMadeUpChannel, b.base, b.base, 0, 99));
     };
-    calls(t);  // from the host: never supported
+    calls(t); // from the host: never supported
     EXPECT_EQ(codes, (std::vector<int32_t>{HCCL_E_PTR, HCCL_E_PTR, HCCL_E_PTR, HCCL_E_PTR, HCCL_E_NOT_SUPPORT}));
     codes.clear();
     if (t != 0) {
@@ -56,7 +56,7 @@ TEST_F(Checks, WriteWithNotifyOrderOfChecks)
     launch(job[0], [&] {
         codes.push_back(HcommWriteWithNotifyOnThread(host_thread, kMadeUpChannel, b.base, b.base, 8, 0));
         codes.push_back(HcommWriteReduceWithNotifyOnThread(host_thread, kMadeUpChannel, b.base, b.base, 1,
-                                                          HCOMM_DATA_TYPE_INT8, HCOMM_REDUCE_SUM, 0));
+                                                           HCOMM_DATA_TYPE_INT8, HCOMM_REDUCE_SUM, 0));
         return 0U;
     });
     EXPECT_EQ(codes, (std::vector<int32_t>{HCCL_E_NOT_SUPPORT, HCCL_E_NOT_SUPPORT}));
@@ -95,7 +95,8 @@ TEST_F(Checks, ProductMatrix)
 TEST_F(Checks, ChannelAcquireRejections)
 {
     const CommEngine engine = atlas350() || ascend950() || std::string(HcommRefProductName()) == "a3"
-                                  ? COMM_ENGINE_AICPU_TS : COMM_ENGINE_CPU_TS;
+                                  ? COMM_ENGINE_AICPU_TS
+                                  : COMM_ENGINE_CPU_TS;
     const CommProtocol good = atlas350() || ascend950() ? COMM_PROTOCOL_UB_CTP : COMM_PROTOCOL_ROCE;
     HcclChannelDesc desc;
     ASSERT_EQ(HcclChannelDescInit(&desc, 1), HCCL_SUCCESS);

@@ -78,7 +78,7 @@ TEST(Comm, PeerWithoutTokenIsRefused)
     HcclRootInfo root{};
     ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
     HcclRootInfo forged = root;
-    forged.internal[24] = static_cast<char>(forged.internal[24] ^ 0x01);  // inside the token
+    forged.internal[24] = static_cast<char>(forged.internal[24] ^ 0x01); // inside the token
     HcclComm comm = nullptr;
     EXPECT_NE(HcclCommInitRootInfo(1, &forged, 0, &comm), HCCL_SUCCESS);
     EXPECT_EQ(comm, nullptr);
@@ -116,7 +116,10 @@ TEST(Memory, SizeIsTwiceHcclBuffsize)
         Job job(1);
         EXPECT_EQ(job.init_result(), HCCL_E_PARA) << "HCCL_BUFFSIZE=" << bad;
     }
-    if (saved != nullptr) setenv("HCCL_BUFFSIZE", keep.c_str(), 1); else unsetenv("HCCL_BUFFSIZE");
+    if (saved != nullptr)
+        setenv("HCCL_BUFFSIZE", keep.c_str(), 1);
+    else
+        unsetenv("HCCL_BUFFSIZE");
 }
 
 TEST(Memory, UntouchedMemoryCostsNothing)
@@ -130,7 +133,8 @@ TEST(Memory, UntouchedMemoryCostsNothing)
     std::vector<unsigned char> resident(b.size / page);
     ASSERT_EQ(mincore(b.base, b.size, resident.data()), 0);
     size_t count = 0;
-    for (unsigned char v : resident) count += v & 1;
+    for (unsigned char v : resident)
+        count += v & 1;
     EXPECT_EQ(count, 0U);
     b.base[b.size - 1] = 1;
     ASSERT_EQ(mincore(b.base, b.size, resident.data()), 0);
@@ -150,7 +154,8 @@ TEST(Memory, ClearedBufferReadsZero)
     ASSERT_EQ(HcclGetHcclBufferCleared(job[0], &p, &size), HCCL_SUCCESS);
     EXPECT_EQ(p, b.base);
     EXPECT_EQ(size, b.size);
-    for (int i = 0; i < 4096; ++i) ASSERT_EQ(b.base[i], 0) << i;
+    for (int i = 0; i < 4096; ++i)
+        ASSERT_EQ(b.base[i], 0) << i;
     EXPECT_EQ(b.base[b.size - 1], 0);
 }
 

@@ -23,27 +23,29 @@ namespace hcts_test {
 // n ranks of one job, each with its own communicator, created concurrently
 // (initialisation is collective) and destroyed at the end.
 class Job {
-public:
+  public:
     explicit Job(uint32_t n) : comms_(n, nullptr)
     {
         HcclRootInfo root{};
         init_result_ = HcclGetRootInfo(&root);
-        if (init_result_ != HCCL_SUCCESS) return;
+        if (init_result_ != HCCL_SUCCESS)
+            return;
         std::vector<std::future<HcclResult>> results;
         for (uint32_t r = 0; r < n; ++r) {
-            results.push_back(std::async(std::launch::async, [&, r] {
-                return HcclCommInitRootInfo(n, &root, r, &comms_[r]);
-            }));
+            results.push_back(
+                std::async(std::launch::async, [&, r] { return HcclCommInitRootInfo(n, &root, r, &comms_[r]); }));
         }
         for (auto &f : results) {
             const HcclResult rc = f.get();
-            if (rc != HCCL_SUCCESS) init_result_ = rc;
+            if (rc != HCCL_SUCCESS)
+                init_result_ = rc;
         }
     }
     ~Job()
     {
         for (HcclComm c : comms_) {
-            if (c != nullptr) HcclCommDestroy(c);
+            if (c != nullptr)
+                HcclCommDestroy(c);
         }
     }
     Job(const Job &) = delete;
@@ -60,7 +62,7 @@ public:
         return rc;
     }
 
-private:
+  private:
     std::vector<HcclComm> comms_;
     HcclResult init_result_ = HCCL_SUCCESS;
 };
@@ -75,7 +77,8 @@ inline HcommRefLaunchResult launch(HcclComm comm, Program program, uint32_t time
 {
     HcommRefLaunchResult result{};
     const HcclResult rc = HcommRefDeviceLaunch(comm, run_program, &program, timeout_ms, &result);
-    if (launch_rc != nullptr) *launch_rc = rc;
+    if (launch_rc != nullptr)
+        *launch_rc = rc;
     return result;
 }
 
@@ -88,7 +91,8 @@ inline std::vector<HcommRefLaunchResult> launch_all(const Job &job, const std::v
     for (size_t r = 0; r < programs.size(); ++r) {
         threads.emplace_back([&, r] { results[r] = launch(job[r], programs[r], timeout_ms); });
     }
-    for (auto &t : threads) t.join();
+    for (auto &t : threads)
+        t.join();
     return results;
 }
 
@@ -104,7 +108,8 @@ inline HcommRefStats stats(HcclComm comm)
 // tells current, stale, foreign, torn and absent data apart.
 inline uint64_t stamp(uint32_t run, uint32_t iteration, uint32_t sender, uint64_t offset)
 {
-    const uint64_t word = (static_cast<uint64_t>(run & 0xff) << 56) | (static_cast<uint64_t>(iteration & 0xffff) << 40) |
+    const uint64_t word = (static_cast<uint64_t>(run & 0xff) << 56) |
+                          (static_cast<uint64_t>(iteration & 0xffff) << 40) |
                           (static_cast<uint64_t>(sender & 0xff) << 32) | ((offset / 8) & 0xffffff) << 8;
     return word | ((word * 0x9E3779B97F4A7C15ULL) >> 56);
 }
@@ -127,7 +132,8 @@ inline uint64_t first_bad_stamp(const uint8_t *data, uint64_t len, uint32_t run,
     for (uint64_t i = 0; i < len; ++i) {
         const uint64_t off = base_offset + i;
         const uint64_t word = stamp(run, iteration, sender, off & ~7ULL);
-        if (data[i] != static_cast<uint8_t>(word >> ((off & 7) * 8))) return i;
+        if (data[i] != static_cast<uint8_t>(word >> ((off & 7) * 8)))
+            return i;
     }
     return len;
 }
@@ -153,4 +159,4 @@ inline ThreadHandle acquire_thread(HcclComm comm, CommEngine engine = COMM_ENGIN
     return t;
 }
 
-}  // namespace hcts_test
+} // namespace hcts_test

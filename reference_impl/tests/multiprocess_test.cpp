@@ -20,13 +20,15 @@ namespace {
 std::vector<std::string> split(const char *text)
 {
     std::vector<std::string> parts;
-    if (text == nullptr || *text == '\0') return parts;
+    if (text == nullptr || *text == '\0')
+        return parts;
     std::string item;
     for (const char *c = text;; ++c) {
         if (*c == ',' || *c == '\0') {
             parts.push_back(item);
             item.clear();
-            if (*c == '\0') break;
+            if (*c == '\0')
+                break;
         } else {
             item += *c;
         }
@@ -38,7 +40,7 @@ std::string hex_of(const HcclRootInfo &root)
 {
     static const char digits[] = "0123456789abcdef";
     std::string text;
-    for (size_t i = 0; i < 64; ++i) {  // the reference's root info lives in its first bytes
+    for (size_t i = 0; i < 64; ++i) { // the reference's root info lives in its first bytes
         const auto byte = static_cast<uint8_t>(root.internal[i]);
         text += digits[byte >> 4];
         text += digits[byte & 15];
@@ -62,14 +64,20 @@ std::vector<int> run_job(uint32_t n, std::chrono::seconds deadline)
         std::vector<std::string> args;
         if (!netns.empty()) {
             const std::string &ifname = ifs.at(r % ifs.size());
-            args = {"ip", "netns", "exec", netns[r % netns.size()], "env", "HCOMM_REF_BOOTSTRAP_IF=" + ifname,
+            args = {"ip",
+                    "netns",
+                    "exec",
+                    netns[r % netns.size()],
+                    "env",
+                    "HCOMM_REF_BOOTSTRAP_IF=" + ifname,
                     "SOFTVERBS_LISTEN=" + ifname};
         }
         for (const std::string &a : {std::string(HCTS_RANK_PROCESS), hex, std::to_string(n), std::to_string(r)}) {
             args.push_back(a);
         }
         std::vector<char *> argv;
-        for (auto &a : args) argv.push_back(a.data());
+        for (auto &a : args)
+            argv.push_back(a.data());
         argv.push_back(nullptr);
         pid_t pid = 0;
         EXPECT_EQ(posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
@@ -87,7 +95,7 @@ std::vector<int> run_job(uint32_t n, std::chrono::seconds deadline)
                 --left;
             }
         }
-        std::this_thread::sleep_for(pause);  // back off: children need the CPUs
+        std::this_thread::sleep_for(pause); // back off: children need the CPUs
         pause = std::min(pause * 2, std::chrono::milliseconds(100));
     }
     for (uint32_t r = 0; r < n; ++r) {
@@ -99,7 +107,7 @@ std::vector<int> run_job(uint32_t n, std::chrono::seconds deadline)
     return status;
 }
 
-}  // namespace
+} // namespace
 
 class Processes : public ::testing::TestWithParam<uint32_t> {};
 
@@ -107,7 +115,8 @@ TEST_P(Processes, RingAcrossProcesses)
 {
     const uint32_t n = GetParam();
     const auto status = run_job(n, std::chrono::seconds(90));
-    for (uint32_t r = 0; r < n; ++r) EXPECT_EQ(status[r], 0) << "rank process " << r << " (-1: hung, killed)";
+    for (uint32_t r = 0; r < n; ++r)
+        EXPECT_EQ(status[r], 0) << "rank process " << r << " (-1: hung, killed)";
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, Processes, ::testing::Values(2U, 4U, 8U));

@@ -24,7 +24,8 @@ int fail(uint32_t rank, const char *what, int rc)
 
 uint64_t stamp(uint32_t round, uint32_t sender, uint64_t offset)
 {
-    return (static_cast<uint64_t>(round) << 48) ^ (static_cast<uint64_t>(sender) << 32) ^ (offset * 0x9E3779B97F4A7C15ULL);
+    return (static_cast<uint64_t>(round) << 48) ^ (static_cast<uint64_t>(sender) << 32) ^
+           (offset * 0x9E3779B97F4A7C15ULL);
 }
 
 constexpr uint32_t kRounds = 5;
@@ -44,15 +45,17 @@ uint32_t ring_program(void *p)
     // round (notify 0), so a fast rank never overwrites data not yet consumed.
     auto *a = static_cast<Args *>(p);
     int32_t rc = 0;
-    if (a->round > 1) rc |= HcommChannelNotifyWaitOnThread(a->thread, a->to_next, 0, 30);
+    if (a->round > 1)
+        rc |= HcommChannelNotifyWaitOnThread(a->thread, a->to_next, 0, 30);
     rc |= HcommWriteWithNotifyOnThread(a->thread, a->to_next, a->next_buffer + (1 << 20), a->local, a->len, 1);
     rc |= HcommChannelNotifyWaitOnThread(a->thread, a->from_prev, 1, 30);
     rc |= HcommLocalCopyOnThread(a->thread, a->local + (2 << 20), a->local + (1 << 20), a->len);
-    if (a->round < kRounds) rc |= HcommChannelNotifyRecordOnThread(a->thread, a->from_prev, 0);
+    if (a->round < kRounds)
+        rc |= HcommChannelNotifyRecordOnThread(a->thread, a->from_prev, 0);
     return static_cast<uint32_t>(rc);
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -68,22 +71,25 @@ int main(int argc, char **argv)
     const uint32_t n = static_cast<uint32_t>(std::atoi(argv[2]));
     const uint32_t rank = static_cast<uint32_t>(std::atoi(argv[3]));
     HcclComm comm = nullptr;
-    if (int rc = HcclCommInitRootInfo(n, &root, rank, &comm); rc != 0) return fail(rank, "init", rc);
+    if (int rc = HcclCommInitRootInfo(n, &root, rank, &comm); rc != 0)
+        return fail(rank, "init", rc);
     ThreadHandle thread = 0;
-    if (int rc = HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, 1, 2, &thread); rc != 0) return fail(rank, "thread", rc);
+    if (int rc = HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, 1, 2, &thread); rc != 0)
+        return fail(rank, "thread", rc);
     const uint32_t next = (rank + 1) % n;
     const uint32_t prev = (rank + n - 1) % n;
     std::vector<HcclChannelDesc> descs(n == 2 ? 1 : 2);
     HcclChannelDescInit(descs.data(), static_cast<uint32_t>(descs.size()));
     descs[0].remoteRank = next;
-    if (descs.size() == 2) descs[1].remoteRank = prev;
+    if (descs.size() == 2)
+        descs[1].remoteRank = prev;
     for (auto &d : descs) {
         d.channelProtocol = COMM_PROTOCOL_UB_CTP;
         d.notifyNum = 2;
     }
     ChannelHandle channels[2] = {};
-    if (int rc = HcclChannelAcquire(comm, COMM_ENGINE_AICPU_TS, descs.data(), static_cast<uint32_t>(descs.size()),
-                                   channels);
+    if (int rc =
+            HcclChannelAcquire(comm, COMM_ENGINE_AICPU_TS, descs.data(), static_cast<uint32_t>(descs.size()), channels);
         rc != 0) {
         return fail(rank, "channels", rc);
     }
@@ -111,18 +117,20 @@ int main(int argc, char **argv)
             return fail(rank, "launch", rc);
         }
         if (result.programReturn != 0 || result.taskError != 0) {
-            return fail(rank, "ring round", result.taskError != 0 ? result.taskError : static_cast<int>(result.programReturn));
+            return fail(rank, "ring round",
+                        result.taskError != 0 ? result.taskError : static_cast<int>(result.programReturn));
         }
         for (uint64_t w = 0; w < a.len / 8; ++w) {
             uint64_t v = 0;
             std::memcpy(&v, a.local + (2 << 20) + w * 8, 8);
             if (v != stamp(round, prev, w)) {
-                std::fprintf(stderr, "rank %u round %u: word %lu after the wait is not the predecessor's stamp\n",
-                             rank, round, static_cast<unsigned long>(w));
+                std::fprintf(stderr, "rank %u round %u: word %lu after the wait is not the predecessor's stamp\n", rank,
+                             round, static_cast<unsigned long>(w));
                 return 1;
             }
         }
     }
-    if (int rc = HcclCommDestroy(comm); rc != 0) return fail(rank, "destroy", rc);
+    if (int rc = HcclCommDestroy(comm); rc != 0)
+        return fail(rank, "destroy", rc);
     return 0;
 }

@@ -18,7 +18,8 @@ std::set<std::string> declared_functions()
     const std::regex declaration(R"re(extern\s+[^;{}()"]*?\b([A-Za-z_]\w*)\s*\()re");
     for (const char *dir : {"hccl", "hcomm", "hcomm_ref"}) {
         for (const auto &entry : std::filesystem::directory_iterator(std::filesystem::path(HCTS_INCLUDE_DIR) / dir)) {
-            if (entry.path().extension() != ".h") continue;
+            if (entry.path().extension() != ".h")
+                continue;
             std::ifstream in(entry.path());
             std::stringstream text;
             text << in.rdbuf();
@@ -36,18 +37,20 @@ std::set<std::string> exported_functions()
     std::set<std::string> names;
     const std::string command = std::string("nm -D --defined-only ") + HCTS_LIBHCOMM;
     FILE *pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return names;
+    if (pipe == nullptr)
+        return names;
     char line[512];
     while (std::fgets(line, sizeof(line), pipe) != nullptr) {
         std::istringstream fields(line);
         std::string address, type, name;
-        if (fields >> address >> type >> name && (type == "T" || type == "W")) names.insert(name);
+        if (fields >> address >> type >> name && (type == "T" || type == "W"))
+            names.insert(name);
     }
     pclose(pipe);
     return names;
 }
 
-}  // namespace
+} // namespace
 
 TEST(Symbols, EveryDeclaredFunctionIsExported)
 {

@@ -3,8 +3,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <string>
 #include <set>
+#include <string>
 
 #include "job.h"
 
@@ -14,13 +14,13 @@ using namespace std::chrono_literals;
 namespace {
 
 class OneRank : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override { ASSERT_EQ(job.init_result(), HCCL_SUCCESS); }
     Job job{1};
     HcclComm comm() const { return job[0]; }
 };
 
-}  // namespace
+} // namespace
 
 TEST_F(OneRank, ThreadAcquireGivesDistinctLiveHandles)
 {
@@ -29,7 +29,8 @@ TEST_F(OneRank, ThreadAcquireGivesDistinctLiveHandles)
     std::set<ThreadHandle> unique(threads, threads + 3);
     EXPECT_EQ(unique.size(), 3U);
     EXPECT_EQ(unique.count(0), 0U);
-    for (ThreadHandle t : threads) EXPECT_EQ(HcommThreadJoin(t, 5), HCCL_SUCCESS);
+    for (ThreadHandle t : threads)
+        EXPECT_EQ(HcommThreadJoin(t, 5), HCCL_SUCCESS);
 }
 
 TEST_F(OneRank, ThreadAcquireRejections)
@@ -45,8 +46,7 @@ TEST_F(OneRank, ThreadAcquireRejections)
     EXPECT_EQ(HcclThreadAcquire(comm(), static_cast<CommEngine>(42), 1, 1, threads), HCCL_E_PARA);
     EXPECT_EQ(HcclThreadAcquire(comm(), COMM_ENGINE_AICPU_TS, 0, 1, threads), HCCL_E_PARA);
     EXPECT_EQ(HcclThreadAcquire(comm(), COMM_ENGINE_AICPU_TS, 1, 65536, threads), HCCL_E_PARA);
-    EXPECT_EQ(HcclThreadAcquire(reinterpret_cast<HcclComm>(threads), COMM_ENGINE_AICPU_TS, 1, 1, threads),
-              HCCL_E_PARA);
+    EXPECT_EQ(HcclThreadAcquire(reinterpret_cast<HcclComm>(threads), COMM_ENGINE_AICPU_TS, 1, 1, threads), HCCL_E_PARA);
     EXPECT_EQ(HcclThreadAcquire(comm(), COMM_ENGINE_AICPU_TS, 300, 1, threads), HCCL_E_UNAVAIL);
     EXPECT_TRUE(untouched());
     EXPECT_EQ(HcclThreadAcquire(comm(), COMM_ENGINE_AICPU_TS, 1, 65535, threads), HCCL_SUCCESS);
@@ -107,7 +107,8 @@ TEST_F(OneRank, DeviceContextIsVisible)
 {
     EXPECT_EQ(HcommRefIsDeviceSide(), 0);
     HcclResult rc = HCCL_E_RESERVED;
-    const auto r = launch(comm(), [] { return static_cast<uint32_t>(HcommRefIsDeviceSide() + 41); }, 5000, &rc);
+    const auto r = launch(
+        comm(), [] { return static_cast<uint32_t>(HcommRefIsDeviceSide() + 41); }, 5000, &rc);
     EXPECT_EQ(rc, HCCL_SUCCESS);
     EXPECT_EQ(r.programReturn, 42U);
     EXPECT_EQ(r.version, HCOMM_REF_ABI_VERSION);
@@ -132,7 +133,9 @@ TEST_F(OneRank, LocalCopyRunsOnTheMatchingSideOnly)
     EXPECT_EQ(HcommThreadJoin(device_thread, 5), HCCL_SUCCESS);
     EXPECT_EQ(b.base[4096], 0);
     // On the device it runs.
-    const auto r = launch(comm(), [&] { return static_cast<uint32_t>(HcommLocalCopyOnThread(device_thread, b.base + 4096, b.base + 0, 1000)); });
+    const auto r = launch(comm(), [&] {
+        return static_cast<uint32_t>(HcommLocalCopyOnThread(device_thread, b.base + 4096, b.base + 0, 1000));
+    });
     EXPECT_EQ(r.programReturn, 0U);
     EXPECT_EQ(r.taskError, 0);
     EXPECT_EQ(first_bad_stamp(b.base + 4096, 1000, 1, 1, 0), 1000U);
@@ -141,7 +144,9 @@ TEST_F(OneRank, LocalCopyRunsOnTheMatchingSideOnly)
     EXPECT_EQ(HcommLocalCopyOnThread(host_thread, b.base + 8192, b.base, 1000), HCCL_SUCCESS);
     EXPECT_EQ(HcommThreadJoin(host_thread, 5), HCCL_SUCCESS);
     EXPECT_EQ(first_bad_stamp(b.base + 8192, 1000, 1, 1, 0), 1000U);
-    const auto refused = launch(comm(), [&] { return static_cast<uint32_t>(HcommLocalCopyOnThread(host_thread, b.base + 8192, b.base, 1000)); });
+    const auto refused = launch(comm(), [&] {
+        return static_cast<uint32_t>(HcommLocalCopyOnThread(host_thread, b.base + 8192, b.base, 1000));
+    });
     EXPECT_EQ(refused.programReturn, static_cast<uint32_t>(HCCL_E_NOT_SUPPORT));
 }
 
@@ -156,13 +161,14 @@ TEST_F(OneRank, LocalCopyRejections)
         codes.push_back(HcommLocalCopyOnThread(t, b.base, nullptr, 8));
         codes.push_back(HcommLocalCopyOnThread(0, b.base + 64, b.base, 8));
         codes.push_back(HcommLocalCopyOnThread(t, b.base + 64, b.base, 0));
-        codes.push_back(HcommLocalCopyOnThread(t, b.base + 4, b.base, 8));  // overlap
-        codes.push_back(HcommLocalCopyOnThread(0x5448000000999999ULL, b.base + 64, b.base, 8));  // made-up handle
+        codes.push_back(HcommLocalCopyOnThread(t, b.base + 4, b.base, 8));                      // overlap
+        codes.push_back(HcommLocalCopyOnThread(0x5448000000999999ULL, b.base + 64, b.base, 8)); // made-up handle
         return 0U;
     });
     const std::vector<int32_t> expected{HCCL_E_PTR, HCCL_E_PTR, HCCL_E_PTR, HCCL_E_PARA, HCCL_E_PARA, HCCL_E_PARA};
     EXPECT_EQ(codes, expected);
-    for (int i = 0; i < 128; ++i) ASSERT_EQ(b.base[i], i < 64 ? 7 : 0) << "byte " << i;
+    for (int i = 0; i < 128; ++i)
+        ASSERT_EQ(b.base[i], i < 64 ? 7 : 0) << "byte " << i;
 }
 
 TEST_F(OneRank, TasksRunInOrderAndThreadNotifiesOrderThreads)
@@ -219,7 +225,7 @@ TEST_F(OneRank, WaitTimeoutFailsTheThreadAndSkipsLaterTasks)
     std::memset(b.base + 64, 0, 64);
     const auto start = std::chrono::steady_clock::now();
     const auto r = launch(comm(), [&] {
-        int32_t rc = HcommThreadNotifyWaitOnThread(t, 0, 1);  // nobody records: 1 s timeout
+        int32_t rc = HcommThreadNotifyWaitOnThread(t, 0, 1); // nobody records: 1 s timeout
         rc |= HcommLocalCopyOnThread(t, b.base + 64, b.base, 64);
         return static_cast<uint32_t>(rc);
     });
@@ -233,7 +239,8 @@ TEST_F(OneRank, WaitTimeoutFailsTheThreadAndSkipsLaterTasks)
     EXPECT_EQ(HcommThreadJoin(t, 5), HCCL_E_TIMEOUT);
     EXPECT_EQ(stats(comm()).taskErrors, 1U);
     // The error stays: a later launch on the same thread reports it and runs nothing.
-    const auto again = launch(comm(), [&] { return static_cast<uint32_t>(HcommLocalCopyOnThread(t, b.base + 64, b.base, 64)); });
+    const auto again =
+        launch(comm(), [&] { return static_cast<uint32_t>(HcommLocalCopyOnThread(t, b.base + 64, b.base, 64)); });
     EXPECT_EQ(again.taskError, HCCL_E_TIMEOUT);
     EXPECT_EQ(b.base[64], 0);
 }
@@ -242,7 +249,8 @@ TEST_F(OneRank, LaunchDeadlineAndDestroyWithAWaitPending)
 {
     const ThreadHandle t = acquire_thread(comm());
     HcclResult rc = HCCL_SUCCESS;
-    const auto r = launch(comm(), [&] { return static_cast<uint32_t>(HcommThreadNotifyWaitOnThread(t, 0, 0)); }, 300, &rc);
+    const auto r = launch(
+        comm(), [&] { return static_cast<uint32_t>(HcommThreadNotifyWaitOnThread(t, 0, 0)); }, 300, &rc);
     EXPECT_EQ(rc, HCCL_E_TIMEOUT);
     EXPECT_EQ(r.timedOut, 1U);
     EXPECT_EQ(HcommThreadJoin(t, 1), HCCL_E_TIMEOUT) << "the wait (forever) is still pending";
@@ -294,8 +302,7 @@ TEST_F(OneRank, LocalReduceEveryTypeAndOp)
               HCCL_E_PARA);
     EXPECT_EQ(HcommLocalReduceOnThread(t, b.base, b.base + 64, 1, HCOMM_DATA_TYPE_INT8, HCOMM_REDUCE_RESERVED),
               HCCL_E_PARA);
-    EXPECT_EQ(HcommLocalReduceOnThread(t, b.base, b.base + 64, 0, HCOMM_DATA_TYPE_INT8, HCOMM_REDUCE_SUM),
-              HCCL_E_PARA);
+    EXPECT_EQ(HcommLocalReduceOnThread(t, b.base, b.base + 64, 0, HCOMM_DATA_TYPE_INT8, HCOMM_REDUCE_SUM), HCCL_E_PARA);
     EXPECT_EQ(HcommThreadJoin(t, 5), HCCL_SUCCESS);
     EXPECT_EQ(b.base[0], 1) << "refused reductions change nothing";
 }
@@ -310,7 +317,7 @@ TEST_F(OneRank, BatchModeHoldsTasksUntilEnd)
     uint8_t seen_inside = 0xff;
     const auto r = launch(comm(), [&] {
         codes.push_back(HcommBatchModeStart("tag"));
-        codes.push_back(HcommBatchModeStart("tag"));  // already open
+        codes.push_back(HcommBatchModeStart("tag")); // already open
         codes.push_back(HcommLocalCopyOnThread(t, b.base + 256, b.base, 256));
         // A held task never starts, however long we wait (bounded here).
         std::this_thread::sleep_for(50ms);
@@ -362,7 +369,8 @@ TEST(Timeouts, SetNotifyWaitTimeOutChecksItsArgument)
     ASSERT_EQ(job.init_result(), HCCL_SUCCESS);
     const ThreadHandle t = acquire_thread(job[0]);
     const auto start = std::chrono::steady_clock::now();
-    const auto r = launch(job[0], [&] { return static_cast<uint32_t>(HcommThreadNotifyWaitOnThreadWithDefaultTimeout(t, 0)); });
+    const auto r =
+        launch(job[0], [&] { return static_cast<uint32_t>(HcommThreadNotifyWaitOnThreadWithDefaultTimeout(t, 0)); });
     const auto elapsed = std::chrono::steady_clock::now() - start;
     EXPECT_EQ(r.taskError, HCCL_E_TIMEOUT);
     EXPECT_GE(elapsed, 900ms);
@@ -391,8 +399,8 @@ TEST(Timeouts, UnitFollowsTheEnvironment)
     ASSERT_EQ(job.init_result(), HCCL_SUCCESS);
     const ThreadHandle t = acquire_thread(job[0]);
     const auto start = std::chrono::steady_clock::now();
-    const auto r = launch(job[0], [&] { return static_cast<uint32_t>(HcommThreadNotifyWaitOnThread(t, 0, 200)); },
-                          ms ? 10000 : 1000);
+    const auto r = launch(
+        job[0], [&] { return static_cast<uint32_t>(HcommThreadNotifyWaitOnThread(t, 0, 200)); }, ms ? 10000 : 1000);
     const auto elapsed = std::chrono::steady_clock::now() - start;
     if (ms) {
         EXPECT_EQ(r.taskError, HCCL_E_TIMEOUT) << "timeOut 200 = 200 ms";

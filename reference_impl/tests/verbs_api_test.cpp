@@ -14,7 +14,7 @@ std::string product() { return HcommRefProductName(); }
 
 // Two ranks of a product variant, meshed over RoCE from a host engine.
 class HostMesh : public ::testing::Test {
-protected:
+  protected:
     HostMesh(const char *want_product, CommEngine engine) : want_product_(want_product), engine_(engine) {}
     void SetUp() override
     {
@@ -29,24 +29,24 @@ protected:
     uint8_t *b0 = nullptr;
     uint8_t *b1 = nullptr;
 
-private:
+  private:
     const char *want_product_;
     CommEngine engine_;
 };
 
 // HCOMM_REF_PRODUCT=ascend950: the host CPU engine over RoCE.
 class Host950 : public HostMesh {
-protected:
+  protected:
     Host950() : HostMesh("ascend950", COMM_ENGINE_CPU) {}
 };
 
 // HCOMM_REF_PRODUCT=a2: CPU_TS on the host over RoCE; no WWN, drain yes.
 class LegacyA2 : public HostMesh {
-protected:
+  protected:
     LegacyA2() : HostMesh("a2", COMM_ENGINE_CPU_TS) {}
 };
 
-}  // namespace
+} // namespace
 
 TEST(Api, BatchOfEveryEntryTypeAndDefaultTimeoutWait)
 {
@@ -71,18 +71,20 @@ TEST(Api, BatchOfEveryEntryTypeAndDefaultTimeoutWait)
     std::memcpy(b0 + 12288, x, sizeof(x));
     fill_stamped(b1 + 16384, 777, 8, 8, 1);
     HcommBatchTransferDesc d[5] = {};
-    d[0].transType = HCOMM_TRANSFER_TYPE_WRITE_REDUCE;  // b1[4096] += b0[0]
+    d[0].transType = HCOMM_TRANSFER_TYPE_WRITE_REDUCE; // b1[4096] += b0[0]
     d[0].transferInfo.reduce = {64, b1 + 4096, b0, HCOMM_REDUCE_SUM, HCOMM_DATA_TYPE_INT32};
-    d[1].transType = HCOMM_TRANSFER_TYPE_READ;  // b0[20000] = b1[16384]
+    d[1].transType = HCOMM_TRANSFER_TYPE_READ; // b0[20000] = b1[16384]
     d[1].transferInfo.read = {777, b0 + 20000, b1 + 16384};
-    d[2].transType = HCOMM_TRANSFER_TYPE_READ_REDUCE;  // b0[12288] += b1[8192]
+    d[2].transType = HCOMM_TRANSFER_TYPE_READ_REDUCE; // b0[12288] += b1[8192]
     d[2].transferInfo.reduce = {64, b0 + 12288, b1 + 8192, HCOMM_REDUCE_SUM, HCOMM_DATA_TYPE_INT32};
-    d[3].transType = HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY;  // b1[8192] max= b0[0], notify 2
+    d[3].transType = HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY; // b1[8192] max= b0[0], notify 2
     d[3].transferInfo.writeReduceWithNotify = {64, b1 + 8192, b0, HCOMM_REDUCE_MAX, HCOMM_DATA_TYPE_INT32, 2};
     d[4].transType = HCOMM_TRANSFER_TYPE_NOTIFY_RECORD;
     d[4].transferInfo.notifyRecord.notifyIdx = 3;
     std::vector<Program> programs(2);
-    programs[0] = [&] { return static_cast<uint32_t>(HcommBatchTransferOnThread(mesh.thread[0], mesh.channel[0][1], d, 5)); };
+    programs[0] = [&] {
+        return static_cast<uint32_t>(HcommBatchTransferOnThread(mesh.thread[0], mesh.channel[0][1], d, 5));
+    };
     programs[1] = [&] {
         int32_t rc = HcommChannelNotifyWaitOnThreadWithDefaultTimeout(mesh.thread[1], mesh.channel[1][0], 2);
         rc |= HcommChannelNotifyWaitOnThread(mesh.thread[1], mesh.channel[1][0], 3, 20);
@@ -119,7 +121,8 @@ TEST(Api, ExportedThreadSharesTheQueueAndNotifies)
     EXPECT_NE(exported, host);
     // The host thread waits for a record the device program sends to its export.
     ASSERT_EQ(HcommThreadNotifyWaitOnThread(host, 0, 20), HCCL_SUCCESS);
-    const auto r = launch(job[0], [&] { return static_cast<uint32_t>(HcommThreadNotifyRecordOnThread(device, exported, 0)); });
+    const auto r =
+        launch(job[0], [&] { return static_cast<uint32_t>(HcommThreadNotifyRecordOnThread(device, exported, 0)); });
     EXPECT_EQ(r.taskError, 0);
     EXPECT_EQ(HcommThreadJoin(host, 20), HCCL_SUCCESS);
     EXPECT_EQ(stats(job[0]).notifiesConsumed, 1U);
@@ -131,7 +134,7 @@ TEST(Api, StatsWritesOnlyWhatTheCallerSized)
     ASSERT_EQ(job.init_result(), HCCL_SUCCESS);
     HcommRefStats s;
     std::memset(&s, 0xAB, sizeof(s));
-    s.size = 16;  // version, size, bytesWritten
+    s.size = 16; // version, size, bytesWritten
     ASSERT_EQ(HcommRefGetStats(job[0], &s), HCCL_SUCCESS);
     EXPECT_EQ(s.version, HCOMM_REF_ABI_VERSION);
     EXPECT_EQ(s.size, 16U);
@@ -145,7 +148,8 @@ TEST(Api, StatsWritesOnlyWhatTheCallerSized)
 TEST_F(Host950, NbiOnThreadAndFences)
 {
     fill_stamped(b0, 5000, 2, 2, 0);
-    EXPECT_EQ(HcommWriteWithNotifyNbiOnThread(mesh.thread[0], mesh.channel[0][1], b1 + 65536, b0, 5000, 1), HCCL_SUCCESS);
+    EXPECT_EQ(HcommWriteWithNotifyNbiOnThread(mesh.thread[0], mesh.channel[0][1], b1 + 65536, b0, 5000, 1),
+              HCCL_SUCCESS);
     EXPECT_EQ(HcommFenceOnThread(mesh.thread[0]), HCCL_SUCCESS);
     EXPECT_EQ(HcommChannelFence(mesh.channel[0][1]), HCCL_SUCCESS);
     EXPECT_EQ(HcommChannelNotifyWaitOnThread(mesh.thread[1], mesh.channel[1][0], 1, 20), HCCL_SUCCESS);

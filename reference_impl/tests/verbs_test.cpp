@@ -29,13 +29,14 @@ void report_environment()
 }
 
 class Pair : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() { report_environment(); }
     void SetUp() override
     {
         ASSERT_EQ(job.init_result(), HCCL_SUCCESS);
         ASSERT_EQ(build_mesh(job, mesh), HCCL_SUCCESS);
-        for (int r = 0; r < 2; ++r) buf[r] = buffer_of(job[r]);
+        for (int r = 0; r < 2; ++r)
+            buf[r] = buffer_of(job[r]);
     }
     Job job{2};
     Mesh mesh;
@@ -67,7 +68,7 @@ std::vector<HcommRefLaunchResult> write_wait_snapshot(const Job &job, const Mesh
     return launch_all(job, programs);
 }
 
-}  // namespace
+} // namespace
 
 TEST_F(Pair, ChannelSeesThePeersMemory)
 {
@@ -129,16 +130,17 @@ TEST_F(Pair, RejectedWritesChangeNothingAndRaiseNothing)
     const ChannelHandle c = mesh.channel[0][1];
     std::vector<int32_t> codes;
     const auto r = launch(job[0], [&] {
-        codes.push_back(HcommWriteWithNotifyOnThread(t, c, peer, buf[0].base, 0, 0));            // len 0
-        codes.push_back(HcommWriteWithNotifyOnThread(t, c, peer, buf[0].base, 64, 4));           // idx == notifyNum
+        codes.push_back(HcommWriteWithNotifyOnThread(t, c, peer, buf[0].base, 0, 0));  // len 0
+        codes.push_back(HcommWriteWithNotifyOnThread(t, c, peer, buf[0].base, 64, 4)); // idx == notifyNum
         codes.push_back(HcommWriteWithNotifyOnThread(t, c, peer, buf[0].base, 64, UINT32_MAX));
-        codes.push_back(HcommWriteWithNotifyOnThread(t, c, peer, stack_src, 64, 0));             // src not comm memory
+        codes.push_back(HcommWriteWithNotifyOnThread(t, c, peer, stack_src, 64, 0)); // src not comm memory
         codes.push_back(HcommWriteWithNotifyOnThread(t, c, peer, buf[0].base + buf[0].size - 8, 16, 0));
         codes.push_back(HcommWriteWithNotifyOnThread(t, c, peer + buf[1].size - 8, buf[0].base, 16, 0));
-        codes.push_back(HcommWriteWithNotifyOnThread(t, c, buf[0].base, buf[0].base + 64, 16, 0));  // dst is local
-        codes.push_back(HcommWriteWithNotifyOnThread(t, c, reinterpret_cast<void *>(UINT64_MAX - 7), buf[0].base, 16, 0));
-        codes.push_back(HcommWriteWithNotifyOnThread(t, c, peer, buf[0].base, UINT64_MAX, 0));   // overflow
-        codes.push_back(HcommWriteWithNotifyOnThread(t, mesh.channel[1][0], peer, buf[0].base, 64, 0));  // foreign
+        codes.push_back(HcommWriteWithNotifyOnThread(t, c, buf[0].base, buf[0].base + 64, 16, 0)); // dst is local
+        codes.push_back(
+            HcommWriteWithNotifyOnThread(t, c, reinterpret_cast<void *>(UINT64_MAX - 7), buf[0].base, 16, 0));
+        codes.push_back(HcommWriteWithNotifyOnThread(t, c, peer, buf[0].base, UINT64_MAX, 0));          // overflow
+        codes.push_back(HcommWriteWithNotifyOnThread(t, mesh.channel[1][0], peer, buf[0].base, 64, 0)); // foreign
         codes.push_back(HcommWriteWithNotifyOnThread(mesh.thread[1], c, peer, buf[0].base, 64, 0));     // foreign
         return 0U;
     });
@@ -147,8 +149,10 @@ TEST_F(Pair, RejectedWritesChangeNothingAndRaiseNothing)
     // From the host: not supported, also nothing moves.
     EXPECT_EQ(HcommWriteWithNotifyOnThread(t, c, peer, buf[0].base, 64, 0), HCCL_E_NOT_SUPPORT);
     EXPECT_EQ(HcommThreadJoin(t, 10), HCCL_SUCCESS);
-    for (uint64_t i = 0; i < (1 << 16); ++i) ASSERT_EQ(peer[i], 0xEE) << "byte " << i << " changed";
-    for (uint64_t i = buf[1].size - 4096; i < buf[1].size; ++i) ASSERT_EQ(peer[i], 0xEE) << "byte " << i;
+    for (uint64_t i = 0; i < (1 << 16); ++i)
+        ASSERT_EQ(peer[i], 0xEE) << "byte " << i << " changed";
+    for (uint64_t i = buf[1].size - 4096; i < buf[1].size; ++i)
+        ASSERT_EQ(peer[i], 0xEE) << "byte " << i;
     for (uint32_t idx = 0; idx < 4; ++idx) {
         int32_t set = -1;
         ASSERT_EQ(HcommRefPeekNotify(job[1], mesh.channel[1][0], idx, &set), HCCL_SUCCESS);
@@ -172,7 +176,7 @@ TEST_F(Pair, LengthSweepAcrossTheSegmentationBoundary)
             ++iteration;
             const uint64_t dst = (1 << 20) + off * 3;
             const uint64_t snap = 3 << 20;
-            std::memset(buf[1].base + dst - 64, 0xEE, len + 128);  // guard zones around the destination
+            std::memset(buf[1].base + dst - 64, 0xEE, len + 128); // guard zones around the destination
             fill_stamped(buf[0].base + off, len, run_id(), iteration, 0, dst);
             const auto r = write_wait_snapshot(job, mesh, buf, 0, 1, {off, dst, snap, len, iteration % 4});
             ASSERT_EQ(r[0].taskError, 0) << "len " << len << " off " << off;
@@ -201,8 +205,8 @@ TEST_F(Pair, WriteReadReduceAndBatch)
         a[i] = i * 3 - 100;
         b[i] = 1000 - i;
     }
-    std::memcpy(b0, a, sizeof(a));         // rank 0 source
-    std::memcpy(b1 + 4096, b, sizeof(b));  // rank 1 destination, reduced into
+    std::memcpy(b0, a, sizeof(a));        // rank 0 source
+    std::memcpy(b1 + 4096, b, sizeof(b)); // rank 1 destination, reduced into
     fill_stamped(b0 + 8192, 5000, 9, 9, 0);
     std::vector<Program> programs(2);
     programs[0] = [&] {
@@ -225,7 +229,8 @@ TEST_F(Pair, WriteReadReduceAndBatch)
     ASSERT_EQ(r[1].taskError, 0);
     EXPECT_EQ(first_bad_stamp(b1 + 200000, 5000, 9, 9, 0), 5000U) << "write then record: data before notify";
     EXPECT_EQ(first_bad_stamp(b0 + 131072, 5000, 9, 9, 0), 5000U) << "read back";
-    for (int i = 0; i < 256; ++i) ASSERT_EQ(reinterpret_cast<int32_t *>(b1 + 4096)[i], a[i] + b[i]) << i;
+    for (int i = 0; i < 256; ++i)
+        ASSERT_EQ(reinterpret_cast<int32_t *>(b1 + 4096)[i], a[i] + b[i]) << i;
 
     // Write-reduce with notify (fp32 max) and read-reduce (int32 sum into local).
     float x[100];
@@ -255,7 +260,8 @@ TEST_F(Pair, WriteReadReduceAndBatch)
     for (int i = 0; i < 100; ++i) {
         ASSERT_EQ(reinterpret_cast<float *>(b1 + 310000)[i], std::max(x[i], y[i])) << "reduced before notify, " << i;
     }
-    for (int i = 0; i < 256; ++i) ASSERT_EQ(reinterpret_cast<int32_t *>(b0 + 400000)[i], a[i] + (a[i] + b[i])) << i;
+    for (int i = 0; i < 256; ++i)
+        ASSERT_EQ(reinterpret_cast<int32_t *>(b0 + 400000)[i], a[i] + (a[i] + b[i])) << i;
 
     // A batch: write, write with notify (the notify covers both), and a bad entry
     // refusing the whole batch first.
@@ -266,7 +272,7 @@ TEST_F(Pair, WriteReadReduceAndBatch)
     batch[1].transType = HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY;
     batch[1].transferInfo.writeWithNotify = {2000, b1 + 601000, b0 + 501000, 1};
     batch[2] = batch[1];
-    batch[2].transferInfo.writeWithNotify.notifyIdx = 4;  // out of range
+    batch[2].transferInfo.writeWithNotify.notifyIdx = 4; // out of range
     std::memset(b1 + 600000, 0, 3000);
     std::vector<int32_t> codes;
     programs[0] = [&] {
@@ -317,7 +323,8 @@ TEST_P(Ring, EveryRankWritesToTheNext)
     Mesh mesh;
     ASSERT_EQ(build_mesh(job, mesh), HCCL_SUCCESS);
     std::vector<Buffer> buf(n);
-    for (uint32_t r = 0; r < n; ++r) buf[r] = buffer_of(job[r]);
+    for (uint32_t r = 0; r < n; ++r)
+        buf[r] = buffer_of(job[r]);
     const uint64_t len = 100000 + 17;
     for (uint32_t round = 1; round <= 3; ++round) {
         std::vector<Program> programs(n);
@@ -326,8 +333,8 @@ TEST_P(Ring, EveryRankWritesToTheNext)
             const uint32_t next = (r + 1) % n;
             const uint32_t prev = (r + n - 1) % n;
             programs[r] = [&, r, next, prev] {
-                int32_t rc = HcommWriteWithNotifyOnThread(mesh.thread[r], mesh.channel[r][next], buf[next].base + (1 << 20),
-                                                          buf[r].base, len, round % 4);
+                int32_t rc = HcommWriteWithNotifyOnThread(mesh.thread[r], mesh.channel[r][next],
+                                                          buf[next].base + (1 << 20), buf[r].base, len, round % 4);
                 rc |= HcommChannelNotifyWaitOnThread(mesh.thread[r], mesh.channel[r][prev], round % 4, 30);
                 rc |= HcommLocalCopyOnThread(mesh.thread[r], buf[r].base + (2 << 20), buf[r].base + (1 << 20), len);
                 return static_cast<uint32_t>(rc);
@@ -385,7 +392,8 @@ TEST(Nbi, HostWriteWithNotifyOnTheCpuEngine)
     EXPECT_EQ(HcommWriteNbiOnThread(mesh.thread[0], mesh.channel[0][1], b1.base, b0.base, 100), HCCL_SUCCESS);
     EXPECT_EQ(HcommThreadJoin(mesh.thread[0], 10), HCCL_SUCCESS);
     EXPECT_EQ(HcommWriteWithNotifyOnThread(mesh.thread[0], mesh.channel[0][1], b1.base, b0.base, 100, 0),
-              HCCL_E_NOT_SUPPORT) << "WWN OnThread is AICPU_TS and device only";
+              HCCL_E_NOT_SUPPORT)
+        << "WWN OnThread is AICPU_TS and device only";
 }
 
 // With SOFTVERBS_FAIL=qp:2 the notify WQE of the first write fails: the writer's task
@@ -404,7 +412,7 @@ TEST(VerbsFault, FailedWriteIsReportedAndRaisesNoNotify)
     std::vector<Program> programs(2);
     programs[0] = [&] {
         int32_t rc = HcommWriteWithNotifyOnThread(mesh.thread[0], mesh.channel[0][1], b1.base, b0.base, 4096, 0);
-        rc |= HcommLocalCopyOnThread(mesh.thread[0], b0.base + 8192, b0.base, 64);  // must not run after a failure
+        rc |= HcommLocalCopyOnThread(mesh.thread[0], b0.base + 8192, b0.base, 64); // must not run after a failure
         return static_cast<uint32_t>(rc);
     };
     programs[1] = [&] {

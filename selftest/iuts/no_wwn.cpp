@@ -8,12 +8,12 @@
 
 namespace {
 int32_t absent_symbol() { return 5; /* HCCL_E_NOT_SUPPORT */ }
-}
+} // namespace
 
 #if defined(__x86_64__)
 #define HCTS_TRAMPOLINE(name)                                                                                          \
-    asm(".text\n.globl " #name "\n.type " #name ",@function\n" #name ":\n\tjmp *hcts_fwd_" #name "(%rip)\n.size " #name \
-        ", .-" #name "\n");
+    asm(".text\n.globl " #name "\n.type " #name ",@function\n" #name ":\n\tjmp *hcts_fwd_" #name                       \
+        "(%rip)\n.size " #name ", .-" #name "\n");
 #elif defined(__aarch64__)
 #define HCTS_TRAMPOLINE(name)                                                                                          \
     asm(".text\n.globl " #name "\n.type " #name ",%function\n" #name ":\n\tadrp x16, hcts_fwd_" #name                  \
@@ -24,7 +24,7 @@ int32_t absent_symbol() { return 5; /* HCCL_E_NOT_SUPPORT */ }
 
 #define X(name)                                                                                                        \
     extern "C" {                                                                                                       \
-    __attribute__((visibility("hidden"), used)) void *hcts_fwd_##name = reinterpret_cast<void *>(&absent_symbol);       \
+    __attribute__((visibility("hidden"), used)) void *hcts_fwd_##name = reinterpret_cast<void *>(&absent_symbol);      \
     }                                                                                                                  \
     HCTS_TRAMPOLINE(name)
 #include "forwarded_symbols.inc"

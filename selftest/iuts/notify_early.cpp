@@ -42,6 +42,6 @@ HCTS_SHIM_EXPORT int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, Chann
     if (rc != 0)
         return rc;
     usleep(3000); // the notify is on its way; the rest of the payload is not
-    return HcommWriteOnThread(thread, channel, static_cast<char *>(dst) + first,
-                              static_cast<const char *>(src) + first, len - first);
+    return HcommWriteOnThread(thread, channel, static_cast<char *>(dst) + first, static_cast<const char *>(src) + first,
+                              len - first);
 }

@@ -17,7 +17,8 @@
 #define HCTS_SHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
 // The reference's definition of a symbol this shim overrides.
-template <typename F> F real(const char *name)
+template <typename F>
+F real(const char *name)
 {
     static_assert(sizeof(F) == sizeof(void *));
     void *p = dlsym(RTLD_NEXT, name);

@@ -18,246 +18,285 @@
 
 namespace sv {
 
-int place_locked(Qp* qp, Wqe& w, uint32_t off, uint32_t len);
-void issue_tail_locked(Qp* qp, Wqe& w);
+int place_locked(Qp *qp, Wqe &w, uint32_t off, uint32_t len);
+void issue_tail_locked(Qp *qp, Wqe &w);
 
 namespace {
 
-std::atomic<uint64_t> g_seed{~0ull};  // ~0: not yet read from the environment
+std::atomic<uint64_t> g_seed{~0ull}; // ~0: not yet read from the environment
 // Never destroyed: the detached adversary thread may be waiting on it at exit.
-std::condition_variable& g_adv_cv = *new std::condition_variable;
+std::condition_variable &g_adv_cv = *new std::condition_variable;
 bool g_thread_started = false;
 
 using us = std::chrono::microseconds;
 
-Wqe* find(Qp* qp, uint64_t seq) {
-  for (Wqe& w : qp->sq)
-    if (w.seq == seq) return &w;
-  return nullptr;
+Wqe *find(Qp *qp, uint64_t seq)
+{
+    for (Wqe &w : qp->sq)
+        if (w.seq == seq)
+            return &w;
+    return nullptr;
 }
 
-us delay(Qp* qp, int max_us) {
-  std::uniform_int_distribution<int> d(0, max_us);
-  int v = d(qp->rng);
-  if (qp->rng() % 8 == 0) v *= 4;  // an occasional straggler
-  return us(static_cast<long>(v * qp->skew));
+us delay(Qp *qp, int max_us)
+{
+    std::uniform_int_distribution<int> d(0, max_us);
+    int v = d(qp->rng);
+    if (qp->rng() % 8 == 0)
+        v *= 4; // an occasional straggler
+    return us(static_cast<long>(v * qp->skew));
 }
 
-void fail(Wqe& w, int st) {
-  w.done = true;
-  if (w.status == IBV_WC_SUCCESS) w.status = static_cast<ibv_wc_status>(st);
+void fail(Wqe &w, int st)
+{
+    w.done = true;
+    if (w.status == IBV_WC_SUCCESS)
+        w.status = static_cast<ibv_wc_status>(st);
 }
 
-void release_hold(Wqe& w) {
-  if (w.parts > 0) --w.parts;
-  if (w.parts == 0 && !w.done) w.done = true;
+void release_hold(Wqe &w)
+{
+    if (w.parts > 0)
+        --w.parts;
+    if (w.parts == 0 && !w.done)
+        w.done = true;
 }
 
 // Commits the next chunk of a pending WRITE; false when it has no more.
-bool commit_chunk(Qp* qp, Qp::Pending& p) {
-  Wqe* w = find(qp, p.seq);
-  if (!w || w->done) {
-    p.chunks.clear();
-    return false;
-  }
-  if (p.chunks.empty()) return false;
-  auto [off, len] = p.chunks.back();
-  p.chunks.pop_back();
-  uint64_t seq = w->seq;
-  if (int st = place_locked(qp, *w, off, len)) {
-    fail(*w, st);
-    p.chunks.clear();
-    return false;
-  }
-  w = find(qp, seq);  // an in-process responder may have answered already
-  if (!w || w->done) {
-    p.chunks.clear();
-    return false;
-  }
-  if (p.chunks.empty()) release_hold(*w);
-  return !p.chunks.empty();
+bool commit_chunk(Qp *qp, Qp::Pending &p)
+{
+    Wqe *w = find(qp, p.seq);
+    if (!w || w->done) {
+        p.chunks.clear();
+        return false;
+    }
+    if (p.chunks.empty())
+        return false;
+    auto [off, len] = p.chunks.back();
+    p.chunks.pop_back();
+    uint64_t seq = w->seq;
+    if (int st = place_locked(qp, *w, off, len)) {
+        fail(*w, st);
+        p.chunks.clear();
+        return false;
+    }
+    w = find(qp, seq); // an in-process responder may have answered already
+    if (!w || w->done) {
+        p.chunks.clear();
+        return false;
+    }
+    if (p.chunks.empty())
+        release_hold(*w);
+    return !p.chunks.empty();
 }
 
 // All WRITEs pending before seq `before` land now (their chunks still in shuffled order).
-void flush_writes(Qp* qp, uint64_t before) {
-  for (auto it = qp->pend.begin(); it != qp->pend.end();) {
-    if (!it->is_read && it->seq < before) {
-      while (commit_chunk(qp, *it)) {
-      }
-      it = qp->pend.erase(it);
-    } else {
-      ++it;
+void flush_writes(Qp *qp, uint64_t before)
+{
+    for (auto it = qp->pend.begin(); it != qp->pend.end();) {
+        if (!it->is_read && it->seq < before) {
+            while (commit_chunk(qp, *it)) {
+            }
+            it = qp->pend.erase(it);
+        } else {
+            ++it;
+        }
     }
-  }
 }
 
-void run_read(Qp* qp, uint64_t seq) {
-  flush_writes(qp, seq);
-  if (Wqe* w = find(qp, seq); w && !w->done) issue_tail_locked(qp, *w);
+void run_read(Qp *qp, uint64_t seq)
+{
+    flush_writes(qp, seq);
+    if (Wqe *w = find(qp, seq); w && !w->done)
+        issue_tail_locked(qp, *w);
 }
 
-void flush_reads(Qp* qp, uint64_t before) {
-  for (;;) {
-    auto it = std::find_if(qp->pend.begin(), qp->pend.end(),
-                           [&](const Qp::Pending& p) { return p.is_read && p.seq < before; });
-    if (it == qp->pend.end()) return;
-    uint64_t seq = it->seq;
-    qp->pend.erase(it);
-    run_read(qp, seq);
-  }
+void flush_reads(Qp *qp, uint64_t before)
+{
+    for (;;) {
+        auto it = std::find_if(qp->pend.begin(), qp->pend.end(),
+                               [&](const Qp::Pending &p) { return p.is_read && p.seq < before; });
+        if (it == qp->pend.end())
+            return;
+        uint64_t seq = it->seq;
+        qp->pend.erase(it);
+        run_read(qp, seq);
+    }
 }
 
-void execute_adversarial(Qp* qp, Wqe& w, Clock::time_point now) {
-  w.executed = true;
-  if (w.inject_fail) return fail(w, IBV_WC_LOC_QP_OP_ERR);
-  if (w.length > kMaxMsg) return fail(w, IBV_WC_LOC_LEN_ERR);
-  uint64_t seq = w.seq;
-  if (w.flags & IBV_SEND_FENCE) flush_reads(qp, seq);
-  switch (w.op) {
+void execute_adversarial(Qp *qp, Wqe &w, Clock::time_point now)
+{
+    w.executed = true;
+    if (w.inject_fail)
+        return fail(w, IBV_WC_LOC_QP_OP_ERR);
+    if (w.length > kMaxMsg)
+        return fail(w, IBV_WC_LOC_LEN_ERR);
+    uint64_t seq = w.seq;
+    if (w.flags & IBV_SEND_FENCE)
+        flush_reads(qp, seq);
+    switch (w.op) {
     case IBV_WR_RDMA_WRITE: {
-      if (w.length == 0) return release_hold(w);
-      uint32_t csize = 64u << (qp->rng() % 11);
-      while (csize > 64 && w.length / csize < 4) csize /= 2;
-      while (w.length / csize > 16) csize *= 2;
-      Qp::Pending p;
-      p.seq = seq;
-      // Now and then shift the chunk grid by 4 bytes so aligned 8-byte words tear across chunks.
-      uint32_t shift = (qp->rng() % 4 == 0 && csize > 4) ? 4 : 0;
-      for (uint32_t off = 0; off < w.length;) {
-        uint32_t n = std::min(off == 0 ? csize - shift : csize, w.length - off);
-        p.chunks.emplace_back(off, n);
-        off += n;
-      }
-      std::shuffle(p.chunks.begin(), p.chunks.end(), qp->rng);
-      if (qp->rng() % 2 && p.chunks.size() > 1) {  // the last chunk first: bites last-byte polling
-        auto last = std::max_element(p.chunks.begin(), p.chunks.end());
-        std::iter_swap(last, p.chunks.end() - 1);  // chunks are consumed from the back
-      }
-      p.due = now + delay(qp, 100);
-      ++w.parts;  // held until the last chunk is placed
-      qp->pend.push_back(std::move(p));
-      return;
+        if (w.length == 0)
+            return release_hold(w);
+        uint32_t csize = 64u << (qp->rng() % 11);
+        while (csize > 64 && w.length / csize < 4)
+            csize /= 2;
+        while (w.length / csize > 16)
+            csize *= 2;
+        Qp::Pending p;
+        p.seq = seq;
+        // Now and then shift the chunk grid by 4 bytes so aligned 8-byte words tear across chunks.
+        uint32_t shift = (qp->rng() % 4 == 0 && csize > 4) ? 4 : 0;
+        for (uint32_t off = 0; off < w.length;) {
+            uint32_t n = std::min(off == 0 ? csize - shift : csize, w.length - off);
+            p.chunks.emplace_back(off, n);
+            off += n;
+        }
+        std::shuffle(p.chunks.begin(), p.chunks.end(), qp->rng);
+        if (qp->rng() % 2 && p.chunks.size() > 1) { // the last chunk first: bites last-byte polling
+            auto last = std::max_element(p.chunks.begin(), p.chunks.end());
+            std::iter_swap(last, p.chunks.end() - 1); // chunks are consumed from the back
+        }
+        p.due = now + delay(qp, 100);
+        ++w.parts; // held until the last chunk is placed
+        qp->pend.push_back(std::move(p));
+        return;
     }
     case IBV_WR_RDMA_READ: {
-      Qp::Pending p;
-      p.seq = seq;
-      p.is_read = true;
-      p.due = now + delay(qp, 400);
-      qp->pend.push_back(std::move(p));
-      return;
+        Qp::Pending p;
+        p.seq = seq;
+        p.is_read = true;
+        p.due = now + delay(qp, 400);
+        qp->pend.push_back(std::move(p));
+        return;
     }
     default:
-      // A notify, SEND or ATOMIC: earlier WRITE data lands first, then this operation
-      // (reading its own source only now).
-      flush_writes(qp, seq);
-      if (Wqe* x = find(qp, seq)) {
-        if (x->op == IBV_WR_RDMA_WRITE_WITH_IMM) {
-          if (int st = place_locked(qp, *x, 0, x->length)) return fail(*x, st);
-          x = find(qp, seq);
-          if (!x || x->done) return;
+        // A notify, SEND or ATOMIC: earlier WRITE data lands first, then this operation
+        // (reading its own source only now).
+        flush_writes(qp, seq);
+        if (Wqe *x = find(qp, seq)) {
+            if (x->op == IBV_WR_RDMA_WRITE_WITH_IMM) {
+                if (int st = place_locked(qp, *x, 0, x->length))
+                    return fail(*x, st);
+                x = find(qp, seq);
+                if (!x || x->done)
+                    return;
+            }
+            issue_tail_locked(qp, *x);
         }
-        issue_tail_locked(qp, *x);
-      }
-  }
+    }
 }
 
-Clock::time_point step_qp(Qp* qp, Clock::time_point now) {
-  Clock::time_point next = Clock::time_point::max();
-  if (qp->qpx.qp_base.state != IBV_QPS_RTS) return next;
-  for (size_t i = 0; i < qp->pend.size();) {
-    Qp::Pending& p = qp->pend[i];
-    if (p.due <= now) {
-      if (p.is_read) {
-        uint64_t seq = p.seq;
-        qp->pend.erase(qp->pend.begin() + static_cast<long>(i));
-        run_read(qp, seq);
-        continue;  // the read may have flushed entries: re-examine from i
-      }
-      if (!commit_chunk(qp, p)) {
-        qp->pend.erase(qp->pend.begin() + static_cast<long>(i));
-        continue;
-      }
-      p.due = now + delay(qp, 60);
-    }
-    next = std::min(next, p.due);
-    ++i;
-  }
-  auto it = std::find_if(qp->sq.begin(), qp->sq.end(), [](const Wqe& w) { return !w.executed; });
-  if (it != qp->sq.end()) {
-    if (sq_flushing_locked(qp)) {
-      // An earlier WQE failed: nothing behind it executes.
-      for (; it != qp->sq.end(); ++it)
-        if (!it->executed) {
-          it->executed = true;
-          fail(*it, IBV_WC_WR_FLUSH_ERR);
-        }
-    } else if (sq_held_locked(qp)) {
-      // An earlier SEND/WRITE_WITH_IMM waits for a RECV: nothing behind it runs. Its
-      // completion wakes us (sq_advance_locked -> adversary_schedule_locked).
-      sq_advance_locked(qp);
-      return next;
-    } else if (qp->next_exec <= now) {
-      uint64_t seq = it->seq;
-      ibv_wr_opcode op = it->op;
-      execute_adversarial(qp, *it, now);
-      note_failure_locked(qp, seq);
-      sq_note_hold_locked(qp, seq, op);
-      qp->next_exec = now + delay(qp, 150);
-    }
-    if (std::any_of(qp->sq.begin(), qp->sq.end(), [](const Wqe& w) { return !w.executed; }))
-      next = std::min(next, qp->next_exec);
-    for (const Qp::Pending& p : qp->pend) next = std::min(next, p.due);
-  }
-  sq_advance_locked(qp);
-  return next;
-}
-
-void adversary_loop() {
-  std::unique_lock lk(G().mu);
-  for (;;) {
-    auto now = Clock::now();
+Clock::time_point step_qp(Qp *qp, Clock::time_point now)
+{
     Clock::time_point next = Clock::time_point::max();
-    // QPs may be created or destroyed while we run an operation: iterate a snapshot of numbers.
-    std::vector<uint32_t> qpns;
-    qpns.reserve(G().qps.size());
-    for (auto& [n, qp] : G().qps) qpns.push_back(n);
-    for (uint32_t n : qpns)
-      if (Qp* qp = find_qp_locked(n)) next = std::min(next, step_qp(qp, now));
-    if (next == Clock::time_point::max()) g_adv_cv.wait(lk);
-    else g_adv_cv.wait_until(lk, next);
-  }
+    if (qp->qpx.qp_base.state != IBV_QPS_RTS)
+        return next;
+    for (size_t i = 0; i < qp->pend.size();) {
+        Qp::Pending &p = qp->pend[i];
+        if (p.due <= now) {
+            if (p.is_read) {
+                uint64_t seq = p.seq;
+                qp->pend.erase(qp->pend.begin() + static_cast<long>(i));
+                run_read(qp, seq);
+                continue; // the read may have flushed entries: re-examine from i
+            }
+            if (!commit_chunk(qp, p)) {
+                qp->pend.erase(qp->pend.begin() + static_cast<long>(i));
+                continue;
+            }
+            p.due = now + delay(qp, 60);
+        }
+        next = std::min(next, p.due);
+        ++i;
+    }
+    auto it = std::find_if(qp->sq.begin(), qp->sq.end(), [](const Wqe &w) { return !w.executed; });
+    if (it != qp->sq.end()) {
+        if (sq_flushing_locked(qp)) {
+            // An earlier WQE failed: nothing behind it executes.
+            for (; it != qp->sq.end(); ++it)
+                if (!it->executed) {
+                    it->executed = true;
+                    fail(*it, IBV_WC_WR_FLUSH_ERR);
+                }
+        } else if (sq_held_locked(qp)) {
+            // An earlier SEND/WRITE_WITH_IMM waits for a RECV: nothing behind it runs. Its
+            // completion wakes us (sq_advance_locked -> adversary_schedule_locked).
+            sq_advance_locked(qp);
+            return next;
+        } else if (qp->next_exec <= now) {
+            uint64_t seq = it->seq;
+            ibv_wr_opcode op = it->op;
+            execute_adversarial(qp, *it, now);
+            note_failure_locked(qp, seq);
+            sq_note_hold_locked(qp, seq, op);
+            qp->next_exec = now + delay(qp, 150);
+        }
+        if (std::any_of(qp->sq.begin(), qp->sq.end(), [](const Wqe &w) { return !w.executed; }))
+            next = std::min(next, qp->next_exec);
+        for (const Qp::Pending &p : qp->pend)
+            next = std::min(next, p.due);
+    }
+    sq_advance_locked(qp);
+    return next;
 }
 
-}  // namespace
+void adversary_loop()
+{
+    std::unique_lock lk(G().mu);
+    for (;;) {
+        auto now = Clock::now();
+        Clock::time_point next = Clock::time_point::max();
+        // QPs may be created or destroyed while we run an operation: iterate a snapshot of numbers.
+        std::vector<uint32_t> qpns;
+        qpns.reserve(G().qps.size());
+        for (auto &[n, qp] : G().qps)
+            qpns.push_back(n);
+        for (uint32_t n : qpns)
+            if (Qp *qp = find_qp_locked(n))
+                next = std::min(next, step_qp(qp, now));
+        if (next == Clock::time_point::max())
+            g_adv_cv.wait(lk);
+        else
+            g_adv_cv.wait_until(lk, next);
+    }
+}
 
-uint64_t current_seed() {
-  uint64_t s = g_seed.load(std::memory_order_relaxed);
-  if (s == ~0ull) {
-    s = config().seed;
-    g_seed.store(s, std::memory_order_relaxed);
-  }
-  return s;
+} // namespace
+
+uint64_t current_seed()
+{
+    uint64_t s = g_seed.load(std::memory_order_relaxed);
+    if (s == ~0ull) {
+        s = config().seed;
+        g_seed.store(s, std::memory_order_relaxed);
+    }
+    return s;
 }
 
 bool adversarial() { return current_seed() != 0; }
 
-Clock::time_point adversary_recv_delay_locked(Qp* qp) {
-  // Half of the RECVs reach the HCA late: exposes notifies whose RECVs are not pre-posted.
-  if (qp->rng() % 2) return {};
-  return Clock::now() + delay(qp, 300);
+Clock::time_point adversary_recv_delay_locked(Qp *qp)
+{
+    // Half of the RECVs reach the HCA late: exposes notifies whose RECVs are not pre-posted.
+    if (qp->rng() % 2)
+        return {};
+    return Clock::now() + delay(qp, 300);
 }
 
-void adversary_schedule_locked(Qp* qp) {
-  if (!g_thread_started) {
-    g_thread_started = true;
-    std::thread(adversary_loop).detach();
-  }
-  auto now = Clock::now();
-  if (qp->next_exec < now) qp->next_exec = now + delay(qp, 150);
-  g_adv_cv.notify_all();
+void adversary_schedule_locked(Qp *qp)
+{
+    if (!g_thread_started) {
+        g_thread_started = true;
+        std::thread(adversary_loop).detach();
+    }
+    auto now = Clock::now();
+    if (qp->next_exec < now)
+        qp->next_exec = now + delay(qp, 150);
+    g_adv_cv.notify_all();
 }
 
-}  // namespace sv
+} // namespace sv
 
 // Test hook (not part of the libibverbs ABI; exported under SOFTVERBS_PRIVATE):
 // switch the adversary's seed for QPs created from now on. 0 = sane mode.

@@ -17,114 +17,142 @@ namespace sv {
 
 namespace {
 
-uint64_t parse_u64(const char* s) {
-  if (!s || !*s) return 0;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s, &end, 0);
-  if (end && *end) {
-    // Non-numeric seeds are hashed so any non-empty string selects adversarial mode.
-    uint64_t h = 1469598103934665603ULL;
-    for (const char* p = s; *p; ++p) h = (h ^ static_cast<uint8_t>(*p)) * 1099511628211ULL;
-    return h ? h : 1;
-  }
-  return v;
+uint64_t parse_u64(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(s, &end, 0);
+    if (end && *end) {
+        // Non-numeric seeds are hashed so any non-empty string selects adversarial mode.
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *p = s; *p; ++p)
+            h = (h ^ static_cast<uint8_t>(*p)) * 1099511628211ULL;
+        return h ? h : 1;
+    }
+    return v;
 }
 
-Config load_config() {
-  Config c;
-  c.seed = parse_u64(std::getenv("SOFTVERBS_SEED"));
-  if (const char* t = std::getenv("SOFTVERBS_TRANSPORT"); t && *t) {
-    std::string_view v(t);
-    if (v == "auto") c.transport = Transport::Auto;
-    else if (v == "shm") c.transport = Transport::Shm;
-    else if (v == "cma") c.transport = Transport::Cma;
-    else if (v == "tcp") c.transport = Transport::Tcp;
-    else std::fprintf(stderr, "softverbs: SOFTVERBS_TRANSPORT='%s' unknown; allowed: auto, shm, cma, tcp (using auto)\n", t);
-  }
-  if (const char* l = std::getenv("SOFTVERBS_LISTEN"); l && *l) c.listen = l;
-  if (const char* s = std::getenv("SOFTVERBS_SECRET")) c.secret = s;
-  if (const char* f = std::getenv("SOFTVERBS_FAIL"); f && *f) {
-    if (std::strncmp(f, "qp:", 3) == 0 && std::atol(f + 3) > 0) c.fail_qp_at = std::atol(f + 3);
-    else std::fprintf(stderr, "softverbs: SOFTVERBS_FAIL='%s' not understood; allowed: qp:<n> with n >= 1\n", f);
-  }
-  if (const char* l = std::getenv("SOFTVERBS_LOG")) c.log = std::atoi(l);
-  if (c.secret.size() > 64) {
-    std::fprintf(stderr, "softverbs: SOFTVERBS_SECRET is %zu bytes; at most 64 are used\n", c.secret.size());
-    c.secret.resize(64);
-  }
-  return c;
+Config load_config()
+{
+    Config c;
+    c.seed = parse_u64(std::getenv("SOFTVERBS_SEED"));
+    if (const char *t = std::getenv("SOFTVERBS_TRANSPORT"); t && *t) {
+        std::string_view v(t);
+        if (v == "auto")
+            c.transport = Transport::Auto;
+        else if (v == "shm")
+            c.transport = Transport::Shm;
+        else if (v == "cma")
+            c.transport = Transport::Cma;
+        else if (v == "tcp")
+            c.transport = Transport::Tcp;
+        else
+            std::fprintf(stderr,
+                         "softverbs: SOFTVERBS_TRANSPORT='%s' unknown; allowed: auto, shm, cma, tcp (using auto)\n", t);
+    }
+    if (const char *l = std::getenv("SOFTVERBS_LISTEN"); l && *l)
+        c.listen = l;
+    if (const char *s = std::getenv("SOFTVERBS_SECRET"))
+        c.secret = s;
+    if (const char *f = std::getenv("SOFTVERBS_FAIL"); f && *f) {
+        if (std::strncmp(f, "qp:", 3) == 0 && std::atol(f + 3) > 0)
+            c.fail_qp_at = std::atol(f + 3);
+        else
+            std::fprintf(stderr, "softverbs: SOFTVERBS_FAIL='%s' not understood; allowed: qp:<n> with n >= 1\n", f);
+    }
+    if (const char *l = std::getenv("SOFTVERBS_LOG"))
+        c.log = std::atoi(l);
+    if (c.secret.size() > 64) {
+        std::fprintf(stderr, "softverbs: SOFTVERBS_SECRET is %zu bytes; at most 64 are used\n", c.secret.size());
+        c.secret.resize(64);
+    }
+    return c;
 }
 
-uint32_t resolve_listen_ip(const std::string& what) {
-  in_addr a{};
-  if (inet_pton(AF_INET, what.c_str(), &a) == 1) return a.s_addr;
-  ifaddrs* ifs = nullptr;
-  uint32_t ip = 0;
-  if (getifaddrs(&ifs) == 0) {
-    for (ifaddrs* i = ifs; i; i = i->ifa_next)
-      if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && what == i->ifa_name) {
-        ip = reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr;
-        break;
-      }
-    freeifaddrs(ifs);
-  }
-  if (!ip) {
-    std::fprintf(stderr, "softverbs: SOFTVERBS_LISTEN='%s' is neither an IPv4 address nor an interface with one; using 127.0.0.1\n",
-                 what.c_str());
-    ip = htonl(INADDR_LOOPBACK);
-  }
-  return ip;
+uint32_t resolve_listen_ip(const std::string &what)
+{
+    in_addr a{};
+    if (inet_pton(AF_INET, what.c_str(), &a) == 1)
+        return a.s_addr;
+    ifaddrs *ifs = nullptr;
+    uint32_t ip = 0;
+    if (getifaddrs(&ifs) == 0) {
+        for (ifaddrs *i = ifs; i; i = i->ifa_next)
+            if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && what == i->ifa_name) {
+                ip = reinterpret_cast<sockaddr_in *>(i->ifa_addr)->sin_addr.s_addr;
+                break;
+            }
+        freeifaddrs(ifs);
+    }
+    if (!ip) {
+        std::fprintf(
+            stderr,
+            "softverbs: SOFTVERBS_LISTEN='%s' is neither an IPv4 address nor an interface with one; using 127.0.0.1\n",
+            what.c_str());
+        ip = htonl(INADDR_LOOPBACK);
+    }
+    return ip;
 }
 
-}  // namespace
+} // namespace
 
-const Config& config() {
-  static const Config c = load_config();
-  return c;
+const Config &config()
+{
+    static const Config c = load_config();
+    return c;
 }
 
-void log(int level, const char* fmt, ...) {
-  if (config().log < level) return;
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  std::fprintf(stderr, "softverbs[%d %ld.%06ld]: %s\n", getpid(), static_cast<long>(ts.tv_sec % 1000), ts.tv_nsec / 1000, buf);
+void log(int level, const char *fmt, ...)
+{
+    if (config().log < level)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    std::fprintf(stderr, "softverbs[%d %ld.%06ld]: %s\n", getpid(), static_cast<long>(ts.tv_sec % 1000),
+                 ts.tv_nsec / 1000, buf);
 }
 
-Global& G() {
-  // Deliberately never destroyed: the progress and adversary threads may still run
-  // while static destructors execute at exit.
-  static Global& g = *new Global;
-  return g;
+Global &G()
+{
+    // Deliberately never destroyed: the progress and adversary threads may still run
+    // while static destructors execute at exit.
+    static Global &g = *new Global;
+    return g;
 }
 
-uint32_t listen_ip() {
-  static const uint32_t ip = resolve_listen_ip(config().listen);
-  return ip;
+uint32_t listen_ip()
+{
+    static const uint32_t ip = resolve_listen_ip(config().listen);
+    return ip;
 }
 
-void make_gid(ibv_gid* gid) {
-  const Identity& id = identity();
-  std::memset(gid, 0, sizeof *gid);
-  gid->raw[0] = 0xfe;
-  gid->raw[1] = 0x80;
-  std::memcpy(gid->raw + 8, &id.ip, 4);
-  gid->raw[12] = static_cast<uint8_t>(id.port >> 8);
-  gid->raw[13] = static_cast<uint8_t>(id.port);
-  gid->raw[14] = static_cast<uint8_t>(id.salt >> 8);
-  gid->raw[15] = static_cast<uint8_t>(id.salt);
+void make_gid(ibv_gid *gid)
+{
+    const Identity &id = identity();
+    std::memset(gid, 0, sizeof *gid);
+    gid->raw[0] = 0xfe;
+    gid->raw[1] = 0x80;
+    std::memcpy(gid->raw + 8, &id.ip, 4);
+    gid->raw[12] = static_cast<uint8_t>(id.port >> 8);
+    gid->raw[13] = static_cast<uint8_t>(id.port);
+    gid->raw[14] = static_cast<uint8_t>(id.salt >> 8);
+    gid->raw[15] = static_cast<uint8_t>(id.salt);
 }
 
-bool decode_gid(const ibv_gid& gid, uint32_t* ip, uint16_t* port, uint16_t* salt) {
-  if (gid.raw[0] != 0xfe || gid.raw[1] != 0x80) return false;
-  std::memcpy(ip, gid.raw + 8, 4);
-  *port = static_cast<uint16_t>(gid.raw[12] << 8 | gid.raw[13]);
-  *salt = static_cast<uint16_t>(gid.raw[14] << 8 | gid.raw[15]);
-  return *port != 0;
+bool decode_gid(const ibv_gid &gid, uint32_t *ip, uint16_t *port, uint16_t *salt)
+{
+    if (gid.raw[0] != 0xfe || gid.raw[1] != 0x80)
+        return false;
+    std::memcpy(ip, gid.raw + 8, 4);
+    *port = static_cast<uint16_t>(gid.raw[12] << 8 | gid.raw[13]);
+    *salt = static_cast<uint16_t>(gid.raw[14] << 8 | gid.raw[15]);
+    return *port != 0;
 }
 
-}  // namespace sv
+} // namespace sv

@@ -2,8 +2,8 @@
 // the ibv_cq_ex polling interface.
 #include "sv.h"
 
-#include <sys/eventfd.h>
 #include <sched.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,248 +11,280 @@
 
 namespace sv {
 
-Cq* to_cq(ibv_cq* cq) { return reinterpret_cast<Cq*>(cq); }
+Cq *to_cq(ibv_cq *cq) { return reinterpret_cast<Cq *>(cq); }
 
-void cq_push_locked(Cq* cq, const Cqe& e) {
-  if (static_cast<int>(cq->q.size()) >= cq->capacity) {
-    if (!cq->overflowed) {
-      cq->overflowed = true;
-      ibv_async_event ev{};
-      ev.element.cq = ibv_cq_ex_to_cq(&cq->cqx);
-      ev.event_type = IBV_EVENT_CQ_ERR;
-      post_async_locked(to_ctx(cq->cqx.context), ev);
-      log(1, "CQ %p overrun (capacity %d)", static_cast<void*>(cq), cq->capacity);
+void cq_push_locked(Cq *cq, const Cqe &e)
+{
+    if (static_cast<int>(cq->q.size()) >= cq->capacity) {
+        if (!cq->overflowed) {
+            cq->overflowed = true;
+            ibv_async_event ev{};
+            ev.element.cq = ibv_cq_ex_to_cq(&cq->cqx);
+            ev.event_type = IBV_EVENT_CQ_ERR;
+            post_async_locked(to_ctx(cq->cqx.context), ev);
+            log(1, "CQ %p overrun (capacity %d)", static_cast<void *>(cq), cq->capacity);
+        }
+        return;
     }
-    return;
-  }
-  cq->q.push_back(e);
-  cq->count.store(cq->q.size(), std::memory_order_release);
-  bool solicited = e.wc.wc_flags & IBV_WC_WITH_IMM;  // we treat every IMM as solicited-worthy
-  if (cq->armed && (!cq->solicited_only || solicited || e.wc.status != IBV_WC_SUCCESS)) {
-    cq->armed = false;
-    if (auto* ch = cq->cqx.channel) {
-      auto* c = reinterpret_cast<Channel*>(ch);
-      c->events.push_back(cq);
-      uint64_t one = 1;
-      if (write(c->efd, &one, sizeof one) != sizeof one) log(1, "channel eventfd write failed: %s", std::strerror(errno));
+    cq->q.push_back(e);
+    cq->count.store(cq->q.size(), std::memory_order_release);
+    bool solicited = e.wc.wc_flags & IBV_WC_WITH_IMM; // we treat every IMM as solicited-worthy
+    if (cq->armed && (!cq->solicited_only || solicited || e.wc.status != IBV_WC_SUCCESS)) {
+        cq->armed = false;
+        if (auto *ch = cq->cqx.channel) {
+            auto *c = reinterpret_cast<Channel *>(ch);
+            c->events.push_back(cq);
+            uint64_t one = 1;
+            if (write(c->efd, &one, sizeof one) != sizeof one)
+                log(1, "channel eventfd write failed: %s", std::strerror(errno));
+        }
     }
-  }
 }
 
 namespace {
 
-void release_locked(const Cqe& e) {
-  if (e.sq_free && e.qp && !e.qp->dead) e.qp->sq_used -= e.sq_free;
+void release_locked(const Cqe &e)
+{
+    if (e.sq_free && e.qp && !e.qp->dead)
+        e.qp->sq_used -= e.sq_free;
 }
 
-int poll_cq(ibv_cq* ibcq, int n, ibv_wc* wc) {
-  if (n < 0) return -1;
-  Cq* cq = to_cq(ibcq);
-  if (cq->count.load(std::memory_order_acquire) == 0) {
-    // Busy-polling programs must not starve the progress thread on a 2-core machine.
-    sched_yield();
+int poll_cq(ibv_cq *ibcq, int n, ibv_wc *wc)
+{
+    if (n < 0)
+        return -1;
+    Cq *cq = to_cq(ibcq);
+    if (cq->count.load(std::memory_order_acquire) == 0) {
+        // Busy-polling programs must not starve the progress thread on a 2-core machine.
+        sched_yield();
+        return 0;
+    }
+    std::lock_guard lk(G().mu);
+    int i = 0;
+    for (; i < n && !cq->q.empty(); ++i) {
+        wc[i] = cq->q.front().wc;
+        release_locked(cq->q.front());
+        cq->q.pop_front();
+    }
+    cq->count.store(cq->q.size(), std::memory_order_release);
+    return i;
+}
+
+int req_notify_cq(ibv_cq *ibcq, int solicited_only)
+{
+    Cq *cq = to_cq(ibcq);
+    std::lock_guard lk(G().mu);
+    cq->armed = true;
+    cq->solicited_only = solicited_only != 0;
     return 0;
-  }
-  std::lock_guard lk(G().mu);
-  int i = 0;
-  for (; i < n && !cq->q.empty(); ++i) {
-    wc[i] = cq->q.front().wc;
-    release_locked(cq->q.front());
-    cq->q.pop_front();
-  }
-  cq->count.store(cq->q.size(), std::memory_order_release);
-  return i;
-}
-
-int req_notify_cq(ibv_cq* ibcq, int solicited_only) {
-  Cq* cq = to_cq(ibcq);
-  std::lock_guard lk(G().mu);
-  cq->armed = true;
-  cq->solicited_only = solicited_only != 0;
-  return 0;
 }
 
 // ---- ibv_cq_ex ----
-Cq* of(ibv_cq_ex* c) { return reinterpret_cast<Cq*>(c); }
+Cq *of(ibv_cq_ex *c) { return reinterpret_cast<Cq *>(c); }
 
-int load_next(Cq* cq) {
-  if (cq->q.empty()) return ENOENT;
-  cq->cur = cq->q.front();
-  release_locked(cq->cur);
-  cq->q.pop_front();
-  cq->count.store(cq->q.size(), std::memory_order_release);
-  cq->cqx.wr_id = cq->cur.wc.wr_id;
-  cq->cqx.status = cq->cur.wc.status;
-  return 0;
+int load_next(Cq *cq)
+{
+    if (cq->q.empty())
+        return ENOENT;
+    cq->cur = cq->q.front();
+    release_locked(cq->cur);
+    cq->q.pop_front();
+    cq->count.store(cq->q.size(), std::memory_order_release);
+    cq->cqx.wr_id = cq->cur.wc.wr_id;
+    cq->cqx.status = cq->cur.wc.status;
+    return 0;
 }
 
-int start_poll(ibv_cq_ex* c, ibv_poll_cq_attr* attr) {
-  if (attr && attr->comp_mask) return EINVAL;
-  G().mu.lock();  // held until end_poll, as the verbs contract allows
-  int rc = load_next(of(c));
-  if (rc) G().mu.unlock();
-  return rc;
+int start_poll(ibv_cq_ex *c, ibv_poll_cq_attr *attr)
+{
+    if (attr && attr->comp_mask)
+        return EINVAL;
+    G().mu.lock(); // held until end_poll, as the verbs contract allows
+    int rc = load_next(of(c));
+    if (rc)
+        G().mu.unlock();
+    return rc;
 }
-int next_poll(ibv_cq_ex* c) { return load_next(of(c)); }
-void end_poll(ibv_cq_ex*) { G().mu.unlock(); }
-ibv_wc_opcode read_opcode(ibv_cq_ex* c) { return of(c)->cur.wc.opcode; }
-uint32_t read_vendor_err(ibv_cq_ex* c) { return of(c)->cur.wc.vendor_err; }
-uint32_t read_byte_len(ibv_cq_ex* c) { return of(c)->cur.wc.byte_len; }
-__be32 read_imm_data(ibv_cq_ex* c) { return of(c)->cur.wc.imm_data; }
-uint32_t read_qp_num(ibv_cq_ex* c) { return of(c)->cur.wc.qp_num; }
-uint32_t read_src_qp(ibv_cq_ex* c) { return of(c)->cur.wc.src_qp; }
-unsigned read_wc_flags(ibv_cq_ex* c) { return of(c)->cur.wc.wc_flags; }
-uint32_t read_slid(ibv_cq_ex* c) { return of(c)->cur.wc.slid; }
-uint8_t read_sl(ibv_cq_ex* c) { return of(c)->cur.wc.sl; }
-uint8_t read_dlid_path_bits(ibv_cq_ex* c) { return of(c)->cur.wc.dlid_path_bits; }
+int next_poll(ibv_cq_ex *c) { return load_next(of(c)); }
+void end_poll(ibv_cq_ex *) { G().mu.unlock(); }
+ibv_wc_opcode read_opcode(ibv_cq_ex *c) { return of(c)->cur.wc.opcode; }
+uint32_t read_vendor_err(ibv_cq_ex *c) { return of(c)->cur.wc.vendor_err; }
+uint32_t read_byte_len(ibv_cq_ex *c) { return of(c)->cur.wc.byte_len; }
+__be32 read_imm_data(ibv_cq_ex *c) { return of(c)->cur.wc.imm_data; }
+uint32_t read_qp_num(ibv_cq_ex *c) { return of(c)->cur.wc.qp_num; }
+uint32_t read_src_qp(ibv_cq_ex *c) { return of(c)->cur.wc.src_qp; }
+unsigned read_wc_flags(ibv_cq_ex *c) { return of(c)->cur.wc.wc_flags; }
+uint32_t read_slid(ibv_cq_ex *c) { return of(c)->cur.wc.slid; }
+uint8_t read_sl(ibv_cq_ex *c) { return of(c)->cur.wc.sl; }
+uint8_t read_dlid_path_bits(ibv_cq_ex *c) { return of(c)->cur.wc.dlid_path_bits; }
 
 constexpr uint64_t kSupportedWcFlags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM |
                                        IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
                                        IBV_WC_EX_WITH_DLID_PATH_BITS;
 
-Cq* make_cq(ibv_context* ctx, int cqe, void* cq_context, ibv_comp_channel* channel) {
-  if (!ctx || cqe <= 0 || cqe > kMaxCqe) {
-    errno = EINVAL;
-    return nullptr;
-  }
-  auto cq = std::make_unique<Cq>();
-  cq->capacity = cqe;
-  cq->cqx.context = ctx;
-  cq->cqx.channel = channel;
-  cq->cqx.cq_context = cq_context;
-  cq->cqx.cqe = cqe;
-  pthread_mutex_init(&cq->cqx.mutex, nullptr);
-  pthread_cond_init(&cq->cqx.cond, nullptr);
-  if (channel) {
-    std::lock_guard lk(G().mu);
-    ++channel->refcnt;
-  }
-  return cq.release();
+Cq *make_cq(ibv_context *ctx, int cqe, void *cq_context, ibv_comp_channel *channel)
+{
+    if (!ctx || cqe <= 0 || cqe > kMaxCqe) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    auto cq = std::make_unique<Cq>();
+    cq->capacity = cqe;
+    cq->cqx.context = ctx;
+    cq->cqx.channel = channel;
+    cq->cqx.cq_context = cq_context;
+    cq->cqx.cqe = cqe;
+    pthread_mutex_init(&cq->cqx.mutex, nullptr);
+    pthread_cond_init(&cq->cqx.cond, nullptr);
+    if (channel) {
+        std::lock_guard lk(G().mu);
+        ++channel->refcnt;
+    }
+    return cq.release();
 }
 
-}  // namespace
+} // namespace
 
-void fill_cq_ops(ibv_context_ops* ops) {
-  ops->poll_cq = poll_cq;
-  ops->req_notify_cq = req_notify_cq;
+void fill_cq_ops(ibv_context_ops *ops)
+{
+    ops->poll_cq = poll_cq;
+    ops->req_notify_cq = req_notify_cq;
 }
 
-ibv_cq_ex* create_cq_ex(ibv_context* ctx, ibv_cq_init_attr_ex* a) {
-  if (!a || (a->wc_flags & ~kSupportedWcFlags) || (a->comp_mask & ~static_cast<uint32_t>(IBV_CQ_INIT_ATTR_MASK_FLAGS))) {
-    errno = EOPNOTSUPP;
-    return nullptr;
-  }
-  Cq* cq = make_cq(ctx, static_cast<int>(a->cqe), a->cq_context, a->channel);
-  if (!cq) return nullptr;
-  cq->wc_flags_ex = a->wc_flags;
-  ibv_cq_ex& x = cq->cqx;
-  x.start_poll = start_poll;
-  x.next_poll = next_poll;
-  x.end_poll = end_poll;
-  x.read_opcode = read_opcode;
-  x.read_vendor_err = read_vendor_err;
-  x.read_byte_len = read_byte_len;
-  x.read_imm_data = read_imm_data;
-  x.read_qp_num = read_qp_num;
-  x.read_src_qp = read_src_qp;
-  x.read_wc_flags = read_wc_flags;
-  x.read_slid = read_slid;
-  x.read_sl = read_sl;
-  x.read_dlid_path_bits = read_dlid_path_bits;
-  return &x;
+ibv_cq_ex *create_cq_ex(ibv_context *ctx, ibv_cq_init_attr_ex *a)
+{
+    if (!a || (a->wc_flags & ~kSupportedWcFlags) ||
+        (a->comp_mask & ~static_cast<uint32_t>(IBV_CQ_INIT_ATTR_MASK_FLAGS))) {
+        errno = EOPNOTSUPP;
+        return nullptr;
+    }
+    Cq *cq = make_cq(ctx, static_cast<int>(a->cqe), a->cq_context, a->channel);
+    if (!cq)
+        return nullptr;
+    cq->wc_flags_ex = a->wc_flags;
+    ibv_cq_ex &x = cq->cqx;
+    x.start_poll = start_poll;
+    x.next_poll = next_poll;
+    x.end_poll = end_poll;
+    x.read_opcode = read_opcode;
+    x.read_vendor_err = read_vendor_err;
+    x.read_byte_len = read_byte_len;
+    x.read_imm_data = read_imm_data;
+    x.read_qp_num = read_qp_num;
+    x.read_src_qp = read_src_qp;
+    x.read_wc_flags = read_wc_flags;
+    x.read_slid = read_slid;
+    x.read_sl = read_sl;
+    x.read_dlid_path_bits = read_dlid_path_bits;
+    return &x;
 }
 
-}  // namespace sv
+} // namespace sv
 
 using namespace sv;
 
 extern "C" {
 
-ibv_comp_channel* ibv_create_comp_channel(ibv_context* ctx) {
-  if (!ctx) {
-    errno = EINVAL;
-    return nullptr;
-  }
-  auto c = std::make_unique<Channel>();
-  c->efd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
-  if (c->efd < 0) return nullptr;
-  c->ch.context = ctx;
-  c->ch.fd = c->efd;
-  c->ch.refcnt = 0;
-  return &c.release()->ch;
+ibv_comp_channel *ibv_create_comp_channel(ibv_context *ctx)
+{
+    if (!ctx) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    auto c = std::make_unique<Channel>();
+    c->efd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+    if (c->efd < 0)
+        return nullptr;
+    c->ch.context = ctx;
+    c->ch.fd = c->efd;
+    c->ch.refcnt = 0;
+    return &c.release()->ch;
 }
 
-int ibv_destroy_comp_channel(ibv_comp_channel* ch) {
-  if (!ch) return EINVAL;
-  {
+int ibv_destroy_comp_channel(ibv_comp_channel *ch)
+{
+    if (!ch)
+        return EINVAL;
+    {
+        std::lock_guard lk(G().mu);
+        if (ch->refcnt)
+            return EBUSY;
+    }
+    std::unique_ptr<Channel> c(reinterpret_cast<Channel *>(ch));
+    close(c->efd);
+    return 0;
+}
+
+ibv_cq *ibv_create_cq(ibv_context *ctx, int cqe, void *cq_context, ibv_comp_channel *channel, int comp_vector)
+{
+    if (comp_vector < 0 || comp_vector >= 1) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    ibv_cq_init_attr_ex a{};
+    a.cqe = static_cast<uint32_t>(cqe);
+    a.cq_context = cq_context;
+    a.channel = channel;
+    ibv_cq_ex *x = create_cq_ex(ctx, &a);
+    return x ? ibv_cq_ex_to_cq(x) : nullptr;
+}
+
+int ibv_resize_cq(ibv_cq *ibcq, int cqe)
+{
+    Cq *cq = to_cq(ibcq);
     std::lock_guard lk(G().mu);
-    if (ch->refcnt) return EBUSY;
-  }
-  std::unique_ptr<Channel> c(reinterpret_cast<Channel*>(ch));
-  close(c->efd);
-  return 0;
+    if (cqe <= 0 || cqe > kMaxCqe || cqe < static_cast<int>(cq->q.size()))
+        return EINVAL;
+    cq->capacity = cqe;
+    cq->cqx.cqe = cqe;
+    return 0;
 }
 
-ibv_cq* ibv_create_cq(ibv_context* ctx, int cqe, void* cq_context, ibv_comp_channel* channel, int comp_vector) {
-  if (comp_vector < 0 || comp_vector >= 1) {
-    errno = EINVAL;
-    return nullptr;
-  }
-  ibv_cq_init_attr_ex a{};
-  a.cqe = static_cast<uint32_t>(cqe);
-  a.cq_context = cq_context;
-  a.channel = channel;
-  ibv_cq_ex* x = create_cq_ex(ctx, &a);
-  return x ? ibv_cq_ex_to_cq(x) : nullptr;
+int ibv_destroy_cq(ibv_cq *ibcq)
+{
+    if (!ibcq)
+        return EINVAL;
+    Cq *cq = to_cq(ibcq);
+    std::unique_lock lk(G().mu);
+    for (auto &[n, qp] : G().qps)
+        if (qp->scq == cq || qp->rcq == cq)
+            return EBUSY;
+    if (auto *ch = cq->cqx.channel) {
+        --ch->refcnt;
+        auto &ev = reinterpret_cast<Channel *>(ch)->events;
+        for (auto it = ev.begin(); it != ev.end();)
+            it = *it == cq ? ev.erase(it) : it + 1;
+    }
+    lk.unlock();
+    pthread_mutex_destroy(&cq->cqx.mutex);
+    pthread_cond_destroy(&cq->cqx.cond);
+    std::unique_ptr<Cq> owned(cq);
+    return 0;
 }
 
-int ibv_resize_cq(ibv_cq* ibcq, int cqe) {
-  Cq* cq = to_cq(ibcq);
-  std::lock_guard lk(G().mu);
-  if (cqe <= 0 || cqe > kMaxCqe || cqe < static_cast<int>(cq->q.size())) return EINVAL;
-  cq->capacity = cqe;
-  cq->cqx.cqe = cqe;
-  return 0;
+int ibv_get_cq_event(ibv_comp_channel *ch, ibv_cq **cq, void **cq_context)
+{
+    auto *c = reinterpret_cast<Channel *>(ch);
+    uint64_t v = 0;
+    // Blocks (or fails with EAGAIN if the app made the fd non-blocking), like the real call.
+    if (read(c->efd, &v, sizeof v) != sizeof v)
+        return -1;
+    std::lock_guard lk(G().mu);
+    if (c->events.empty()) { // the CQ was destroyed meanwhile
+        errno = EAGAIN;
+        return -1;
+    }
+    Cq *q = c->events.front();
+    c->events.pop_front();
+    *cq = ibv_cq_ex_to_cq(&q->cqx);
+    *cq_context = q->cqx.cq_context;
+    return 0;
 }
 
-int ibv_destroy_cq(ibv_cq* ibcq) {
-  if (!ibcq) return EINVAL;
-  Cq* cq = to_cq(ibcq);
-  std::unique_lock lk(G().mu);
-  for (auto& [n, qp] : G().qps)
-    if (qp->scq == cq || qp->rcq == cq) return EBUSY;
-  if (auto* ch = cq->cqx.channel) {
-    --ch->refcnt;
-    auto& ev = reinterpret_cast<Channel*>(ch)->events;
-    for (auto it = ev.begin(); it != ev.end();) it = *it == cq ? ev.erase(it) : it + 1;
-  }
-  lk.unlock();
-  pthread_mutex_destroy(&cq->cqx.mutex);
-  pthread_cond_destroy(&cq->cqx.cond);
-  std::unique_ptr<Cq> owned(cq);
-  return 0;
+void ibv_ack_cq_events(ibv_cq *cq, unsigned int nevents)
+{
+    std::lock_guard lk(G().mu);
+    cq->comp_events_completed += nevents;
 }
 
-int ibv_get_cq_event(ibv_comp_channel* ch, ibv_cq** cq, void** cq_context) {
-  auto* c = reinterpret_cast<Channel*>(ch);
-  uint64_t v = 0;
-  // Blocks (or fails with EAGAIN if the app made the fd non-blocking), like the real call.
-  if (read(c->efd, &v, sizeof v) != sizeof v) return -1;
-  std::lock_guard lk(G().mu);
-  if (c->events.empty()) {  // the CQ was destroyed meanwhile
-    errno = EAGAIN;
-    return -1;
-  }
-  Cq* q = c->events.front();
-  c->events.pop_front();
-  *cq = ibv_cq_ex_to_cq(&q->cqx);
-  *cq_context = q->cqx.cq_context;
-  return 0;
-}
-
-void ibv_ack_cq_events(ibv_cq* cq, unsigned int nevents) {
-  std::lock_guard lk(G().mu);
-  cq->comp_events_completed += nevents;
-}
-
-}  // extern "C"
+} // extern "C"

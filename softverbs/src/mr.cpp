@@ -1,11 +1,11 @@
 // Memory regions: registration, the published MR table, the checks every remote
 // access goes through, and direct placement into a same-host peer's memory.
-#include "sv.h"
 #include "dma.h"
+#include "sv.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,155 +22,180 @@ int g_table_fd = -1;
 
 // Finds the mapping that holds [addr, addr+len); records it when it is a
 // MAP_SHARED memfd or /dev/shm file a peer can map itself. Never touches pages.
-void find_shareable(uint64_t addr, uint64_t len, MrView* v) {
-  FILE* f = std::fopen("/proc/self/maps", "re");
-  if (!f) return;
-  char line[512];
-  while (std::fgets(line, sizeof line, f)) {
-    uint64_t start = 0, end = 0, off = 0, ino = 0;
-    char perms[8] = {}, dev[16] = {};
-    int pos = 0;
-    if (std::sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %15s %" SCNu64 " %n", &start, &end, perms, &off, dev,
-                    &ino, &pos) < 6)
-      continue;
-    if (addr < start || addr >= end) continue;
-    const char* path = line + pos;
-    bool shared = perms[3] == 's';
-    bool file_ok = std::strncmp(path, "/memfd:", 7) == 0 || std::strncmp(path, "/dev/shm/", 9) == 0;
-    if (shared && file_ok && addr + len <= end && ino != 0) {
-      v->vma_start = start;
-      v->vma_end = end;
-      v->vma_off = off;
-      v->vma_ino = ino;
+void find_shareable(uint64_t addr, uint64_t len, MrView *v)
+{
+    FILE *f = std::fopen("/proc/self/maps", "re");
+    if (!f)
+        return;
+    char line[512];
+    while (std::fgets(line, sizeof line, f)) {
+        uint64_t start = 0, end = 0, off = 0, ino = 0;
+        char perms[8] = {}, dev[16] = {};
+        int pos = 0;
+        if (std::sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %15s %" SCNu64 " %n", &start, &end, perms, &off,
+                        dev, &ino, &pos) < 6)
+            continue;
+        if (addr < start || addr >= end)
+            continue;
+        const char *path = line + pos;
+        bool shared = perms[3] == 's';
+        bool file_ok = std::strncmp(path, "/memfd:", 7) == 0 || std::strncmp(path, "/dev/shm/", 9) == 0;
+        if (shared && file_ok && addr + len <= end && ino != 0) {
+            v->vma_start = start;
+            v->vma_end = end;
+            v->vma_off = off;
+            v->vma_ino = ino;
+        }
+        break;
     }
-    break;
-  }
-  std::fclose(f);
+    std::fclose(f);
 }
 
-}  // namespace
+} // namespace
 
-MrTable* local_mr_table() {
-  static MrTable* t = [] {
-    int fd = memfd_create("softverbs-mrtable", MFD_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, sizeof(MrTable)) != 0) {
-      std::fprintf(stderr, "softverbs: cannot create the MR table memfd: %s\n", std::strerror(errno));
-      std::abort();
-    }
-    void* p = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-      std::fprintf(stderr, "softverbs: cannot map the MR table: %s\n", std::strerror(errno));
-      std::abort();
-    }
-    g_table_fd = fd;
-    auto* tab = static_cast<MrTable*>(p);
-    tab->pid = static_cast<uint32_t>(getpid());
-    tab->nentries = kMaxMr;
-    std::random_device rd;
-    tab->cookie = (uint64_t{rd()} << 32 | rd()) | 1;
-    tab->magic = kMrMagic;
-    return tab;
-  }();
-  return t;
+MrTable *local_mr_table()
+{
+    static MrTable *t = [] {
+        int fd = memfd_create("softverbs-mrtable", MFD_CLOEXEC);
+        if (fd < 0 || ftruncate(fd, sizeof(MrTable)) != 0) {
+            std::fprintf(stderr, "softverbs: cannot create the MR table memfd: %s\n", std::strerror(errno));
+            std::abort();
+        }
+        void *p = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) {
+            std::fprintf(stderr, "softverbs: cannot map the MR table: %s\n", std::strerror(errno));
+            std::abort();
+        }
+        g_table_fd = fd;
+        auto *tab = static_cast<MrTable *>(p);
+        tab->pid = static_cast<uint32_t>(getpid());
+        tab->nentries = kMaxMr;
+        std::random_device rd;
+        tab->cookie = (uint64_t{rd()} << 32 | rd()) | 1;
+        tab->magic = kMrMagic;
+        return tab;
+    }();
+    return t;
 }
 
-int local_mr_table_fd() {
-  local_mr_table();
-  return g_table_fd;
+int local_mr_table_fd()
+{
+    local_mr_table();
+    return g_table_fd;
 }
 
-bool mr_lookup(const MrTable* t, uint32_t key, MrView* out) {
-  uint32_t idx = key >> 8;
-  if (!t || idx == 0 || idx >= kMaxMr) return false;
-  const MrEntry& e = t->e[idx];
-  if (e.key.load(std::memory_order_acquire) != key) return false;
-  out->access = e.access;
-  out->addr = e.addr;
-  out->len = e.len;
-  out->vma_start = e.vma_start;
-  out->vma_end = e.vma_end;
-  out->vma_off = e.vma_off;
-  out->vma_ino = e.vma_ino;
-  // Seqlock-style re-check against a concurrent (de)registration in the owner process.
-#if !defined(__SANITIZE_THREAD__)  // TSan cannot model fences; in-process lookups hold the lock anyway
-  std::atomic_thread_fence(std::memory_order_acquire);
+bool mr_lookup(const MrTable *t, uint32_t key, MrView *out)
+{
+    uint32_t idx = key >> 8;
+    if (!t || idx == 0 || idx >= kMaxMr)
+        return false;
+    const MrEntry &e = t->e[idx];
+    if (e.key.load(std::memory_order_acquire) != key)
+        return false;
+    out->access = e.access;
+    out->addr = e.addr;
+    out->len = e.len;
+    out->vma_start = e.vma_start;
+    out->vma_end = e.vma_end;
+    out->vma_off = e.vma_off;
+    out->vma_ino = e.vma_ino;
+    // Seqlock-style re-check against a concurrent (de)registration in the owner process.
+#if !defined(__SANITIZE_THREAD__) // TSan cannot model fences; in-process lookups hold the lock anyway
+    std::atomic_thread_fence(std::memory_order_acquire);
 #endif
-  return e.key.load(std::memory_order_acquire) == key;
+    return e.key.load(std::memory_order_acquire) == key;
 }
 
-int mr_check(const MrView& v, uint64_t addr, uint64_t len, uint32_t need) {
-  if ((v.access & need) != need) return -1;
-  if (addr < v.addr || len > v.len || addr - v.addr > v.len - len) return -1;
-  return 0;
+int mr_check(const MrView &v, uint64_t addr, uint64_t len, uint32_t need)
+{
+    if ((v.access & need) != need)
+        return -1;
+    if (addr < v.addr || len > v.len || addr - v.addr > v.len - len)
+        return -1;
+    return 0;
 }
 
-PeerProc::~PeerProc() {
-  for (auto& [k, p] : maps)
-    if (p) munmap(p, std::get<1>(k) - std::get<0>(k));
-  if (table) munmap(const_cast<MrTable*>(table), sizeof(MrTable));
+PeerProc::~PeerProc()
+{
+    for (auto &[k, p] : maps)
+        if (p)
+            munmap(p, std::get<1>(k) - std::get<0>(k));
+    if (table)
+        munmap(const_cast<MrTable *>(table), sizeof(MrTable));
 }
 
 namespace {
 
-uint8_t* peer_mapping(PeerProc* p, const MrView& v) {
-  if (!p->allow_map || v.vma_ino == 0) return nullptr;
-  auto key = std::make_tuple(v.vma_start, v.vma_end, v.vma_off, v.vma_ino);
-  auto it = p->maps.find(key);
-  if (it != p->maps.end()) return it->second;
-  char path[96];
-  std::snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, p->pid, v.vma_start, v.vma_end);
-  uint8_t* base = nullptr;
-  int fd = open(path, O_RDWR | O_CLOEXEC);
-  if (fd >= 0) {
-    void* m = mmap(nullptr, v.vma_end - v.vma_start, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(v.vma_off));
-    if (m != MAP_FAILED) base = static_cast<uint8_t*>(m);
-    close(fd);
-  } else {
-    log(1, "cannot open %s (%s); falling back to process_vm_writev", path, std::strerror(errno));
-  }
-  p->maps[key] = base;  // a failure is remembered too: CMA from then on
-  return base;
+uint8_t *peer_mapping(PeerProc *p, const MrView &v)
+{
+    if (!p->allow_map || v.vma_ino == 0)
+        return nullptr;
+    auto key = std::make_tuple(v.vma_start, v.vma_end, v.vma_off, v.vma_ino);
+    auto it = p->maps.find(key);
+    if (it != p->maps.end())
+        return it->second;
+    char path[96];
+    std::snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, p->pid, v.vma_start, v.vma_end);
+    uint8_t *base = nullptr;
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd >= 0) {
+        void *m = mmap(nullptr, v.vma_end - v.vma_start, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                       static_cast<off_t>(v.vma_off));
+        if (m != MAP_FAILED)
+            base = static_cast<uint8_t *>(m);
+        close(fd);
+    } else {
+        log(1, "cannot open %s (%s); falling back to process_vm_writev", path, std::strerror(errno));
+    }
+    p->maps[key] = base; // a failure is remembered too: CMA from then on
+    return base;
 }
 
-}  // namespace
+} // namespace
 
-int peer_write_locked(PeerProc* p, const MrView& v, uint64_t raddr, const void* src, size_t len) {
-  if (len == 0) return 0;
-  if (uint8_t* base = peer_mapping(p, v)) {
-    dma_copy(base + (raddr - v.vma_start), src, len);
+int peer_write_locked(PeerProc *p, const MrView &v, uint64_t raddr, const void *src, size_t len)
+{
+    if (len == 0)
+        return 0;
+    if (uint8_t *base = peer_mapping(p, v)) {
+        dma_copy(base + (raddr - v.vma_start), src, len);
+        return 0;
+    }
+    iovec l{const_cast<void *>(src), len}, r{reinterpret_cast<void *>(raddr), len};
+    size_t done = 0;
+    while (done < len) {
+        l.iov_base = static_cast<uint8_t *>(const_cast<void *>(src)) + done;
+        l.iov_len = len - done;
+        r.iov_base = reinterpret_cast<void *>(raddr + done);
+        r.iov_len = len - done;
+        ssize_t n = process_vm_writev(p->pid, &l, 1, &r, 1, 0);
+        if (n <= 0)
+            return errno == ESRCH ? IBV_WC_RETRY_EXC_ERR : IBV_WC_REM_ACCESS_ERR;
+        done += static_cast<size_t>(n);
+    }
     return 0;
-  }
-  iovec l{const_cast<void*>(src), len}, r{reinterpret_cast<void*>(raddr), len};
-  size_t done = 0;
-  while (done < len) {
-    l.iov_base = static_cast<uint8_t*>(const_cast<void*>(src)) + done;
-    l.iov_len = len - done;
-    r.iov_base = reinterpret_cast<void*>(raddr + done);
-    r.iov_len = len - done;
-    ssize_t n = process_vm_writev(p->pid, &l, 1, &r, 1, 0);
-    if (n <= 0) return errno == ESRCH ? IBV_WC_RETRY_EXC_ERR : IBV_WC_REM_ACCESS_ERR;
-    done += static_cast<size_t>(n);
-  }
-  return 0;
 }
 
-int peer_read_locked(PeerProc* p, const MrView& v, uint64_t raddr, void* dst, size_t len) {
-  if (len == 0) return 0;
-  if (uint8_t* base = peer_mapping(p, v)) {
-    dma_copy(dst, base + (raddr - v.vma_start), len);
+int peer_read_locked(PeerProc *p, const MrView &v, uint64_t raddr, void *dst, size_t len)
+{
+    if (len == 0)
+        return 0;
+    if (uint8_t *base = peer_mapping(p, v)) {
+        dma_copy(dst, base + (raddr - v.vma_start), len);
+        return 0;
+    }
+    size_t done = 0;
+    while (done < len) {
+        iovec l{static_cast<uint8_t *>(dst) + done, len - done}, r{reinterpret_cast<void *>(raddr + done), len - done};
+        ssize_t n = process_vm_readv(p->pid, &l, 1, &r, 1, 0);
+        if (n <= 0)
+            return errno == ESRCH ? IBV_WC_RETRY_EXC_ERR : IBV_WC_REM_ACCESS_ERR;
+        done += static_cast<size_t>(n);
+    }
     return 0;
-  }
-  size_t done = 0;
-  while (done < len) {
-    iovec l{static_cast<uint8_t*>(dst) + done, len - done}, r{reinterpret_cast<void*>(raddr + done), len - done};
-    ssize_t n = process_vm_readv(p->pid, &l, 1, &r, 1, 0);
-    if (n <= 0) return errno == ESRCH ? IBV_WC_RETRY_EXC_ERR : IBV_WC_REM_ACCESS_ERR;
-    done += static_cast<size_t>(n);
-  }
-  return 0;
 }
 
-}  // namespace sv
+} // namespace sv
 
 using namespace sv;
 
@@ -180,104 +205,113 @@ constexpr unsigned kKnownAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRI
                                   IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED |
                                   IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB | IBV_ACCESS_RELAXED_ORDERING;
 
-ibv_mr* reg_mr_common(ibv_pd* pd, void* addr, size_t length, uint64_t iova, unsigned access) {
-  if (!pd || (!addr && length) || length == 0) {
-    errno = EINVAL;
-    return nullptr;
-  }
-  access &= ~static_cast<unsigned>(IBV_ACCESS_OPTIONAL_RANGE);
-  if (access & ~kKnownAccess) {
-    log(1, "ibv_reg_mr: access 0x%x has unknown bits", access);
-    errno = EINVAL;
-    return nullptr;
-  }
-  // As on hardware: remote write or atomic requires local write.
-  if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) && !(access & IBV_ACCESS_LOCAL_WRITE)) {
-    errno = EINVAL;
-    return nullptr;
-  }
-  if (iova != reinterpret_cast<uintptr_t>(addr)) {
-    // Remote addresses are virtual addresses in this emulation.
-    errno = EOPNOTSUPP;
-    return nullptr;
-  }
-  MrView v;
-  find_shareable(reinterpret_cast<uintptr_t>(addr), length, &v);
-  MrTable* t = local_mr_table();
-  Global& g = G();
-  std::lock_guard lk(g.mu);
-  uint32_t idx = 0;
-  if (!g.mr_free.empty()) {
-    idx = g.mr_free.back();
-    g.mr_free.pop_back();
-  } else if (g.mrs.size() < kMaxMr) {
-    if (g.mrs.empty()) g.mrs.push_back(nullptr);  // index 0 is never used
-    idx = static_cast<uint32_t>(g.mrs.size());
-    g.mrs.push_back(nullptr);
-  } else {
-    errno = ENOMEM;
-    return nullptr;
-  }
-  uint8_t gen = static_cast<uint8_t>(g.mr_gen[idx] + 1);
-  if (gen == 0) gen = 1;
-  g.mr_gen[idx] = gen;
-  auto m = std::make_unique<Mr>();
-  m->index = idx;
-  uint32_t key = idx << 8 | gen;
-  m->mr.context = pd->context;
-  m->mr.pd = pd;
-  m->mr.addr = addr;
-  m->mr.length = length;
-  m->mr.handle = idx;
-  m->mr.lkey = key;
-  m->mr.rkey = key;
-  MrEntry& e = t->e[idx];
-  e.access = access;
-  e.addr = reinterpret_cast<uintptr_t>(addr);
-  e.len = length;
-  e.vma_start = v.vma_start;
-  e.vma_end = v.vma_end;
-  e.vma_off = v.vma_off;
-  e.vma_ino = v.vma_ino;
-  e.key.store(key, std::memory_order_release);
-  g.mrs[idx] = m.get();
-  log(2, "reg_mr %p+%zu key 0x%x access 0x%x shareable %d", addr, length, key, access, v.vma_ino != 0);
-  return &m.release()->mr;
+ibv_mr *reg_mr_common(ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned access)
+{
+    if (!pd || (!addr && length) || length == 0) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    access &= ~static_cast<unsigned>(IBV_ACCESS_OPTIONAL_RANGE);
+    if (access & ~kKnownAccess) {
+        log(1, "ibv_reg_mr: access 0x%x has unknown bits", access);
+        errno = EINVAL;
+        return nullptr;
+    }
+    // As on hardware: remote write or atomic requires local write.
+    if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) && !(access & IBV_ACCESS_LOCAL_WRITE)) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    if (iova != reinterpret_cast<uintptr_t>(addr)) {
+        // Remote addresses are virtual addresses in this emulation.
+        errno = EOPNOTSUPP;
+        return nullptr;
+    }
+    MrView v;
+    find_shareable(reinterpret_cast<uintptr_t>(addr), length, &v);
+    MrTable *t = local_mr_table();
+    Global &g = G();
+    std::lock_guard lk(g.mu);
+    uint32_t idx = 0;
+    if (!g.mr_free.empty()) {
+        idx = g.mr_free.back();
+        g.mr_free.pop_back();
+    } else if (g.mrs.size() < kMaxMr) {
+        if (g.mrs.empty())
+            g.mrs.push_back(nullptr); // index 0 is never used
+        idx = static_cast<uint32_t>(g.mrs.size());
+        g.mrs.push_back(nullptr);
+    } else {
+        errno = ENOMEM;
+        return nullptr;
+    }
+    uint8_t gen = static_cast<uint8_t>(g.mr_gen[idx] + 1);
+    if (gen == 0)
+        gen = 1;
+    g.mr_gen[idx] = gen;
+    auto m = std::make_unique<Mr>();
+    m->index = idx;
+    uint32_t key = idx << 8 | gen;
+    m->mr.context = pd->context;
+    m->mr.pd = pd;
+    m->mr.addr = addr;
+    m->mr.length = length;
+    m->mr.handle = idx;
+    m->mr.lkey = key;
+    m->mr.rkey = key;
+    MrEntry &e = t->e[idx];
+    e.access = access;
+    e.addr = reinterpret_cast<uintptr_t>(addr);
+    e.len = length;
+    e.vma_start = v.vma_start;
+    e.vma_end = v.vma_end;
+    e.vma_off = v.vma_off;
+    e.vma_ino = v.vma_ino;
+    e.key.store(key, std::memory_order_release);
+    g.mrs[idx] = m.get();
+    log(2, "reg_mr %p+%zu key 0x%x access 0x%x shareable %d", addr, length, key, access, v.vma_ino != 0);
+    return &m.release()->mr;
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
-  return reg_mr_common(pd, addr, length, reinterpret_cast<uintptr_t>(addr), static_cast<unsigned>(access));
+ibv_mr *ibv_reg_mr(ibv_pd *pd, void *addr, size_t length, int access)
+{
+    return reg_mr_common(pd, addr, length, reinterpret_cast<uintptr_t>(addr), static_cast<unsigned>(access));
 }
 
-ibv_mr* ibv_reg_mr_iova(ibv_pd* pd, void* addr, size_t length, uint64_t iova, int access) {
-  return reg_mr_common(pd, addr, length, iova, static_cast<unsigned>(access));
+ibv_mr *ibv_reg_mr_iova(ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
+{
+    return reg_mr_common(pd, addr, length, iova, static_cast<unsigned>(access));
 }
 
-ibv_mr* ibv_reg_mr_iova2(ibv_pd* pd, void* addr, size_t length, uint64_t iova, unsigned int access) {
-  return reg_mr_common(pd, addr, length, iova, access);
+ibv_mr *ibv_reg_mr_iova2(ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
+{
+    return reg_mr_common(pd, addr, length, iova, access);
 }
 
-int ibv_dereg_mr(ibv_mr* mr) {
-  if (!mr) return EINVAL;
-  Global& g = G();
-  std::unique_ptr<Mr> m(reinterpret_cast<Mr*>(mr));  // ibv_mr is Mr's first member
-  std::lock_guard lk(g.mu);
-  local_mr_table()->e[m->index].key.store(0, std::memory_order_release);
-  g.mrs[m->index] = nullptr;
-  g.mr_free.push_back(m->index);
-  return 0;
+int ibv_dereg_mr(ibv_mr *mr)
+{
+    if (!mr)
+        return EINVAL;
+    Global &g = G();
+    std::unique_ptr<Mr> m(reinterpret_cast<Mr *>(mr)); // ibv_mr is Mr's first member
+    std::lock_guard lk(g.mu);
+    local_mr_table()->e[m->index].key.store(0, std::memory_order_release);
+    g.mrs[m->index] = nullptr;
+    g.mr_free.push_back(m->index);
+    return 0;
 }
 
-int ibv_rereg_mr(ibv_mr*, int, ibv_pd*, void*, size_t, int) {
-  errno = EOPNOTSUPP;
-  return IBV_REREG_MR_ERR_INPUT;
+int ibv_rereg_mr(ibv_mr *, int, ibv_pd *, void *, size_t, int)
+{
+    errno = EOPNOTSUPP;
+    return IBV_REREG_MR_ERR_INPUT;
 }
 
-}  // extern "C"
+} // extern "C"

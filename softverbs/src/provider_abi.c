@@ -5,18 +5,20 @@
 #include <errno.h>
 #include <stddef.h>
 
-#define SV_FAIL_INT(name) \
-  int name(void);         \
-  int name(void) {        \
-    errno = EOPNOTSUPP;   \
-    return EOPNOTSUPP;    \
-  }
-#define SV_FAIL_PTR(name) \
-  void* name(void);       \
-  void* name(void) {      \
-    errno = EOPNOTSUPP;   \
-    return NULL;          \
-  }
+#define SV_FAIL_INT(name)                                                                                              \
+    int name(void);                                                                                                    \
+    int name(void)                                                                                                     \
+    {                                                                                                                  \
+        errno = EOPNOTSUPP;                                                                                            \
+        return EOPNOTSUPP;                                                                                             \
+    }
+#define SV_FAIL_PTR(name)                                                                                              \
+    void *name(void);                                                                                                  \
+    void *name(void)                                                                                                   \
+    {                                                                                                                  \
+        errno = EOPNOTSUPP;                                                                                            \
+        return NULL;                                                                                                   \
+    }
 
 SV_FAIL_INT(__ioctl_final_num_attrs)
 SV_FAIL_INT(__verbs_log)

@@ -1,8 +1,8 @@
 // The requester side of an RC QP: post_send/post_recv validation, executing a
 // WQE over the best route (same process, same-host mapping or CMA, or the wire),
 // replies, and in-order send completions with selective signalling.
-#include "sv.h"
 #include "dma.h"
+#include "sv.h"
 
 #include <cerrno>
 #include <cstring>
@@ -13,353 +13,422 @@ namespace {
 
 constexpr unsigned kKnownSendFlags = IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE;
 
-bool writes_remote(ibv_wr_opcode op) {
-  return op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM || op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
+bool writes_remote(ibv_wr_opcode op)
+{
+    return op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM || op == IBV_WR_SEND ||
+           op == IBV_WR_SEND_WITH_IMM;
 }
 bool is_atomic(ibv_wr_opcode op) { return op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD; }
 
-ibv_wc_opcode wc_opcode(ibv_wr_opcode op) {
-  switch (op) {
+ibv_wc_opcode wc_opcode(ibv_wr_opcode op)
+{
+    switch (op) {
     case IBV_WR_RDMA_WRITE:
     case IBV_WR_RDMA_WRITE_WITH_IMM: return IBV_WC_RDMA_WRITE;
     case IBV_WR_RDMA_READ: return IBV_WC_RDMA_READ;
     case IBV_WR_ATOMIC_CMP_AND_SWP: return IBV_WC_COMP_SWAP;
     case IBV_WR_ATOMIC_FETCH_AND_ADD: return IBV_WC_FETCH_ADD;
     default: return IBV_WC_SEND;
-  }
+    }
 }
 
-void finish(Wqe& w, ibv_wc_status st) {
-  w.done = true;
-  if (w.status == IBV_WC_SUCCESS) w.status = st;
+void finish(Wqe &w, ibv_wc_status st)
+{
+    w.done = true;
+    if (w.status == IBV_WC_SUCCESS)
+        w.status = st;
 }
 
-}  // namespace
+} // namespace
 
-Wqe* find_wqe(Qp* qp, uint64_t seq) {
-  for (Wqe& w : qp->sq)
-    if (w.seq == seq) return &w;
-  return nullptr;
+Wqe *find_wqe(Qp *qp, uint64_t seq)
+{
+    for (Wqe &w : qp->sq)
+        if (w.seq == seq)
+            return &w;
+    return nullptr;
 }
 
 // Copies [off, off+len) of the WQE's message out of its source (inline copy or
 // local SGEs, checked against the local MR table). 0 or an ibv_wc_status.
-int gather(const Wqe& w, uint64_t off, uint64_t len, uint8_t* dst) {
-  if (w.is_inline) {
-    std::memcpy(dst, w.inline_data.data() + off, len);
-    return 0;
-  }
-  uint64_t pos = 0;
-  for (const ibv_sge& s : w.sge) {
-    uint64_t a = std::max(pos, off), b = std::min<uint64_t>(pos + s.length, off + len);
-    if (a < b) {
-      MrView v;
-      if (!mr_lookup(local_mr_table(), s.lkey, &v) || mr_check(v, s.addr, s.length, 0)) return IBV_WC_LOC_PROT_ERR;
-      dma_copy(dst + (a - off), reinterpret_cast<const uint8_t*>(s.addr) + (a - pos), b - a);
+int gather(const Wqe &w, uint64_t off, uint64_t len, uint8_t *dst)
+{
+    if (w.is_inline) {
+        std::memcpy(dst, w.inline_data.data() + off, len);
+        return 0;
     }
-    pos += s.length;
-  }
-  return 0;
+    uint64_t pos = 0;
+    for (const ibv_sge &s : w.sge) {
+        uint64_t a = std::max(pos, off), b = std::min<uint64_t>(pos + s.length, off + len);
+        if (a < b) {
+            MrView v;
+            if (!mr_lookup(local_mr_table(), s.lkey, &v) || mr_check(v, s.addr, s.length, 0))
+                return IBV_WC_LOC_PROT_ERR;
+            dma_copy(dst + (a - off), reinterpret_cast<const uint8_t *>(s.addr) + (a - pos), b - a);
+        }
+        pos += s.length;
+    }
+    return 0;
 }
 
 // Scatters a reply into the WQE's local SGEs, which need LOCAL_WRITE.
-int scatter(const std::vector<ibv_sge>& sges, const uint8_t* src, uint64_t len) {
-  uint64_t pos = 0;
-  for (const ibv_sge& s : sges) {
-    if (pos >= len) break;
-    uint64_t n = std::min<uint64_t>(s.length, len - pos);
-    MrView v;
-    if (!mr_lookup(local_mr_table(), s.lkey, &v) || mr_check(v, s.addr, s.length, IBV_ACCESS_LOCAL_WRITE))
-      return IBV_WC_LOC_PROT_ERR;
-    dma_copy(reinterpret_cast<uint8_t*>(s.addr), src + pos, n);
-    pos += n;
-  }
-  return pos < len ? IBV_WC_LOC_LEN_ERR : 0;
+int scatter(const std::vector<ibv_sge> &sges, const uint8_t *src, uint64_t len)
+{
+    uint64_t pos = 0;
+    for (const ibv_sge &s : sges) {
+        if (pos >= len)
+            break;
+        uint64_t n = std::min<uint64_t>(s.length, len - pos);
+        MrView v;
+        if (!mr_lookup(local_mr_table(), s.lkey, &v) || mr_check(v, s.addr, s.length, IBV_ACCESS_LOCAL_WRITE))
+            return IBV_WC_LOC_PROT_ERR;
+        dma_copy(reinterpret_cast<uint8_t *>(s.addr), src + pos, n);
+        pos += n;
+    }
+    return pos < len ? IBV_WC_LOC_LEN_ERR : 0;
 }
 
-int check_local_sges(const std::vector<ibv_sge>& sges, uint32_t need) {
-  for (const ibv_sge& s : sges) {
-    MrView v;
-    if (!mr_lookup(local_mr_table(), s.lkey, &v) || mr_check(v, s.addr, s.length, need)) return IBV_WC_LOC_PROT_ERR;
-  }
-  return 0;
+int check_local_sges(const std::vector<ibv_sge> &sges, uint32_t need)
+{
+    for (const ibv_sge &s : sges) {
+        MrView v;
+        if (!mr_lookup(local_mr_table(), s.lkey, &v) || mr_check(v, s.addr, s.length, need))
+            return IBV_WC_LOC_PROT_ERR;
+    }
+    return 0;
 }
 
 // Where the target memory can be reached without the responder's help.
 // Returns -1 when only the wire can do it.
-int direct_write_locked(Qp* qp, uint32_t rkey, uint64_t raddr, const uint8_t* src, size_t len) {
-  MrView v;
-  // A check that fails here is left to the responder, which NAKs and moves its QP to ERR.
-  if (qp->local_peer) {
-    if (!(qp->local_peer->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE)) return -1;
-    if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_WRITE)) return -1;
-    if (len) dma_copy(reinterpret_cast<void*>(raddr), src, len);
-    return 0;
-  }
-  if (qp->peer) {
-    if (!qp->conn || qp->conn->closed) return IBV_WC_RETRY_EXC_ERR;  // the peer is gone
-    if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_WRITE)) return -1;
-    return peer_write_locked(qp->peer.get(), v, raddr, src, len);
-  }
-  return -1;
+int direct_write_locked(Qp *qp, uint32_t rkey, uint64_t raddr, const uint8_t *src, size_t len)
+{
+    MrView v;
+    // A check that fails here is left to the responder, which NAKs and moves its QP to ERR.
+    if (qp->local_peer) {
+        if (!(qp->local_peer->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
+            return -1;
+        if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_WRITE))
+            return -1;
+        if (len)
+            dma_copy(reinterpret_cast<void *>(raddr), src, len);
+        return 0;
+    }
+    if (qp->peer) {
+        if (!qp->conn || qp->conn->closed)
+            return IBV_WC_RETRY_EXC_ERR; // the peer is gone
+        if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_WRITE))
+            return -1;
+        return peer_write_locked(qp->peer.get(), v, raddr, src, len);
+    }
+    return -1;
 }
 
-int direct_read_locked(Qp* qp, uint32_t rkey, uint64_t raddr, uint8_t* dst, size_t len) {
-  MrView v;
-  if (qp->local_peer) {
-    if (!(qp->local_peer->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ)) return -1;
-    if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_READ)) return -1;
-    if (len) dma_copy(dst, reinterpret_cast<void*>(raddr), len);
-    return 0;
-  }
-  if (qp->peer) {
-    if (!qp->conn || qp->conn->closed) return IBV_WC_RETRY_EXC_ERR;
-    if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_READ)) return -1;
-    return peer_read_locked(qp->peer.get(), v, raddr, dst, len);
-  }
-  return -1;
+int direct_read_locked(Qp *qp, uint32_t rkey, uint64_t raddr, uint8_t *dst, size_t len)
+{
+    MrView v;
+    if (qp->local_peer) {
+        if (!(qp->local_peer->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ))
+            return -1;
+        if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_READ))
+            return -1;
+        if (len)
+            dma_copy(dst, reinterpret_cast<void *>(raddr), len);
+        return 0;
+    }
+    if (qp->peer) {
+        if (!qp->conn || qp->conn->closed)
+            return IBV_WC_RETRY_EXC_ERR;
+        if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_READ))
+            return -1;
+        return peer_read_locked(qp->peer.get(), v, raddr, dst, len);
+    }
+    return -1;
 }
 
 // Hands a request to the responder; false when the QP has no route to it.
-bool send_request_locked(Qp* qp, const Frame& f, const uint8_t* payload, size_t len) {
-  if (qp->local_resp) {
-    responder_push_locked(qp->local_resp, f, std::vector<uint8_t>(payload, payload + len));
-    return true;
-  }
-  if (qp->conn && !qp->conn->closed) {
-    conn_send_locked(qp->conn, f, payload, len);
-    return true;
-  }
-  return false;
+bool send_request_locked(Qp *qp, const Frame &f, const uint8_t *payload, size_t len)
+{
+    if (qp->local_resp) {
+        responder_push_locked(qp->local_resp, f, std::vector<uint8_t>(payload, payload + len));
+        return true;
+    }
+    if (qp->conn && !qp->conn->closed) {
+        conn_send_locked(qp->conn, f, payload, len);
+        return true;
+    }
+    return false;
 }
 
-Frame make_frame(const Wqe& w, uint8_t op) {
-  Frame f{};
-  f.op = op;
-  f.seq = w.seq;
-  f.raddr = w.raddr;
-  f.rkey = w.rkey;
-  f.imm = w.imm;
-  f.a = w.compare_add;
-  f.b = w.swap;
-  f.len = w.length;
-  return f;
+Frame make_frame(const Wqe &w, uint8_t op)
+{
+    Frame f{};
+    f.op = op;
+    f.seq = w.seq;
+    f.raddr = w.raddr;
+    f.rkey = w.rkey;
+    f.imm = w.imm;
+    f.a = w.compare_add;
+    f.b = w.swap;
+    f.len = w.length;
+    return f;
 }
 
 // Places [off, off+len) of a WRITE-type WQE at the target; the WQE then expects
 // one more reply if the wire carried it. 0 or an ibv_wc_status.
-int place_locked(Qp* qp, Wqe& w, uint32_t off, uint32_t len) {
-  if (len == 0) return 0;  // a zero-length WRITE checks no rkey and moves nothing
-  std::vector<uint8_t> tmp;
-  const uint8_t* src = nullptr;
-  if (!w.is_inline && w.sge.size() == 1) {
-    MrView v;
-    const ibv_sge& s = w.sge[0];
-    if (!mr_lookup(local_mr_table(), s.lkey, &v) || mr_check(v, s.addr, s.length, 0)) return IBV_WC_LOC_PROT_ERR;
-    src = reinterpret_cast<const uint8_t*>(s.addr) + off;
-  } else {
-    tmp.resize(len);
-    if (int st = gather(w, off, len, tmp.data())) return st;
-    src = tmp.data();
-  }
-  int rc = direct_write_locked(qp, w.rkey, w.raddr + off, src, len);
-  if (rc >= 0) return rc;
-  Frame f = make_frame(w, kWrite);
-  f.raddr = w.raddr + off;
-  f.len = len;
-  ++w.parts;
-  if (!send_request_locked(qp, f, src, len)) {
-    --w.parts;
-    return IBV_WC_RETRY_EXC_ERR;
-  }
-  return 0;  // w may be gone now if an in-process responder answered at once
+int place_locked(Qp *qp, Wqe &w, uint32_t off, uint32_t len)
+{
+    if (len == 0)
+        return 0; // a zero-length WRITE checks no rkey and moves nothing
+    std::vector<uint8_t> tmp;
+    const uint8_t *src = nullptr;
+    if (!w.is_inline && w.sge.size() == 1) {
+        MrView v;
+        const ibv_sge &s = w.sge[0];
+        if (!mr_lookup(local_mr_table(), s.lkey, &v) || mr_check(v, s.addr, s.length, 0))
+            return IBV_WC_LOC_PROT_ERR;
+        src = reinterpret_cast<const uint8_t *>(s.addr) + off;
+    } else {
+        tmp.resize(len);
+        if (int st = gather(w, off, len, tmp.data()))
+            return st;
+        src = tmp.data();
+    }
+    int rc = direct_write_locked(qp, w.rkey, w.raddr + off, src, len);
+    if (rc >= 0)
+        return rc;
+    Frame f = make_frame(w, kWrite);
+    f.raddr = w.raddr + off;
+    f.len = len;
+    ++w.parts;
+    if (!send_request_locked(qp, f, src, len)) {
+        --w.parts;
+        return IBV_WC_RETRY_EXC_ERR;
+    }
+    return 0; // w may be gone now if an in-process responder answered at once
 }
 
 // Runs the part of a WQE that comes after its data placement: the notify of a
 // WRITE_WITH_IMM, a SEND, a READ or an ATOMIC. Must not touch w after sending.
-void issue_tail_locked(Qp* qp, Wqe& w) {
-  switch (w.op) {
+void issue_tail_locked(Qp *qp, Wqe &w)
+{
+    switch (w.op) {
     case IBV_WR_RDMA_WRITE:
-      if (w.parts == 0) finish(w, IBV_WC_SUCCESS);
-      return;
+        if (w.parts == 0)
+            finish(w, IBV_WC_SUCCESS);
+        return;
     case IBV_WR_RDMA_WRITE_WITH_IMM: {
-      Frame f = make_frame(w, kWriteImm);
-      f.flags = kPlaced;
-      ++w.parts;
-      if (!send_request_locked(qp, f, nullptr, 0)) {
-        --w.parts;
-        finish(w, IBV_WC_RETRY_EXC_ERR);
-      }
-      return;
+        Frame f = make_frame(w, kWriteImm);
+        f.flags = kPlaced;
+        ++w.parts;
+        if (!send_request_locked(qp, f, nullptr, 0)) {
+            --w.parts;
+            finish(w, IBV_WC_RETRY_EXC_ERR);
+        }
+        return;
     }
     case IBV_WR_SEND:
     case IBV_WR_SEND_WITH_IMM: {
-      std::vector<uint8_t> data(w.length);
-      if (int st = gather(w, 0, w.length, data.data())) return finish(w, static_cast<ibv_wc_status>(st));
-      ++w.parts;
-      if (!send_request_locked(qp, make_frame(w, w.op == IBV_WR_SEND ? kSend : kSendImm), data.data(), data.size())) {
-        --w.parts;
-        finish(w, IBV_WC_RETRY_EXC_ERR);
-      }
-      return;
+        std::vector<uint8_t> data(w.length);
+        if (int st = gather(w, 0, w.length, data.data()))
+            return finish(w, static_cast<ibv_wc_status>(st));
+        ++w.parts;
+        if (!send_request_locked(qp, make_frame(w, w.op == IBV_WR_SEND ? kSend : kSendImm), data.data(), data.size())) {
+            --w.parts;
+            finish(w, IBV_WC_RETRY_EXC_ERR);
+        }
+        return;
     }
     case IBV_WR_RDMA_READ: {
-      if (int st = check_local_sges(w.sge, IBV_ACCESS_LOCAL_WRITE)) return finish(w, static_cast<ibv_wc_status>(st));
-      std::vector<uint8_t> data(w.length);
-      int rc = direct_read_locked(qp, w.rkey, w.raddr, data.data(), w.length);
-      if (rc > 0) return finish(w, static_cast<ibv_wc_status>(rc));
-      if (rc == 0) {
-        int st = scatter(w.sge, data.data(), w.length);
-        return finish(w, static_cast<ibv_wc_status>(st));
-      }
-      ++w.parts;
-      if (!send_request_locked(qp, make_frame(w, kRead), nullptr, 0)) {
-        --w.parts;
-        finish(w, IBV_WC_RETRY_EXC_ERR);
-      }
-      return;
+        if (int st = check_local_sges(w.sge, IBV_ACCESS_LOCAL_WRITE))
+            return finish(w, static_cast<ibv_wc_status>(st));
+        std::vector<uint8_t> data(w.length);
+        int rc = direct_read_locked(qp, w.rkey, w.raddr, data.data(), w.length);
+        if (rc > 0)
+            return finish(w, static_cast<ibv_wc_status>(rc));
+        if (rc == 0) {
+            int st = scatter(w.sge, data.data(), w.length);
+            return finish(w, static_cast<ibv_wc_status>(st));
+        }
+        ++w.parts;
+        if (!send_request_locked(qp, make_frame(w, kRead), nullptr, 0)) {
+            --w.parts;
+            finish(w, IBV_WC_RETRY_EXC_ERR);
+        }
+        return;
     }
     case IBV_WR_ATOMIC_CMP_AND_SWP:
     case IBV_WR_ATOMIC_FETCH_AND_ADD: {
-      if (int st = check_local_sges(w.sge, IBV_ACCESS_LOCAL_WRITE)) return finish(w, static_cast<ibv_wc_status>(st));
-      ++w.parts;
-      Frame f = make_frame(w, w.op == IBV_WR_ATOMIC_CMP_AND_SWP ? kCmpSwp : kFetchAdd);
-      f.len = 8;
-      if (!send_request_locked(qp, f, nullptr, 0)) {
-        --w.parts;
-        finish(w, IBV_WC_RETRY_EXC_ERR);
-      }
-      return;
+        if (int st = check_local_sges(w.sge, IBV_ACCESS_LOCAL_WRITE))
+            return finish(w, static_cast<ibv_wc_status>(st));
+        ++w.parts;
+        Frame f = make_frame(w, w.op == IBV_WR_ATOMIC_CMP_AND_SWP ? kCmpSwp : kFetchAdd);
+        f.len = 8;
+        if (!send_request_locked(qp, f, nullptr, 0)) {
+            --w.parts;
+            finish(w, IBV_WC_RETRY_EXC_ERR);
+        }
+        return;
     }
     default: finish(w, IBV_WC_LOC_QP_OP_ERR);
-  }
+    }
 }
 
 // Sane mode: the whole WQE now.
-void execute_locked(Qp* qp, Wqe& w) {
-  w.executed = true;
-  if (w.inject_fail) return finish(w, IBV_WC_LOC_QP_OP_ERR);
-  if (w.length > kMaxMsg) return finish(w, IBV_WC_LOC_LEN_ERR);
-  uint64_t seq = w.seq;
-  if (w.op == IBV_WR_RDMA_WRITE || w.op == IBV_WR_RDMA_WRITE_WITH_IMM) {
-    if (int st = place_locked(qp, w, 0, w.length)) return finish(w, static_cast<ibv_wc_status>(st));
-  }
-  // An in-process responder may already have answered (and the WQE completed): look it up again.
-  Wqe* x = find_wqe(qp, seq);
-  if (x && !x->done) issue_tail_locked(qp, *x);
-}
-
-void note_failure_locked(Qp* qp, uint64_t seq) {
-  // The WQE is usually still at the back; if it already completed, a failure moved the QP to ERR.
-  for (auto it = qp->sq.rbegin(); it != qp->sq.rend(); ++it)
-    if (it->seq == seq) {
-      if (it->done && it->status != IBV_WC_SUCCESS && it->status != IBV_WC_WR_FLUSH_ERR) qp->sq_failed = true;
-      return;
+void execute_locked(Qp *qp, Wqe &w)
+{
+    w.executed = true;
+    if (w.inject_fail)
+        return finish(w, IBV_WC_LOC_QP_OP_ERR);
+    if (w.length > kMaxMsg)
+        return finish(w, IBV_WC_LOC_LEN_ERR);
+    uint64_t seq = w.seq;
+    if (w.op == IBV_WR_RDMA_WRITE || w.op == IBV_WR_RDMA_WRITE_WITH_IMM) {
+        if (int st = place_locked(qp, w, 0, w.length))
+            return finish(w, static_cast<ibv_wc_status>(st));
     }
+    // An in-process responder may already have answered (and the WQE completed): look it up again.
+    Wqe *x = find_wqe(qp, seq);
+    if (x && !x->done)
+        issue_tail_locked(qp, *x);
 }
 
-bool sq_flushing_locked(const Qp* qp) { return qp->sq_failed || qp->qpx.qp_base.state == IBV_QPS_ERR; }
+void note_failure_locked(Qp *qp, uint64_t seq)
+{
+    // The WQE is usually still at the back; if it already completed, a failure moved the QP to ERR.
+    for (auto it = qp->sq.rbegin(); it != qp->sq.rend(); ++it)
+        if (it->seq == seq) {
+            if (it->done && it->status != IBV_WC_SUCCESS && it->status != IBV_WC_WR_FLUSH_ERR)
+                qp->sq_failed = true;
+            return;
+        }
+}
+
+bool sq_flushing_locked(const Qp *qp) { return qp->sq_failed || qp->qpx.qp_base.state == IBV_QPS_ERR; }
 
 // The WQE with this seq if still queued (the SQ holds consecutive seqs).
-Wqe* wqe_at(Qp* qp, uint64_t seq) {
-  if (qp->sq.empty() || seq < qp->sq.front().seq || seq - qp->sq.front().seq >= qp->sq.size()) return nullptr;
-  return &qp->sq[seq - qp->sq.front().seq];
+Wqe *wqe_at(Qp *qp, uint64_t seq)
+{
+    if (qp->sq.empty() || seq < qp->sq.front().seq || seq - qp->sq.front().seq >= qp->sq.size())
+        return nullptr;
+    return &qp->sq[seq - qp->sq.front().seq];
 }
 
-bool sq_held_locked(Qp* qp) {
-  if (!qp->hold_seq) return false;
-  if (Wqe* h = wqe_at(qp, qp->hold_seq); h && !h->done) return true;
-  qp->hold_seq = 0;
-  return false;
+bool sq_held_locked(Qp *qp)
+{
+    if (!qp->hold_seq)
+        return false;
+    if (Wqe *h = wqe_at(qp, qp->hold_seq); h && !h->done)
+        return true;
+    qp->hold_seq = 0;
+    return false;
 }
 
-void sq_note_hold_locked(Qp* qp, uint64_t seq, ibv_wr_opcode op) {
-  if (op != IBV_WR_SEND && op != IBV_WR_SEND_WITH_IMM && op != IBV_WR_RDMA_WRITE_WITH_IMM) return;
-  // Over the wire alone the responder's in-order stream already keeps later requests behind it.
-  if (!qp->local_peer && !qp->peer) return;
-  if (Wqe* w = wqe_at(qp, seq); w && !w->done) qp->hold_seq = seq;
+void sq_note_hold_locked(Qp *qp, uint64_t seq, ibv_wr_opcode op)
+{
+    if (op != IBV_WR_SEND && op != IBV_WR_SEND_WITH_IMM && op != IBV_WR_RDMA_WRITE_WITH_IMM)
+        return;
+    // Over the wire alone the responder's in-order stream already keeps later requests behind it.
+    if (!qp->local_peer && !qp->peer)
+        return;
+    if (Wqe *w = wqe_at(qp, seq); w && !w->done)
+        qp->hold_seq = seq;
 }
 
 // Sane mode: executes posted WQEs in order, unless an earlier one is held (RNR) or failed.
-void sq_pump_locked(Qp* qp) {
-  if (qp->adv || qp->pumping) return;
-  qp->pumping = true;
-  bool ran = false;
-  while (qp->exec_seq < qp->next_seq && !sq_held_locked(qp)) {
-    Wqe* w = wqe_at(qp, qp->exec_seq);
-    uint64_t seq = qp->exec_seq++;
-    if (!w || w->done || w->executed) continue;  // flushed, or completed already
-    if (sq_flushing_locked(qp)) {
-      finish(*w, IBV_WC_WR_FLUSH_ERR);
-      continue;
+void sq_pump_locked(Qp *qp)
+{
+    if (qp->adv || qp->pumping)
+        return;
+    qp->pumping = true;
+    bool ran = false;
+    while (qp->exec_seq < qp->next_seq && !sq_held_locked(qp)) {
+        Wqe *w = wqe_at(qp, qp->exec_seq);
+        uint64_t seq = qp->exec_seq++;
+        if (!w || w->done || w->executed)
+            continue; // flushed, or completed already
+        if (sq_flushing_locked(qp)) {
+            finish(*w, IBV_WC_WR_FLUSH_ERR);
+            continue;
+        }
+        ibv_wr_opcode op = w->op;
+        execute_locked(qp, *w); // may re-enter through an in-process reply: guarded by pumping
+        note_failure_locked(qp, seq);
+        sq_note_hold_locked(qp, seq, op);
+        ran = true;
     }
-    ibv_wr_opcode op = w->op;
-    execute_locked(qp, *w);  // may re-enter through an in-process reply: guarded by pumping
-    note_failure_locked(qp, seq);
-    sq_note_hold_locked(qp, seq, op);
-    ran = true;
-  }
-  qp->pumping = false;
-  if (ran) sq_advance_locked(qp);  // completions of what ran (post_send's own call may be long past)
+    qp->pumping = false;
+    if (ran)
+        sq_advance_locked(qp); // completions of what ran (post_send's own call may be long past)
 }
 
-void sq_advance_locked(Qp* qp) {
-  while (!qp->sq.empty() && qp->sq.front().done) {
-    Wqe w = std::move(qp->sq.front());
-    qp->sq.pop_front();
-    ++qp->unsignaled_run;
-    bool sig = qp->sq_sig_all || (w.flags & IBV_SEND_SIGNALED) || w.status != IBV_WC_SUCCESS;
-    if (sig) {
-      Cqe e;
-      e.qp = qp;
-      e.sq_free = qp->unsignaled_run;
-      qp->unsignaled_run = 0;
-      e.wc.wr_id = w.wr_id;
-      e.wc.status = w.status;
-      e.wc.opcode = wc_opcode(w.op);
-      e.wc.qp_num = qp->qpx.qp_base.qp_num;
-      e.wc.byte_len = (w.op == IBV_WR_RDMA_READ || is_atomic(w.op)) ? w.length : 0;
-      cq_push_locked(qp->scq, e);
+void sq_advance_locked(Qp *qp)
+{
+    while (!qp->sq.empty() && qp->sq.front().done) {
+        Wqe w = std::move(qp->sq.front());
+        qp->sq.pop_front();
+        ++qp->unsignaled_run;
+        bool sig = qp->sq_sig_all || (w.flags & IBV_SEND_SIGNALED) || w.status != IBV_WC_SUCCESS;
+        if (sig) {
+            Cqe e;
+            e.qp = qp;
+            e.sq_free = qp->unsignaled_run;
+            qp->unsignaled_run = 0;
+            e.wc.wr_id = w.wr_id;
+            e.wc.status = w.status;
+            e.wc.opcode = wc_opcode(w.op);
+            e.wc.qp_num = qp->qpx.qp_base.qp_num;
+            e.wc.byte_len = (w.op == IBV_WR_RDMA_READ || is_atomic(w.op)) ? w.length : 0;
+            cq_push_locked(qp->scq, e);
+        }
+        if (w.status != IBV_WC_SUCCESS && w.status != IBV_WC_WR_FLUSH_ERR) {
+            log(1, "QP 0x%x: WQE wr_id %llu failed with %s; QP to ERR", qp->qpx.qp_base.qp_num,
+                static_cast<unsigned long long>(w.wr_id), ibv_wc_status_str(w.status));
+            qp_to_error_locked(qp, IBV_EVENT_QP_FATAL);
+        }
     }
-    if (w.status != IBV_WC_SUCCESS && w.status != IBV_WC_WR_FLUSH_ERR) {
-      log(1, "QP 0x%x: WQE wr_id %llu failed with %s; QP to ERR", qp->qpx.qp_base.qp_num,
-          static_cast<unsigned long long>(w.wr_id), ibv_wc_status_str(w.status));
-      qp_to_error_locked(qp, IBV_EVENT_QP_FATAL);
+    // A completion may have released a held SEND/WRITE_WITH_IMM: run what waited behind it.
+    if (qp->hold_seq && !qp->pumping && !sq_held_locked(qp)) {
+        if (qp->adv)
+            adversary_schedule_locked(qp);
+        else
+            sq_pump_locked(qp);
     }
-  }
-  // A completion may have released a held SEND/WRITE_WITH_IMM: run what waited behind it.
-  if (qp->hold_seq && !qp->pumping && !sq_held_locked(qp)) {
-    if (qp->adv) adversary_schedule_locked(qp);
-    else sq_pump_locked(qp);
-  }
 }
 
-void requester_reply_locked(Qp* qp, const Frame& f, const uint8_t* payload) {
-  if (!qp || qp->dead) return;
-  Wqe* w = find_wqe(qp, f.seq);
-  if (!w || w->done) return;
-  if (w->parts > 0) --w->parts;
-  switch (f.op) {
+void requester_reply_locked(Qp *qp, const Frame &f, const uint8_t *payload)
+{
+    if (!qp || qp->dead)
+        return;
+    Wqe *w = find_wqe(qp, f.seq);
+    if (!w || w->done)
+        return;
+    if (w->parts > 0)
+        --w->parts;
+    switch (f.op) {
     case kNak:
-      finish(*w, static_cast<ibv_wc_status>(f.status));
-      qp->sq_failed = true;  // WQEs posted from now on flush (those already sent are dropped by the responder)
-      break;
+        finish(*w, static_cast<ibv_wc_status>(f.status));
+        qp->sq_failed = true; // WQEs posted from now on flush (those already sent are dropped by the responder)
+        break;
     case kReadResp:
-      if (int st = scatter(w->sge, payload, f.len)) finish(*w, static_cast<ibv_wc_status>(st));
-      break;
+        if (int st = scatter(w->sge, payload, f.len))
+            finish(*w, static_cast<ibv_wc_status>(st));
+        break;
     case kAtomicResp:
-      if (int st = scatter(w->sge, reinterpret_cast<const uint8_t*>(&f.a), 8)) finish(*w, static_cast<ibv_wc_status>(st));
-      break;
+        if (int st = scatter(w->sge, reinterpret_cast<const uint8_t *>(&f.a), 8))
+            finish(*w, static_cast<ibv_wc_status>(st));
+        break;
     default: break;
-  }
-  // A WRITE still being placed chunk by chunk (adversary) holds one extra part.
-  if (w->parts == 0 && w->executed) finish(*w, IBV_WC_SUCCESS);
-  sq_advance_locked(qp);
+    }
+    // A WRITE still being placed chunk by chunk (adversary) holds one extra part.
+    if (w->parts == 0 && w->executed)
+        finish(*w, IBV_WC_SUCCESS);
+    sq_advance_locked(qp);
 }
 
 // Validates one work request as the hardware would at post time; 0 or errno.
-int validate_wr(const Qp* qp, const ibv_send_wr* wr) {
-  switch (wr->opcode) {
+int validate_wr(const Qp *qp, const ibv_send_wr *wr)
+{
+    switch (wr->opcode) {
     case IBV_WR_RDMA_WRITE:
     case IBV_WR_RDMA_WRITE_WITH_IMM:
     case IBV_WR_SEND:
@@ -368,124 +437,144 @@ int validate_wr(const Qp* qp, const ibv_send_wr* wr) {
     case IBV_WR_ATOMIC_CMP_AND_SWP:
     case IBV_WR_ATOMIC_FETCH_AND_ADD: break;
     default: return EINVAL;
-  }
-  if (wr->num_sge < 0 || static_cast<uint32_t>(wr->num_sge) > qp->cap.max_send_sge) return EINVAL;
-  if (wr->num_sge && !wr->sg_list) return EINVAL;
-  if (wr->send_flags & ~kKnownSendFlags) return EINVAL;
-  if (wr->send_flags & IBV_SEND_INLINE) {
-    if (!writes_remote(wr->opcode)) return EINVAL;
-    uint64_t total = 0;
-    for (int i = 0; i < wr->num_sge; ++i) total += wr->sg_list[i].length;
-    if (total > qp->cap.max_inline_data) return EINVAL;
-  }
-  if (is_atomic(wr->opcode)) {
-    if (wr->num_sge != 1 || wr->sg_list[0].length != 8 || (wr->wr.atomic.remote_addr & 7)) return EINVAL;
-  }
-  return 0;
+    }
+    if (wr->num_sge < 0 || static_cast<uint32_t>(wr->num_sge) > qp->cap.max_send_sge)
+        return EINVAL;
+    if (wr->num_sge && !wr->sg_list)
+        return EINVAL;
+    if (wr->send_flags & ~kKnownSendFlags)
+        return EINVAL;
+    if (wr->send_flags & IBV_SEND_INLINE) {
+        if (!writes_remote(wr->opcode))
+            return EINVAL;
+        uint64_t total = 0;
+        for (int i = 0; i < wr->num_sge; ++i)
+            total += wr->sg_list[i].length;
+        if (total > qp->cap.max_inline_data)
+            return EINVAL;
+    }
+    if (is_atomic(wr->opcode)) {
+        if (wr->num_sge != 1 || wr->sg_list[0].length != 8 || (wr->wr.atomic.remote_addr & 7))
+            return EINVAL;
+    }
+    return 0;
 }
 
-int post_send_locked(Qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
-  if (ibv_qp_state st = qp->qpx.qp_base.state; st != IBV_QPS_RTS && st != IBV_QPS_ERR) {
-    *bad = wr;
-    return EINVAL;
-  }
-  for (; wr; wr = wr->next) {
-    if (int rc = validate_wr(qp, wr)) {
-      *bad = wr;
-      return rc;
+int post_send_locked(Qp *qp, ibv_send_wr *wr, ibv_send_wr **bad)
+{
+    if (ibv_qp_state st = qp->qpx.qp_base.state; st != IBV_QPS_RTS && st != IBV_QPS_ERR) {
+        *bad = wr;
+        return EINVAL;
     }
-    if (qp->sq_used >= qp->cap.max_send_wr) {
-      *bad = wr;
-      return ENOMEM;
+    for (; wr; wr = wr->next) {
+        if (int rc = validate_wr(qp, wr)) {
+            *bad = wr;
+            return rc;
+        }
+        if (qp->sq_used >= qp->cap.max_send_wr) {
+            *bad = wr;
+            return ENOMEM;
+        }
+        Wqe w;
+        w.wr_id = wr->wr_id;
+        w.seq = qp->next_seq++;
+        w.op = wr->opcode;
+        w.flags = wr->send_flags;
+        w.sge.assign(wr->sg_list, wr->sg_list + wr->num_sge);
+        uint64_t total = 0;
+        for (const ibv_sge &s : w.sge)
+            total += s.length;
+        w.length = total > kMaxMsg ? kMaxMsg + 1 : static_cast<uint32_t>(total);
+        if (wr->send_flags & IBV_SEND_INLINE) {
+            // Inline data is copied now: the caller may reuse the buffer on return.
+            w.is_inline = true;
+            w.inline_data.resize(total);
+            uint64_t pos = 0;
+            for (const ibv_sge &s : w.sge) {
+                std::memcpy(w.inline_data.data() + pos, reinterpret_cast<const void *>(s.addr), s.length);
+                pos += s.length;
+            }
+        }
+        if (wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
+            wr->opcode == IBV_WR_RDMA_READ) {
+            w.raddr = wr->wr.rdma.remote_addr;
+            w.rkey = wr->wr.rdma.rkey;
+        } else if (is_atomic(wr->opcode)) {
+            w.raddr = wr->wr.atomic.remote_addr;
+            w.rkey = wr->wr.atomic.rkey;
+            w.compare_add = wr->wr.atomic.compare_add;
+            w.swap = wr->wr.atomic.swap;
+        }
+        w.imm = wr->imm_data;
+        ++qp->sq_used;
+        ++qp->posted;
+        if (config().fail_qp_at && qp->posted == config().fail_qp_at)
+            w.inject_fail = true;
+        qp->sq.push_back(std::move(w));
+        // Re-read for every WQE: an earlier one of this very chain may have failed.
+        if (sq_flushing_locked(qp)) {
+            finish(qp->sq.back(), IBV_WC_WR_FLUSH_ERR);
+        } else {
+            sq_pump_locked(qp); // executes it now unless something earlier is held
+        }
     }
-    Wqe w;
-    w.wr_id = wr->wr_id;
-    w.seq = qp->next_seq++;
-    w.op = wr->opcode;
-    w.flags = wr->send_flags;
-    w.sge.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-    uint64_t total = 0;
-    for (const ibv_sge& s : w.sge) total += s.length;
-    w.length = total > kMaxMsg ? kMaxMsg + 1 : static_cast<uint32_t>(total);
-    if (wr->send_flags & IBV_SEND_INLINE) {
-      // Inline data is copied now: the caller may reuse the buffer on return.
-      w.is_inline = true;
-      w.inline_data.resize(total);
-      uint64_t pos = 0;
-      for (const ibv_sge& s : w.sge) {
-        std::memcpy(w.inline_data.data() + pos, reinterpret_cast<const void*>(s.addr), s.length);
-        pos += s.length;
-      }
-    }
-    if (wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM || wr->opcode == IBV_WR_RDMA_READ) {
-      w.raddr = wr->wr.rdma.remote_addr;
-      w.rkey = wr->wr.rdma.rkey;
-    } else if (is_atomic(wr->opcode)) {
-      w.raddr = wr->wr.atomic.remote_addr;
-      w.rkey = wr->wr.atomic.rkey;
-      w.compare_add = wr->wr.atomic.compare_add;
-      w.swap = wr->wr.atomic.swap;
-    }
-    w.imm = wr->imm_data;
-    ++qp->sq_used;
-    ++qp->posted;
-    if (config().fail_qp_at && qp->posted == config().fail_qp_at) w.inject_fail = true;
-    qp->sq.push_back(std::move(w));
-    // Re-read for every WQE: an earlier one of this very chain may have failed.
-    if (sq_flushing_locked(qp)) {
-      finish(qp->sq.back(), IBV_WC_WR_FLUSH_ERR);
-    } else {
-      sq_pump_locked(qp);  // executes it now unless something earlier is held
-    }
-  }
-  if (qp->adv) adversary_schedule_locked(qp);
-  sq_advance_locked(qp);
-  return 0;
+    if (qp->adv)
+        adversary_schedule_locked(qp);
+    sq_advance_locked(qp);
+    return 0;
 }
 
 namespace {
 
-int post_send(ibv_qp* ibqp, ibv_send_wr* wr, ibv_send_wr** bad) {
-  ibv_send_wr* dummy = nullptr;
-  if (!bad) bad = &dummy;
-  std::lock_guard lk(G().mu);
-  return post_send_locked(to_qp(ibqp), wr, bad);
+int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad)
+{
+    ibv_send_wr *dummy = nullptr;
+    if (!bad)
+        bad = &dummy;
+    std::lock_guard lk(G().mu);
+    return post_send_locked(to_qp(ibqp), wr, bad);
 }
 
-int post_recv(ibv_qp* ibqp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
-  ibv_recv_wr* dummy = nullptr;
-  if (!bad) bad = &dummy;
-  Qp* qp = to_qp(ibqp);
-  std::lock_guard lk(G().mu);
-  if (ibqp->state == IBV_QPS_RESET) {
-    *bad = wr;
-    return EINVAL;
-  }
-  for (; wr; wr = wr->next) {
-    if (wr->num_sge < 0 || static_cast<uint32_t>(wr->num_sge) > qp->cap.max_recv_sge || (wr->num_sge && !wr->sg_list)) {
-      *bad = wr;
-      return EINVAL;
+int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad)
+{
+    ibv_recv_wr *dummy = nullptr;
+    if (!bad)
+        bad = &dummy;
+    Qp *qp = to_qp(ibqp);
+    std::lock_guard lk(G().mu);
+    if (ibqp->state == IBV_QPS_RESET) {
+        *bad = wr;
+        return EINVAL;
     }
-    if (qp->rq.size() >= qp->cap.max_recv_wr) {
-      *bad = wr;
-      return ENOMEM;
+    for (; wr; wr = wr->next) {
+        if (wr->num_sge < 0 || static_cast<uint32_t>(wr->num_sge) > qp->cap.max_recv_sge ||
+            (wr->num_sge && !wr->sg_list)) {
+            *bad = wr;
+            return EINVAL;
+        }
+        if (qp->rq.size() >= qp->cap.max_recv_wr) {
+            *bad = wr;
+            return ENOMEM;
+        }
+        RecvWqe r;
+        r.wr_id = wr->wr_id;
+        r.sge.assign(wr->sg_list, wr->sg_list + wr->num_sge);
+        if (qp->adv)
+            r.visible = adversary_recv_delay_locked(qp);
+        qp->rq.push_back(std::move(r));
     }
-    RecvWqe r;
-    r.wr_id = wr->wr_id;
-    r.sge.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-    if (qp->adv) r.visible = adversary_recv_delay_locked(qp);
-    qp->rq.push_back(std::move(r));
-  }
-  if (ibqp->state == IBV_QPS_ERR) flush_recvs_locked(qp);  // RECVs posted in ERR complete at once
-  rq_changed_locked(qp);
-  return 0;
+    if (ibqp->state == IBV_QPS_ERR)
+        flush_recvs_locked(qp); // RECVs posted in ERR complete at once
+    rq_changed_locked(qp);
+    return 0;
 }
 
-}  // namespace
+} // namespace
 
-void fill_qp_ops(ibv_context_ops* ops) {
-  ops->post_send = post_send;
-  ops->post_recv = post_recv;
+void fill_qp_ops(ibv_context_ops *ops)
+{
+    ops->post_send = post_send;
+    ops->post_recv = post_recv;
 }
 
-}  // namespace sv
+} // namespace sv

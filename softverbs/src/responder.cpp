@@ -2,8 +2,8 @@
 // checks every remote access against the local MR table (rkey, bounds, access,
 // registration generation), consumes RECVs, holds a request while no RECV is
 // posted (receiver not ready) and answers with ACK, NAK or data.
-#include "sv.h"
 #include "dma.h"
+#include "sv.h"
 
 #include <cstring>
 
@@ -12,230 +12,259 @@ namespace sv {
 namespace {
 
 // IBTA encoding of min_rnr_timer, in microseconds.
-constexpr uint32_t kRnrUs[32] = {655360, 10,    20,    30,    40,    60,    80,    120,   160,   240,   320,
-                                 480,    640,   960,   1280,  1920,  2560,  3840,  5120,  7680,  10240, 15360,
+constexpr uint32_t kRnrUs[32] = {655360, 10,    20,    30,    40,    60,     80,     120,    160,    240,   320,
+                                 480,    640,   960,   1280,  1920,  2560,   3840,   5120,   7680,   10240, 15360,
                                  20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520};
 
-void reply_locked(Responder* r, Frame f, const uint8_t* payload, size_t len) {
-  f.len = static_cast<uint32_t>(len);
-  if (r->local_requester) {
-    requester_reply_locked(r->local_requester, f, payload);
-  } else if (r->conn && !r->conn->closed) {
-    conn_send_locked(r->conn, f, payload, len);
-  }
+void reply_locked(Responder *r, Frame f, const uint8_t *payload, size_t len)
+{
+    f.len = static_cast<uint32_t>(len);
+    if (r->local_requester) {
+        requester_reply_locked(r->local_requester, f, payload);
+    } else if (r->conn && !r->conn->closed) {
+        conn_send_locked(r->conn, f, payload, len);
+    }
 }
 
-void nak_locked(Responder* r, const Frame& req, ibv_wc_status st) {
-  Frame f{};
-  f.op = kNak;
-  f.status = static_cast<uint8_t>(st);
-  f.seq = req.seq;
-  reply_locked(r, f, nullptr, 0);
+void nak_locked(Responder *r, const Frame &req, ibv_wc_status st)
+{
+    Frame f{};
+    f.op = kNak;
+    f.status = static_cast<uint8_t>(st);
+    f.seq = req.seq;
+    reply_locked(r, f, nullptr, 0);
 }
 
-void ack_locked(Responder* r, const Frame& req) {
-  Frame f{};
-  f.op = kAck;
-  f.seq = req.seq;
-  reply_locked(r, f, nullptr, 0);
+void ack_locked(Responder *r, const Frame &req)
+{
+    Frame f{};
+    f.op = kAck;
+    f.seq = req.seq;
+    reply_locked(r, f, nullptr, 0);
 }
 
 // A remote access error: NAK the requester and move this QP to ERR, as an RC
 // responder does; the stream is dead from here on.
-void access_error_locked(Responder* r, const Frame& req, ibv_wc_status st) {
-  nak_locked(r, req, st);
-  r->broken = true;
-  r->pending.clear();
-  if (r->qp) qp_to_error_locked(r->qp, IBV_EVENT_QP_ACCESS_ERR);
+void access_error_locked(Responder *r, const Frame &req, ibv_wc_status st)
+{
+    nak_locked(r, req, st);
+    r->broken = true;
+    r->pending.clear();
+    if (r->qp)
+        qp_to_error_locked(r->qp, IBV_EVENT_QP_ACCESS_ERR);
 }
 
-bool check_remote(Qp* qp, uint32_t rkey, uint64_t addr, uint64_t len, uint32_t need, MrView* v) {
-  if (!(qp->attr.qp_access_flags & need)) return false;
-  return mr_lookup(local_mr_table(), rkey, v) && mr_check(*v, addr, len, need) == 0;
+bool check_remote(Qp *qp, uint32_t rkey, uint64_t addr, uint64_t len, uint32_t need, MrView *v)
+{
+    if (!(qp->attr.qp_access_flags & need))
+        return false;
+    return mr_lookup(local_mr_table(), rkey, v) && mr_check(*v, addr, len, need) == 0;
 }
 
 // Executes one request (the head of r->pending, or one arriving while nothing is
 // pending); false when it must wait for a RECV. On true the caller pops it unless the
 // stream broke (then pending was cleared).
-bool run_one_locked(Responder* r, const Frame& f, const uint8_t* payload) {
-  Qp* qp = r->qp;
-  MrView v;
-  switch (f.op) {
+bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
+{
+    Qp *qp = r->qp;
+    MrView v;
+    switch (f.op) {
     case kWrite:
-      if (!check_remote(qp, f.rkey, f.raddr, f.len, IBV_ACCESS_REMOTE_WRITE, &v)) {
-        access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
-        return true;
-      }
-      if (!(f.flags & kPlaced) && f.len) dma_copy(reinterpret_cast<void*>(f.raddr), payload, f.len);
-      ack_locked(r, f);
-      break;
+        if (!check_remote(qp, f.rkey, f.raddr, f.len, IBV_ACCESS_REMOTE_WRITE, &v)) {
+            access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
+            return true;
+        }
+        if (!(f.flags & kPlaced) && f.len)
+            dma_copy(reinterpret_cast<void *>(f.raddr), payload, f.len);
+        ack_locked(r, f);
+        break;
     case kWriteImm:
     case kSend:
     case kSendImm: {
-      auto now = Clock::now();
-      bool ready = !qp->rq.empty() && qp->rq.front().visible <= now;
-      if (!ready) {
-        if (!qp->rq.empty()) {
-          r->recheck = qp->rq.front().visible;
-          transport_kick();
-        }
-        if (!r->rnr_waiting) {
-          r->rnr_waiting = true;
-          auto per_try = std::chrono::microseconds(kRnrUs[qp->attr.min_rnr_timer & 31]);
-          r->rnr_deadline = r->rnr_retry >= 7 ? Clock::time_point::max() : now + per_try * (r->rnr_retry + 1);
-          if (r->rnr_retry < 7) transport_kick();  // the progress thread owns the deadline
-        }
-        if (now < r->rnr_deadline) return false;
-        log(1, "QP 0x%x: receiver not ready past rnr_retry %u", qp->qpx.qp_base.qp_num, r->rnr_retry);
-        nak_locked(r, f, IBV_WC_RNR_RETRY_EXC_ERR);
-        r->broken = true;
-        r->pending.clear();
-        return true;
-      }
-      r->rnr_waiting = false;
-      r->recheck = Clock::time_point::max();
-      RecvWqe rw = std::move(qp->rq.front());
-      qp->rq.pop_front();
-      Cqe e;
-      e.qp = qp;
-      e.wc.wr_id = rw.wr_id;
-      e.wc.qp_num = qp->qpx.qp_base.qp_num;
-      e.wc.src_qp = r->src_qpn;
-      e.wc.byte_len = f.len;
-      if (f.op == kWriteImm) {
-        if (f.len && !check_remote(qp, f.rkey, f.raddr, f.len, IBV_ACCESS_REMOTE_WRITE, &v)) {
-          qp->rq.push_front(std::move(rw));
-          access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
-          return true;
-        }
-        if (!(f.flags & kPlaced) && f.len) dma_copy(reinterpret_cast<void*>(f.raddr), payload, f.len);
-        e.wc.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
-      } else {
-        uint64_t room = 0;
-        for (const ibv_sge& s : rw.sge) room += s.length;
-        ibv_wc_status st = IBV_WC_SUCCESS;
-        if (room < f.len) {
-          st = IBV_WC_LOC_LEN_ERR;
-        } else {
-          uint64_t pos = 0;
-          for (const ibv_sge& s : rw.sge) {
-            if (pos >= f.len) break;
-            uint64_t n = std::min<uint64_t>(s.length, f.len - pos);
-            if (!mr_lookup(local_mr_table(), s.lkey, &v) || mr_check(v, s.addr, n, IBV_ACCESS_LOCAL_WRITE)) {
-              st = IBV_WC_LOC_PROT_ERR;
-              break;
+        auto now = Clock::now();
+        bool ready = !qp->rq.empty() && qp->rq.front().visible <= now;
+        if (!ready) {
+            if (!qp->rq.empty()) {
+                r->recheck = qp->rq.front().visible;
+                transport_kick();
             }
-            dma_copy(reinterpret_cast<void*>(s.addr), payload + pos, n);
-            pos += n;
-          }
+            if (!r->rnr_waiting) {
+                r->rnr_waiting = true;
+                auto per_try = std::chrono::microseconds(kRnrUs[qp->attr.min_rnr_timer & 31]);
+                r->rnr_deadline = r->rnr_retry >= 7 ? Clock::time_point::max() : now + per_try * (r->rnr_retry + 1);
+                if (r->rnr_retry < 7)
+                    transport_kick(); // the progress thread owns the deadline
+            }
+            if (now < r->rnr_deadline)
+                return false;
+            log(1, "QP 0x%x: receiver not ready past rnr_retry %u", qp->qpx.qp_base.qp_num, r->rnr_retry);
+            nak_locked(r, f, IBV_WC_RNR_RETRY_EXC_ERR);
+            r->broken = true;
+            r->pending.clear();
+            return true;
         }
-        e.wc.opcode = IBV_WC_RECV;
-        if (st != IBV_WC_SUCCESS) {
-          e.wc.status = st;
-          cq_push_locked(qp->rcq, e);
-          access_error_locked(r, f, IBV_WC_REM_INV_REQ_ERR);
-          return true;
+        r->rnr_waiting = false;
+        r->recheck = Clock::time_point::max();
+        RecvWqe rw = std::move(qp->rq.front());
+        qp->rq.pop_front();
+        Cqe e;
+        e.qp = qp;
+        e.wc.wr_id = rw.wr_id;
+        e.wc.qp_num = qp->qpx.qp_base.qp_num;
+        e.wc.src_qp = r->src_qpn;
+        e.wc.byte_len = f.len;
+        if (f.op == kWriteImm) {
+            if (f.len && !check_remote(qp, f.rkey, f.raddr, f.len, IBV_ACCESS_REMOTE_WRITE, &v)) {
+                qp->rq.push_front(std::move(rw));
+                access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
+                return true;
+            }
+            if (!(f.flags & kPlaced) && f.len)
+                dma_copy(reinterpret_cast<void *>(f.raddr), payload, f.len);
+            e.wc.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+        } else {
+            uint64_t room = 0;
+            for (const ibv_sge &s : rw.sge)
+                room += s.length;
+            ibv_wc_status st = IBV_WC_SUCCESS;
+            if (room < f.len) {
+                st = IBV_WC_LOC_LEN_ERR;
+            } else {
+                uint64_t pos = 0;
+                for (const ibv_sge &s : rw.sge) {
+                    if (pos >= f.len)
+                        break;
+                    uint64_t n = std::min<uint64_t>(s.length, f.len - pos);
+                    if (!mr_lookup(local_mr_table(), s.lkey, &v) || mr_check(v, s.addr, n, IBV_ACCESS_LOCAL_WRITE)) {
+                        st = IBV_WC_LOC_PROT_ERR;
+                        break;
+                    }
+                    dma_copy(reinterpret_cast<void *>(s.addr), payload + pos, n);
+                    pos += n;
+                }
+            }
+            e.wc.opcode = IBV_WC_RECV;
+            if (st != IBV_WC_SUCCESS) {
+                e.wc.status = st;
+                cq_push_locked(qp->rcq, e);
+                access_error_locked(r, f, IBV_WC_REM_INV_REQ_ERR);
+                return true;
+            }
         }
-      }
-      if (f.op != kSend) {
-        e.wc.wc_flags = IBV_WC_WITH_IMM;
-        e.wc.imm_data = f.imm;
-      }
-      cq_push_locked(qp->rcq, e);
-      ack_locked(r, f);
-      break;
+        if (f.op != kSend) {
+            e.wc.wc_flags = IBV_WC_WITH_IMM;
+            e.wc.imm_data = f.imm;
+        }
+        cq_push_locked(qp->rcq, e);
+        ack_locked(r, f);
+        break;
     }
     case kRead: {
-      if (!check_remote(qp, f.rkey, f.raddr, f.len, IBV_ACCESS_REMOTE_READ, &v)) {
-        access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
-        return true;
-      }
-      Frame rf{};
-      rf.op = kReadResp;
-      rf.seq = f.seq;
-      reply_locked(r, rf, reinterpret_cast<const uint8_t*>(f.raddr), f.len);
-      break;
+        if (!check_remote(qp, f.rkey, f.raddr, f.len, IBV_ACCESS_REMOTE_READ, &v)) {
+            access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
+            return true;
+        }
+        Frame rf{};
+        rf.op = kReadResp;
+        rf.seq = f.seq;
+        reply_locked(r, rf, reinterpret_cast<const uint8_t *>(f.raddr), f.len);
+        break;
     }
     case kCmpSwp:
     case kFetchAdd: {
-      if ((f.raddr & 7) || !check_remote(qp, f.rkey, f.raddr, 8, IBV_ACCESS_REMOTE_ATOMIC, &v)) {
-        access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
-        return true;
-      }
-      auto* p = reinterpret_cast<uint64_t*>(f.raddr);
-      uint64_t old;
-      if (f.op == kFetchAdd) {
-        old = dma_fetch_add(p, f.a);
-      } else {
-        old = dma_cmp_swap(p, f.a, f.b);
-      }
-      Frame rf{};
-      rf.op = kAtomicResp;
-      rf.seq = f.seq;
-      rf.a = old;
-      reply_locked(r, rf, nullptr, 0);
-      break;
+        if ((f.raddr & 7) || !check_remote(qp, f.rkey, f.raddr, 8, IBV_ACCESS_REMOTE_ATOMIC, &v)) {
+            access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
+            return true;
+        }
+        auto *p = reinterpret_cast<uint64_t *>(f.raddr);
+        uint64_t old;
+        if (f.op == kFetchAdd) {
+            old = dma_fetch_add(p, f.a);
+        } else {
+            old = dma_cmp_swap(p, f.a, f.b);
+        }
+        Frame rf{};
+        rf.op = kAtomicResp;
+        rf.seq = f.seq;
+        rf.a = old;
+        reply_locked(r, rf, nullptr, 0);
+        break;
     }
-    default:
-      access_error_locked(r, f, IBV_WC_REM_INV_REQ_ERR);
-      return true;
-  }
-  return true;
+    default: access_error_locked(r, f, IBV_WC_REM_INV_REQ_ERR); return true;
+    }
+    return true;
 }
 
 // Whether requests may execute now; NAKs and breaks the stream in ERR/RESET.
-bool responder_ready_locked(Responder* r, const Frame& head) {
-  ibv_qp_state st = r->qp->qpx.qp_base.state;
-  if (st == IBV_QPS_ERR || st == IBV_QPS_RESET) {
-    // A responder in error drops requests; the requester retries until it gives up.
-    nak_locked(r, head, IBV_WC_RETRY_EXC_ERR);
-    r->broken = true;
-    r->pending.clear();
-    return false;
-  }
-  return st != IBV_QPS_INIT;  // in INIT packets wait (as retries would) until RTR
+bool responder_ready_locked(Responder *r, const Frame &head)
+{
+    ibv_qp_state st = r->qp->qpx.qp_base.state;
+    if (st == IBV_QPS_ERR || st == IBV_QPS_RESET) {
+        // A responder in error drops requests; the requester retries until it gives up.
+        nak_locked(r, head, IBV_WC_RETRY_EXC_ERR);
+        r->broken = true;
+        r->pending.clear();
+        return false;
+    }
+    return st != IBV_QPS_INIT; // in INIT packets wait (as retries would) until RTR
 }
 
-}  // namespace
+} // namespace
 
-void responder_run_locked(Responder* r) {
-  while (!r->broken && r->qp && !r->pending.empty()) {
-    if (!responder_ready_locked(r, r->pending.front().f)) return;
-    Responder::Req& q = r->pending.front();
-    if (!run_one_locked(r, q.f, q.payload.data())) return;
-    if (!r->broken) r->pending.pop_front();  // a broken stream has already dropped everything
-  }
+void responder_run_locked(Responder *r)
+{
+    while (!r->broken && r->qp && !r->pending.empty()) {
+        if (!responder_ready_locked(r, r->pending.front().f))
+            return;
+        Responder::Req &q = r->pending.front();
+        if (!run_one_locked(r, q.f, q.payload.data()))
+            return;
+        if (!r->broken)
+            r->pending.pop_front(); // a broken stream has already dropped everything
+    }
 }
 
-void responder_push_locked(Responder* r, Frame f, std::vector<uint8_t> payload) {
-  if (r->broken) return;
-  r->pending.push_back({f, std::move(payload)});
-  if (r->pending.size() == 1) responder_run_locked(r);
+void responder_push_locked(Responder *r, Frame f, std::vector<uint8_t> payload)
+{
+    if (r->broken)
+        return;
+    r->pending.push_back({f, std::move(payload)});
+    if (r->pending.size() == 1)
+        responder_run_locked(r);
 }
 
-void responder_deliver_locked(Responder* r, const Frame& f, const uint8_t* payload, size_t len) {
-  if (r->broken) return;
-  // Nothing queued ahead: run it straight from the receive buffer, without a copy.
-  if (r->pending.empty() && r->qp && responder_ready_locked(r, f) && run_one_locked(r, f, payload)) return;
-  if (r->broken) return;
-  r->pending.push_back({f, std::vector<uint8_t>(payload, payload + len)});
-  if (r->pending.size() == 1) responder_run_locked(r);
+void responder_deliver_locked(Responder *r, const Frame &f, const uint8_t *payload, size_t len)
+{
+    if (r->broken)
+        return;
+    // Nothing queued ahead: run it straight from the receive buffer, without a copy.
+    if (r->pending.empty() && r->qp && responder_ready_locked(r, f) && run_one_locked(r, f, payload))
+        return;
+    if (r->broken)
+        return;
+    r->pending.push_back({f, std::vector<uint8_t>(payload, payload + len)});
+    if (r->pending.size() == 1)
+        responder_run_locked(r);
 }
 
-void rq_changed_locked(Qp* qp) {
-  for (auto& r : qp->responders) responder_run_locked(r.get());
+void rq_changed_locked(Qp *qp)
+{
+    for (auto &r : qp->responders)
+        responder_run_locked(r.get());
 }
 
 // Re-examines responders waiting for a RECV; returns the nearest RNR deadline.
-Clock::time_point responder_timers_locked() {
-  Clock::time_point next = Clock::time_point::max();
-  for (auto& [n, qp] : G().qps)
-    for (auto& r : qp->responders)
-      if (r->rnr_waiting && !r->broken) {
-        responder_run_locked(r.get());
-        if (r->rnr_waiting && !r->broken) next = std::min({next, r->rnr_deadline, r->recheck});
-      }
-  return next;
+Clock::time_point responder_timers_locked()
+{
+    Clock::time_point next = Clock::time_point::max();
+    for (auto &[n, qp] : G().qps)
+        for (auto &r : qp->responders)
+            if (r->rnr_waiting && !r->broken) {
+                responder_run_locked(r.get());
+                if (r->rnr_waiting && !r->broken)
+                    next = std::min({next, r->rnr_deadline, r->recheck});
+            }
+    return next;
 }
 
-}  // namespace sv
+} // namespace sv

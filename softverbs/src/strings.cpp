@@ -5,21 +5,39 @@
 
 extern "C" {
 
-const char* ibv_wc_status_str(enum ibv_wc_status s) {
-  static const char* const names[] = {
-      "success", "local length error", "local QP operation error", "local EE context operation error",
-      "local protection error", "Work Request Flushed Error", "memory management operation error",
-      "bad response error", "local access error", "remote invalid request error", "remote access error",
-      "remote operation error", "transport retry counter exceeded", "RNR retry counter exceeded",
-      "local RDD violation error", "remote invalid RD request", "aborted error", "invalid EE context number",
-      "invalid EE context state", "fatal error", "response timeout error", "general error", "TM error",
-      "TM rendezvous error"};
-  auto i = static_cast<size_t>(s);
-  return i < std::size(names) ? names[i] : "unknown";
+const char *ibv_wc_status_str(enum ibv_wc_status s)
+{
+    static const char *const names[] = {"success",
+                                        "local length error",
+                                        "local QP operation error",
+                                        "local EE context operation error",
+                                        "local protection error",
+                                        "Work Request Flushed Error",
+                                        "memory management operation error",
+                                        "bad response error",
+                                        "local access error",
+                                        "remote invalid request error",
+                                        "remote access error",
+                                        "remote operation error",
+                                        "transport retry counter exceeded",
+                                        "RNR retry counter exceeded",
+                                        "local RDD violation error",
+                                        "remote invalid RD request",
+                                        "aborted error",
+                                        "invalid EE context number",
+                                        "invalid EE context state",
+                                        "fatal error",
+                                        "response timeout error",
+                                        "general error",
+                                        "TM error",
+                                        "TM rendezvous error"};
+    auto i = static_cast<size_t>(s);
+    return i < std::size(names) ? names[i] : "unknown";
 }
 
-const char* ibv_node_type_str(enum ibv_node_type t) {
-  switch (t) {
+const char *ibv_node_type_str(enum ibv_node_type t)
+{
+    switch (t) {
     case IBV_NODE_CA: return "InfiniBand channel adapter";
     case IBV_NODE_SWITCH: return "InfiniBand switch";
     case IBV_NODE_ROUTER: return "InfiniBand router";
@@ -28,53 +46,71 @@ const char* ibv_node_type_str(enum ibv_node_type t) {
     case IBV_NODE_USNIC_UDP: return "usNIC UDP";
     case IBV_NODE_UNSPECIFIED: return "unspecified";
     default: return "unknown";
-  }
+    }
 }
 
-const char* ibv_port_state_str(enum ibv_port_state s) {
-  static const char* const names[] = {"PORT_NOP", "PORT_DOWN", "PORT_INIT", "PORT_ARMED", "PORT_ACTIVE",
-                                      "PORT_ACTIVE_DEFER"};
-  auto i = static_cast<size_t>(s);
-  return i < std::size(names) ? names[i] : "unknown";
+const char *ibv_port_state_str(enum ibv_port_state s)
+{
+    static const char *const names[] = {"PORT_NOP",   "PORT_DOWN",   "PORT_INIT",
+                                        "PORT_ARMED", "PORT_ACTIVE", "PORT_ACTIVE_DEFER"};
+    auto i = static_cast<size_t>(s);
+    return i < std::size(names) ? names[i] : "unknown";
 }
 
-const char* ibv_event_type_str(enum ibv_event_type e) {
-  static const char* const names[] = {
-      "CQ error", "local work queue catastrophic error", "invalid request local work queue error",
-      "local access violation work queue error", "communication established", "send queue drained",
-      "path migrated", "path migration request error", "local catastrophic error", "port active", "port error",
-      "LID change", "P_Key change", "SM change", "SRQ catastrophic error", "SRQ limit reached",
-      "last WQE reached", "client reregistration", "GID table change", "WQ fatal"};
-  auto i = static_cast<size_t>(e);
-  return i < std::size(names) ? names[i] : "unknown";
+const char *ibv_event_type_str(enum ibv_event_type e)
+{
+    static const char *const names[] = {"CQ error",
+                                        "local work queue catastrophic error",
+                                        "invalid request local work queue error",
+                                        "local access violation work queue error",
+                                        "communication established",
+                                        "send queue drained",
+                                        "path migrated",
+                                        "path migration request error",
+                                        "local catastrophic error",
+                                        "port active",
+                                        "port error",
+                                        "LID change",
+                                        "P_Key change",
+                                        "SM change",
+                                        "SRQ catastrophic error",
+                                        "SRQ limit reached",
+                                        "last WQE reached",
+                                        "client reregistration",
+                                        "GID table change",
+                                        "WQ fatal"};
+    auto i = static_cast<size_t>(e);
+    return i < std::size(names) ? names[i] : "unknown";
 }
 
-}  // extern "C"
+} // extern "C"
 
 namespace {
 struct RateRow {
-  ibv_rate rate;
-  int mult, mbps;
+    ibv_rate rate;
+    int mult, mbps;
 };
 constexpr RateRow kRates[] = {
-    {IBV_RATE_2_5_GBPS, 1, 2500},     {IBV_RATE_5_GBPS, 2, 5000},       {IBV_RATE_10_GBPS, 4, 10000},
-    {IBV_RATE_20_GBPS, 8, 20000},     {IBV_RATE_30_GBPS, 12, 30000},    {IBV_RATE_40_GBPS, 16, 40000},
-    {IBV_RATE_60_GBPS, 24, 60000},    {IBV_RATE_80_GBPS, 32, 80000},    {IBV_RATE_120_GBPS, 48, 120000},
-    {IBV_RATE_14_GBPS, 5, 14062},     {IBV_RATE_56_GBPS, 22, 56250},    {IBV_RATE_112_GBPS, 45, 112500},
-    {IBV_RATE_168_GBPS, 67, 168750},  {IBV_RATE_25_GBPS, 10, 25781},    {IBV_RATE_100_GBPS, 40, 103125},
-    {IBV_RATE_200_GBPS, 80, 206250},  {IBV_RATE_300_GBPS, 120, 309375}, {IBV_RATE_28_GBPS, 11, 28125},
-    {IBV_RATE_50_GBPS, 20, 53125},    {IBV_RATE_400_GBPS, 160, 425000}, {IBV_RATE_600_GBPS, 240, 637500},
+    {IBV_RATE_2_5_GBPS, 1, 2500},    {IBV_RATE_5_GBPS, 2, 5000},       {IBV_RATE_10_GBPS, 4, 10000},
+    {IBV_RATE_20_GBPS, 8, 20000},    {IBV_RATE_30_GBPS, 12, 30000},    {IBV_RATE_40_GBPS, 16, 40000},
+    {IBV_RATE_60_GBPS, 24, 60000},   {IBV_RATE_80_GBPS, 32, 80000},    {IBV_RATE_120_GBPS, 48, 120000},
+    {IBV_RATE_14_GBPS, 5, 14062},    {IBV_RATE_56_GBPS, 22, 56250},    {IBV_RATE_112_GBPS, 45, 112500},
+    {IBV_RATE_168_GBPS, 67, 168750}, {IBV_RATE_25_GBPS, 10, 25781},    {IBV_RATE_100_GBPS, 40, 103125},
+    {IBV_RATE_200_GBPS, 80, 206250}, {IBV_RATE_300_GBPS, 120, 309375}, {IBV_RATE_28_GBPS, 11, 28125},
+    {IBV_RATE_50_GBPS, 20, 53125},   {IBV_RATE_400_GBPS, 160, 425000}, {IBV_RATE_600_GBPS, 240, 637500},
 };
 
 // Each conversion finds the row whose `From` column equals `key` and answers its
 // `To` column, or `missing`.
 template <auto From, auto To, typename Key, typename Value>
-Value convert_rate(Key key, Value missing) {
-  for (const RateRow& x : kRates)
-    if (x.*From == key) return x.*To;
-  return missing;
+Value convert_rate(Key key, Value missing)
+{
+    for (const RateRow &x : kRates)
+        if (x.*From == key)
+            return x.*To;
+    return missing;
 }
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -83,4 +119,4 @@ enum ibv_rate mult_to_ibv_rate(int mult) { return convert_rate<&RateRow::mult, &
 int ibv_rate_to_mbps(enum ibv_rate r) { return convert_rate<&RateRow::rate, &RateRow::mbps>(r, -1); }
 enum ibv_rate mbps_to_ibv_rate(int mbps) { return convert_rate<&RateRow::mbps, &RateRow::rate>(mbps, IBV_RATE_MAX); }
 
-}  // extern "C"
+} // extern "C"

@@ -28,15 +28,15 @@ using Clock = std::chrono::steady_clock;
 enum class Transport { Auto, Shm, Cma, Tcp };
 
 struct Config {
-  uint64_t seed = 0;              // 0: sane mode
-  Transport transport = Transport::Auto;
-  std::string listen = "127.0.0.1";
-  std::string secret;
-  long fail_qp_at = 0;            // SOFTVERBS_FAIL=qp:<n>: n-th WQE of each QP fails (1-based)
-  int log = 0;
+    uint64_t seed = 0; // 0: sane mode
+    Transport transport = Transport::Auto;
+    std::string listen = "127.0.0.1";
+    std::string secret;
+    long fail_qp_at = 0; // SOFTVERBS_FAIL=qp:<n>: n-th WQE of each QP fails (1-based)
+    int log = 0;
 };
-const Config& config();
-void log(int level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+const Config &config();
+void log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // Device limits we advertise and enforce.
 inline constexpr int kMaxQpWr = 16384;
@@ -48,88 +48,88 @@ inline constexpr int kMaxMr = 8192;
 
 // ---- memory regions: published in a memfd that same-host peers map read-only ----
 struct MrEntry {
-  std::atomic<uint32_t> key;  // 0 = free; written last on register, first on deregister
-  uint32_t access;
-  uint64_t addr, len;
-  uint64_t vma_start, vma_end, vma_off, vma_ino;  // vma_ino 0: not shareable (CMA only)
+    std::atomic<uint32_t> key; // 0 = free; written last on register, first on deregister
+    uint32_t access;
+    uint64_t addr, len;
+    uint64_t vma_start, vma_end, vma_off, vma_ino; // vma_ino 0: not shareable (CMA only)
 };
 struct MrTable {
-  uint64_t magic;
-  uint32_t pid;
-  uint32_t nentries;
-  uint64_t cookie;  // random per process: a reused pid is not the same peer
-  MrEntry e[kMaxMr];
+    uint64_t magic;
+    uint32_t pid;
+    uint32_t nentries;
+    uint64_t cookie; // random per process: a reused pid is not the same peer
+    MrEntry e[kMaxMr];
 };
 inline constexpr uint64_t kMrMagic = 0x31544d5256534fULL;
 
 struct Mr {
-  ibv_mr mr{};
-  uint32_t index = 0;
+    ibv_mr mr{};
+    uint32_t index = 0;
 };
 
 // A validated view of one MR (local or a peer's copy).
 struct MrView {
-  uint32_t access = 0;
-  uint64_t addr = 0, len = 0;
-  uint64_t vma_start = 0, vma_end = 0, vma_off = 0, vma_ino = 0;
+    uint32_t access = 0;
+    uint64_t addr = 0, len = 0;
+    uint64_t vma_start = 0, vma_end = 0, vma_off = 0, vma_ino = 0;
 };
-bool mr_lookup(const MrTable* t, uint32_t key, MrView* out);
-MrTable* local_mr_table();
+bool mr_lookup(const MrTable *t, uint32_t key, MrView *out);
+MrTable *local_mr_table();
 // Checks [addr, addr+len) inside the MR and the access bits; returns 0 or an ibv_wc_status.
-int mr_check(const MrView& v, uint64_t addr, uint64_t len, uint32_t need);
+int mr_check(const MrView &v, uint64_t addr, uint64_t len, uint32_t need);
 
 // ---- completion queues and channels ----
 struct Qp;
 struct Cqe {
-  ibv_wc wc{};
-  Qp* qp = nullptr;
-  uint32_t sq_free = 0;  // send-queue slots this completion releases when polled
+    ibv_wc wc{};
+    Qp *qp = nullptr;
+    uint32_t sq_free = 0; // send-queue slots this completion releases when polled
 };
 struct Channel {
-  ibv_comp_channel ch{};
-  int efd = -1;
-  std::deque<struct Cq*> events;
+    ibv_comp_channel ch{};
+    int efd = -1;
+    std::deque<struct Cq *> events;
 };
 struct Cq {
-  ibv_cq_ex cqx{};  // ibv_cq is its prefix
-  int capacity = 0;
-  std::deque<Cqe> q;
-  std::atomic<size_t> count{0};  // q.size(), readable without the lock by pollers
-  bool armed = false, solicited_only = false;
-  bool overflowed = false;
-  Cqe cur{};        // ibv_cq_ex iteration state
-  uint64_t wc_flags_ex = 0;
+    ibv_cq_ex cqx{}; // ibv_cq is its prefix
+    int capacity = 0;
+    std::deque<Cqe> q;
+    std::atomic<size_t> count{0}; // q.size(), readable without the lock by pollers
+    bool armed = false, solicited_only = false;
+    bool overflowed = false;
+    Cqe cur{}; // ibv_cq_ex iteration state
+    uint64_t wc_flags_ex = 0;
 };
-Cq* to_cq(ibv_cq* cq);
+Cq *to_cq(ibv_cq *cq);
 // Appends a completion; arms the channel; false on overflow (CQ error raised).
-void cq_push_locked(Cq* cq, const Cqe& e);
+void cq_push_locked(Cq *cq, const Cqe &e);
 
 // ---- queue pairs ----
 struct Wqe {
-  uint64_t wr_id = 0;
-  uint64_t seq = 0;
-  ibv_wr_opcode op = IBV_WR_SEND;
-  unsigned flags = 0;
-  std::vector<ibv_sge> sge;
-  std::vector<uint8_t> inline_data;  // IBV_SEND_INLINE: copied at post time
-  bool is_inline = false;
-  uint64_t raddr = 0;
-  uint32_t rkey = 0;
-  uint32_t imm = 0;
-  uint64_t compare_add = 0, swap = 0;
-  uint32_t length = 0;
-  // progress
-  bool executed = false;   // handed to the wire / placed
-  bool done = false;
-  int parts = 0;           // replies still expected
-  ibv_wc_status status = IBV_WC_SUCCESS;
-  bool inject_fail = false;
+    uint64_t wr_id = 0;
+    uint64_t seq = 0;
+    ibv_wr_opcode op = IBV_WR_SEND;
+    unsigned flags = 0;
+    std::vector<ibv_sge> sge;
+    std::vector<uint8_t> inline_data; // IBV_SEND_INLINE: copied at post time
+    bool is_inline = false;
+    uint64_t raddr = 0;
+    uint32_t rkey = 0;
+    uint32_t imm = 0;
+    uint64_t compare_add = 0, swap = 0;
+    uint32_t length = 0;
+    // progress
+    bool executed = false; // handed to the wire / placed
+    bool done = false;
+    int parts = 0; // replies still expected
+    ibv_wc_status status = IBV_WC_SUCCESS;
+    bool inject_fail = false;
 };
 
 struct RecvWqe {
-  uint64_t wr_id = 0;
-  std::vector<ibv_sge> sge;
-  Clock::time_point visible{};  // adversary: the HCA sees this RECV only from then on
+    uint64_t wr_id = 0;
+    std::vector<ibv_sge> sge;
+    Clock::time_point visible{}; // adversary: the HCA sees this RECV only from then on
 };
 
 struct Conn;
@@ -137,176 +137,188 @@ struct Responder;
 struct PeerProc;
 
 struct Qp {
-  ibv_qp_ex qpx{};
-  struct Context* ctx = nullptr;
-  Cq* scq = nullptr;
-  Cq* rcq = nullptr;
-  ibv_qp_cap cap{};
-  int sq_sig_all = 0;
-  ibv_qp_attr attr{};      // what ibv_query_qp reports
-  uint32_t sq_used = 0;    // slots not yet released by polled completions
-  uint32_t unsignaled_run = 0;
-  uint64_t next_seq = 1;
-  long posted = 0;         // for SOFTVERBS_FAIL
-  // A WQE failed but has not reached the head of the SQ yet (the QP enters ERR only
-  // when it completes): every WQE behind it flushes without executing, as on RC.
-  bool sq_failed = false;
-  // RC ordering behind receiver-not-ready: a SEND/WRITE_WITH_IMM handed to a responder
-  // that may be holding it (no RECV yet) stops later WQEs from executing, since a direct
-  // route would otherwise place their data first. 0: nothing held.
-  uint64_t hold_seq = 0;
-  uint64_t exec_seq = 1;  // sane mode: the next WQE to execute (seqs in sq are consecutive)
-  bool pumping = false;   // sq_pump_locked is on the stack (replies can re-enter it)
-  std::deque<Wqe> sq;      // posted, not yet completed
-  std::deque<RecvWqe> rq;
-  // where requests go: the peer QP in this process, or a connection
-  uint32_t dest_ip = 0;     // decoded at RTR (network order)
-  uint16_t dest_port = 0, dest_salt = 0;
-  Qp* local_peer = nullptr;
-  Responder* local_resp = nullptr;  // the peer's stream for our requests (in-process)
-  std::shared_ptr<Conn> conn;
-  bool connecting = false;
-  std::shared_ptr<PeerProc> peer;  // same-host peer for direct placement (may be null)
-  std::vector<std::unique_ptr<Responder>> responders;  // incoming streams targeting this QP
-  // adversary state: WRITEs issued but not yet fully placed, READs not yet run
-  struct Pending {
-    uint64_t seq = 0;
-    bool is_read = false;
-    std::vector<std::pair<uint32_t, uint32_t>> chunks;  // (offset, length), commit order
-    Clock::time_point due{};
-  };
-  std::deque<Pending> pend;
-  std::mt19937_64 rng;
-  Clock::time_point next_exec{};
-  double skew = 1.0;
-  bool adv = false;  // adversarial: decided at creation from the seed
-  // ibv_qp_ex batching
-  std::vector<Wqe> batch;
-  int batch_err = 0;
-  bool dead = false;  // destroyed: in-flight replies ignored
+    ibv_qp_ex qpx{};
+    struct Context *ctx = nullptr;
+    Cq *scq = nullptr;
+    Cq *rcq = nullptr;
+    ibv_qp_cap cap{};
+    int sq_sig_all = 0;
+    ibv_qp_attr attr{};   // what ibv_query_qp reports
+    uint32_t sq_used = 0; // slots not yet released by polled completions
+    uint32_t unsignaled_run = 0;
+    uint64_t next_seq = 1;
+    long posted = 0; // for SOFTVERBS_FAIL
+    // A WQE failed but has not reached the head of the SQ yet (the QP enters ERR only
+    // when it completes): every WQE behind it flushes without executing, as on RC.
+    bool sq_failed = false;
+    // RC ordering behind receiver-not-ready: a SEND/WRITE_WITH_IMM handed to a responder
+    // that may be holding it (no RECV yet) stops later WQEs from executing, since a direct
+    // route would otherwise place their data first. 0: nothing held.
+    uint64_t hold_seq = 0;
+    uint64_t exec_seq = 1; // sane mode: the next WQE to execute (seqs in sq are consecutive)
+    bool pumping = false;  // sq_pump_locked is on the stack (replies can re-enter it)
+    std::deque<Wqe> sq;    // posted, not yet completed
+    std::deque<RecvWqe> rq;
+    // where requests go: the peer QP in this process, or a connection
+    uint32_t dest_ip = 0; // decoded at RTR (network order)
+    uint16_t dest_port = 0, dest_salt = 0;
+    Qp *local_peer = nullptr;
+    Responder *local_resp = nullptr; // the peer's stream for our requests (in-process)
+    std::shared_ptr<Conn> conn;
+    bool connecting = false;
+    std::shared_ptr<PeerProc> peer;                     // same-host peer for direct placement (may be null)
+    std::vector<std::unique_ptr<Responder>> responders; // incoming streams targeting this QP
+    // adversary state: WRITEs issued but not yet fully placed, READs not yet run
+    struct Pending {
+        uint64_t seq = 0;
+        bool is_read = false;
+        std::vector<std::pair<uint32_t, uint32_t>> chunks; // (offset, length), commit order
+        Clock::time_point due{};
+    };
+    std::deque<Pending> pend;
+    std::mt19937_64 rng;
+    Clock::time_point next_exec{};
+    double skew = 1.0;
+    bool adv = false; // adversarial: decided at creation from the seed
+    // ibv_qp_ex batching
+    std::vector<Wqe> batch;
+    int batch_err = 0;
+    bool dead = false; // destroyed: in-flight replies ignored
 };
-Qp* to_qp(ibv_qp* qp);
-Qp* find_qp_locked(uint32_t qpn);
-void qp_to_error_locked(Qp* qp, ibv_event_type ev);
-void flush_recvs_locked(Qp* qp);  // every posted RECV completes with IBV_WC_WR_FLUSH_ERR, in order
-void sq_advance_locked(Qp* qp);  // generate in-order send completions
-void rq_changed_locked(Qp* qp);  // a RECV was posted or the state changed
-void post_async_locked(struct Context* ctx, const ibv_async_event& ev);
+Qp *to_qp(ibv_qp *qp);
+Qp *find_qp_locked(uint32_t qpn);
+void qp_to_error_locked(Qp *qp, ibv_event_type ev);
+void flush_recvs_locked(Qp *qp); // every posted RECV completes with IBV_WC_WR_FLUSH_ERR, in order
+void sq_advance_locked(Qp *qp);  // generate in-order send completions
+void rq_changed_locked(Qp *qp);  // a RECV was posted or the state changed
+void post_async_locked(struct Context *ctx, const ibv_async_event &ev);
 
 // ---- contexts ----
 struct Context {
-  verbs_context vctx{};  // ibv_context is its last member
-  int async_efd = -1;
-  std::deque<ibv_async_event> async_q;
+    verbs_context vctx{}; // ibv_context is its last member
+    int async_efd = -1;
+    std::deque<ibv_async_event> async_q;
 };
-Context* to_ctx(ibv_context* c);
-void fill_context_ops(Context* c);
+Context *to_ctx(ibv_context *c);
+void fill_context_ops(Context *c);
 
 // ---- wire format (TCP and in-process alike) ----
 enum WireOp : uint8_t {
-  kWrite = 1, kWriteImm, kSend, kSendImm, kRead, kCmpSwp, kFetchAdd,
-  kAck = 16, kNak, kReadResp, kAtomicResp,
+    kWrite = 1,
+    kWriteImm,
+    kSend,
+    kSendImm,
+    kRead,
+    kCmpSwp,
+    kFetchAdd,
+    kAck = 16,
+    kNak,
+    kReadResp,
+    kAtomicResp,
 };
 enum WireFlag : uint8_t { kPlaced = 1, kMore = 2 };
 struct Frame {
-  uint8_t op, flags, status, pad;
-  uint32_t len;       // payload bytes that follow (or placed byte count)
-  uint64_t seq;
-  uint64_t raddr;
-  uint32_t rkey;
-  uint32_t imm;
-  uint64_t a, b;      // compare/add, swap
-  uint32_t plen;      // payload bytes on the wire after this header
-  uint32_t reserved;
+    uint8_t op, flags, status, pad;
+    uint32_t len; // payload bytes that follow (or placed byte count)
+    uint64_t seq;
+    uint64_t raddr;
+    uint32_t rkey;
+    uint32_t imm;
+    uint64_t a, b; // compare/add, swap
+    uint32_t plen; // payload bytes on the wire after this header
+    uint32_t reserved;
 };
 static_assert(sizeof(Frame) == 56);
 
 // A stream of requests arriving at one responder QP, processed strictly in order.
 struct Responder {
-  Qp* qp = nullptr;                    // null once the QP is destroyed
-  std::shared_ptr<Conn> conn;          // replies go here, or:
-  Qp* local_requester = nullptr;       // in-process requester
-  uint32_t src_qpn = 0;
-  uint8_t rnr_retry = 7;
-  struct Req { Frame f; std::vector<uint8_t> payload; };
-  std::deque<Req> pending;
-  Clock::time_point rnr_deadline{};
-  bool rnr_waiting = false;
-  Clock::time_point recheck = Clock::time_point::max();  // a delayed RECV becomes visible
-  bool broken = false;
+    Qp *qp = nullptr;              // null once the QP is destroyed
+    std::shared_ptr<Conn> conn;    // replies go here, or:
+    Qp *local_requester = nullptr; // in-process requester
+    uint32_t src_qpn = 0;
+    uint8_t rnr_retry = 7;
+    struct Req {
+        Frame f;
+        std::vector<uint8_t> payload;
+    };
+    std::deque<Req> pending;
+    Clock::time_point rnr_deadline{};
+    bool rnr_waiting = false;
+    Clock::time_point recheck = Clock::time_point::max(); // a delayed RECV becomes visible
+    bool broken = false;
 };
-void responder_push_locked(Responder* r, Frame f, std::vector<uint8_t> payload);
+void responder_push_locked(Responder *r, Frame f, std::vector<uint8_t> payload);
 // As responder_push_locked, copying the payload only if the request has to wait.
-void responder_deliver_locked(Responder* r, const Frame& f, const uint8_t* payload, size_t len);
-void responder_run_locked(Responder* r);
-void requester_reply_locked(Qp* qp, const Frame& f, const uint8_t* payload);
+void responder_deliver_locked(Responder *r, const Frame &f, const uint8_t *payload, size_t len);
+void responder_run_locked(Responder *r);
+void requester_reply_locked(Qp *qp, const Frame &f, const uint8_t *payload);
 
 // ---- same-host peers: their MR table and mapped shareable memory ----
 struct PeerProc {
-  int pid = 0;
-  const MrTable* table = nullptr;
-  std::map<std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>, uint8_t*> maps;
-  bool allow_map = true;
-  ~PeerProc();
+    int pid = 0;
+    const MrTable *table = nullptr;
+    std::map<std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>, uint8_t *> maps;
+    bool allow_map = true;
+    ~PeerProc();
 };
 // Direct placement into a same-host peer: 0, or an ibv_wc_status on failure.
-int peer_write_locked(PeerProc* p, const MrView& v, uint64_t raddr, const void* src, size_t len);
-int peer_read_locked(PeerProc* p, const MrView& v, uint64_t raddr, void* dst, size_t len);
+int peer_write_locked(PeerProc *p, const MrView &v, uint64_t raddr, const void *src, size_t len);
+int peer_read_locked(PeerProc *p, const MrView &v, uint64_t raddr, void *dst, size_t len);
 
 // ---- transport: listener, progress thread, connections ----
 struct Conn {
-  int fd = -1;
-  bool outbound = false;
-  Qp* qp = nullptr;                 // requester QP (outbound)
-  Responder* responder = nullptr;   // inbound
-  ByteQueue out;                     // bytes not yet written
-  bool out_armed = false;           // EPOLLOUT requested (spares an epoll_ctl per send)
-  ByteQueue in;                     // received bytes not yet handled (at most a partial frame)
-  bool closed = false;
-  ~Conn();
+    int fd = -1;
+    bool outbound = false;
+    Qp *qp = nullptr;               // requester QP (outbound)
+    Responder *responder = nullptr; // inbound
+    ByteQueue out;                  // bytes not yet written
+    bool out_armed = false;         // EPOLLOUT requested (spares an epoll_ctl per send)
+    ByteQueue in;                   // received bytes not yet handled (at most a partial frame)
+    bool closed = false;
+    ~Conn();
 };
 void transport_start();
-void transport_kick();  // wakes the progress thread to re-check timers
-void conn_send_locked(const std::shared_ptr<Conn>& c, const Frame& f, const void* payload, size_t len);
+void transport_kick(); // wakes the progress thread to re-check timers
+void conn_send_locked(const std::shared_ptr<Conn> &c, const Frame &f, const void *payload, size_t len);
 // Connects qp to its RTR destination; called without the lock held.
-void qp_connect(Qp* qp, uint32_t ip, uint16_t port, uint32_t dest_qpn);
+void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn);
 
 // ---- identity ----
 struct Identity {
-  uint32_t ip = 0;     // network order
-  uint16_t port = 0;   // host order
-  uint16_t salt = 0;
+    uint32_t ip = 0;   // network order
+    uint16_t port = 0; // host order
+    uint16_t salt = 0;
 };
-const Identity& identity();
+const Identity &identity();
 uint32_t listen_ip();
 int local_mr_table_fd();
-void make_gid(ibv_gid* gid);
-bool decode_gid(const ibv_gid& gid, uint32_t* ip, uint16_t* port, uint16_t* salt);
+void make_gid(ibv_gid *gid);
+bool decode_gid(const ibv_gid &gid, uint32_t *ip, uint16_t *port, uint16_t *salt);
 
 // ---- the process-wide state ----
 struct Global {
-  std::mutex mu;
-  std::unordered_map<uint32_t, Qp*> qps;
-  uint32_t next_qpn = 0x11;
-  std::vector<Mr*> mrs;  // by index
-  std::vector<uint32_t> mr_free;
-  uint8_t mr_gen[kMaxMr] = {};
-  std::map<int, std::shared_ptr<PeerProc>> peers;
+    std::mutex mu;
+    std::unordered_map<uint32_t, Qp *> qps;
+    uint32_t next_qpn = 0x11;
+    std::vector<Mr *> mrs; // by index
+    std::vector<uint32_t> mr_free;
+    uint8_t mr_gen[kMaxMr] = {};
+    std::map<int, std::shared_ptr<PeerProc>> peers;
 };
-Global& G();
+Global &G();
 
 // ---- adversary ----
 bool adversarial();
 uint64_t current_seed();
-void execute_locked(Qp* qp, Wqe& w);  // runs one WQE now (sane mode path)
+void execute_locked(Qp *qp, Wqe &w); // runs one WQE now (sane mode path)
 // After a WQE with sequence number seq ran: notes whether it failed (later WQEs then flush).
-void note_failure_locked(Qp* qp, uint64_t seq);
-bool sq_flushing_locked(const Qp* qp);  // later WQEs must flush instead of executing
+void note_failure_locked(Qp *qp, uint64_t seq);
+bool sq_flushing_locked(const Qp *qp); // later WQEs must flush instead of executing
 // Whether a held SEND/WRITE_WITH_IMM still blocks later WQEs (clears a released hold).
-bool sq_held_locked(Qp* qp);
+bool sq_held_locked(Qp *qp);
 // After executing WQE seq of opcode op: holds later WQEs if it may be waiting for a RECV.
-void sq_note_hold_locked(Qp* qp, uint64_t seq, ibv_wr_opcode op);
-void adversary_schedule_locked(Qp* qp);
-Clock::time_point adversary_recv_delay_locked(Qp* qp);  // when a new RECV becomes visible
+void sq_note_hold_locked(Qp *qp, uint64_t seq, ibv_wr_opcode op);
+void adversary_schedule_locked(Qp *qp);
+Clock::time_point adversary_recv_delay_locked(Qp *qp); // when a new RECV becomes visible
 
-}  // namespace sv
+} // namespace sv

@@ -2,8 +2,8 @@
 // responder QP) pair, and a progress thread that moves bytes without ever
 // blocking on a write. Same-host peers are recognised at the handshake and get
 // direct placement instead (see mr.cpp).
-#include "sv.h"
 #include "dma.h"
+#include "sv.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,464 +31,512 @@ Clock::time_point responder_timers_locked();
 
 namespace {
 
-constexpr uint32_t kHelloMagic = 0x53564831;  // "SVH1"
+constexpr uint32_t kHelloMagic = 0x53564831; // "SVH1"
 
 struct Hello {
-  uint32_t magic;
-  uint32_t dest_qpn;
-  uint32_t src_qpn;
-  uint8_t rnr_retry;
-  uint8_t secret_len;
-  uint16_t pad;
-  char secret[64];
-  uint8_t boot_id[40];
-  uint64_t netns;
-  uint32_t pid;
-  int32_t table_fd;
+    uint32_t magic;
+    uint32_t dest_qpn;
+    uint32_t src_qpn;
+    uint8_t rnr_retry;
+    uint8_t secret_len;
+    uint16_t pad;
+    char secret[64];
+    uint8_t boot_id[40];
+    uint64_t netns;
+    uint32_t pid;
+    int32_t table_fd;
 };
 struct HelloReply {
-  uint32_t magic;
-  uint32_t status;  // 0 ok, 1 bad secret, 2 no such QP
-  uint8_t boot_id[40];
-  uint64_t netns;
-  uint32_t pid;
-  int32_t table_fd;
-  uint64_t cookie;
+    uint32_t magic;
+    uint32_t status; // 0 ok, 1 bad secret, 2 no such QP
+    uint8_t boot_id[40];
+    uint64_t netns;
+    uint32_t pid;
+    int32_t table_fd;
+    uint64_t cookie;
 };
 
 struct Engine {
-  int listen_fd = -1;
-  int epoll_fd = -1;
-  int wake_fd = -1;
-  Identity id;
-  std::map<int, std::shared_ptr<Conn>> conns;  // guarded by G().mu
-  struct Pending {  // inbound connections still in their handshake
-    std::vector<uint8_t> in;
-  };
-  std::map<int, Pending> handshakes;
+    int listen_fd = -1;
+    int epoll_fd = -1;
+    int wake_fd = -1;
+    Identity id;
+    std::map<int, std::shared_ptr<Conn>> conns; // guarded by G().mu
+    struct Pending {                            // inbound connections still in their handshake
+        std::vector<uint8_t> in;
+    };
+    std::map<int, Pending> handshakes;
 };
 
-Engine& E() {
-  static Engine& e = *new Engine;  // lives as long as the progress thread
-  return e;
+Engine &E()
+{
+    static Engine &e = *new Engine; // lives as long as the progress thread
+    return e;
 }
 
-void host_facts(uint8_t boot_id[40], uint64_t* netns) {
-  std::memset(boot_id, 0, 40);
-  if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "re")) {
-    if (!std::fgets(reinterpret_cast<char*>(boot_id), 40, f)) boot_id[0] = 0;
-    std::fclose(f);
-  }
-  struct stat st{};
-  *netns = stat("/proc/self/ns/net", &st) == 0 ? st.st_ino : 0;
+void host_facts(uint8_t boot_id[40], uint64_t *netns)
+{
+    std::memset(boot_id, 0, 40);
+    if (FILE *f = std::fopen("/proc/sys/kernel/random/boot_id", "re")) {
+        if (!std::fgets(reinterpret_cast<char *>(boot_id), 40, f))
+            boot_id[0] = 0;
+        std::fclose(f);
+    }
+    struct stat st {};
+    *netns = stat("/proc/self/ns/net", &st) == 0 ? st.st_ino : 0;
 }
 
 void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-bool write_all(int fd, const void* p, size_t n) {
-  auto* b = static_cast<const uint8_t*>(p);
-  while (n) {
-    ssize_t k = ::send(fd, b, n, MSG_NOSIGNAL);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    b += k;
-    n -= static_cast<size_t>(k);
-  }
-  return true;
+bool write_all(int fd, const void *p, size_t n)
+{
+    auto *b = static_cast<const uint8_t *>(p);
+    while (n) {
+        ssize_t k = ::send(fd, b, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        b += k;
+        n -= static_cast<size_t>(k);
+    }
+    return true;
 }
 
-bool read_all(int fd, void* p, size_t n) {
-  auto* b = static_cast<uint8_t*>(p);
-  while (n) {
-    ssize_t k = ::recv(fd, b, n, 0);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    b += k;
-    n -= static_cast<size_t>(k);
-  }
-  return true;
+bool read_all(int fd, void *p, size_t n)
+{
+    auto *b = static_cast<uint8_t *>(p);
+    while (n) {
+        ssize_t k = ::recv(fd, b, n, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        b += k;
+        n -= static_cast<size_t>(k);
+    }
+    return true;
 }
 
 // A connection keeps up to this much buffer between messages (more only while a huge one passes).
 constexpr size_t kKeepBuffer = 32u << 20;
 
-void want_out(Conn* c, bool on) {
-  if (c->out_armed == on) return;
-  c->out_armed = on;
-  epoll_event ev{};
-  ev.events = on ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
-  ev.data.fd = c->fd;
-  epoll_ctl(E().epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
+void want_out(Conn *c, bool on)
+{
+    if (c->out_armed == on)
+        return;
+    c->out_armed = on;
+    epoll_event ev{};
+    ev.events = on ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
+    ev.data.fd = c->fd;
+    epoll_ctl(E().epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
-void flush_locked(Conn* c) {
-  while (!c->out.empty()) {
-    ssize_t k = ::send(c->fd, c->out.data(), c->out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      want_out(c, true);
-      return;
+void flush_locked(Conn *c)
+{
+    while (!c->out.empty()) {
+        ssize_t k = ::send(c->fd, c->out.data(), c->out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            want_out(c, true);
+            return;
+        }
+        if (k <= 0) {
+            c->closed = true;
+            return;
+        }
+        c->out.consume(static_cast<size_t>(k));
+        log(3, "fd %d sent %zd, %zu left", c->fd, k, c->out.size());
     }
-    if (k <= 0) {
-      c->closed = true;
-      return;
-    }
-    c->out.consume(static_cast<size_t>(k));
-    log(3, "fd %d sent %zd, %zu left", c->fd, k, c->out.size());
-  }
-  c->out.trim(kKeepBuffer);
-  want_out(c, false);
+    c->out.trim(kKeepBuffer);
+    want_out(c, false);
 }
 
-void conn_failed_locked(const std::shared_ptr<Conn>& c) {
-  c->closed = true;
-  epoll_ctl(E().epoll_fd, EPOLL_CTL_DEL, c->fd, nullptr);
-  E().conns.erase(c->fd);
-  if (c->outbound && c->qp) {
-    // The peer is gone: everything in flight exhausts its retries.
-    Qp* qp = c->qp;
-    log(1, "QP 0x%x: connection to the peer lost", qp->qpx.qp_base.qp_num);
-    for (Wqe& w : qp->sq)
-      if (w.executed && !w.done) {
-        w.done = true;
-        w.status = IBV_WC_RETRY_EXC_ERR;
-      }
-    sq_advance_locked(qp);
-  }
-  if (!c->outbound && c->responder) {
-    c->responder->broken = true;
-    c->responder->conn.reset();
-  }
+void conn_failed_locked(const std::shared_ptr<Conn> &c)
+{
+    c->closed = true;
+    epoll_ctl(E().epoll_fd, EPOLL_CTL_DEL, c->fd, nullptr);
+    E().conns.erase(c->fd);
+    if (c->outbound && c->qp) {
+        // The peer is gone: everything in flight exhausts its retries.
+        Qp *qp = c->qp;
+        log(1, "QP 0x%x: connection to the peer lost", qp->qpx.qp_base.qp_num);
+        for (Wqe &w : qp->sq)
+            if (w.executed && !w.done) {
+                w.done = true;
+                w.status = IBV_WC_RETRY_EXC_ERR;
+            }
+        sq_advance_locked(qp);
+    }
+    if (!c->outbound && c->responder) {
+        c->responder->broken = true;
+        c->responder->conn.reset();
+    }
 }
 
-void handle_frames_locked(const std::shared_ptr<Conn>& c) {
-  while (c->in.size() >= sizeof(Frame)) {
-    Frame f;
-    std::memcpy(&f, c->in.data(), sizeof f);
-    if (c->in.size() - sizeof f < f.plen) {
-      c->in.reserve(sizeof f + f.plen - c->in.size());  // room for the rest in one piece
-      break;
+void handle_frames_locked(const std::shared_ptr<Conn> &c)
+{
+    while (c->in.size() >= sizeof(Frame)) {
+        Frame f;
+        std::memcpy(&f, c->in.data(), sizeof f);
+        if (c->in.size() - sizeof f < f.plen) {
+            c->in.reserve(sizeof f + f.plen - c->in.size()); // room for the rest in one piece
+            break;
+        }
+        const uint8_t *payload = c->in.data() + sizeof f;
+        if (c->outbound) {
+            requester_reply_locked(c->qp, f, payload);
+        } else if (c->responder) {
+            responder_deliver_locked(c->responder, f, payload, f.plen);
+        }
+        c->in.consume(sizeof f + f.plen);
+        if (c->closed)
+            break;
     }
-    const uint8_t* payload = c->in.data() + sizeof f;
-    if (c->outbound) {
-      requester_reply_locked(c->qp, f, payload);
-    } else if (c->responder) {
-      responder_deliver_locked(c->responder, f, payload, f.plen);
-    }
-    c->in.consume(sizeof f + f.plen);
-    if (c->closed) break;
-  }
-  c->in.trim(kKeepBuffer);
+    c->in.trim(kKeepBuffer);
 }
 
-void accept_hello_locked(int fd, const Hello& h) {
-  HelloReply rep{};
-  rep.magic = kHelloMagic;
-  host_facts(rep.boot_id, &rep.netns);
-  rep.pid = static_cast<uint32_t>(getpid());
-  rep.table_fd = local_mr_table_fd();
-  rep.cookie = local_mr_table()->cookie;
-  const std::string& secret = config().secret;
-  bool ok_secret = h.secret_len == secret.size() && std::memcmp(h.secret, secret.data(), secret.size()) == 0;
-  Qp* qp = ok_secret ? find_qp_locked(h.dest_qpn) : nullptr;
-  rep.status = !ok_secret ? 1 : !qp ? 2 : 0;
-  if (rep.status) {
-    log(1, "refusing a connection for QP 0x%x: %s", h.dest_qpn, rep.status == 1 ? "wrong secret" : "no such QP");
-    (void)::send(fd, &rep, sizeof rep, MSG_NOSIGNAL | MSG_DONTWAIT);
-    epoll_ctl(E().epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
-    close(fd);
-    return;
-  }
-  auto c = std::make_shared<Conn>();
-  c->fd = fd;
-  auto r = std::make_unique<Responder>();
-  r->qp = qp;
-  r->conn = c;
-  r->src_qpn = h.src_qpn;
-  r->rnr_retry = h.rnr_retry;
-  c->responder = r.get();
-  qp->responders.push_back(std::move(r));
-  E().conns[fd] = c;
-  c->out.append(&rep, sizeof rep);
-  flush_locked(c.get());
+void accept_hello_locked(int fd, const Hello &h)
+{
+    HelloReply rep{};
+    rep.magic = kHelloMagic;
+    host_facts(rep.boot_id, &rep.netns);
+    rep.pid = static_cast<uint32_t>(getpid());
+    rep.table_fd = local_mr_table_fd();
+    rep.cookie = local_mr_table()->cookie;
+    const std::string &secret = config().secret;
+    bool ok_secret = h.secret_len == secret.size() && std::memcmp(h.secret, secret.data(), secret.size()) == 0;
+    Qp *qp = ok_secret ? find_qp_locked(h.dest_qpn) : nullptr;
+    rep.status = !ok_secret ? 1 : !qp ? 2 : 0;
+    if (rep.status) {
+        log(1, "refusing a connection for QP 0x%x: %s", h.dest_qpn, rep.status == 1 ? "wrong secret" : "no such QP");
+        (void)::send(fd, &rep, sizeof rep, MSG_NOSIGNAL | MSG_DONTWAIT);
+        epoll_ctl(E().epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
+        close(fd);
+        return;
+    }
+    auto c = std::make_shared<Conn>();
+    c->fd = fd;
+    auto r = std::make_unique<Responder>();
+    r->qp = qp;
+    r->conn = c;
+    r->src_qpn = h.src_qpn;
+    r->rnr_retry = h.rnr_retry;
+    c->responder = r.get();
+    qp->responders.push_back(std::move(r));
+    E().conns[fd] = c;
+    c->out.append(&rep, sizeof rep);
+    flush_locked(c.get());
 }
 
-void on_readable_locked(int fd) {
-  Engine& e = E();
-  if (auto h = e.handshakes.find(fd); h != e.handshakes.end()) {
-    uint8_t buf[sizeof(Hello)];
-    size_t need = sizeof(Hello) - h->second.in.size();
-    ssize_t k = ::recv(fd, buf, need, MSG_DONTWAIT);
-    if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
-      epoll_ctl(e.epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
-      close(fd);
-      e.handshakes.erase(h);
-      return;
+void on_readable_locked(int fd)
+{
+    Engine &e = E();
+    if (auto h = e.handshakes.find(fd); h != e.handshakes.end()) {
+        uint8_t buf[sizeof(Hello)];
+        size_t need = sizeof(Hello) - h->second.in.size();
+        ssize_t k = ::recv(fd, buf, need, MSG_DONTWAIT);
+        if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
+            epoll_ctl(e.epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
+            close(fd);
+            e.handshakes.erase(h);
+            return;
+        }
+        if (k > 0)
+            h->second.in.insert(h->second.in.end(), buf, buf + k);
+        if (h->second.in.size() < sizeof(Hello))
+            return;
+        Hello hello;
+        std::memcpy(&hello, h->second.in.data(), sizeof hello);
+        e.handshakes.erase(h);
+        if (hello.magic != kHelloMagic) {
+            epoll_ctl(e.epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
+            close(fd);
+            return;
+        }
+        accept_hello_locked(fd, hello);
+        return;
     }
-    if (k > 0) h->second.in.insert(h->second.in.end(), buf, buf + k);
-    if (h->second.in.size() < sizeof(Hello)) return;
-    Hello hello;
-    std::memcpy(&hello, h->second.in.data(), sizeof hello);
-    e.handshakes.erase(h);
-    if (hello.magic != kHelloMagic) {
-      epoll_ctl(e.epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
-      close(fd);
-      return;
+    auto it = e.conns.find(fd);
+    if (it == e.conns.end())
+        return;
+    std::shared_ptr<Conn> c = it->second;
+    for (;;) {
+        // Read straight into the frame buffer's spare room, at least 256 KiB of it.
+        c->in.reserve(256u << 10);
+        ssize_t k = ::recv(fd, c->in.tail(), c->in.room(), MSG_DONTWAIT);
+        if (k > 0) {
+            log(3, "fd %d received %zd", fd, k);
+            c->in.commit(static_cast<size_t>(k));
+            // Hand complete frames on at once: the responder acks sooner and the buffer stays small.
+            handle_frames_locked(c);
+            if (c->closed)
+                break;
+            continue;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        handle_frames_locked(c);
+        conn_failed_locked(c);
+        return;
     }
-    accept_hello_locked(fd, hello);
-    return;
-  }
-  auto it = e.conns.find(fd);
-  if (it == e.conns.end()) return;
-  std::shared_ptr<Conn> c = it->second;
-  for (;;) {
-    // Read straight into the frame buffer's spare room, at least 256 KiB of it.
-    c->in.reserve(256u << 10);
-    ssize_t k = ::recv(fd, c->in.tail(), c->in.room(), MSG_DONTWAIT);
-    if (k > 0) {
-      log(3, "fd %d received %zd", fd, k);
-      c->in.commit(static_cast<size_t>(k));
-      // Hand complete frames on at once: the responder acks sooner and the buffer stays small.
-      handle_frames_locked(c);
-      if (c->closed) break;
-      continue;
-    }
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     handle_frames_locked(c);
-    conn_failed_locked(c);
-    return;
-  }
-  handle_frames_locked(c);
-  if (c->closed) conn_failed_locked(c);
+    if (c->closed)
+        conn_failed_locked(c);
 }
 
-void progress_loop() {
-  Engine& e = E();
-  epoll_event evs[64];
-  for (;;) {
-    int timeout = -1;
+void progress_loop()
+{
+    Engine &e = E();
+    epoll_event evs[64];
+    for (;;) {
+        int timeout = -1;
+        {
+            std::lock_guard lk(G().mu);
+            Clock::time_point next = responder_timers_locked();
+            if (next != Clock::time_point::max()) {
+                auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
+                timeout = static_cast<int>(std::clamp<long long>(ms + 1, 1, 1000));
+            }
+        }
+        int n = epoll_wait(e.epoll_fd, evs, 64, timeout);
+        std::lock_guard lk(G().mu);
+        for (int i = 0; i < n; ++i) {
+            int fd = evs[i].data.fd;
+            if (fd == e.wake_fd) {
+                uint64_t v;
+                if (read(e.wake_fd, &v, sizeof v) < 0)
+                    continue;
+                for (auto &[cfd, c] : e.conns)
+                    if (!c->out.empty())
+                        flush_locked(c.get());
+            } else if (fd == e.listen_fd) {
+                for (;;) {
+                    int cfd = accept4(e.listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                    if (cfd < 0)
+                        break;
+                    int one = 1;
+                    setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+                    e.handshakes[cfd];
+                    epoll_event ev{};
+                    ev.events = EPOLLIN;
+                    ev.data.fd = cfd;
+                    epoll_ctl(e.epoll_fd, EPOLL_CTL_ADD, cfd, &ev);
+                }
+            } else {
+                if (evs[i].events & EPOLLOUT) {
+                    auto it = e.conns.find(fd);
+                    if (it != e.conns.end())
+                        flush_locked(it->second.get());
+                }
+                if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                    on_readable_locked(fd);
+            }
+        }
+        // Connections closed by QP destruction: forget them.
+        for (auto it = e.conns.begin(); it != e.conns.end();) {
+            if (it->second->closed && it->second->out.empty()) {
+                epoll_ctl(e.epoll_fd, EPOLL_CTL_DEL, it->first, nullptr);
+                it = e.conns.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+}
+
+void start()
+{
+    Engine &e = E();
+    e.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = listen_ip();
+    if (e.listen_fd < 0 || bind(e.listen_fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 ||
+        listen(e.listen_fd, 128) != 0) {
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+        std::fprintf(stderr, "softverbs: cannot listen on %s: %s\n", ip, std::strerror(errno));
+        std::abort();
+    }
+    socklen_t len = sizeof a;
+    getsockname(e.listen_fd, reinterpret_cast<sockaddr *>(&a), &len);
+    e.id.ip = a.sin_addr.s_addr;
+    e.id.port = ntohs(a.sin_port);
+    std::random_device rd;
+    e.id.salt = static_cast<uint16_t>(rd() | 1);
+    e.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    e.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    for (int fd : {e.listen_fd, e.wake_fd}) {
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.fd = fd;
+        epoll_ctl(e.epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+    }
+    local_mr_table();
+    // Under Yama ptrace_scope=1, let same-host peers use process_vm_* and /proc/<pid>/fd on us.
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    std::thread(progress_loop).detach();
+    log(1, "listening on port %u, salt 0x%04x, seed %llu", e.id.port, e.id.salt,
+        static_cast<unsigned long long>(config().seed));
+}
+
+std::shared_ptr<PeerProc> same_host_peer_locked(const HelloReply &rep)
+{
+    if (config().transport == Transport::Tcp)
+        return nullptr;
+    uint8_t boot[40];
+    uint64_t netns;
+    host_facts(boot, &netns);
+    if (std::memcmp(boot, rep.boot_id, 40) != 0 || netns != rep.netns || rep.netns == 0)
+        return nullptr;
+    auto &peers = G().peers;
+    int pid = static_cast<int>(rep.pid);
+    if (auto it = peers.find(pid); it != peers.end()) {
+        if (it->second->table->cookie == rep.cookie)
+            return it->second;
+        peers.erase(it); // the pid was reused by another process
+    }
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, rep.table_fd);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        log(1, "cannot open peer MR table %s (%s); using TCP", path, std::strerror(errno));
+        return nullptr;
+    }
+    void *m = mmap(nullptr, sizeof(MrTable), PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED)
+        return nullptr;
+    auto p = std::make_shared<PeerProc>();
+    p->pid = pid;
+    p->table = static_cast<const MrTable *>(m);
+    p->allow_map = config().transport != Transport::Cma;
+    if (p->table->magic != kMrMagic || p->table->pid != rep.pid || p->table->cookie != rep.cookie)
+        return nullptr;
+    peers[pid] = p;
+    return p;
+}
+
+} // namespace
+
+Conn::~Conn()
+{
+    if (fd >= 0)
+        close(fd);
+}
+
+const Identity &identity()
+{
+    transport_start();
+    return E().id;
+}
+
+void transport_kick()
+{
+    uint64_t one = 1;
+    if (write(E().wake_fd, &one, sizeof one) < 0)
+        log(2, "progress wake-up failed: %s", std::strerror(errno));
+}
+
+void transport_start()
+{
+    static std::once_flag once;
+    std::call_once(once, start);
+}
+
+void conn_send_locked(const std::shared_ptr<Conn> &c, const Frame &f0, const void *payload, size_t len)
+{
+    Frame f = f0;
+    f.plen = static_cast<uint32_t>(len);
+    bool idle = c->out.empty();
+    c->out.append(&f, sizeof f);
+    if (len) {
+        dma_copy(c->out.reserve(len), payload, len); // may read application memory
+        c->out.commit(len);
+    }
+    if (idle)
+        flush_locked(c.get());
+}
+
+void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
+{
+    const Identity &me = identity();
+    uint8_t rnr_retry;
+    uint32_t src_qpn;
     {
-      std::lock_guard lk(G().mu);
-      Clock::time_point next = responder_timers_locked();
-      if (next != Clock::time_point::max()) {
-        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
-        timeout = static_cast<int>(std::clamp<long long>(ms + 1, 1, 1000));
-      }
+        std::lock_guard lk(G().mu);
+        rnr_retry = qp->attr.rnr_retry;
+        src_qpn = qp->qpx.qp_base.qp_num;
+        bool self = ip == me.ip && port == me.port && (qp->dest_salt == 0 || qp->dest_salt == me.salt);
+        if (self && config().transport != Transport::Tcp) {
+            Qp *peer = find_qp_locked(dest_qpn);
+            if (!peer) {
+                log(1, "QP 0x%x: destination QP 0x%x does not exist in this process", src_qpn, dest_qpn);
+                return; // sends will complete with RETRY_EXC_ERR
+            }
+            auto r = std::make_unique<Responder>();
+            r->qp = peer;
+            r->local_requester = qp;
+            r->src_qpn = src_qpn;
+            r->rnr_retry = rnr_retry;
+            qp->local_peer = peer;
+            qp->local_resp = r.get();
+            peer->responders.push_back(std::move(r));
+            return;
+        }
     }
-    int n = epoll_wait(e.epoll_fd, evs, 64, timeout);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = ip;
+    a.sin_port = htons(port);
+    timeval tv{5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    Hello h{};
+    h.magic = kHelloMagic;
+    h.dest_qpn = dest_qpn;
+    h.src_qpn = src_qpn;
+    h.rnr_retry = rnr_retry;
+    const std::string &secret = config().secret;
+    h.secret_len = static_cast<uint8_t>(secret.size());
+    std::memcpy(h.secret, secret.data(), secret.size());
+    host_facts(h.boot_id, &h.netns);
+    h.pid = static_cast<uint32_t>(getpid());
+    h.table_fd = local_mr_table_fd();
+    HelloReply rep{};
+    char ipstr[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &a.sin_addr, ipstr, sizeof ipstr);
+    if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || !write_all(fd, &h, sizeof h) ||
+        !read_all(fd, &rep, sizeof rep) || rep.magic != kHelloMagic || rep.status != 0) {
+        log(0 + 1, "QP 0x%x: cannot connect to %s:%u QP 0x%x (%s, status %u)", src_qpn, ipstr, port, dest_qpn,
+            std::strerror(errno), rep.status);
+        close(fd);
+        return; // sends will complete with RETRY_EXC_ERR
+    }
+    set_nonblock(fd);
+    auto c = std::make_shared<Conn>();
+    c->fd = fd;
+    c->outbound = true;
+    c->qp = qp;
     std::lock_guard lk(G().mu);
-    for (int i = 0; i < n; ++i) {
-      int fd = evs[i].data.fd;
-      if (fd == e.wake_fd) {
-        uint64_t v;
-        if (read(e.wake_fd, &v, sizeof v) < 0) continue;
-        for (auto& [cfd, c] : e.conns)
-          if (!c->out.empty()) flush_locked(c.get());
-      } else if (fd == e.listen_fd) {
-        for (;;) {
-          int cfd = accept4(e.listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-          if (cfd < 0) break;
-          int one = 1;
-          setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-          e.handshakes[cfd];
-          epoll_event ev{};
-          ev.events = EPOLLIN;
-          ev.data.fd = cfd;
-          epoll_ctl(e.epoll_fd, EPOLL_CTL_ADD, cfd, &ev);
-        }
-      } else {
-        if (evs[i].events & EPOLLOUT) {
-          auto it = e.conns.find(fd);
-          if (it != e.conns.end()) flush_locked(it->second.get());
-        }
-        if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable_locked(fd);
-      }
-    }
-    // Connections closed by QP destruction: forget them.
-    for (auto it = e.conns.begin(); it != e.conns.end();) {
-      if (it->second->closed && it->second->out.empty()) {
-        epoll_ctl(e.epoll_fd, EPOLL_CTL_DEL, it->first, nullptr);
-        it = e.conns.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
-}
-
-void start() {
-  Engine& e = E();
-  e.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = listen_ip();
-  if (e.listen_fd < 0 || bind(e.listen_fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      listen(e.listen_fd, 128) != 0) {
-    char ip[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
-    std::fprintf(stderr, "softverbs: cannot listen on %s: %s\n", ip, std::strerror(errno));
-    std::abort();
-  }
-  socklen_t len = sizeof a;
-  getsockname(e.listen_fd, reinterpret_cast<sockaddr*>(&a), &len);
-  e.id.ip = a.sin_addr.s_addr;
-  e.id.port = ntohs(a.sin_port);
-  std::random_device rd;
-  e.id.salt = static_cast<uint16_t>(rd() | 1);
-  e.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  e.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  for (int fd : {e.listen_fd, e.wake_fd}) {
+    if (qp->dead)
+        return;
+    qp->conn = c;
+    qp->peer = same_host_peer_locked(rep);
+    log(2, "QP 0x%x -> %s:%u QP 0x%x connected (%s)", src_qpn, ipstr, port, dest_qpn,
+        qp->peer ? (qp->peer->allow_map ? "same host: map/CMA" : "same host: CMA") : "TCP");
+    E().conns[fd] = c;
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = fd;
-    epoll_ctl(e.epoll_fd, EPOLL_CTL_ADD, fd, &ev);
-  }
-  local_mr_table();
-  // Under Yama ptrace_scope=1, let same-host peers use process_vm_* and /proc/<pid>/fd on us.
-  prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-  std::thread(progress_loop).detach();
-  log(1, "listening on port %u, salt 0x%04x, seed %llu", e.id.port, e.id.salt,
-      static_cast<unsigned long long>(config().seed));
+    epoll_ctl(E().epoll_fd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-std::shared_ptr<PeerProc> same_host_peer_locked(const HelloReply& rep) {
-  if (config().transport == Transport::Tcp) return nullptr;
-  uint8_t boot[40];
-  uint64_t netns;
-  host_facts(boot, &netns);
-  if (std::memcmp(boot, rep.boot_id, 40) != 0 || netns != rep.netns || rep.netns == 0) return nullptr;
-  auto& peers = G().peers;
-  int pid = static_cast<int>(rep.pid);
-  if (auto it = peers.find(pid); it != peers.end()) {
-    if (it->second->table->cookie == rep.cookie) return it->second;
-    peers.erase(it);  // the pid was reused by another process
-  }
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, rep.table_fd);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    log(1, "cannot open peer MR table %s (%s); using TCP", path, std::strerror(errno));
-    return nullptr;
-  }
-  void* m = mmap(nullptr, sizeof(MrTable), PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (m == MAP_FAILED) return nullptr;
-  auto p = std::make_shared<PeerProc>();
-  p->pid = pid;
-  p->table = static_cast<const MrTable*>(m);
-  p->allow_map = config().transport != Transport::Cma;
-  if (p->table->magic != kMrMagic || p->table->pid != rep.pid || p->table->cookie != rep.cookie) return nullptr;
-  peers[pid] = p;
-  return p;
-}
-
-}  // namespace
-
-Conn::~Conn() {
-  if (fd >= 0) close(fd);
-}
-
-const Identity& identity() {
-  transport_start();
-  return E().id;
-}
-
-void transport_kick() {
-  uint64_t one = 1;
-  if (write(E().wake_fd, &one, sizeof one) < 0) log(2, "progress wake-up failed: %s", std::strerror(errno));
-}
-
-void transport_start() {
-  static std::once_flag once;
-  std::call_once(once, start);
-}
-
-void conn_send_locked(const std::shared_ptr<Conn>& c, const Frame& f0, const void* payload, size_t len) {
-  Frame f = f0;
-  f.plen = static_cast<uint32_t>(len);
-  bool idle = c->out.empty();
-  c->out.append(&f, sizeof f);
-  if (len) {
-    dma_copy(c->out.reserve(len), payload, len);  // may read application memory
-    c->out.commit(len);
-  }
-  if (idle) flush_locked(c.get());
-}
-
-void qp_connect(Qp* qp, uint32_t ip, uint16_t port, uint32_t dest_qpn) {
-  const Identity& me = identity();
-  uint8_t rnr_retry;
-  uint32_t src_qpn;
-  {
-    std::lock_guard lk(G().mu);
-    rnr_retry = qp->attr.rnr_retry;
-    src_qpn = qp->qpx.qp_base.qp_num;
-    bool self = ip == me.ip && port == me.port && (qp->dest_salt == 0 || qp->dest_salt == me.salt);
-    if (self && config().transport != Transport::Tcp) {
-      Qp* peer = find_qp_locked(dest_qpn);
-      if (!peer) {
-        log(1, "QP 0x%x: destination QP 0x%x does not exist in this process", src_qpn, dest_qpn);
-        return;  // sends will complete with RETRY_EXC_ERR
-      }
-      auto r = std::make_unique<Responder>();
-      r->qp = peer;
-      r->local_requester = qp;
-      r->src_qpn = src_qpn;
-      r->rnr_retry = rnr_retry;
-      qp->local_peer = peer;
-      qp->local_resp = r.get();
-      peer->responders.push_back(std::move(r));
-      return;
-    }
-  }
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = ip;
-  a.sin_port = htons(port);
-  timeval tv{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  Hello h{};
-  h.magic = kHelloMagic;
-  h.dest_qpn = dest_qpn;
-  h.src_qpn = src_qpn;
-  h.rnr_retry = rnr_retry;
-  const std::string& secret = config().secret;
-  h.secret_len = static_cast<uint8_t>(secret.size());
-  std::memcpy(h.secret, secret.data(), secret.size());
-  host_facts(h.boot_id, &h.netns);
-  h.pid = static_cast<uint32_t>(getpid());
-  h.table_fd = local_mr_table_fd();
-  HelloReply rep{};
-  char ipstr[INET_ADDRSTRLEN];
-  inet_ntop(AF_INET, &a.sin_addr, ipstr, sizeof ipstr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || !write_all(fd, &h, sizeof h) ||
-      !read_all(fd, &rep, sizeof rep) || rep.magic != kHelloMagic || rep.status != 0) {
-    log(0 + 1, "QP 0x%x: cannot connect to %s:%u QP 0x%x (%s, status %u)", src_qpn, ipstr, port, dest_qpn,
-        std::strerror(errno), rep.status);
-    close(fd);
-    return;  // sends will complete with RETRY_EXC_ERR
-  }
-  set_nonblock(fd);
-  auto c = std::make_shared<Conn>();
-  c->fd = fd;
-  c->outbound = true;
-  c->qp = qp;
-  std::lock_guard lk(G().mu);
-  if (qp->dead) return;
-  qp->conn = c;
-  qp->peer = same_host_peer_locked(rep);
-  log(2, "QP 0x%x -> %s:%u QP 0x%x connected (%s)", src_qpn, ipstr, port, dest_qpn,
-      qp->peer ? (qp->peer->allow_map ? "same host: map/CMA" : "same host: CMA") : "TCP");
-  E().conns[fd] = c;
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.fd = fd;
-  epoll_ctl(E().epoll_fd, EPOLL_CTL_ADD, fd, &ev);
-}
-
-}  // namespace sv
+} // namespace sv

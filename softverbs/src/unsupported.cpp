@@ -7,55 +7,57 @@
 
 namespace {
 template <class T>
-T* fail_null() {
-  errno = EOPNOTSUPP;
-  return nullptr;
+T *fail_null()
+{
+    errno = EOPNOTSUPP;
+    return nullptr;
 }
-int fail_int() {
-  errno = EOPNOTSUPP;
-  return EOPNOTSUPP;
+int fail_int()
+{
+    errno = EOPNOTSUPP;
+    return EOPNOTSUPP;
 }
-}  // namespace
+} // namespace
 
 extern "C" {
 
-ibv_srq* ibv_create_srq(ibv_pd*, ibv_srq_init_attr*) { return fail_null<ibv_srq>(); }
-int ibv_modify_srq(ibv_srq*, ibv_srq_attr*, int) { return fail_int(); }
-int ibv_query_srq(ibv_srq*, ibv_srq_attr*) { return fail_int(); }
-int ibv_destroy_srq(ibv_srq*) { return fail_int(); }
-ibv_ah* ibv_create_ah(ibv_pd*, ibv_ah_attr*) { return fail_null<ibv_ah>(); }
-int ibv_destroy_ah(ibv_ah*) { return fail_int(); }
-ibv_ah* ibv_create_ah_from_wc(ibv_pd*, ibv_wc*, ibv_grh*, uint8_t) { return fail_null<ibv_ah>(); }
-int ibv_init_ah_from_wc(ibv_context*, uint8_t, ibv_wc*, ibv_grh*, ibv_ah_attr*) { return -1; }
-int ibv_attach_mcast(ibv_qp*, const ibv_gid*, uint16_t) { return fail_int(); }
-int ibv_detach_mcast(ibv_qp*, const ibv_gid*, uint16_t) { return fail_int(); }
-int ibv_resolve_eth_l2_from_gid(ibv_context*, ibv_ah_attr*, uint8_t[6], uint16_t*) { return fail_int(); }
+ibv_srq *ibv_create_srq(ibv_pd *, ibv_srq_init_attr *) { return fail_null<ibv_srq>(); }
+int ibv_modify_srq(ibv_srq *, ibv_srq_attr *, int) { return fail_int(); }
+int ibv_query_srq(ibv_srq *, ibv_srq_attr *) { return fail_int(); }
+int ibv_destroy_srq(ibv_srq *) { return fail_int(); }
+ibv_ah *ibv_create_ah(ibv_pd *, ibv_ah_attr *) { return fail_null<ibv_ah>(); }
+int ibv_destroy_ah(ibv_ah *) { return fail_int(); }
+ibv_ah *ibv_create_ah_from_wc(ibv_pd *, ibv_wc *, ibv_grh *, uint8_t) { return fail_null<ibv_ah>(); }
+int ibv_init_ah_from_wc(ibv_context *, uint8_t, ibv_wc *, ibv_grh *, ibv_ah_attr *) { return -1; }
+int ibv_attach_mcast(ibv_qp *, const ibv_gid *, uint16_t) { return fail_int(); }
+int ibv_detach_mcast(ibv_qp *, const ibv_gid *, uint16_t) { return fail_int(); }
+int ibv_resolve_eth_l2_from_gid(ibv_context *, ibv_ah_attr *, uint8_t[6], uint16_t *) { return fail_int(); }
 
 // Fork support: softverbs pins nothing, so fork is always safe.
 int ibv_fork_init(void) { return 0; }
 enum ibv_fork_status ibv_is_fork_initialized(void) { return IBV_FORK_UNNEEDED; }
-int ibv_dontfork_range(void*, size_t) { return 0; }
-int ibv_dofork_range(void*, size_t) { return 0; }
+int ibv_dontfork_range(void *, size_t) { return 0; }
+int ibv_dofork_range(void *, size_t) { return 0; }
 
 // There is no sysfs device behind softverbs.
-const char* ibv_get_sysfs_path(void) { return "/sys"; }
-int ibv_read_sysfs_file(const char*, const char*, char*, size_t) { return -1; }
+const char *ibv_get_sysfs_path(void) { return "/sys"; }
+int ibv_read_sysfs_file(const char *, const char *, char *, size_t) { return -1; }
 
 // Kernel-ABI copy helpers (old uverbs ABI): meaningless without a kernel device.
-void ibv_copy_qp_attr_from_kern(void*, void*) {}
-void ibv_copy_path_rec_from_kern(void*, void*) {}
-void ibv_copy_path_rec_to_kern(void*, void*) {}
-void ibv_copy_ah_attr_from_kern(void*, void*) {}
+void ibv_copy_qp_attr_from_kern(void *, void *) {}
+void ibv_copy_path_rec_from_kern(void *, void *) {}
+void ibv_copy_path_rec_to_kern(void *, void *) {}
+void ibv_copy_ah_attr_from_kern(void *, void *) {}
 
-ibv_context* ibv_import_device(int) { return fail_null<ibv_context>(); }
-ibv_pd* ibv_import_pd(ibv_context*, uint32_t) { return fail_null<ibv_pd>(); }
-void ibv_unimport_pd(ibv_pd*) {}
-ibv_mr* ibv_import_mr(ibv_pd*, uint32_t) { return fail_null<ibv_mr>(); }
-void ibv_unimport_mr(ibv_mr*) {}
-ibv_dm* ibv_import_dm(ibv_context*, uint32_t) { return fail_null<ibv_dm>(); }
-void ibv_unimport_dm(ibv_dm*) {}
-int ibv_set_ece(ibv_qp*, ibv_ece*) { return fail_int(); }
-int ibv_query_ece(ibv_qp*, ibv_ece*) { return fail_int(); }
-ibv_mr* ibv_reg_dmabuf_mr(ibv_pd*, uint64_t, size_t, uint64_t, int, int) { return fail_null<ibv_mr>(); }
+ibv_context *ibv_import_device(int) { return fail_null<ibv_context>(); }
+ibv_pd *ibv_import_pd(ibv_context *, uint32_t) { return fail_null<ibv_pd>(); }
+void ibv_unimport_pd(ibv_pd *) {}
+ibv_mr *ibv_import_mr(ibv_pd *, uint32_t) { return fail_null<ibv_mr>(); }
+void ibv_unimport_mr(ibv_mr *) {}
+ibv_dm *ibv_import_dm(ibv_context *, uint32_t) { return fail_null<ibv_dm>(); }
+void ibv_unimport_dm(ibv_dm *) {}
+int ibv_set_ece(ibv_qp *, ibv_ece *) { return fail_int(); }
+int ibv_query_ece(ibv_qp *, ibv_ece *) { return fail_int(); }
+ibv_mr *ibv_reg_dmabuf_mr(ibv_pd *, uint64_t, size_t, uint64_t, int, int) { return fail_null<ibv_mr>(); }
 
-}  // extern "C"
+} // extern "C"

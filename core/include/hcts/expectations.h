@@ -35,41 +35,41 @@ namespace hcts::expectations {
 
 // The run facts an entry's `when` may restrict on; an absent key matches anything.
 struct When {
-  std::optional<std::string> iut;      // glob over iut.path, its file name, or iut.name
-  std::optional<std::string> product;  // exact, environment.product
-  std::optional<std::int64_t> ranks;   // exact, environment.ranks
+    std::optional<std::string> iut;     // glob over iut.path, its file name, or iut.name
+    std::optional<std::string> product; // exact, environment.product
+    std::optional<std::int64_t> ranks;  // exact, environment.ranks
 };
 
 struct Expectation {
-  std::string clause;     // glob over clause IDs; empty when `case_glob` is used
-  std::string case_glob;  // glob over case names; empty when `clause` is used
-  std::string expected;   // FAIL | TIMEOUT | CRASH | HAZARD | NOT_SUPPORTED
-  std::string reason;
-  When when;
-  int line = 0;           // 1-based line of the entry in its file, for messages
+    std::string clause;    // glob over clause IDs; empty when `case_glob` is used
+    std::string case_glob; // glob over case names; empty when `clause` is used
+    std::string expected;  // FAIL | TIMEOUT | CRASH | HAZARD | NOT_SUPPORTED
+    std::string reason;
+    When when;
+    int line = 0; // 1-based line of the entry in its file, for messages
 };
 
 class ExpectationSet {
- public:
-  ExpectationSet() = default;
+  public:
+    ExpectationSet() = default;
 
-  // Reads and validates a file. Throws std::runtime_error "FILE:LINE: problem"
-  // for an unreadable file, malformed YAML, a wrong schema, a newer
-  // schema_version, an unknown key or verdict, or a missing field.
-  static ExpectationSet load(std::string_view path);
-  // The same from text already in memory; `origin` names it in messages.
-  static ExpectationSet parse(std::string_view yaml_text, std::string_view origin);
+    // Reads and validates a file. Throws std::runtime_error "FILE:LINE: problem"
+    // for an unreadable file, malformed YAML, a wrong schema, a newer
+    // schema_version, an unknown key or verdict, or a missing field.
+    static ExpectationSet load(std::string_view path);
+    // The same from text already in memory; `origin` names it in messages.
+    static ExpectationSet parse(std::string_view yaml_text, std::string_view origin);
 
-  // Rewrites `results` in place as described above. Throws std::runtime_error
-  // if `results` is not a results document this library understands.
-  void apply(nlohmann::json &results) const;
+    // Rewrites `results` in place as described above. Throws std::runtime_error
+    // if `results` is not a results document this library understands.
+    void apply(nlohmann::json &results) const;
 
-  [[nodiscard]] std::span<const Expectation> entries() const { return entries_; }
-  [[nodiscard]] const std::string &origin() const { return origin_; }
+    [[nodiscard]] std::span<const Expectation> entries() const { return entries_; }
+    [[nodiscard]] const std::string &origin() const { return origin_; }
 
- private:
-  std::string origin_;
-  std::vector<Expectation> entries_;
+  private:
+    std::string origin_;
+    std::vector<Expectation> entries_;
 };
 
 // String forms of hcts::Verdict (hcts/core/verdict.h), for code that reads
@@ -94,4 +94,4 @@ bool is_bad(std::string_view verdict);
 // without clauses).
 void summarize(nlohmann::json &results);
 
-}  // namespace hcts::expectations
+} // namespace hcts::expectations

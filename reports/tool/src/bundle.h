@@ -26,13 +26,13 @@ namespace hcts::report {
 std::string make_bundle(const Run &run, const std::vector<TarMember> &extra, const std::string &created);
 
 struct VerifyResult {
-  bool ok = false;
-  std::string reason;        // the first problem found, or a one-line summary when ok
-  std::size_t members = 0;
-  std::size_t mandatory = 0; // MUST clauses, all with a verdict when ok
-  std::string gate;          // the run's gate as recorded ("pass"/"fail"), for information
+    bool ok = false;
+    std::string reason; // the first problem found, or a one-line summary when ok
+    std::size_t members = 0;
+    std::size_t mandatory = 0; // MUST clauses, all with a verdict when ok
+    std::string gate;          // the run's gate as recorded ("pass"/"fail"), for information
 };
 
 VerifyResult verify_bundle(std::string_view archive);
 
-}  // namespace hcts::report
+} // namespace hcts::report

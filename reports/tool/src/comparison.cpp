@@ -8,24 +8,27 @@ namespace hcts::report {
 
 bool counts_as_passed(std::string_view verdict) { return verdict == "PASS" || verdict == "PROFILE"; }
 
-std::vector<ComparisonRow> compare(std::span<const Run> runs) {
-  std::vector<ComparisonRow> rows;
-  std::map<std::string, std::size_t> index;
-  for (std::size_t r = 0; r < runs.size(); ++r) {
-    for (const auto &clause : array_at(runs[r].doc, "clauses")) {
-      const auto id = field(clause, "id");
-      auto [it, added] = index.try_emplace(id, rows.size());
-      if (added) {
-        rows.push_back({id, field(clause, "title"), field(clause, "kind"), std::vector<std::string>(runs.size()), 0, 0});
-      }
-      auto &row = rows[it->second];
-      const auto verdict = field(clause, "verdict", "NOT RUN");
-      row.verdicts[r] = verdict;
-      ++row.present;
-      if (counts_as_passed(verdict)) ++row.passed;
+std::vector<ComparisonRow> compare(std::span<const Run> runs)
+{
+    std::vector<ComparisonRow> rows;
+    std::map<std::string, std::size_t> index;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        for (const auto &clause : array_at(runs[r].doc, "clauses")) {
+            const auto id = field(clause, "id");
+            auto [it, added] = index.try_emplace(id, rows.size());
+            if (added) {
+                rows.push_back(
+                    {id, field(clause, "title"), field(clause, "kind"), std::vector<std::string>(runs.size()), 0, 0});
+            }
+            auto &row = rows[it->second];
+            const auto verdict = field(clause, "verdict", "NOT RUN");
+            row.verdicts[r] = verdict;
+            ++row.present;
+            if (counts_as_passed(verdict))
+                ++row.passed;
+        }
     }
-  }
-  return rows;
+    return rows;
 }
 
-}  // namespace hcts::report
+} // namespace hcts::report

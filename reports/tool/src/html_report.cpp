@@ -16,415 +16,508 @@ namespace {
 
 using nlohmann::json;
 
-std::string css_class(std::string_view verdict) {
-  std::string out = "v-";
-  for (const char c : verdict) out += (c == ' ' ? '_' : c);
-  return out;
+std::string css_class(std::string_view verdict)
+{
+    std::string out = "v-";
+    for (const char c : verdict)
+        out += (c == ' ' ? '_' : c);
+    return out;
 }
 
-std::string badge(std::string_view verdict) {
-  return "<span class=\"badge " + css_class(verdict) + "\">" + html_escape(verdict) + "</span>";
+std::string badge(std::string_view verdict)
+{
+    return "<span class=\"badge " + css_class(verdict) + "\">" + html_escape(verdict) + "</span>";
 }
 
 // Sort key of a verdict cell: worse verdicts sort later.
 std::string verdict_key(std::string_view verdict) { return std::to_string(expectations::verdict_rank(verdict)); }
 
-std::string code_or_dash(const std::string &text) {
-  return text.empty() ? "<span class=\"muted\">—</span>" : "<code>" + html_escape(text) + "</code>";
+std::string code_or_dash(const std::string &text)
+{
+    return text.empty() ? "<span class=\"muted\">—</span>" : "<code>" + html_escape(text) + "</code>";
 }
 
-std::string text_or_dash(const std::string &text) {
-  return text.empty() ? "<span class=\"muted\">—</span>" : html_escape(text);
+std::string text_or_dash(const std::string &text)
+{
+    return text.empty() ? "<span class=\"muted\">—</span>" : html_escape(text);
 }
 
-std::map<std::string, const json *> index_cases(const json &doc) {
-  std::map<std::string, const json *> out;
-  for (const auto &c : array_at(doc, "cases")) out[field(c, "name")] = &c;
-  return out;
+std::map<std::string, const json *> index_cases(const json &doc)
+{
+    std::map<std::string, const json *> out;
+    for (const auto &c : array_at(doc, "cases"))
+        out[field(c, "name")] = &c;
+    return out;
 }
 
-double duration_s(const json &c) {
-  const auto it = c.find("duration_ms");
-  return it != c.end() && it->is_number() ? it->get<double>() / 1000.0 : 0.0;
+double duration_s(const json &c)
+{
+    const auto it = c.find("duration_ms");
+    return it != c.end() && it->is_number() ? it->get<double>() / 1000.0 : 0.0;
 }
 
 // A waived or XPASS case/clause: say what it was and why.
-std::string waiver_note(const json &item) {
-  const auto &waiver = object_at(item, "waiver");
-  if (waiver.empty()) return {};
-  std::string note = "<p class=\"waiver\">";
-  const auto from = field(item, "waived_from");
-  if (!from.empty()) note += "Waived (was " + badge(from) + ")";
-  else note += "Unexpected pass: the expectation (" + badge(field(waiver, "expected")) + ") is stale";
-  note += " — " + html_escape(field(waiver, "reason")) + " <span class=\"muted\">(" +
-          html_escape(field(waiver, "source")) + ")</span></p>";
-  return note;
+std::string waiver_note(const json &item)
+{
+    const auto &waiver = object_at(item, "waiver");
+    if (waiver.empty())
+        return {};
+    std::string note = "<p class=\"waiver\">";
+    const auto from = field(item, "waived_from");
+    if (!from.empty())
+        note += "Waived (was " + badge(from) + ")";
+    else
+        note += "Unexpected pass: the expectation (" + badge(field(waiver, "expected")) + ") is stale";
+    note += " — " + html_escape(field(waiver, "reason")) + " <span class=\"muted\">(" +
+            html_escape(field(waiver, "source")) + ")</span></p>";
+    return note;
 }
 
 // One case as evidence; under a clause (`clause_id` given) it shows what the
 // case decided for that clause, which can differ from the case as a whole.
-std::string case_evidence(const json &c, const std::string &clause_id = {}) {
-  std::ostringstream o;
-  const auto &per_clause = clause_id.empty() ? object_at(json(), "") : object_at(object_at(c, "clause_verdicts"), clause_id);
-  const auto case_verdict = field(c, "verdict");
-  const auto verdict = field(per_clause, "verdict", case_verdict);
-  o << "<tr class=\"case-row\" data-verdict=\"" << html_escape(verdict) << "\"><td><code>"
-    << html_escape(field(c, "name")) << "</code></td><td data-sort-key=\"" << verdict_key(verdict) << "\">"
-    << badge(verdict);
-  if (verdict != case_verdict) o << "<div class=\"muted small\">case: " << html_escape(case_verdict) << "</div>";
-  o << "</td><td class=\"num\" data-sort-key=\"" << duration_s(c) << "\">"
-    << format_seconds(duration_s(c)) << "</td><td>" << text_or_dash(field(c, "seed")) << "</td><td>";
-  const auto reason = field(c, "reason");
-  if (!reason.empty()) o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
-  o << waiver_note(c);
-  const auto &messages = array_at(c, "messages");
-  if (!messages.empty()) {
-    o << "<ul class=\"messages\">";
-    for (const auto &m : messages)
-      o << "<li><span class=\"rank\">rank " << html_escape(field(m, "rank", "?")) << "</span> "
-        << html_escape(field(m, "text")) << "</li>";
-    o << "</ul>";
-  }
-  const auto reproducer = field(c, "reproducer");
-  if (!reproducer.empty()) o << "<div class=\"repro\"><span class=\"muted\">reproduce:</span> <code>" << html_escape(reproducer) << "</code></div>";
-  const auto &obs = object_at(c, "observations");
-  if (!obs.empty()) o << "<details class=\"obs\"><summary>observations</summary><pre>" << html_escape(obs.dump(1)) << "</pre></details>";
-  if (reason.empty() && messages.empty() && reproducer.empty() && obs.empty() && waiver_note(c).empty())
-    o << "<span class=\"muted\">—</span>";
-  o << "</td></tr>";
-  return o.str();
-}
-
-std::string filter_controls(const std::string &table_id, const std::set<std::string> &verdicts, const std::string &what) {
-  std::ostringstream o;
-  o << "<div class=\"controls\" data-table=\"" << table_id << "\"><input type=\"search\" placeholder=\"Filter " << what
-    << "…\" aria-label=\"filter " << what << "\"><select aria-label=\"verdict\"><option value=\"\">all verdicts</option>";
-  for (const auto v : expectations::all_verdicts())
-    if (verdicts.contains(std::string(v))) o << "<option>" << v << "</option>";
-  if (verdicts.contains("NOT RUN")) o << "<option>NOT RUN</option>";
-  o << "</select><span class=\"shown muted\"></span></div>";
-  return o.str();
-}
-
-void clause_table(std::ostringstream &o, const Run &run, std::size_t r) {
-  const auto cases = index_cases(run.doc);
-  const auto &clauses = array_at(run.doc, "clauses");
-  std::set<std::string> verdicts;
-  for (const auto &cl : clauses) verdicts.insert(field(cl, "verdict", "NOT RUN"));
-  const std::string id = "clauses-" + std::to_string(r);
-  o << "<h3 id=\"" << id << "-h\">Clauses <span class=\"muted\">(" << clauses.size() << ")</span></h3>"
-    << filter_controls(id, verdicts, "clauses")
-    << "<table class=\"sortable clauses\" id=\"" << id << "\"><thead><tr><th>Clause</th><th>Kind</th><th>Area</th>"
-       "<th>Verdict</th><th>Title and evidence</th><th class=\"num\">Cases</th><th class=\"num\">Time</th></tr></thead><tbody>";
-  for (const auto &cl : clauses) {
-    const auto verdict = field(cl, "verdict", "NOT RUN");
-    const bool bad = expectations::verdict_rank(verdict) >= expectations::verdict_rank("HAZARD") || verdict == "NOT RUN";
-    double time = 0;
-    std::ostringstream evidence;
-    const auto &names = array_at(cl, "cases");
-    for (const auto &n : names) {
-      const auto name = n.is_string() ? n.get<std::string>() : std::string();
-      const auto it = cases.find(name);
-      if (it == cases.end()) {
-        evidence << "<tr class=\"case-row\" data-verdict=\"NOT RUN\"><td><code>" << html_escape(name)
-                 << "</code></td><td>" << badge("NOT RUN") << "</td><td></td><td></td><td class=\"muted\">no result recorded</td></tr>";
-        continue;
-      }
-      time += duration_s(*it->second);
-      evidence << case_evidence(*it->second, field(cl, "id"));
+std::string case_evidence(const json &c, const std::string &clause_id = {})
+{
+    std::ostringstream o;
+    const auto &per_clause =
+        clause_id.empty() ? object_at(json(), "") : object_at(object_at(c, "clause_verdicts"), clause_id);
+    const auto case_verdict = field(c, "verdict");
+    const auto verdict = field(per_clause, "verdict", case_verdict);
+    o << "<tr class=\"case-row\" data-verdict=\"" << html_escape(verdict) << "\"><td><code>"
+      << html_escape(field(c, "name")) << "</code></td><td data-sort-key=\"" << verdict_key(verdict) << "\">"
+      << badge(verdict);
+    if (verdict != case_verdict)
+        o << "<div class=\"muted small\">case: " << html_escape(case_verdict) << "</div>";
+    o << "</td><td class=\"num\" data-sort-key=\"" << duration_s(c) << "\">" << format_seconds(duration_s(c))
+      << "</td><td>" << text_or_dash(field(c, "seed")) << "</td><td>";
+    const auto reason = field(c, "reason");
+    if (!reason.empty())
+        o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
+    o << waiver_note(c);
+    const auto &messages = array_at(c, "messages");
+    if (!messages.empty()) {
+        o << "<ul class=\"messages\">";
+        for (const auto &m : messages)
+            o << "<li><span class=\"rank\">rank " << html_escape(field(m, "rank", "?")) << "</span> "
+              << html_escape(field(m, "text")) << "</li>";
+        o << "</ul>";
     }
-    o << "<tr class=\"clause-row\" id=\"r" << r << "-" << html_escape(field(cl, "id")) << "\" data-verdict=\""
-      << html_escape(verdict) << "\"><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>"
-      << html_escape(field(cl, "kind")) << "</td><td>" << html_escape(field(cl, "area")) << "</td><td data-sort-key=\""
-      << verdict_key(verdict) << "\">" << badge(verdict) << "</td><td><details class=\"evidence\"" << (bad ? " open" : "")
-      << "><summary>" << text_or_dash(field(cl, "title")) << "</summary>";
-    const auto statement = field(cl, "statement");
-    if (!statement.empty()) o << "<p class=\"statement\">" << html_escape(statement) << "</p>";
-    const auto source = field(cl, "source");
-    if (!source.empty()) o << "<p class=\"muted\">Source: " << html_escape(source) << "</p>";
-    const auto reason = field(cl, "reason");
-    if (!reason.empty()) o << "<p class=\"reason\">" << html_escape(reason) << "</p>";
-    o << waiver_note(cl);
-    const auto &profile = object_at(cl, "profile");
-    if (!profile.empty()) o << "<p>Observed profile: <b>" << html_escape(field(profile, "observed", "?")) << "</b></p>";
-    if (!names.empty())
-      o << "<table class=\"cases\"><thead><tr><th>Case</th><th>Verdict</th><th class=\"num\">Time</th><th>Seed</th>"
-           "<th>Evidence</th></tr></thead><tbody>"
-        << evidence.str() << "</tbody></table>";
-    else
-      o << "<p class=\"muted\">No cases: decided at clause level.</p>";
-    o << "</details></td><td class=\"num\">" << names.size() << "</td><td class=\"num\" data-sort-key=\"" << time << "\">"
-      << format_seconds(time) << "</td></tr>";
-  }
-  o << "</tbody></table>";
+    const auto reproducer = field(c, "reproducer");
+    if (!reproducer.empty())
+        o << "<div class=\"repro\"><span class=\"muted\">reproduce:</span> <code>" << html_escape(reproducer)
+          << "</code></div>";
+    const auto &obs = object_at(c, "observations");
+    if (!obs.empty())
+        o << "<details class=\"obs\"><summary>observations</summary><pre>" << html_escape(obs.dump(1))
+          << "</pre></details>";
+    if (reason.empty() && messages.empty() && reproducer.empty() && obs.empty() && waiver_note(c).empty())
+        o << "<span class=\"muted\">—</span>";
+    o << "</td></tr>";
+    return o.str();
+}
+
+std::string filter_controls(const std::string &table_id, const std::set<std::string> &verdicts, const std::string &what)
+{
+    std::ostringstream o;
+    o << "<div class=\"controls\" data-table=\"" << table_id << "\"><input type=\"search\" placeholder=\"Filter "
+      << what << "…\" aria-label=\"filter " << what
+      << "\"><select aria-label=\"verdict\"><option value=\"\">all verdicts</option>";
+    for (const auto v : expectations::all_verdicts())
+        if (verdicts.contains(std::string(v)))
+            o << "<option>" << v << "</option>";
+    if (verdicts.contains("NOT RUN"))
+        o << "<option>NOT RUN</option>";
+    o << "</select><span class=\"shown muted\"></span></div>";
+    return o.str();
+}
+
+void clause_table(std::ostringstream &o, const Run &run, std::size_t r)
+{
+    const auto cases = index_cases(run.doc);
+    const auto &clauses = array_at(run.doc, "clauses");
+    std::set<std::string> verdicts;
+    for (const auto &cl : clauses)
+        verdicts.insert(field(cl, "verdict", "NOT RUN"));
+    const std::string id = "clauses-" + std::to_string(r);
+    o << "<h3 id=\"" << id << "-h\">Clauses <span class=\"muted\">(" << clauses.size() << ")</span></h3>"
+      << filter_controls(id, verdicts, "clauses") << "<table class=\"sortable clauses\" id=\"" << id
+      << "\"><thead><tr><th>Clause</th><th>Kind</th><th>Area</th>"
+         "<th>Verdict</th><th>Title and evidence</th><th class=\"num\">Cases</th><th "
+         "class=\"num\">Time</th></tr></thead><tbody>";
+    for (const auto &cl : clauses) {
+        const auto verdict = field(cl, "verdict", "NOT RUN");
+        const bool bad =
+            expectations::verdict_rank(verdict) >= expectations::verdict_rank("HAZARD") || verdict == "NOT RUN";
+        double time = 0;
+        std::ostringstream evidence;
+        const auto &names = array_at(cl, "cases");
+        for (const auto &n : names) {
+            const auto name = n.is_string() ? n.get<std::string>() : std::string();
+            const auto it = cases.find(name);
+            if (it == cases.end()) {
+                evidence << "<tr class=\"case-row\" data-verdict=\"NOT RUN\"><td><code>" << html_escape(name)
+                         << "</code></td><td>" << badge("NOT RUN")
+                         << "</td><td></td><td></td><td class=\"muted\">no result recorded</td></tr>";
+                continue;
+            }
+            time += duration_s(*it->second);
+            evidence << case_evidence(*it->second, field(cl, "id"));
+        }
+        o << "<tr class=\"clause-row\" id=\"r" << r << "-" << html_escape(field(cl, "id")) << "\" data-verdict=\""
+          << html_escape(verdict) << "\"><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>"
+          << html_escape(field(cl, "kind")) << "</td><td>" << html_escape(field(cl, "area"))
+          << "</td><td data-sort-key=\"" << verdict_key(verdict) << "\">" << badge(verdict)
+          << "</td><td><details class=\"evidence\"" << (bad ? " open" : "") << "><summary>"
+          << text_or_dash(field(cl, "title")) << "</summary>";
+        const auto statement = field(cl, "statement");
+        if (!statement.empty())
+            o << "<p class=\"statement\">" << html_escape(statement) << "</p>";
+        const auto source = field(cl, "source");
+        if (!source.empty())
+            o << "<p class=\"muted\">Source: " << html_escape(source) << "</p>";
+        const auto reason = field(cl, "reason");
+        if (!reason.empty())
+            o << "<p class=\"reason\">" << html_escape(reason) << "</p>";
+        o << waiver_note(cl);
+        const auto &profile = object_at(cl, "profile");
+        if (!profile.empty())
+            o << "<p>Observed profile: <b>" << html_escape(field(profile, "observed", "?")) << "</b></p>";
+        if (!names.empty())
+            o << "<table class=\"cases\"><thead><tr><th>Case</th><th>Verdict</th><th "
+                 "class=\"num\">Time</th><th>Seed</th>"
+                 "<th>Evidence</th></tr></thead><tbody>"
+              << evidence.str() << "</tbody></table>";
+        else
+            o << "<p class=\"muted\">No cases: decided at clause level.</p>";
+        o << "</details></td><td class=\"num\">" << names.size() << "</td><td class=\"num\" data-sort-key=\"" << time
+          << "\">" << format_seconds(time) << "</td></tr>";
+    }
+    o << "</tbody></table>";
 }
 
 // A part of a run's section that is left out when it has nothing to show:
 // `head`, what `piece` writes for each entry (possibly nothing), `tail`.
 template <class Piece>
-void optional_part(std::ostringstream &o, const json &entries, std::string_view head, Piece piece, std::string_view tail) {
-  std::ostringstream body;
-  for (const auto &entry : entries) piece(body, entry);
-  if (body.str().empty()) return;
-  o << head << body.str() << tail;
+void optional_part(std::ostringstream &o, const json &entries, std::string_view head, Piece piece,
+                   std::string_view tail)
+{
+    std::ostringstream body;
+    for (const auto &entry : entries)
+        piece(body, entry);
+    if (body.str().empty())
+        return;
+    o << head << body.str() << tail;
 }
 
 constexpr std::string_view kProfilesHead =
-    "<h3>Observed profiles</h3><p class=\"muted\">Behaviours the documents leave open: what this implementation does.</p>"
-    "<table class=\"plain\"><thead><tr><th>Clause</th><th>Question</th><th>Observed</th><th>Allowed</th><th>Verdict</th>"
+    "<h3>Observed profiles</h3><p class=\"muted\">Behaviours the documents leave open: what this implementation "
+    "does.</p>"
+    "<table "
+    "class=\"plain\"><thead><tr><th>Clause</th><th>Question</th><th>Observed</th><th>Allowed</th><th>Verdict</th>"
     "</tr></thead><tbody>";
 
 // Only clauses that observe a profile get a row.
-void profile_row(std::ostringstream &o, const json &cl) {
-  const auto &profile = object_at(cl, "profile");
-  if (profile.empty() && field(cl, "kind") != "PROFILE") return;
-  o << "<tr><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>" << text_or_dash(field(cl, "title"))
-    << "</td><td><b>" << text_or_dash(field(profile, "observed")) << "</b></td><td>"
-    << text_or_dash(joined(array_at(profile, "allowed"))) << "</td><td>" << badge(field(cl, "verdict", "NOT RUN"))
-    << "</td></tr>";
+void profile_row(std::ostringstream &o, const json &cl)
+{
+    const auto &profile = object_at(cl, "profile");
+    if (profile.empty() && field(cl, "kind") != "PROFILE")
+        return;
+    o << "<tr><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>" << text_or_dash(field(cl, "title"))
+      << "</td><td><b>" << text_or_dash(field(profile, "observed")) << "</b></td><td>"
+      << text_or_dash(joined(array_at(profile, "allowed"))) << "</td><td>" << badge(field(cl, "verdict", "NOT RUN"))
+      << "</td></tr>";
 }
 
-constexpr std::string_view kLitmusHead =
-    "<h3>Litmus tests</h3><p class=\"muted\">Outcome histograms; red bars are forbidden outcomes that were observed.</p>"
-    "<div class=\"litmus-grid\">";
+constexpr std::string_view kLitmusHead = "<h3>Litmus tests</h3><p class=\"muted\">Outcome histograms; red bars are "
+                                         "forbidden outcomes that were observed.</p>"
+                                         "<div class=\"litmus-grid\">";
 
-void litmus_figure(std::ostringstream &o, const json &t) {
-  o << "<figure class=\"litmus\" data-verdict=\"" << html_escape(field(t, "verdict")) << "\"><figcaption><b>"
-    << html_escape(field(t, "id")) << " " << html_escape(field(t, "shape")) << "</b> " << badge(field(t, "verdict", "NOT RUN"))
-    << "<br><span class=\"muted\">" << html_escape(field(t, "case")) << " · " << html_escape(field(t, "repetitions", "?"))
-    << " repetitions · forbidden observed: " << html_escape(field(t, "observation", "?")) << "</span></figcaption>"
-    << litmus_svg(t);
-  const auto bound = field(t, "bound");
-  if (!bound.empty()) o << "<div class=\"muted small\">" << html_escape(bound) << "</div>";
-  o << "</figure>";
+void litmus_figure(std::ostringstream &o, const json &t)
+{
+    o << "<figure class=\"litmus\" data-verdict=\"" << html_escape(field(t, "verdict")) << "\"><figcaption><b>"
+      << html_escape(field(t, "id")) << " " << html_escape(field(t, "shape")) << "</b> "
+      << badge(field(t, "verdict", "NOT RUN")) << "<br><span class=\"muted\">" << html_escape(field(t, "case")) << " · "
+      << html_escape(field(t, "repetitions", "?"))
+      << " repetitions · forbidden observed: " << html_escape(field(t, "observation", "?")) << "</span></figcaption>"
+      << litmus_svg(t);
+    const auto bound = field(t, "bound");
+    if (!bound.empty())
+        o << "<div class=\"muted small\">" << html_escape(bound) << "</div>";
+    o << "</figure>";
 }
 
 constexpr std::string_view kPropertiesHead =
-    "<h3>Properties</h3><table class=\"sortable plain\"><thead><tr><th>Property</th><th>Verdict</th><th class=\"num\">Runs</th>"
+    "<h3>Properties</h3><table class=\"sortable plain\"><thead><tr><th>Property</th><th>Verdict</th><th "
+    "class=\"num\">Runs</th>"
     "<th class=\"num\">Shrinks</th><th>Seed</th><th>Reproduce</th><th>Counterexample</th></tr></thead><tbody>";
 
-void property_row(std::ostringstream &o, const json &p) {
-  const auto verdict = field(p, "verdict", "NOT RUN");
-  o << "<tr data-verdict=\"" << html_escape(verdict) << "\"><td>" << html_escape(field(p, "name")) << "</td><td data-sort-key=\""
-    << verdict_key(verdict) << "\">" << badge(verdict) << "</td><td class=\"num\">" << text_or_dash(field(p, "runs"))
-    << "</td><td class=\"num\">" << text_or_dash(field(p, "shrinks")) << "</td><td>" << text_or_dash(field(p, "seed"))
-    << "</td><td>" << code_or_dash(field(p, "reproduce"));
-  const auto command = field(p, "command");
-  if (!command.empty()) o << "<div class=\"repro\"><code>" << html_escape(command) << "</code></div>";
-  o << "</td><td>";
-  if (const auto reason = field(p, "reason"); !reason.empty()) o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
-  const auto &steps = array_at(p, "counterexample");
-  if (steps.empty() && field(p, "reason").empty()) o << "<span class=\"muted\">—</span>";
-  else {
-    o << "<ol class=\"steps\">";
-    for (const auto &s : steps) o << "<li><code>" << html_escape(text_of(s)) << "</code></li>";
-    o << "</ol>";
-  }
-  o << "</td></tr>";
-}
-
-void all_cases(std::ostringstream &o, const Run &run, std::size_t r) {
-  const auto &cases = array_at(run.doc, "cases");
-  if (cases.empty()) return;
-  std::set<std::string> verdicts;
-  double total = 0;
-  for (const auto &c : cases) {
-    verdicts.insert(field(c, "verdict"));
-    total += duration_s(c);
-  }
-  const std::string id = "cases-" + std::to_string(r);
-  o << "<details class=\"section\"><summary><h3>All cases <span class=\"muted\">(" << cases.size() << ", "
-    << format_seconds(total) << ")</span></h3></summary>"
-    << filter_controls(id, verdicts, "cases") << "<table class=\"sortable cases\" id=\"" << id
-    << "\"><thead><tr><th>Case</th><th>Verdict</th><th class=\"num\">Time</th><th>Seed</th><th>Evidence</th></tr></thead><tbody>";
-  for (const auto &c : cases) o << case_evidence(c);
-  o << "</tbody></table></details>";
-}
-
-void kv(std::ostringstream &o, std::string_view key, const std::string &value, bool code = false) {
-  o << "<tr><th>" << key << "</th><td>" << (code ? code_or_dash(value) : text_or_dash(value)) << "</td></tr>";
-}
-
-void environment(std::ostringstream &o, const Run &run) {
-  const auto &doc = run.doc;
-  const auto &r = object_at(doc, "run");
-  const auto &iut = object_at(doc, "iut");
-  const auto &adapter = object_at(doc, "adapter");
-  const auto &env = object_at(doc, "environment");
-  o << "<h3>Environment</h3><div class=\"env\"><table class=\"kv\"><caption>Implementation under test</caption>";
-  kv(o, "Name", field(iut, "name"));
-  kv(o, "Path", field(iut, "path"), true);
-  kv(o, "SHA-256", field(iut, "sha256"), true);
-  kv(o, "Version", field(iut, "version"));
-  kv(o, "Adapter", field(adapter, "name"));
-  kv(o, "Adapter path", field(adapter, "path"), true);
-  kv(o, "Adapter SHA-256", field(adapter, "sha256"), true);
-  kv(o, "Adapter ABI", field(adapter, "abi_version"));
-  o << "</table><table class=\"kv\"><caption>Platform</caption>";
-  kv(o, "Product", field(env, "product"));
-  kv(o, "Ranks", field(env, "ranks"));
-  kv(o, "Hosts", joined(array_at(env, "hosts")));
-  kv(o, "OS", field(env, "os"));
-  kv(o, "Transport", field(env, "transport"));
-  o << "</table><table class=\"kv\"><caption>Run</caption>";
-  kv(o, "Run id", field(r, "id"), true);
-  kv(o, "Kind", field(r, "kind"));
-  kv(o, "Status", field(r, "status"));
-  kv(o, "Started", field(r, "started"));
-  kv(o, "Finished", field(r, "finished"));
-  kv(o, "Mode / seed", field(r, "mode") + (field(r, "seed").empty() ? "" : " / " + field(r, "seed")));
-  kv(o, "Suite", field(r, "suite_version") + (field(r, "suite_commit").empty() ? "" : " @ " + field(r, "suite_commit")));
-  kv(o, "Command", field(r, "command"), true);
-  kv(o, "Results file", run.path, true);
-  o << "</table></div>";
-}
-
-void expectations_block(std::ostringstream &o, const Run &run) {
-  const auto &e = object_at(run.doc, "expectations");
-  const auto file = field(e, "file");
-  if (file.empty()) return;
-  o << "<h3>Expectations</h3><table class=\"kv\">";
-  kv(o, "File", file, true);
-  kv(o, "Entries (active here)", field(e, "entries", "?") + " (" + field(e, "active", "?") + ")");
-  kv(o, "Waived clauses", joined(array_at(e, "waived")));
-  kv(o, "Unexpected passes (XPASS)", joined(array_at(e, "xpass")));
-  kv(o, "Entries that matched nothing", joined(array_at(e, "unmatched")));
-  o << "</table>";
-}
-
-void run_section(std::ostringstream &o, const Run &run, std::size_t r) {
-  const auto &summary = object_at(run.doc, "summary");
-  const auto gate = gate_of(run);
-  const auto status = field(object_at(run.doc, "run"), "status", "unknown");
-  const auto &clauses = array_at(run.doc, "clauses");
-  o << "<section class=\"run\" id=\"run-" << r << "\" data-gate=\"" << (gate == "PASS" ? "pass" : "fail")
-    << "\" data-clauses=\"" << clauses.size() << "\"><h2>" << html_escape(run.label) << " " << badge(gate)
-    << "</h2><div class=\"cards\">";
-  const auto &props = array_at(run.doc, "properties");
-  if (!clauses.empty() || props.empty()) {
-    o << "<div class=\"card\"><div class=\"big\">" << html_escape(field(summary, "must_passed", "0"))
-      << "<span class=\"muted\"> / " << html_escape(field(summary, "must_total", "0")) << "</span></div>MUST clauses passed";
-    if (field(summary, "must_waived", "0") != "0") o << " <span class=\"muted\">(" << html_escape(field(summary, "must_waived")) << " waived)</span>";
-    o << "</div><div class=\"card\"><div class=\"big\">" << clauses.size() << "</div>clauses checked</div>"
-      << "<div class=\"card\"><div class=\"big\">" << array_at(run.doc, "cases").size() << "</div>cases</div>";
-  }
-  if (!props.empty()) {
-    std::size_t passed = 0;
-    for (const auto &p : props) passed += field(p, "verdict") == "PASS";
-    o << "<div class=\"card\"><div class=\"big\">" << passed << "<span class=\"muted\"> / " << props.size()
-      << "</span></div>properties passed</div>";
-  }
-  if (const auto &lit = array_at(run.doc, "litmus"); !lit.empty()) {
-    std::size_t clean = 0;
-    for (const auto &l : lit) clean += field(l, "observation") == "never" || field(l, "verdict") == "PASS";
-    o << "<div class=\"card\"><div class=\"big\">" << clean << "<span class=\"muted\"> / " << lit.size()
-      << "</span></div>litmus tests clean</div>";
-  }
-  o << "<div class=\"card\"><div class=\"big small-big\">" << html_escape(status) << "</div>run status</div></div>";
-  if (status != "complete")
-    o << "<p class=\"alert\">This run is <b>" << html_escape(status) << "</b>, not complete: clauses without a verdict did not run, "
-         "and the gate cannot pass.</p>";
-  if (const auto why = gate_failures(run.doc); !why.empty()) {
-    o << "<p class=\"why\"><b>The gate fails:</b> ";
-    for (std::size_t i = 0; i < why.size(); ++i) o << (i ? "; " : "") << html_escape(why[i]);
-    o << ".</p>";
-  }
-  if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
-    o << "<p class=\"alert\" id=\"not-run-" << r << "\"><b>" << not_run.size()
-      << " clause(s) not decided by any case</b> (a filtered or cut-short run; the gate cannot pass): <code>"
-      << html_escape(joined(not_run)) << "</code></p>";
-  }
-  o << "<div class=\"chips\">";
-  const auto &by = object_at(summary, "by_verdict");
-  for (const auto v : expectations::all_verdicts()) {
-    const auto n = field(by, v, "0");
-    if (n != "0") o << "<span class=\"chip " << css_class(v) << "\">" << v << " <b>" << html_escape(n) << "</b></span>";
-  }
-  o << "</div>";
-  if (!clauses.empty() || props.empty()) clause_table(o, run, r);
-  optional_part(o, clauses, kProfilesHead, profile_row, "</tbody></table>");
-  optional_part(o, array_at(run.doc, "litmus"), kLitmusHead, litmus_figure, "</div>");
-  optional_part(o, props, kPropertiesHead, property_row, "</tbody></table>");
-  all_cases(o, run, r);
-  environment(o, run);
-  expectations_block(o, run);
-  o << "</section>";
-}
-
-void comparison(std::ostringstream &o, std::span<const Run> runs) {
-  const auto rows = compare(runs);
-  std::set<std::string> verdicts;
-  for (const auto &row : rows)
-    for (const auto &v : row.verdicts) verdicts.insert(v.empty() ? "NOT RUN" : v);
-  o << "<section id=\"comparison\"><h2>Comparison <span class=\"muted\">(" << runs.size() << " runs, " << rows.size()
-    << " clauses)</span></h2><p class=\"muted\">Each cell is a clause verdict; the last column counts the runs that PASS it "
-       "(or show an allowed PROFILE).</p>"
-    << filter_controls("compare", verdicts, "clauses")
-    << "<table class=\"sortable matrix\" id=\"compare\"><thead><tr><th>Clause</th><th>Title</th><th>Kind</th>";
-  for (const auto &run : runs) o << "<th>" << html_escape(run.label) << "</th>";
-  o << "<th class=\"num\">Passed by</th></tr></thead><tbody>";
-  for (const auto &row : rows) {
-    std::string worst = "PASS";
-    for (const auto &v : row.verdicts)
-      if (expectations::verdict_rank(v) > expectations::verdict_rank(worst)) worst = v;
-    o << "<tr class=\"compare-row\" data-verdict=\"" << html_escape(worst) << "\" data-passed=\"" << row.passed << "\"><td><code title=\""
-      << html_escape(row.title) << "\">" << html_escape(row.clause_id) << "</code></td><td class=\"title\">" << html_escape(row.title)
-      << "</td><td>" << html_escape(row.kind) << "</td>";
-    for (std::size_t r = 0; r < runs.size(); ++r) {
-      const auto &v = row.verdicts[r];
-      if (v.empty()) o << "<td data-sort-key=\"-2\">" << badge("NOT RUN") << "</td>";
-      else o << "<td data-sort-key=\"" << verdict_key(v) << "\"><a href=\"#r" << r << "-" << html_escape(row.clause_id) << "\">" << badge(v) << "</a></td>";
+void property_row(std::ostringstream &o, const json &p)
+{
+    const auto verdict = field(p, "verdict", "NOT RUN");
+    o << "<tr data-verdict=\"" << html_escape(verdict) << "\"><td>" << html_escape(field(p, "name"))
+      << "</td><td data-sort-key=\"" << verdict_key(verdict) << "\">" << badge(verdict) << "</td><td class=\"num\">"
+      << text_or_dash(field(p, "runs")) << "</td><td class=\"num\">" << text_or_dash(field(p, "shrinks")) << "</td><td>"
+      << text_or_dash(field(p, "seed")) << "</td><td>" << code_or_dash(field(p, "reproduce"));
+    const auto command = field(p, "command");
+    if (!command.empty())
+        o << "<div class=\"repro\"><code>" << html_escape(command) << "</code></div>";
+    o << "</td><td>";
+    if (const auto reason = field(p, "reason"); !reason.empty())
+        o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
+    const auto &steps = array_at(p, "counterexample");
+    if (steps.empty() && field(p, "reason").empty())
+        o << "<span class=\"muted\">—</span>";
+    else {
+        o << "<ol class=\"steps\">";
+        for (const auto &s : steps)
+            o << "<li><code>" << html_escape(text_of(s)) << "</code></li>";
+        o << "</ol>";
     }
-    o << "<td class=\"num\" data-sort-key=\"" << row.passed << "\"><b>" << row.passed << "</b> of " << runs.size() << "</td></tr>";
-  }
-  o << "</tbody></table></section>";
+    o << "</td></tr>";
 }
 
-}  // namespace
-
-std::string render_html(std::span<const Run> runs, const RenderInfo &info) {
-  const auto overall = overall_verdict(runs);
-  int passing = 0;
-  for (const auto &run : runs) passing += gate_of(run) == "PASS";
-  std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-       "script-src 'unsafe-inline'; img-src data:\">"
-    << "<title>hcts report: " << overall << (runs.size() == 1 ? " — " + html_escape(runs[0].label) : "") << "</title><style>"
-    << resources::report_css() << "</style></head><body data-ready=\"0\"><header class=\"top\"><div><div class=\"brand\">hcts compliance report</div>"
-    << "<div class=\"sub\">" << runs.size() << (runs.size() == 1 ? " run" : " runs");
-  if (runs.size() == 1) o << " · " << html_escape(runs[0].label) << " on " << html_escape(field(object_at(runs[0].doc, "environment"), "product", "?"));
-  o << " · generated " << html_escape(info.generated) << " by hcts-report " << report_version();
-  if (!info.expectations.empty()) o << " · expectations <code>" << html_escape(info.expectations) << "</code>";
-  o << "</div></div><div class=\"overall " << css_class(overall) << "\" id=\"overall-verdict\" data-verdict=\"" << overall << "\">"
-    << overall << "</div></header>";
-  if (runs.size() > 1) o << "<p class=\"lead\">" << passing << " of " << runs.size() << " runs pass the gate.</p>";
-  o << "<nav class=\"toc\">";
-  if (runs.size() > 1) o << "<a href=\"#comparison\">Comparison</a>";
-  for (std::size_t r = 0; r < runs.size(); ++r)
-    o << "<a href=\"#run-" << r << "\">" << html_escape(runs[r].label) << " " << badge(gate_of(runs[r])) << "</a>";
-  o << "</nav><main id=\"report\" data-runs=\"" << runs.size() << "\">";
-  if (runs.size() > 1) comparison(o, runs);
-  for (std::size_t r = 0; r < runs.size(); ++r) run_section(o, runs[r], r);
-  o << "</main><footer>Gate: a run passes when it is complete, every MUST clause is PASS or WAIVED, and nothing is XPASS. "
-       "Verdict order, worst first: CRASH, TIMEOUT, FAIL, XPASS, HAZARD, NOT_SUPPORTED, WAIVED, PROFILE, PASS. "
-       "Schema: hcts-results v1.</footer><script>"
-    << resources::report_js() << "</script></body></html>\n";
-  return o.str();
+void all_cases(std::ostringstream &o, const Run &run, std::size_t r)
+{
+    const auto &cases = array_at(run.doc, "cases");
+    if (cases.empty())
+        return;
+    std::set<std::string> verdicts;
+    double total = 0;
+    for (const auto &c : cases) {
+        verdicts.insert(field(c, "verdict"));
+        total += duration_s(c);
+    }
+    const std::string id = "cases-" + std::to_string(r);
+    o << "<details class=\"section\"><summary><h3>All cases <span class=\"muted\">(" << cases.size() << ", "
+      << format_seconds(total) << ")</span></h3></summary>" << filter_controls(id, verdicts, "cases")
+      << "<table class=\"sortable cases\" id=\"" << id
+      << "\"><thead><tr><th>Case</th><th>Verdict</th><th "
+         "class=\"num\">Time</th><th>Seed</th><th>Evidence</th></tr></thead><tbody>";
+    for (const auto &c : cases)
+        o << case_evidence(c);
+    o << "</tbody></table></details>";
 }
 
-std::string gate_of(const Run &run) {
-  return field(object_at(run.doc, "summary"), "gate") == "pass" ? "PASS" : "FAIL";
+void kv(std::ostringstream &o, std::string_view key, const std::string &value, bool code = false)
+{
+    o << "<tr><th>" << key << "</th><td>" << (code ? code_or_dash(value) : text_or_dash(value)) << "</td></tr>";
 }
 
-std::string overall_verdict(std::span<const Run> runs) {
-  if (runs.empty()) return "FAIL";
-  for (const auto &run : runs)
-    if (gate_of(run) != "PASS") return "FAIL";
-  return "PASS";
+void environment(std::ostringstream &o, const Run &run)
+{
+    const auto &doc = run.doc;
+    const auto &r = object_at(doc, "run");
+    const auto &iut = object_at(doc, "iut");
+    const auto &adapter = object_at(doc, "adapter");
+    const auto &env = object_at(doc, "environment");
+    o << "<h3>Environment</h3><div class=\"env\"><table class=\"kv\"><caption>Implementation under test</caption>";
+    kv(o, "Name", field(iut, "name"));
+    kv(o, "Path", field(iut, "path"), true);
+    kv(o, "SHA-256", field(iut, "sha256"), true);
+    kv(o, "Version", field(iut, "version"));
+    kv(o, "Adapter", field(adapter, "name"));
+    kv(o, "Adapter path", field(adapter, "path"), true);
+    kv(o, "Adapter SHA-256", field(adapter, "sha256"), true);
+    kv(o, "Adapter ABI", field(adapter, "abi_version"));
+    o << "</table><table class=\"kv\"><caption>Platform</caption>";
+    kv(o, "Product", field(env, "product"));
+    kv(o, "Ranks", field(env, "ranks"));
+    kv(o, "Hosts", joined(array_at(env, "hosts")));
+    kv(o, "OS", field(env, "os"));
+    kv(o, "Transport", field(env, "transport"));
+    o << "</table><table class=\"kv\"><caption>Run</caption>";
+    kv(o, "Run id", field(r, "id"), true);
+    kv(o, "Kind", field(r, "kind"));
+    kv(o, "Status", field(r, "status"));
+    kv(o, "Started", field(r, "started"));
+    kv(o, "Finished", field(r, "finished"));
+    kv(o, "Mode / seed", field(r, "mode") + (field(r, "seed").empty() ? "" : " / " + field(r, "seed")));
+    kv(o, "Suite",
+       field(r, "suite_version") + (field(r, "suite_commit").empty() ? "" : " @ " + field(r, "suite_commit")));
+    kv(o, "Command", field(r, "command"), true);
+    kv(o, "Results file", run.path, true);
+    o << "</table></div>";
+}
+
+void expectations_block(std::ostringstream &o, const Run &run)
+{
+    const auto &e = object_at(run.doc, "expectations");
+    const auto file = field(e, "file");
+    if (file.empty())
+        return;
+    o << "<h3>Expectations</h3><table class=\"kv\">";
+    kv(o, "File", file, true);
+    kv(o, "Entries (active here)", field(e, "entries", "?") + " (" + field(e, "active", "?") + ")");
+    kv(o, "Waived clauses", joined(array_at(e, "waived")));
+    kv(o, "Unexpected passes (XPASS)", joined(array_at(e, "xpass")));
+    kv(o, "Entries that matched nothing", joined(array_at(e, "unmatched")));
+    o << "</table>";
+}
+
+void run_section(std::ostringstream &o, const Run &run, std::size_t r)
+{
+    const auto &summary = object_at(run.doc, "summary");
+    const auto gate = gate_of(run);
+    const auto status = field(object_at(run.doc, "run"), "status", "unknown");
+    const auto &clauses = array_at(run.doc, "clauses");
+    o << "<section class=\"run\" id=\"run-" << r << "\" data-gate=\"" << (gate == "PASS" ? "pass" : "fail")
+      << "\" data-clauses=\"" << clauses.size() << "\"><h2>" << html_escape(run.label) << " " << badge(gate)
+      << "</h2><div class=\"cards\">";
+    const auto &props = array_at(run.doc, "properties");
+    if (!clauses.empty() || props.empty()) {
+        o << "<div class=\"card\"><div class=\"big\">" << html_escape(field(summary, "must_passed", "0"))
+          << "<span class=\"muted\"> / " << html_escape(field(summary, "must_total", "0"))
+          << "</span></div>MUST clauses passed";
+        if (field(summary, "must_waived", "0") != "0")
+            o << " <span class=\"muted\">(" << html_escape(field(summary, "must_waived")) << " waived)</span>";
+        o << "</div><div class=\"card\"><div class=\"big\">" << clauses.size() << "</div>clauses checked</div>"
+          << "<div class=\"card\"><div class=\"big\">" << array_at(run.doc, "cases").size() << "</div>cases</div>";
+    }
+    if (!props.empty()) {
+        std::size_t passed = 0;
+        for (const auto &p : props)
+            passed += field(p, "verdict") == "PASS";
+        o << "<div class=\"card\"><div class=\"big\">" << passed << "<span class=\"muted\"> / " << props.size()
+          << "</span></div>properties passed</div>";
+    }
+    if (const auto &lit = array_at(run.doc, "litmus"); !lit.empty()) {
+        std::size_t clean = 0;
+        for (const auto &l : lit)
+            clean += field(l, "observation") == "never" || field(l, "verdict") == "PASS";
+        o << "<div class=\"card\"><div class=\"big\">" << clean << "<span class=\"muted\"> / " << lit.size()
+          << "</span></div>litmus tests clean</div>";
+    }
+    o << "<div class=\"card\"><div class=\"big small-big\">" << html_escape(status) << "</div>run status</div></div>";
+    if (status != "complete")
+        o << "<p class=\"alert\">This run is <b>" << html_escape(status)
+          << "</b>, not complete: clauses without a verdict did not run, "
+             "and the gate cannot pass.</p>";
+    if (const auto why = gate_failures(run.doc); !why.empty()) {
+        o << "<p class=\"why\"><b>The gate fails:</b> ";
+        for (std::size_t i = 0; i < why.size(); ++i)
+            o << (i ? "; " : "") << html_escape(why[i]);
+        o << ".</p>";
+    }
+    if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
+        o << "<p class=\"alert\" id=\"not-run-" << r << "\"><b>" << not_run.size()
+          << " clause(s) not decided by any case</b> (a filtered or cut-short run; the gate cannot pass): <code>"
+          << html_escape(joined(not_run)) << "</code></p>";
+    }
+    o << "<div class=\"chips\">";
+    const auto &by = object_at(summary, "by_verdict");
+    for (const auto v : expectations::all_verdicts()) {
+        const auto n = field(by, v, "0");
+        if (n != "0")
+            o << "<span class=\"chip " << css_class(v) << "\">" << v << " <b>" << html_escape(n) << "</b></span>";
+    }
+    o << "</div>";
+    if (!clauses.empty() || props.empty())
+        clause_table(o, run, r);
+    optional_part(o, clauses, kProfilesHead, profile_row, "</tbody></table>");
+    optional_part(o, array_at(run.doc, "litmus"), kLitmusHead, litmus_figure, "</div>");
+    optional_part(o, props, kPropertiesHead, property_row, "</tbody></table>");
+    all_cases(o, run, r);
+    environment(o, run);
+    expectations_block(o, run);
+    o << "</section>";
+}
+
+void comparison(std::ostringstream &o, std::span<const Run> runs)
+{
+    const auto rows = compare(runs);
+    std::set<std::string> verdicts;
+    for (const auto &row : rows)
+        for (const auto &v : row.verdicts)
+            verdicts.insert(v.empty() ? "NOT RUN" : v);
+    o << "<section id=\"comparison\"><h2>Comparison <span class=\"muted\">(" << runs.size() << " runs, " << rows.size()
+      << " clauses)</span></h2><p class=\"muted\">Each cell is a clause verdict; the last column counts the runs that "
+         "PASS it "
+         "(or show an allowed PROFILE).</p>"
+      << filter_controls("compare", verdicts, "clauses")
+      << "<table class=\"sortable matrix\" id=\"compare\"><thead><tr><th>Clause</th><th>Title</th><th>Kind</th>";
+    for (const auto &run : runs)
+        o << "<th>" << html_escape(run.label) << "</th>";
+    o << "<th class=\"num\">Passed by</th></tr></thead><tbody>";
+    for (const auto &row : rows) {
+        std::string worst = "PASS";
+        for (const auto &v : row.verdicts)
+            if (expectations::verdict_rank(v) > expectations::verdict_rank(worst))
+                worst = v;
+        o << "<tr class=\"compare-row\" data-verdict=\"" << html_escape(worst) << "\" data-passed=\"" << row.passed
+          << "\"><td><code title=\"" << html_escape(row.title) << "\">" << html_escape(row.clause_id)
+          << "</code></td><td class=\"title\">" << html_escape(row.title) << "</td><td>" << html_escape(row.kind)
+          << "</td>";
+        for (std::size_t r = 0; r < runs.size(); ++r) {
+            const auto &v = row.verdicts[r];
+            if (v.empty())
+                o << "<td data-sort-key=\"-2\">" << badge("NOT RUN") << "</td>";
+            else
+                o << "<td data-sort-key=\"" << verdict_key(v) << "\"><a href=\"#r" << r << "-"
+                  << html_escape(row.clause_id) << "\">" << badge(v) << "</a></td>";
+        }
+        o << "<td class=\"num\" data-sort-key=\"" << row.passed << "\"><b>" << row.passed << "</b> of " << runs.size()
+          << "</td></tr>";
+    }
+    o << "</tbody></table></section>";
+}
+
+} // namespace
+
+std::string render_html(std::span<const Run> runs, const RenderInfo &info)
+{
+    const auto overall = overall_verdict(runs);
+    int passing = 0;
+    for (const auto &run : runs)
+        passing += gate_of(run) == "PASS";
+    std::ostringstream o;
+    o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+         "script-src 'unsafe-inline'; img-src data:\">"
+      << "<title>hcts report: " << overall << (runs.size() == 1 ? " — " + html_escape(runs[0].label) : "")
+      << "</title><style>" << resources::report_css()
+      << "</style></head><body data-ready=\"0\"><header class=\"top\"><div><div class=\"brand\">hcts compliance "
+         "report</div>"
+      << "<div class=\"sub\">" << runs.size() << (runs.size() == 1 ? " run" : " runs");
+    if (runs.size() == 1)
+        o << " · " << html_escape(runs[0].label) << " on "
+          << html_escape(field(object_at(runs[0].doc, "environment"), "product", "?"));
+    o << " · generated " << html_escape(info.generated) << " by hcts-report " << report_version();
+    if (!info.expectations.empty())
+        o << " · expectations <code>" << html_escape(info.expectations) << "</code>";
+    o << "</div></div><div class=\"overall " << css_class(overall) << "\" id=\"overall-verdict\" data-verdict=\""
+      << overall << "\">" << overall << "</div></header>";
+    if (runs.size() > 1)
+        o << "<p class=\"lead\">" << passing << " of " << runs.size() << " runs pass the gate.</p>";
+    o << "<nav class=\"toc\">";
+    if (runs.size() > 1)
+        o << "<a href=\"#comparison\">Comparison</a>";
+    for (std::size_t r = 0; r < runs.size(); ++r)
+        o << "<a href=\"#run-" << r << "\">" << html_escape(runs[r].label) << " " << badge(gate_of(runs[r])) << "</a>";
+    o << "</nav><main id=\"report\" data-runs=\"" << runs.size() << "\">";
+    if (runs.size() > 1)
+        comparison(o, runs);
+    for (std::size_t r = 0; r < runs.size(); ++r)
+        run_section(o, runs[r], r);
+    o << "</main><footer>Gate: a run passes when it is complete, every MUST clause is PASS or WAIVED, and nothing is "
+         "XPASS. "
+         "Verdict order, worst first: CRASH, TIMEOUT, FAIL, XPASS, HAZARD, NOT_SUPPORTED, WAIVED, PROFILE, PASS. "
+         "Schema: hcts-results v1.</footer><script>"
+      << resources::report_js() << "</script></body></html>\n";
+    return o.str();
+}
+
+std::string gate_of(const Run &run) { return field(object_at(run.doc, "summary"), "gate") == "pass" ? "PASS" : "FAIL"; }
+
+std::string overall_verdict(std::span<const Run> runs)
+{
+    if (runs.empty())
+        return "FAIL";
+    for (const auto &run : runs)
+        if (gate_of(run) != "PASS")
+            return "FAIL";
+    return "PASS";
 }
 
 std::string_view report_version() { return HCTS_REPORT_VERSION; }
 
-}  // namespace hcts::report
+} // namespace hcts::report

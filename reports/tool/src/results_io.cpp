@@ -15,162 +15,195 @@
 namespace hcts::report {
 namespace {
 
-[[noreturn]] void fail(std::string_view origin, const std::string &problem) {
-  throw std::runtime_error(std::string(origin) + ": " + problem);
+[[noreturn]] void fail(std::string_view origin, const std::string &problem)
+{
+    throw std::runtime_error(std::string(origin) + ": " + problem);
 }
 
 // 1-based line and column of byte `offset` in `text`.
-std::pair<std::size_t, std::size_t> line_col(std::string_view text, std::size_t offset) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
+std::pair<std::size_t, std::size_t> line_col(std::string_view text, std::size_t offset)
+{
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
     }
-  }
-  return {line, col};
+    return {line, col};
 }
 
 std::string type_of(const nlohmann::json &j) { return j.type_name(); }
 
-void require_array_of_objects(const nlohmann::json &doc, const char *key, std::string_view origin, bool required) {
-  const auto it = doc.find(key);
-  if (it == doc.end() || it->is_null()) {
-    if (required) fail(origin, std::string("missing '") + key + "'; it must be an array (possibly empty)");
-    return;
-  }
-  if (!it->is_array()) fail(origin, std::string("'") + key + "' is " + type_of(*it) + "; it must be an array");
-  for (std::size_t i = 0; i < it->size(); ++i)
-    if (!(*it)[i].is_object())
-      fail(origin, std::string(key) + "[" + std::to_string(i) + "] is " + type_of((*it)[i]) + "; it must be an object");
-}
-
-void check_verdict(const nlohmann::json &item, const std::string &where, std::string_view origin, bool allow_null) {
-  const auto it = item.find("verdict");
-  if (it == item.end() || it->is_null()) {
-    if (allow_null) return;
-    fail(origin, where + " has no verdict");
-  }
-  if (!it->is_string() || expectations::verdict_rank(it->get<std::string>()) < 0) {
-    std::string allowed;
-    for (const auto v : expectations::all_verdicts()) allowed += (allowed.empty() ? "" : ", ") + std::string(v);
-    fail(origin, where + ".verdict is " + it->dump() + "; allowed: " + allowed + (allow_null ? ", null" : ""));
-  }
-}
-
-}  // namespace
-
-nlohmann::json parse_results(std::string_view text, std::string_view origin) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error &e) {
-    const auto [line, col] = line_col(text, e.byte > 0 ? e.byte - 1 : 0);
-    std::string what = e.what();
-    // nlohmann prefixes "[json.exception.parse_error.101] parse error at line L, column C: "; keep the tail.
-    if (const auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
-    throw std::runtime_error(std::string(origin) + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                             ": malformed JSON: " + what);
-  }
-  check_results(doc, origin);
-  return doc;
-}
-
-void check_results(const nlohmann::json &doc, std::string_view origin) {
-  if (!doc.is_object()) fail(origin, "the document is " + type_of(doc) + "; it must be an hcts-results object");
-  const auto schema = field(doc, "schema");
-  if (schema != "hcts-results")
-    fail(origin, "schema is '" + schema + "'; allowed: 'hcts-results' (is this a results.json?)");
-  const auto version = doc.find("schema_version");
-  if (version == doc.end() || !version->is_number_integer())
-    fail(origin, "schema_version is missing or not an integer; allowed: 1");
-  const auto v = version->get<long long>();
-  if (v > kResultsSchemaVersion)
-    fail(origin, "schema_version " + std::to_string(v) + " is newer than this hcts-report reads; allowed: 1 (update hcts)");
-  if (v < 1) fail(origin, "schema_version " + std::to_string(v) + " is not valid; allowed: 1");
-  for (const char *key : {"run", "iut", "adapter", "environment", "expectations", "summary"}) {
+void require_array_of_objects(const nlohmann::json &doc, const char *key, std::string_view origin, bool required)
+{
     const auto it = doc.find(key);
-    if (it != doc.end() && !it->is_null() && !it->is_object())
-      fail(origin, std::string("'") + key + "' is " + type_of(*it) + "; it must be an object");
-  }
-  if (!doc.contains("run")) fail(origin, "missing 'run'; it must be an object with id and status");
-  require_array_of_objects(doc, "clauses", origin, true);
-  require_array_of_objects(doc, "cases", origin, false);
-  require_array_of_objects(doc, "litmus", origin, false);
-  require_array_of_objects(doc, "properties", origin, false);
-  std::map<std::string, int> seen;
-  const auto &clauses = doc["clauses"];
-  for (std::size_t i = 0; i < clauses.size(); ++i) {
-    const auto where = "clauses[" + std::to_string(i) + "]";
-    const auto id = field(clauses[i], "id");
-    if (id.empty()) fail(origin, where + " has no 'id'");
-    if (seen[id]++) fail(origin, where + " repeats clause id '" + id + "'");
-    check_verdict(clauses[i], where + " (" + id + ")", origin, true);  // null: not decided yet
-    const auto cases = clauses[i].find("cases");
-    if (cases != clauses[i].end() && !cases->is_null() && !cases->is_array())
-      fail(origin, where + ".cases is " + type_of(*cases) + "; it must be an array of case names");
-  }
-  const auto &cases = array_at(doc, "cases");
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const auto where = "cases[" + std::to_string(i) + "]";
-    if (field(cases[i], "name").empty()) fail(origin, where + " has no 'name'");
-    check_verdict(cases[i], where + " (" + field(cases[i], "name") + ")", origin, false);
-  }
+    if (it == doc.end() || it->is_null()) {
+        if (required)
+            fail(origin, std::string("missing '") + key + "'; it must be an array (possibly empty)");
+        return;
+    }
+    if (!it->is_array())
+        fail(origin, std::string("'") + key + "' is " + type_of(*it) + "; it must be an array");
+    for (std::size_t i = 0; i < it->size(); ++i)
+        if (!(*it)[i].is_object())
+            fail(origin,
+                 std::string(key) + "[" + std::to_string(i) + "] is " + type_of((*it)[i]) + "; it must be an object");
 }
 
-std::string read_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open for reading: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw std::runtime_error(path + ": read error");
-  return text.str();
+void check_verdict(const nlohmann::json &item, const std::string &where, std::string_view origin, bool allow_null)
+{
+    const auto it = item.find("verdict");
+    if (it == item.end() || it->is_null()) {
+        if (allow_null)
+            return;
+        fail(origin, where + " has no verdict");
+    }
+    if (!it->is_string() || expectations::verdict_rank(it->get<std::string>()) < 0) {
+        std::string allowed;
+        for (const auto v : expectations::all_verdicts())
+            allowed += (allowed.empty() ? "" : ", ") + std::string(v);
+        fail(origin, where + ".verdict is " + it->dump() + "; allowed: " + allowed + (allow_null ? ", null" : ""));
+    }
 }
 
-void write_file_atomic(const std::string &path, std::string_view data) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(tmp + ": cannot open for writing: " + std::strerror(errno));
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    out.flush();
-    if (!out) throw std::runtime_error(tmp + ": write error");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error(path + ": cannot rename from " + tmp + ": " + std::strerror(errno));
+} // namespace
+
+nlohmann::json parse_results(std::string_view text, std::string_view origin)
+{
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error &e) {
+        const auto [line, col] = line_col(text, e.byte > 0 ? e.byte - 1 : 0);
+        std::string what = e.what();
+        // nlohmann prefixes "[json.exception.parse_error.101] parse error at line L, column C: "; keep the tail.
+        if (const auto colon = what.find(": "); colon != std::string::npos)
+            what = what.substr(colon + 2);
+        throw std::runtime_error(std::string(origin) + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                                 ": malformed JSON: " + what);
+    }
+    check_results(doc, origin);
+    return doc;
 }
 
-Run load_run(const std::string &path) {
-  Run run;
-  run.path = path;
-  run.bytes = read_file(path);
-  run.doc = parse_results(run.bytes, path);
-  return run;
+void check_results(const nlohmann::json &doc, std::string_view origin)
+{
+    if (!doc.is_object())
+        fail(origin, "the document is " + type_of(doc) + "; it must be an hcts-results object");
+    const auto schema = field(doc, "schema");
+    if (schema != "hcts-results")
+        fail(origin, "schema is '" + schema + "'; allowed: 'hcts-results' (is this a results.json?)");
+    const auto version = doc.find("schema_version");
+    if (version == doc.end() || !version->is_number_integer())
+        fail(origin, "schema_version is missing or not an integer; allowed: 1");
+    const auto v = version->get<long long>();
+    if (v > kResultsSchemaVersion)
+        fail(origin,
+             "schema_version " + std::to_string(v) + " is newer than this hcts-report reads; allowed: 1 (update hcts)");
+    if (v < 1)
+        fail(origin, "schema_version " + std::to_string(v) + " is not valid; allowed: 1");
+    for (const char *key : {"run", "iut", "adapter", "environment", "expectations", "summary"}) {
+        const auto it = doc.find(key);
+        if (it != doc.end() && !it->is_null() && !it->is_object())
+            fail(origin, std::string("'") + key + "' is " + type_of(*it) + "; it must be an object");
+    }
+    if (!doc.contains("run"))
+        fail(origin, "missing 'run'; it must be an object with id and status");
+    require_array_of_objects(doc, "clauses", origin, true);
+    require_array_of_objects(doc, "cases", origin, false);
+    require_array_of_objects(doc, "litmus", origin, false);
+    require_array_of_objects(doc, "properties", origin, false);
+    std::map<std::string, int> seen;
+    const auto &clauses = doc["clauses"];
+    for (std::size_t i = 0; i < clauses.size(); ++i) {
+        const auto where = "clauses[" + std::to_string(i) + "]";
+        const auto id = field(clauses[i], "id");
+        if (id.empty())
+            fail(origin, where + " has no 'id'");
+        if (seen[id]++)
+            fail(origin, where + " repeats clause id '" + id + "'");
+        check_verdict(clauses[i], where + " (" + id + ")", origin, true); // null: not decided yet
+        const auto cases = clauses[i].find("cases");
+        if (cases != clauses[i].end() && !cases->is_null() && !cases->is_array())
+            fail(origin, where + ".cases is " + type_of(*cases) + "; it must be an array of case names");
+    }
+    const auto &cases = array_at(doc, "cases");
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto where = "cases[" + std::to_string(i) + "]";
+        if (field(cases[i], "name").empty())
+            fail(origin, where + " has no 'name'");
+        check_verdict(cases[i], where + " (" + field(cases[i], "name") + ")", origin, false);
+    }
 }
 
-void prepare_runs(std::span<Run> runs, const expectations::ExpectationSet *expectations) {
-  std::map<std::string, int> count;
-  for (auto &run : runs) {
-    if (expectations) expectations->apply(run.doc);
-    else expectations::summarize(run.doc);
-    const auto &iut = object_at(run.doc, "iut");
-    run.label = field(iut, "name", field(iut, "path", "run"));
-    if (const auto slash = run.label.find_last_of('/'); slash != std::string::npos) run.label = run.label.substr(slash + 1);
-    ++count[run.label];
-  }
-  // Same implementation twice (e.g. two products): tell them apart by product, then by position.
-  std::map<std::string, int> used;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    auto &run = runs[i];
-    if (count[run.label] < 2) continue;
-    const auto product = field(object_at(run.doc, "environment"), "product");
-    const auto ranks = field(object_at(run.doc, "environment"), "ranks");
-    std::string candidate = run.label + (product.empty() ? "" : " · " + product) + (ranks.empty() ? "" : " · " + ranks + "r");
-    if (used[candidate]++) candidate += " #" + std::to_string(i + 1);
-    run.label = candidate;
-  }
+std::string read_file(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw std::runtime_error(path + ": cannot open for reading: " + std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad())
+        throw std::runtime_error(path + ": read error");
+    return text.str();
 }
 
-}  // namespace hcts::report
+void write_file_atomic(const std::string &path, std::string_view data)
+{
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out)
+            throw std::runtime_error(tmp + ": cannot open for writing: " + std::strerror(errno));
+        out.write(data.data(), static_cast<std::streamsize>(data.size()));
+        out.flush();
+        if (!out)
+            throw std::runtime_error(tmp + ": write error");
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        throw std::runtime_error(path + ": cannot rename from " + tmp + ": " + std::strerror(errno));
+}
+
+Run load_run(const std::string &path)
+{
+    Run run;
+    run.path = path;
+    run.bytes = read_file(path);
+    run.doc = parse_results(run.bytes, path);
+    return run;
+}
+
+void prepare_runs(std::span<Run> runs, const expectations::ExpectationSet *expectations)
+{
+    std::map<std::string, int> count;
+    for (auto &run : runs) {
+        if (expectations)
+            expectations->apply(run.doc);
+        else
+            expectations::summarize(run.doc);
+        const auto &iut = object_at(run.doc, "iut");
+        run.label = field(iut, "name", field(iut, "path", "run"));
+        if (const auto slash = run.label.find_last_of('/'); slash != std::string::npos)
+            run.label = run.label.substr(slash + 1);
+        ++count[run.label];
+    }
+    // Same implementation twice (e.g. two products): tell them apart by product, then by position.
+    std::map<std::string, int> used;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        auto &run = runs[i];
+        if (count[run.label] < 2)
+            continue;
+        const auto product = field(object_at(run.doc, "environment"), "product");
+        const auto ranks = field(object_at(run.doc, "environment"), "ranks");
+        std::string candidate =
+            run.label + (product.empty() ? "" : " · " + product) + (ranks.empty() ? "" : " · " + ranks + "r");
+        if (used[candidate]++)
+            candidate += " #" + std::to_string(i + 1);
+        run.label = candidate;
+    }
+}
+
+} // namespace hcts::report

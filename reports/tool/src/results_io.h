@@ -18,10 +18,10 @@ namespace hcts::report {
 inline constexpr int kResultsSchemaVersion = 1;
 
 struct Run {
-  std::string path;   // where it was read from, for messages and the report
-  std::string label;  // short, unique among the runs of one report (column heading)
-  std::string bytes;  // the file as read, for bundles (checksummed as is)
-  nlohmann::json doc;
+    std::string path;  // where it was read from, for messages and the report
+    std::string label; // short, unique among the runs of one report (column heading)
+    std::string bytes; // the file as read, for bundles (checksummed as is)
+    nlohmann::json doc;
 };
 
 // Parses and checks a results document. Throws std::runtime_error
@@ -37,7 +37,7 @@ Run load_run(const std::string &path);
 // verdicts, summary), then gives each run a unique label.
 void prepare_runs(std::span<Run> runs, const expectations::ExpectationSet *expectations);
 
-std::string read_file(const std::string &path);                       // throws naming the path
-void write_file_atomic(const std::string &path, std::string_view data);  // temp + rename
+std::string read_file(const std::string &path);                         // throws naming the path
+void write_file_atomic(const std::string &path, std::string_view data); // temp + rename
 
-}  // namespace hcts::report
+} // namespace hcts::report

@@ -10,8 +10,8 @@
 
 namespace hcts::report {
 
-std::string html_escape(std::string_view text);   // also valid for XML attribute and text
-std::string md_escape(std::string_view text);     // for Markdown table cells: | and newlines
+std::string html_escape(std::string_view text); // also valid for XML attribute and text
+std::string md_escape(std::string_view text);   // for Markdown table cells: | and newlines
 
 // obj[key] as text: strings as they are, numbers and booleans printed, anything else `fallback`.
 std::string field(const nlohmann::json &obj, std::string_view key, std::string_view fallback = "");
@@ -40,9 +40,9 @@ std::vector<std::string> gate_failures(const nlohmann::json &doc);
 // reproducible-builds.org convention, for byte-identical output), else `fallback`.
 // Throws std::runtime_error naming the value when it is not a whole number >= 0.
 long long source_date_epoch_or(long long fallback);
-std::string format_utc(long long seconds_since_1970);  // "2026-11-29T09:00:00Z"
+std::string format_utc(long long seconds_since_1970); // "2026-11-29T09:00:00Z"
 
-std::string format_seconds(double seconds);       // "0.012 s", "3.4 s", "2 min 5 s"
+std::string format_seconds(double seconds); // "0.012 s", "3.4 s", "2 min 5 s"
 std::string format_fixed(double value, int decimals);
 
-}  // namespace hcts::report
+} // namespace hcts::report

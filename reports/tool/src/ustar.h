@@ -16,8 +16,8 @@
 namespace hcts::report {
 
 struct TarMember {
-  std::string name;
-  std::string data;
+    std::string name;
+    std::string data;
 };
 
 // Throws std::runtime_error "tar: ..." for a name ustar cannot hold (or one
@@ -26,4 +26,4 @@ std::string write_tar(const std::vector<TarMember> &members, long long mtime);
 // Throws std::runtime_error "tar: ..." naming the byte offset and the problem.
 std::vector<TarMember> read_tar(std::string_view bytes);
 
-}  // namespace hcts::report
+} // namespace hcts::report

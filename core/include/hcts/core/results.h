@@ -22,14 +22,14 @@ class ExpectationSet;
 }
 
 struct RunInfo {
-    std::string kind;                 // "conformance", "property", "bench"
-    std::string id;                   // make_run_id() when empty
-    std::string command;              // the exact command line, to rerun the whole run
-    std::string mode = "plain";       // "plain" or "adversarial" (softverbs' seeded mode)
-    std::optional<uint64_t> seed;     // the run's seed (the suite's; softverbs' in adversarial mode)
-    std::string gate = "default";     // "default" (MUST clauses) or "strict" (MUST and STRICT)
-    std::string transport;            // e.g. "softverbs", "verbs"
-    std::string suite_commit;         // "" when unknown
+    std::string kind;             // "conformance", "property", "bench"
+    std::string id;               // make_run_id() when empty
+    std::string command;          // the exact command line, to rerun the whole run
+    std::string mode = "plain";   // "plain" or "adversarial" (softverbs' seeded mode)
+    std::optional<uint64_t> seed; // the run's seed (the suite's; softverbs' in adversarial mode)
+    std::string gate = "default"; // "default" (MUST clauses) or "strict" (MUST and STRICT)
+    std::string transport;        // e.g. "softverbs", "verbs"
+    std::string suite_commit;     // "" when unknown
 };
 
 enum class RunStatus { Complete, Aborted };
