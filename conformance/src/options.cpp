@@ -8,17 +8,6 @@ namespace hcts {
 
 namespace {
 
-std::string shell_quote(const std::string &s)
-{
-    if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@+") ==
-                          std::string::npos)
-        return s;
-    std::string out = "'";
-    for (char c : s)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 void describe(CLI::App &app, Options &o)
 {
     app.description("hcts-conformance: judge an hcomm library clause by clause (run under mpirun -np 2 or more)");
@@ -73,8 +62,7 @@ Options parse_options(int argc, char **argv)
             throw CLI::ExtrasError({extra});
         o.passthrough.push_back(extra);
     }
-    for (int i = 0; i < argc; ++i)
-        o.command += (i ? " " : "") + shell_quote(argv[i]);
+    o.command = command_line(argc, argv);
     return o;
 }
 

@@ -134,17 +134,6 @@ std::vector<std::string> propertyNames()
     return names;
 }
 
-std::string shellQuote(const std::string &s)
-{
-    if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@+") ==
-                          std::string::npos)
-        return s;
-    std::string out = "'";
-    for (char c : s)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 size_t generatedCommands(const std::vector<std::string> &ce)
 {
     size_t n = 0;
@@ -419,12 +408,7 @@ int main(int argc, char **argv)
     // The run as results.json records it (rank 0 writes it).
     hcts::RunInfo info;
     info.kind = "property";
-    {
-        std::ostringstream cmd;
-        for (int i = 0; i < argc; ++i)
-            cmd << (i ? " " : "") << shellQuote(argv[i]);
-        info.command = cmd.str();
-    }
+    info.command = hcts::command_line(argc, argv);
     info.mode = adversarial ? "adversarial" : "plain";
     // The run's seed: softverbs' in adversarial mode, else the RapidCheck seed every property starts from.
     info.seed = adversarial ? std::strtoull(svSeed, nullptr, 10) : runSeed(cfg);
@@ -533,14 +517,14 @@ int main(int argc, char **argv)
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::ostringstream repro;
             if (!out.reproduce.empty())
-                repro << "RC_PARAMS=" << shellQuote(out.reproduce) << " ";
+                repro << "RC_PARAMS=" << hcts::shell_quote(out.reproduce) << " ";
             if (adversarial)
-                repro << "SOFTVERBS_SEED=" << shellQuote(svSeed) << " ";
+                repro << "SOFTVERBS_SEED=" << hcts::shell_quote(svSeed) << " ";
             if (o.mpi)
                 repro << HCTS_MPI_LAUNCH << " --np " << cfg.geometry.ranks << " -- ";
-            repro << shellQuote(argv[0]);
+            repro << hcts::shell_quote(argv[0]);
             for (const auto &k : keep)
-                repro << " " << shellQuote(k);
+                repro << " " << hcts::shell_quote(k);
             repro << " --property " << spec.name;
             // A harness error has no reproduce string: rerun the same cases instead.
             if (out.harnessError)
