@@ -88,19 +88,19 @@ int32_t peek_notify(void *comm, uint64_t channel, uint32_t idx, int32_t *is_set)
 }
 
 constexpr hcts_adapter_v2 kAdapter{
-    HCTS_ADAPTER_V2,
-    sizeof(hcts_adapter_v2),
-    "reference",
-    init,
-    fini,
-    product,
-    multi_rank_per_process,
-    run_program,
-    copy,
-    copy,
-    peek_notify,
-    nullptr,
-    nullptr,
+    .v1 = {.abi_version = HCTS_ADAPTER_V2,
+           .size = sizeof(hcts_adapter_v2),
+           .name = "reference",
+           .init = init,
+           .fini = fini,
+           .product = product,
+           .multi_rank_per_process = multi_rank_per_process,
+           .run_program = run_program,
+           .copy_to_device = copy,
+           .copy_to_host = copy,
+           .peek_notify = peek_notify},
+    .segment_size = nullptr,
+    .iut_version = nullptr,
 };
 
 } // namespace

@@ -90,7 +90,8 @@ typedef struct hcts_adapter_v1 {
 typedef const hcts_adapter_v1 *(*hcts_adapter_get_v1_fn)(void);
 
 /* ---- version 2 --------------------------------------------------------------
- * Version 1's fields, then:
+ * Version 1's struct, then the fields version 2 added. `v1.abi_version` is
+ * HCTS_ADAPTER_V2 and `v1.size` is sizeof(hcts_adapter_v2).
  *   segment_size  optional: the largest payload the implementation moves in one
  *                 transport operation on `channel` (0: unknown). The suite sizes
  *                 its transfers to cross that boundary.
@@ -99,18 +100,7 @@ typedef const hcts_adapter_v1 *(*hcts_adapter_get_v1_fn)(void);
 #define HCTS_ADAPTER_ENTRY_V2 "hcts_adapter_get_v2"
 
 typedef struct hcts_adapter_v2 {
-    uint32_t abi_version; /* HCTS_ADAPTER_V2 */
-    uint32_t size;        /* sizeof(hcts_adapter_v2) */
-    const char *name;
-    int32_t (*init)(const hcts_adapter_init_args *args);
-    void (*fini)(void);
-    const char *(*product)(void);
-    int32_t (*multi_rank_per_process)(void);
-    int32_t (*run_program)(void *comm, const char *program, void *args, size_t args_size, uint32_t timeout_ms,
-                           hcts_launch_status *status);
-    int32_t (*copy_to_device)(void *device_dst, const void *host_src, size_t len);
-    int32_t (*copy_to_host)(void *host_dst, const void *device_src, size_t len);
-    int32_t (*peek_notify)(void *comm, uint64_t channel, uint32_t local_notify_idx, int32_t *is_set);
+    hcts_adapter_v1 v1;
     uint64_t (*segment_size)(void *comm, uint64_t channel);
     const char *(*iut_version)(void);
 } hcts_adapter_v2;

@@ -1,12 +1,9 @@
 #include "hcts/core/adapter.h"
 
-#include <dlfcn.h>
-
 #include <cstddef>
 #include <stdexcept>
 
 #include "hcts/core/library.h"
-#include "hcts/core/sha256.h"
 
 namespace hcts {
 
@@ -18,61 +15,37 @@ const Library *g_symbol_source = nullptr;
 
 void *iut_symbol(const char *name) { return g_symbol_source != nullptr ? g_symbol_source->symbol(name) : nullptr; }
 
-// Version 1 is version 2 without its appended fields: same order, same types.
-static_assert(offsetof(hcts_adapter_v1, peek_notify) == offsetof(hcts_adapter_v2, peek_notify));
-
-hcts_adapter_v2 from_v1(const hcts_adapter_v1 &a)
-{
-    hcts_adapter_v2 out{};
-    out.abi_version = a.abi_version;
-    out.size = a.size;
-    out.name = a.name;
-    out.init = a.init;
-    out.fini = a.fini;
-    out.product = a.product;
-    out.multi_rank_per_process = a.multi_rank_per_process;
-    out.run_program = a.run_program;
-    out.copy_to_device = a.copy_to_device;
-    out.copy_to_host = a.copy_to_host;
-    out.peek_notify = a.peek_notify;
-    return out;
-}
-
 } // namespace
 
 std::unique_ptr<Adapter> Adapter::open(const std::string &path, const Library &iut, const Init &init)
 {
-    void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr)
-        throw std::runtime_error("cannot load the adapter '" + path + "': " + dlerror());
     std::unique_ptr<Adapter> ad(new Adapter());
-    ad->handle_ = handle;
-    ad->path_ = path;
-    ad->sha256_ = sha256_of_file(path);
+    ad->so_ = detail::SharedObject::open(path, detail::SharedObject::Scope::Local, "adapter");
+    const detail::SharedObject &so = ad->so_;
     const auto problem = [&](const std::string &what) {
         return std::runtime_error("the adapter '" + path + "' " + what);
     };
-    if (auto get2 = reinterpret_cast<hcts_adapter_get_v2_fn>(dlsym(handle, HCTS_ADAPTER_ENTRY_V2))) {
+    if (auto get2 = reinterpret_cast<hcts_adapter_get_v2_fn>(so.symbol(HCTS_ADAPTER_ENTRY_V2))) {
         const hcts_adapter_v2 *a = get2();
-        if (a == nullptr || a->abi_version != HCTS_ADAPTER_V2 || a->size != sizeof(hcts_adapter_v2))
-            throw problem(HCTS_ADAPTER_ENTRY_V2 "() returned version " + std::to_string(a ? a->abi_version : 0) +
-                          ", size " + std::to_string(a ? a->size : 0) + "; expected version 2, size " +
+        if (a == nullptr || a->v1.abi_version != HCTS_ADAPTER_V2 || a->v1.size != sizeof(hcts_adapter_v2))
+            throw problem(HCTS_ADAPTER_ENTRY_V2 "() returned version " + std::to_string(a ? a->v1.abi_version : 0) +
+                          ", size " + std::to_string(a ? a->v1.size : 0) + "; expected version 2, size " +
                           std::to_string(sizeof(hcts_adapter_v2)));
         ad->fns_ = *a;
         ad->version_ = HCTS_ADAPTER_V2;
-    } else if (auto get1 = reinterpret_cast<hcts_adapter_get_v1_fn>(dlsym(handle, HCTS_ADAPTER_ENTRY_V1))) {
+    } else if (auto get1 = reinterpret_cast<hcts_adapter_get_v1_fn>(so.symbol(HCTS_ADAPTER_ENTRY_V1))) {
         const hcts_adapter_v1 *a = get1();
         if (a == nullptr || a->abi_version != HCTS_ADAPTER_V1 || a->size != sizeof(hcts_adapter_v1))
             throw problem(HCTS_ADAPTER_ENTRY_V1 "() returned version " + std::to_string(a ? a->abi_version : 0) +
                           ", size " + std::to_string(a ? a->size : 0) + "; expected version 1, size " +
                           std::to_string(sizeof(hcts_adapter_v1)));
-        ad->fns_ = from_v1(*a);
+        ad->fns_.v1 = *a; // the fields version 2 added stay absent
         ad->version_ = HCTS_ADAPTER_V1;
     } else {
         throw problem("exports neither " HCTS_ADAPTER_ENTRY_V2 "() nor " HCTS_ADAPTER_ENTRY_V1
                       "(); this suite knows adapter versions 1 and 2");
     }
-    const hcts_adapter_v2 &f = ad->fns_;
+    const hcts_adapter_v1 &f = ad->fns_.v1;
     if (f.init == nullptr || f.fini == nullptr || f.product == nullptr || f.multi_rank_per_process == nullptr ||
         f.run_program == nullptr || f.copy_to_device == nullptr || f.copy_to_host == nullptr)
         throw problem("lacks a required function (init, fini, product, multi_rank_per_process, run_program, "
@@ -82,7 +55,7 @@ std::unique_ptr<Adapter> Adapter::open(const std::string &path, const Library &i
         ad->version_,   sizeof(hcts_adapter_init_args), init.programs_path.c_str(), iut_symbol, init.rank,
         init.rank_count};
     if (const int32_t rc = f.init(&args); rc != 0) {
-        ad->fns_.fini = nullptr; // init failed: there is nothing to finish
+        ad->fns_.v1.fini = nullptr; // init failed: there is nothing to finish
         throw problem("failed to initialise: " + hccl_result_name(rc));
     }
     return ad;
@@ -90,49 +63,49 @@ std::unique_ptr<Adapter> Adapter::open(const std::string &path, const Library &i
 
 Adapter::~Adapter()
 {
-    if (fns_.fini != nullptr)
-        fns_.fini();
+    if (fns_.v1.fini != nullptr)
+        fns_.v1.fini();
     g_symbol_source = nullptr;
     // The adapter's code may still be referenced by threads of the IUT; keep it mapped.
 }
 
-std::string Adapter::name() const { return fns_.name != nullptr ? fns_.name : "unnamed"; }
+std::string Adapter::name() const { return fns_.v1.name != nullptr ? fns_.v1.name : "unnamed"; }
 
 std::string Adapter::product() const
 {
-    const char *p = fns_.product();
+    const char *p = fns_.v1.product();
     return p != nullptr ? p : "unknown";
 }
 
-bool Adapter::multi_rank_per_process() const { return fns_.multi_rank_per_process() != 0; }
+bool Adapter::multi_rank_per_process() const { return fns_.v1.multi_rank_per_process() != 0; }
 
 int32_t Adapter::run(void *comm, std::string_view program, void *args, size_t size, uint32_t timeout_ms,
                      hcts_launch_status &status) const
 {
     status = {};
-    return fns_.run_program(comm, std::string(program).c_str(), args, size, timeout_ms, &status);
+    return fns_.v1.run_program(comm, std::string(program).c_str(), args, size, timeout_ms, &status);
 }
 
 void Adapter::to_device(void *dev, const void *host, size_t len) const
 {
-    if (const int32_t rc = fns_.copy_to_device(dev, host, len); rc != 0)
+    if (const int32_t rc = fns_.v1.copy_to_device(dev, host, len); rc != 0)
         throw std::runtime_error("adapter copy_to_device of " + std::to_string(len) +
                                  " bytes failed: " + hccl_result_name(rc));
 }
 
 void Adapter::to_host(void *host, const void *dev, size_t len) const
 {
-    if (const int32_t rc = fns_.copy_to_host(host, dev, len); rc != 0)
+    if (const int32_t rc = fns_.v1.copy_to_host(host, dev, len); rc != 0)
         throw std::runtime_error("adapter copy_to_host of " + std::to_string(len) +
                                  " bytes failed: " + hccl_result_name(rc));
 }
 
 std::optional<bool> Adapter::peek_notify(void *comm, uint64_t channel, uint32_t idx) const
 {
-    if (fns_.peek_notify == nullptr)
+    if (fns_.v1.peek_notify == nullptr)
         return std::nullopt;
     int32_t set = 0;
-    if (fns_.peek_notify(comm, channel, idx, &set) != 0)
+    if (fns_.v1.peek_notify(comm, channel, idx, &set) != 0)
         return std::nullopt;
     return set != 0;
 }

@@ -1,26 +1,19 @@
 #include "hcts/core/library.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <stdexcept>
 
-#include "hcts/core/sha256.h"
+#include "hcts/core/shared_object.h"
 #include "hcts_programs.h"
 
 namespace hcts {
 
 std::unique_ptr<Library> Library::open(const std::string &path)
 {
-    void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (handle == nullptr)
-        throw std::runtime_error("cannot load the implementation under test '" + path + "': " + dlerror());
     std::unique_ptr<Library> lib(new Library());
-    lib->handle_ = handle;
-    lib->path_ = path;
-    lib->sha256_ = sha256_of_file(path);
+    lib->so_ = detail::SharedObject::open(path, detail::SharedObject::Scope::Global, "implementation under test");
 #define X(name)                                                                                                        \
-    lib->api_.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));                                        \
+    lib->api_.name = reinterpret_cast<decltype(&::name)>(lib->so_.symbol(#name));                                      \
     if (lib->api_.name == nullptr)                                                                                     \
         lib->missing_.emplace_back(#name);
 #include "hcts/core/hcomm_symbols.inc"
@@ -28,7 +21,7 @@ std::unique_ptr<Library> Library::open(const std::string &path)
     return lib;
 }
 
-void *Library::symbol(const char *name) const { return dlsym(handle_, name); }
+void *Library::symbol(const char *name) const { return so_.symbol(name); }
 
 bool Library::has(std::string_view name) const
 {

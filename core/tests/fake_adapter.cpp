@@ -46,15 +46,29 @@ EXPORT int32_t fake_adapter_fini_calls() { return g_fini_calls; }
 EXPORT uint32_t fake_adapter_init_version() { return g_init_version; }
 EXPORT void *fake_adapter_resolve(const char *name) { return g_symbol != nullptr ? g_symbol(name) : nullptr; }
 
+// Version 1's functions, with the header a variant announces.
+constexpr hcts_adapter_v1 functions(uint32_t version, uint32_t size, const char *name)
+{
+    return {.abi_version = version,
+            .size = size,
+            .name = name,
+            .init = init,
+            .fini = fini,
+            .product = product,
+            .multi_rank_per_process = multi,
+            .run_program = run,
+            .copy_to_device = copy,
+            .copy_to_host = copy,
+            .peek_notify = nullptr};
+}
+
 #if defined(HCTS_FAKE_V1) || defined(HCTS_FAKE_BAD_VERSION) || defined(HCTS_FAKE_INIT_FAILS)
 EXPORT const hcts_adapter_v1 *hcts_adapter_get(void)
 {
 #if defined(HCTS_FAKE_BAD_VERSION)
-    static const hcts_adapter_v1 a{7,      sizeof(hcts_adapter_v1), "bad", init, fini, product, multi, run, copy, copy,
-                                   nullptr};
+    static const hcts_adapter_v1 a = functions(7, sizeof(hcts_adapter_v1), "bad");
 #else
-    static const hcts_adapter_v1 a{
-        HCTS_ADAPTER_V1, sizeof(hcts_adapter_v1), "fake-v1", init, fini, product, multi, run, copy, copy, nullptr};
+    static const hcts_adapter_v1 a = functions(HCTS_ADAPTER_V1, sizeof(hcts_adapter_v1), "fake-v1");
 #endif
     return &a;
 }
@@ -63,19 +77,9 @@ EXPORT const hcts_adapter_v1 *hcts_adapter_get(void)
 #if defined(HCTS_FAKE_V2)
 EXPORT const hcts_adapter_v2 *hcts_adapter_get_v2(void)
 {
-    static const hcts_adapter_v2 a{HCTS_ADAPTER_V2,
-                                   sizeof(hcts_adapter_v2),
-                                   "fake-v2",
-                                   init,
-                                   fini,
-                                   product,
-                                   multi,
-                                   run,
-                                   copy,
-                                   copy,
-                                   nullptr,
-                                   segment,
-                                   version};
+    static const hcts_adapter_v2 a{.v1 = functions(HCTS_ADAPTER_V2, sizeof(hcts_adapter_v2), "fake-v2"),
+                                   .segment_size = segment,
+                                   .iut_version = version};
     return &a;
 }
 // A v2 adapter may keep its v1 entry point for older suites; the newest wins.

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "hcts/core/shared_object.h"
 #include "hcts_adapter.h"
 
 namespace hcts {
@@ -37,8 +38,8 @@ class Adapter {
     std::string name() const;
     std::string product() const; // "unknown" when the adapter does not say
     bool multi_rank_per_process() const;
-    const std::string &path() const { return path_; }
-    const std::string &sha256() const { return sha256_; }
+    const std::string &path() const { return so_.path; }
+    const std::string &sha256() const { return so_.sha256; }
 
     // Runs device program hcts_prog_<program>; the adapter's return code.
     int32_t run(void *comm, std::string_view program, void *args, size_t size, uint32_t timeout_ms,
@@ -46,7 +47,7 @@ class Adapter {
     // Host <-> device copies; throw std::runtime_error with the adapter's code.
     void to_device(void *dev, const void *host, size_t len) const;
     void to_host(void *host, const void *dev, size_t len) const;
-    bool can_peek() const { return fns_.peek_notify != nullptr; }
+    bool can_peek() const { return fns_.v1.peek_notify != nullptr; }
     // Whether a local notify is set, without consuming it; nullopt when the
     // adapter cannot tell (no peek_notify, or it failed).
     std::optional<bool> peek_notify(void *comm, uint64_t channel, uint32_t idx) const;
@@ -56,11 +57,9 @@ class Adapter {
 
   private:
     Adapter() = default;
-    void *handle_ = nullptr;
+    detail::SharedObject so_;
     uint32_t version_ = 0;
     hcts_adapter_v2 fns_{}; // the newest layout; fields an older version lacks stay null
-    std::string path_;
-    std::string sha256_;
 };
 
 } // namespace hcts

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "hcts/core/shared_object.h"
+
 namespace hcts {
 
 class HostPrograms {
@@ -21,8 +23,7 @@ class HostPrograms {
 
   private:
     HostPrograms() = default;
-    void *handle_ = nullptr;
-    std::string path_;
+    detail::SharedObject so_;
 };
 
 } // namespace hcts

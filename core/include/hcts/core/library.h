@@ -15,6 +15,7 @@
 #include "hccl/hccl_res_expt.h"
 #include "hcomm/hcomm_primitives.h"
 #include "hcomm/hcomm_primitives_expt.h"
+#include "hcts/core/shared_object.h"
 
 namespace hcts {
 
@@ -37,16 +38,14 @@ class Library {
     // Any symbol of the IUT (the adapter's iut_symbol callback), or null.
     void *symbol(const char *name) const;
     bool has(std::string_view name) const;
-    const std::string &path() const { return path_; }
-    const std::string &sha256() const { return sha256_; }
+    const std::string &path() const { return so_.path; }
+    const std::string &sha256() const { return so_.sha256; }
     // hcomm symbols the IUT does not export, in hcomm_symbols.inc order.
     const std::vector<std::string> &missing() const { return missing_; }
 
   private:
     Library() = default;
-    void *handle_ = nullptr;
-    std::string path_;
-    std::string sha256_;
+    detail::SharedObject so_;
     HcommApi api_;
     std::vector<std::string> missing_;
 };
