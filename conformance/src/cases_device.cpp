@@ -8,19 +8,6 @@ namespace hcts {
 namespace {
 StampKey key_for(uint32_t iteration, int sender) { return {4, iteration, static_cast<uint32_t>(sender)}; }
 
-// Rank 0 stamps a source, rank 1 poisons `region` of its inbox lane for rank 0.
-void prepare(const World &w, const Untouched &region, uint32_t iteration)
-{
-    const Device &dev = w.device();
-    if (w.rank == 1)
-        dev.poison(w.inbox(0) + region.off, region.len);
-    if (w.rank == 0) {
-        std::vector<std::byte> src(region.len);
-        fill_payload(src, key_for(iteration, 0));
-        dev.put(w.outbox(), src);
-    }
-    mpi::phase_barrier("device-only: prepared");
-}
 } // namespace
 
 HCTS_CASE(DeviceOnly, HostSideCallRejected, clauses("WWN.DEV.1", "WWN.DEV.4"),
@@ -29,7 +16,7 @@ HCTS_CASE(DeviceOnly, HostSideCallRejected, clauses("WWN.DEV.1", "WWN.DEV.4"),
     const Ctx c = ctx();
     const World &w = c.w;
     const Untouched region{8192, 4096};
-    prepare(w, region, 1);
+    prepare_targets(c, 0, 1, {region}, region.len, key_for(1, 0));
     if (w.rank == 0) {
         // Called right here, on the host, with otherwise valid arguments.
         const int32_t rc = iut().api().HcommWriteWithNotifyOnThread(
@@ -59,7 +46,7 @@ HCTS_CASE(DeviceOnly, OnlyAicpuTsThreads, clauses("WWN.DEV.2"),
             continue; // no such thread exists: nothing can misuse it
         ++usable;
         const Untouched region{8192 + k * 8192ULL, 4096};
-        prepare(w, region, k);
+        prepare_targets(c, 0, 1, {region}, region.len, key_for(k, 0));
         Script s;
         if (w.rank == 0 && t != 0)
             s.wwn(t, w.channel_to(1), w.remote_inbox(1, 0) + region.off, w.outbox(), region.len, 11);
@@ -100,8 +87,7 @@ HCTS_CASE(DeviceOnly, ProductTableRow, clauses("WWN.DEV.3"), needs(Feature::Prod
     if (row->write_with_notify) {
         std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 1000, 13, 0, 0, 0, key_for(99, 0)}};
         // Judged here by completion and data; the device-stream view is WWN.VIS.1's.
-        const Exchange ex = run_exchange(c, plan);
-        check_exchange(plan, ex, w.rank, {"", "WWN.DEV.3", "", ""}, ev());
+        const Exchange ex = exchange_checked(c, plan, {"", "WWN.DEV.3", "", ""});
         return;
     }
     // A product without the call: refused wherever it is made (non-zero, the
@@ -110,7 +96,7 @@ HCTS_CASE(DeviceOnly, ProductTableRow, clauses("WWN.DEV.3"), needs(Feature::Prod
     // and on the host, since neither side may make it on such a product.
     ev().observe("engine", std::string(products::engine_name(w.setup_engine)));
     const Untouched region{8192, 4096};
-    prepare(w, region, 98);
+    prepare_targets(c, 0, 1, {region}, region.len, key_for(98, 0));
     Script s;
     if (w.rank == 0)
         s.wwn(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + region.off, w.outbox(), region.len, 13);

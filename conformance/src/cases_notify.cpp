@@ -49,8 +49,7 @@ HCTS_CASE(Notify, ExactlyOncePerWrite, clauses("WWN.NTF.1"),
     Histogram hist{{"satisfied", 0}, {"lost", 0}, {"spurious", 0}, {"extra-wait-timed-out", 0}};
     for (uint32_t i = 0; i < n; ++i) {
         std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 512, idx, 0, 0, 0, key_for(i, 0)}};
-        const Exchange ex = run_exchange(c, plan);
-        check_exchange(plan, ex, w.rank, {"", "WWN.NTF.1", "", ""}, ev());
+        const Exchange ex = exchange_checked(c, plan, {"", "WWN.NTF.1", "", ""});
         if (w.rank == 1) {
             const XferResult &x = ex.x[0];
             if (x.have_snapshot)
@@ -131,8 +130,7 @@ HCTS_CASE(Notify, IncastSendersIsolated, clauses("WWN.NTF.4"),
             plan.push_back(Xfer{r, 0, 4096 + static_cast<uint64_t>(t) * 131072, static_cast<uint64_t>(t) * 131072,
                                 65536 + 24, idx, t, 0, 0, StampKey{2, 9, static_cast<uint32_t>(2 * r + t)}});
         }
-    const Exchange ex = run_exchange(c, plan);
-    check_exchange(plan, ex, w.rank, {"", "WWN.NTF.4", "", ""}, ev());
+    const Exchange ex = exchange_checked(c, plan, {"", "WWN.NTF.4", "", ""});
     if (w.rank == 0) {
         Histogram hist = payload_histogram();
         for (const auto &x : ex.x)
@@ -153,8 +151,7 @@ HCTS_CASE(Notify, GuardsAndSourceUntouched, clauses("WWN.NTF.5", "WWN.NTF.6"),
                             0, 0, 0, key_for(idx, 0)});
         ++idx;
     }
-    const Exchange ex = run_exchange(c, plan);
-    check_exchange(plan, ex, w.rank, {"", "", "WWN.NTF.5", "WWN.NTF.6"}, ev());
+    const Exchange ex = exchange_checked(c, plan, {"", "", "WWN.NTF.5", "WWN.NTF.6"});
     if (w.rank == 1) {
         Histogram hist{{"guards-intact", 0}, {"guard-changed", 0}};
         for (const auto &x : ex.x)
@@ -173,8 +170,7 @@ HCTS_CASE(Notify, BothDirectionsAtOnce, clauses("WWN.NTF.7"),
     for (uint32_t rep = 0; rep < 8; ++rep) {
         std::vector<Xfer> plan{Xfer{0, 1, 4096, 0, 100000 + rep, 40, 0, 0, 0, key_for(rep, 0)},
                                Xfer{1, 0, 4096, 0, 100000 + rep, 41, 0, 0, 0, key_for(rep, 1)}};
-        const Exchange ex = run_exchange(c, plan);
-        check_exchange(plan, ex, w.rank, {"", "WWN.NTF.7", "", ""}, ev());
+        const Exchange ex = exchange_checked(c, plan, {"", "WWN.NTF.7", "", ""});
         if (w.rank <= 1)
             ++hist[!ex.launch.ok() ? "deadlock-or-error"
                                    : std::string(outcome_name(ex.x[w.rank == 0 ? 1 : 0].host.overall()))];

@@ -57,36 +57,13 @@ HCTS_CASE(Profiles, BinaryOrCountingNotify, clauses("WWN.PRF.1"), needs(Feature:
 
 HCTS_CASE(Profiles, ZeroLength, clauses("WWN.PRF.2"), needs(Feature::WriteWithNotify, Feature::NotifyWait))
 {
-    const Ctx c = ctx();
-    const World &w = c.w;
-    const uint64_t off = 8192;
-    if (w.rank == 1)
-        w.device().poison(w.inbox(0) + off - 64, 192);
-    mpi::phase_barrier("zero length: prepared");
-    Script s;
-    if (w.rank == 0)
-        s.wwn(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + off, w.outbox(), 0, 25);
-    (void)c.run(s, 30000);
-    int32_t rc = w.rank == 0 ? s.rc(0) : 0;
-    mpi::broadcast(std::as_writable_bytes(std::span(&rc, 1)), 0, "the zero-length call's return code");
-    if (rc != HCCL_SUCCESS) {
-        if (w.rank == 1)
-            ev().profile("WWN.PRF.2", "rejected", "len 0 returned " + hccl_result_name(rc));
+    const ZeroLength z = zero_length_write(ctx(), 25);
+    if (world().rank != 1)
         return;
-    }
-    // A success must raise the notify: a wait that times out shows it did not.
-    const WaitOutcome o = wait_expecting_timeout(c, 1, w.channel_to(0), 25);
-    if (w.rank != 1)
-        return;
-    const size_t bad = count_not_pattern(w.device().get(w.inbox(0) + off - 64, 192), kPoisonWord);
-    if (bad != 0)
-        ev().profile("WWN.PRF.2", "bytes-written", std::to_string(bad) + " bytes around dst changed");
-    else if (o.end == WaitEnd::Unknown)
-        ev().error("WWN.PRF.2", "len 0 returned success, and whether it raised the notify is unknown: " + o.detail);
+    if (z.outcome.empty())
+        ev().error("WWN.PRF.2", z.detail);
     else
-        ev().profile("WWN.PRF.2", o.end == WaitEnd::Completed ? "notify-only" : "success-no-notify",
-                     o.end == WaitEnd::Completed ? "the notify arrived, no byte written"
-                                                 : "returned success but no notify arrived (" + o.detail + ")");
+        ev().profile("WWN.PRF.2", z.outcome, z.detail);
 }
 
 HCTS_CASE(Profiles, TimeoutUnit, clauses("WWN.PRF.3"), needs(Feature::NotifyWait))

@@ -58,6 +58,15 @@ Histogram sum_on_root(const Histogram &mine)
     return sum;
 }
 
+void record_litmus(const Ctx &c, const std::string &id, const std::string &shape, const Histogram &mine,
+                   const std::vector<std::string> &forbidden, Row row)
+{
+    const Histogram sum = sum_on_root(mine);
+    if (c.rank() == 0)
+        c.ev.litmus(row == Row::F ? litmus_entry(id, shape, c.spec.name, sum, forbidden)
+                                  : profile_entry(id, shape, c.spec.name, sum, forbidden));
+}
+
 Histogram payload_histogram() { return {{"new", 0}, {"stale", 0}, {"torn", 0}, {"absent", 0}, {"foreign", 0}}; }
 
 const std::vector<std::string> &weak_outcomes()

@@ -1,5 +1,6 @@
 // Litmus at the edges: L14 zero-length writes, L15 the paths by which dst may
 // be read after the wait, L16 bad calls repeated (refused, no byte, no notify).
+#include "bad_calls.h"
 #include "case_kit.h"
 #include "hcts/core/catalogue.h"
 
@@ -16,35 +17,16 @@ uint32_t reps_of(const Ctx &c, uint32_t divisor, uint32_t floor) { return std::m
 HCTS_CASE(Litmus, L14_ZeroLength, clauses("WWN.LIT.14"), needs(Feature::WriteWithNotify, Feature::NotifyWait))
 {
     const Ctx c = ctx();
-    const World &w = c.w;
     const uint32_t reps = reps_of(c, 64, 4);
-    const uint64_t off = 8192;
     Histogram hist{{"rejected", 0}, {"notify-only", 0}, {"success-no-notify", 0}, {"bytes-written", 0}};
     for (uint32_t rep = 0; rep < reps; ++rep) {
-        if (w.rank == 1)
-            w.device().poison(w.inbox(0) + off - 64, 192);
-        mpi::phase_barrier("L14: prepared");
-        Script s;
-        if (w.rank == 0)
-            s.wwn(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + off, w.outbox(), 0, 52);
-        (void)c.run(s, 30000);
-        int32_t rc = w.rank == 0 ? s.rc(0) : 0;
-        mpi::broadcast(std::as_writable_bytes(std::span(&rc, 1)), 0, "the zero-length call's return code");
-        WaitOutcome o{WaitEnd::TimedOut, ""};
-        if (rc == HCCL_SUCCESS)
-            o = wait_expecting_timeout(c, 1, w.channel_to(0), 52);
-        if (w.rank == 1) {
-            const size_t bad = count_not_pattern(w.device().get(w.inbox(0) + off - 64, 192), kPoisonWord);
-            if (o.end == WaitEnd::Unknown && bad == 0)
-                ev().error("WWN.LIT.14", "a zero-length call returned success and its notify is unknown: " + o.detail);
-            else
-                ++hist[bad != 0                      ? "bytes-written"
-                       : rc != HCCL_SUCCESS          ? "rejected"
-                       : o.end == WaitEnd::Completed ? "notify-only"
-                                                     : "success-no-notify"];
-        }
+        const ZeroLength z = zero_length_write(c, 52);
+        if (c.rank() == 1 && z.outcome.empty())
+            ev().error("WWN.LIT.14", z.detail);
+        else if (c.rank() == 1)
+            ++hist[z.outcome];
     }
-    if (w.rank == 1) {
+    if (c.rank() == 1) {
         std::string observed = "rejected";
         for (const char *k : {"bytes-written", "success-no-notify", "notify-only"})
             if (hist.at(k) != 0) {
@@ -53,9 +35,8 @@ HCTS_CASE(Litmus, L14_ZeroLength, clauses("WWN.LIT.14"), needs(Feature::WriteWit
             }
         ev().profile("WWN.LIT.14", observed,
                      "of " + std::to_string(reps) + " zero-length calls: " + nlohmann::json(hist).dump());
-        ev().litmus(
-            profile_entry("L14", "zero-len", "Litmus.L14_ZeroLength", hist, {"success-no-notify", "bytes-written"}));
     }
+    record_litmus(c, "L14", "zero-len", hist, {"success-no-notify", "bytes-written"}, Row::P);
 }
 
 // L15: after the wait, read dst via (a) the waiting device thread, (b) the host
@@ -136,54 +117,29 @@ HCTS_CASE(Litmus, L16_ErrorPaths, clauses("WWN.ERR.1", "WWN.ERR.3", "WWN.ERR.4",
     const Ctx c = ctx();
     const World &w = c.w;
     struct Bad {
-        const char *what;
+        Fault fault;
         const char *clause;
         int32_t expected;
     };
-    static const Bad kBad[] = {{"dst NULL", "WWN.ERR.1", HCCL_E_PTR},
-                               {"src NULL", "WWN.ERR.1", HCCL_E_PTR},
-                               {"channel 0", "WWN.ERR.1", HCCL_E_PTR},
-                               {"idx = notifyNum", "WWN.IDX.2", HCCL_E_PARA},
-                               {"dst outside the peer's communication memory", "WWN.ERR.3", HCCL_E_PARA},
-                               {"len overflowing dst + len", "WWN.ERR.4", HCCL_E_PARA}};
-    const uint64_t off = 8192, len = 4096;
+    static const Bad kBad[] = {
+        {Fault::DstNull, "WWN.ERR.1", HCCL_E_PTR},         {Fault::SrcNull, "WWN.ERR.1", HCCL_E_PTR},
+        {Fault::ChannelZero, "WWN.ERR.1", HCCL_E_PTR},     {Fault::IdxAtNotifyNum, "WWN.IDX.2", HCCL_E_PARA},
+        {Fault::DstPastPeerEnd, "WWN.ERR.3", HCCL_E_PARA}, {Fault::LenNearMax, "WWN.ERR.4", HCCL_E_PARA}};
+    const Untouched region{8192, 4096};
     const uint32_t idx = 54;
     // A bad call accepted where only a STRICT clause (the reference's stricter
     // choice) forbids it is counted apart: it fails that clause, which the report
     // shows, but must not make the litmus entry decide the MUST gate.
     Histogram hist{{"refused", 0}, {"refused-wrong-code", 0}, {"accepted", 0}, {"accepted-strict", 0}};
-    const uint32_t reps = reps_of(c, 128, 2);
-    for (uint32_t rep = 0; rep < reps; ++rep)
+    for (uint32_t rep = 0; rep < reps_of(c, 128, 2); ++rep)
         for (const Bad &bad : kBad) {
-            if (w.rank == 1)
-                w.device().poison(w.inbox(0) + off, len);
-            if (w.rank == 0) {
-                std::vector<std::byte> p(len);
-                fill_payload(p, key_for(5000 + rep, 0));
-                w.device().put(w.outbox(), p);
-            }
-            mpi::phase_barrier("L16: prepared");
+            prepare_targets(c, 0, 1, {region}, region.len, key_for(5000 + rep, 0));
             Script s;
             if (w.rank == 0) {
-                std::byte *dst = w.remote_inbox(1, 0) + off;
-                const std::byte *src = w.outbox();
-                ChannelHandle ch = w.channel_to(1);
-                uint32_t i = idx;
-                uint64_t l = len;
-                const std::string what = bad.what;
-                if (what == "dst NULL")
-                    dst = nullptr;
-                else if (what == "src NULL")
-                    src = nullptr;
-                else if (what == "channel 0")
-                    ch = 0;
-                else if (what == "idx = notifyNum")
-                    i = World::kNotifyNum;
-                else if (what == "len overflowing dst + len")
-                    l = UINT64_MAX - 7;
-                else
-                    dst = w.peers[1].remote_base + w.peers[1].remote_size + 4096;
-                s.wwn(w.thread(), ch, dst, src, l, i);
+                const WwnCall call = with_fault(
+                    w, 1, {w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + region.off, w.outbox(), region.len, idx},
+                    bad.fault, {});
+                s.wwn(call.thread, call.channel, call.dst, call.src, call.len, call.idx);
             }
             (void)c.run(s, 30000);
             if (w.rank == 0) {
@@ -194,13 +150,13 @@ HCTS_CASE(Litmus, L16_ErrorPaths, clauses("WWN.ERR.1", "WWN.ERR.3", "WWN.ERR.4",
                        : rc != HCCL_SUCCESS ? "refused-wrong-code"
                        : strict             ? "accepted-strict"
                                             : "accepted"];
-                ev().check(bad.clause, rc != HCCL_SUCCESS, std::string("L16: ") + bad.what + " returned HCCL_SUCCESS");
+                ev().check(bad.clause, rc != HCCL_SUCCESS,
+                           "L16: " + std::string(fault_name(bad.fault)) + " returned HCCL_SUCCESS");
             }
             // The probe write after the bad call proves no byte and no notify arrived.
-            prove_no_effect(c, 0, 1, 0, 0, idx + 1, {{off, len}}, {idx}, bad.clause);
+            prove_no_effect(c, 0, 1, 0, 0, idx + 1, {region}, {idx}, bad.clause);
         }
-    if (w.rank == 0)
-        ev().litmus(litmus_entry("L16", "error paths", "Litmus.L16_ErrorPaths", hist, {"accepted"}));
+    record_litmus(c, "L16", "error paths", hist, {"accepted"});
 }
 
 } // namespace hcts

@@ -7,6 +7,32 @@
 
 namespace hcts {
 
+namespace {
+
+// One write of L1 under stress, as every rank draws it.
+struct W {
+    uint64_t dst, src, len;
+    uint32_t idx;
+    StampKey key;
+    bool delay = false; // the sender runs a local copy of delay_len bytes first
+    uint64_t delay_len = 0;
+    bool wait_late = false; // receiver jitter: a local copy before this wait
+};
+
+// `count` writes of `len` bytes at fixed strides on indices from `idx0`, the
+// competing traffic; the iteration of `first` counts up.
+std::vector<W> competing(size_t count, uint64_t dst0, uint64_t dst_step, uint64_t src0, uint64_t src_step, uint64_t len,
+                         uint32_t idx0, StampKey first)
+{
+    std::vector<W> out;
+    for (uint32_t j = 0; j < count; ++j)
+        out.push_back(W{dst0 + j * dst_step, src0 + j * src_step, len, idx0 + j,
+                        StampKey{first.run, (first.iteration + j) & 0xfff, first.sender}});
+    return out;
+}
+
+} // namespace
+
 HCTS_CASE(Litmus, L1_MessagePassing, clauses("WWN.VIS.1"),
           needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
@@ -32,8 +58,7 @@ HCTS_CASE(Litmus, L1_MessagePassing, clauses("WWN.VIS.1"),
             dst += 8192 + 4096;
             src += 8192;
         }
-        const Exchange ex = run_exchange(c, plan);
-        check_exchange(plan, ex, w.rank, {"WWN.VIS.1", "WWN.VIS.1", "", ""}, ev());
+        const Exchange ex = exchange_checked(c, plan, {"WWN.VIS.1", "WWN.VIS.1", "", ""});
         if (w.rank == 1 - sender)
             for (const auto &r : ex.x)
                 ++hist[std::string(outcome_name(r.seen().overall()))];
@@ -72,14 +97,6 @@ HCTS_CASE(Litmus, L1_UnderStress, clauses("WWN.VIS.1"),
     for (uint32_t done = 0, batch = 0; done < c.repeat; ++batch) {
         const uint32_t n = std::min(kMain, c.repeat - done);
         const int sender = static_cast<int>(batch % 2), receiver = 1 - sender;
-        struct W {
-            uint64_t dst, src, len;
-            uint32_t idx;
-            StampKey key;
-            bool delay;
-            uint64_t delay_len;
-            bool wait_late = false; // receiver jitter: a local copy before this wait
-        };
         // Every rank draws the same plan from the same generator.
         std::vector<W> main(n), back(kBack), side(have_alt ? kSide : 0);
         for (uint32_t i = 0; i < n; ++i)
@@ -92,22 +109,9 @@ HCTS_CASE(Litmus, L1_UnderStress, clauses("WWN.VIS.1"),
                         4096 + rng() % 61440};
         for (uint32_t i = 0; i < n; ++i)
             main[i].wait_late = rng() % 4 == 0;
-        for (uint32_t j = 0; j < kBack; ++j)
-            back[j] = W{4096 + j * 20480ULL,
-                        (1ULL << 20) + j * 16384ULL,
-                        16384,
-                        32 + j,
-                        StampKey{11, (batch * kBack + j) & 0xfff, static_cast<uint32_t>(receiver)},
-                        false,
-                        0};
-        for (uint32_t j = 0; j < side.size(); ++j)
-            side[j] = W{(512ULL << 10) + j * 40960ULL,
-                        (512ULL << 10) + j * 32768ULL,
-                        32768,
-                        40 + j,
-                        StampKey{12, (batch * kSide + j) & 0xfff, static_cast<uint32_t>(sender)},
-                        false,
-                        0};
+        back = competing(kBack, 4096, 20480, 1ULL << 20, 16384, 16384, 32, {11, batch * kBack, uint32_t(receiver)});
+        side = competing(side.size(), 512ULL << 10, 40960, 512ULL << 10, 32768, 32768, 40,
+                         {12, batch * kSide, uint32_t(sender)});
         // Prepare: receivers poison, senders stamp.
         auto prepare = [&](const std::vector<W> &ws, int from) {
             for (const W &x : ws) {

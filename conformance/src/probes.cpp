@@ -150,6 +150,49 @@ void check_quiet(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch
     }
 }
 
+void prepare_targets(const Ctx &ctx, int sender, int receiver, const std::vector<Untouched> &regions, uint64_t src_len,
+                     const StampKey &key)
+{
+    const World &w = ctx.w;
+    if (w.rank == receiver)
+        for (const Untouched &u : regions)
+            w.device().poison(w.inbox(sender) + u.off, u.len);
+    if (w.rank == sender) {
+        std::vector<std::byte> src(src_len);
+        fill_payload(src, key);
+        w.device().put(w.outbox(), src);
+    }
+    mpi::phase_barrier("targets prepared");
+}
+
+ZeroLength zero_length_write(const Ctx &ctx, uint32_t idx)
+{
+    const World &w = ctx.w;
+    const Untouched around{8192 - 64, 192}; // dst at 8192 and 64 bytes either side
+    prepare_targets(ctx, 0, 1, {around}, 64, StampKey{9, idx, 0});
+    Script s;
+    if (w.rank == 0)
+        s.wwn(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + around.off + 64, w.outbox(), 0, idx);
+    (void)ctx.run(s, 30000);
+    int32_t rc = w.rank == 0 ? s.rc(0) : 0;
+    mpi::broadcast(std::as_writable_bytes(std::span(&rc, 1)), 0, "the zero-length call's return code");
+    // A success must raise the notify: a wait that times out shows it did not.
+    const WaitOutcome o =
+        rc == HCCL_SUCCESS ? wait_expecting_timeout(ctx, 1, w.channel_to(0), idx) : WaitOutcome{WaitEnd::TimedOut, ""};
+    if (w.rank != 1)
+        return {};
+    const size_t bad = count_not_pattern(w.device().get(w.inbox(0) + around.off, around.len), kPoisonWord);
+    if (bad != 0)
+        return {"bytes-written", std::to_string(bad) + " bytes around dst changed"};
+    if (rc != HCCL_SUCCESS)
+        return {"rejected", "len 0 returned " + hccl_result_name(rc)};
+    if (o.end == WaitEnd::Unknown)
+        return {"", "len 0 returned success, and whether it raised the notify is unknown: " + o.detail};
+    return o.end == WaitEnd::Completed
+               ? ZeroLength{"notify-only", "the notify arrived, no byte written"}
+               : ZeroLength{"success-no-notify", "returned success but no notify arrived (" + o.detail + ")"};
+}
+
 void prove_no_effect(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch, ChannelHandle recv_ch,
                      uint32_t probe_idx, const std::vector<Untouched> &untouched, const std::vector<uint32_t> &quiet,
                      const std::string &clause)

@@ -8,8 +8,15 @@
 
 #include "case.h"
 #include "device.h"
+#include "hcts/core/stamp.h"
 
 namespace hcts {
+
+// A region of a receiver's inbox lane that calls must leave untouched.
+struct Untouched {
+    uint64_t off;
+    uint64_t len;
+};
 
 // A wait that must not complete: `receiver` waits on `idx` of `channel` with the
 // short timeout, on a fresh thread (a wait that times out leaves its thread in
@@ -42,10 +49,22 @@ void check_quiet(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch
 // anything the rejected calls might have sent), the receiver waits for it, then
 // checks that `untouched` regions of its inbox lane still hold poison and that no
 // notify in `quiet` is set. Collective; results under `clause`.
-struct Untouched {
-    uint64_t off;
-    uint64_t len;
+// Before calls whose lack of effect is judged: `receiver` poisons `regions` of
+// its inbox lane for `sender`, and `sender` stamps the first `src_len` bytes of
+// its outbox with `key` (a source the calls may read). Collective.
+void prepare_targets(const Ctx &ctx, int sender, int receiver, const std::vector<Untouched> &regions, uint64_t src_len,
+                     const StampKey &key);
+
+// One write with notify of len 0 from rank 0 to rank 1 on notify `idx`, with
+// the bytes around dst poisoned: what it did, as rank 1 sees it: "rejected",
+// "notify-only", "success-no-notify" or "bytes-written"; "" when that could not
+// be told (the detail says why). Collective.
+struct ZeroLength {
+    std::string outcome;
+    std::string detail;
 };
+ZeroLength zero_length_write(const Ctx &ctx, uint32_t idx);
+
 void prove_no_effect(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch, ChannelHandle recv_ch,
                      uint32_t probe_idx, const std::vector<Untouched> &untouched, const std::vector<uint32_t> &quiet,
                      const std::string &clause);

@@ -1,23 +1,19 @@
 #include "summary.h"
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "hcts/core/results.h"
 
 namespace hcts {
 
 int print_summary(const std::string &path)
 {
-    std::ifstream in(path);
-    if (!in) {
-        std::fprintf(stderr, "hcts: no results at '%s'\n", path.c_str());
-        return 2;
-    }
     nlohmann::json d;
     try {
-        d = nlohmann::json::parse(in);
+        d = read_json_file(path);
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "hcts: '%s' is not JSON: %s\n", path.c_str(), e.what());
+        std::fprintf(stderr, "hcts: no results: %s\n", e.what());
         return 2;
     }
     const auto &sum = d.at("summary");

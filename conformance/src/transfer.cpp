@@ -136,6 +136,20 @@ Exchange run_exchange(const Ctx &ctx, const std::vector<Xfer> &plan)
     return ex;
 }
 
+Exchange exchange_checked(const Ctx &ctx, const std::vector<Xfer> &plan, const StdClauses &cl)
+{
+    Exchange ex = run_exchange(ctx, plan);
+    check_exchange(plan, ex, ctx.rank(), cl, ctx.ev);
+    return ex;
+}
+
+void count_seen(const std::vector<Xfer> &plan, const Exchange &ex, int rank, std::map<std::string, uint64_t> &hist)
+{
+    for (size_t i = 0; i < plan.size(); ++i)
+        if (plan[i].receiver == rank)
+            ++hist[std::string(outcome_name(ex.x[i].seen().overall()))];
+}
+
 void judge_launch(const LaunchResult &r, const std::string &clause, const std::string &what, Evidence &ev)
 {
     switch (r.trouble()) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,13 @@ struct StdClauses {
     std::string source = "WWN.NTF.6";
 };
 void check_exchange(const std::vector<Xfer> &plan, const Exchange &ex, int rank, const StdClauses &cl, Evidence &ev);
+
+// run_exchange, then check_exchange under `cl` on this rank.
+Exchange exchange_checked(const Ctx &ctx, const std::vector<Xfer> &plan, const StdClauses &cl);
+
+// Counts, on this rank, the outcome each transfer it received showed (the
+// snapshot right after its wait when there is one, else the host read).
+void count_seen(const std::vector<Xfer> &plan, const Exchange &ex, int rank, std::map<std::string, uint64_t> &hist);
 
 // How a launch that should have completed went wrong, under `clause`: the IUT's
 // doing fails it, the harness's is ERROR, an absent call NOT_SUPPORTED.

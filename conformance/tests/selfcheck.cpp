@@ -1,9 +1,9 @@
 // hcts-selfcheck: asserts what a results.json of the suite must say, for the
 // suite's self-tests (the reference, deliberately wrong IUTs, an IUT without WWN).
 #include "hcts/core/cli.h"
+#include "hcts/core/results.h"
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -65,12 +65,11 @@ int main(int argc, char **argv)
     CLI11_PARSE(app, argc, argv);
     (void)reference;
 
-    std::ifstream in(results);
     nlohmann::json doc;
     try {
-        doc = nlohmann::json::parse(in);
+        doc = hcts::read_json_file(results);
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "hcts-selfcheck: '%s' is not JSON: %s\n", results.c_str(), e.what());
+        std::fprintf(stderr, "hcts-selfcheck: %s\n", e.what());
         return 2;
     }
     if (clause->parsed()) {

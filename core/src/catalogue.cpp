@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -76,10 +77,8 @@ Catalogue Catalogue::parse(std::string_view yaml_text, std::string_view origin)
 
 const Clause *Catalogue::find(std::string_view id) const
 {
-    for (const auto &c : clauses_)
-        if (c.id == id)
-            return &c;
-    return nullptr;
+    const auto it = std::ranges::find(clauses_, id, &Clause::id);
+    return it != clauses_.end() ? &*it : nullptr;
 }
 
 } // namespace hcts

@@ -197,10 +197,8 @@ const Table &Table::builtin()
 
 const Product *Table::find(std::string_view name) const
 {
-    for (const Product &p : products_)
-        if (p.name == name)
-            return &p;
-    return nullptr;
+    const auto it = std::ranges::find(products_, name, &Product::name);
+    return it != products_.end() ? &*it : nullptr;
 }
 
 std::string Table::names(bool seed_rows_only) const

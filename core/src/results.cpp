@@ -33,6 +33,18 @@ std::string os_name()
 
 const char *suite_version() { return HCTS_SUITE_VERSION; }
 
+nlohmann::json read_json_file(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw std::runtime_error(path + ": cannot open for reading");
+    try {
+        return nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception &e) {
+        throw std::runtime_error(path + ": not JSON: " + e.what());
+    }
+}
+
 std::string utc_now()
 {
     std::time_t t = std::time(nullptr);

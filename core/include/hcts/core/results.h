@@ -67,6 +67,10 @@ class ResultsWriter {
     nlohmann::json doc_;
 };
 
+// A results document (or any JSON file) from disk; throws std::runtime_error
+// "<path>: <problem>" for an unreadable file or malformed JSON.
+nlohmann::json read_json_file(const std::string &path);
+
 // "20261201T020610Z-4200": UTC time and 16 random bits.
 std::string make_run_id();
 // "2026-12-01T02:06:10Z", or the time SOURCE_DATE_EPOCH names.
