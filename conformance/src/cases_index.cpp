@@ -46,11 +46,13 @@ HCTS_CASE(Index, EveryValidIndexWorks, clauses("WWN.IDX.1"), needs(Feature::Writ
     }
 }
 
-HCTS_CASE(Index, OutOfRangeRejected, clauses("WWN.IDX.2", "WWN.IDX.3"),
+HCTS_CASE(Index, OutOfRangeRejected, clauses("WWN.IDX.2", "WWN.IDX.3", "WWN.IDX.6"),
           needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
     const Ctx c = ctx();
     const World &w = c.w;
+    // WWN.IDX.6: what out-of-range calls did, worst first over every notifyNum.
+    std::string outcome = "rejected", detail = "every out-of-range index was rejected";
     for (uint32_t n : {1U, 8U, 64U}) {
         const ScopedChannels chans(w, n);
         // Rank 0 sends on its channel to rank 1; rank 1 receives on its channel to rank 0.
@@ -81,8 +83,23 @@ HCTS_CASE(Index, OutOfRangeRejected, clauses("WWN.IDX.2", "WWN.IDX.3"),
         std::vector<uint32_t> quiet;
         for (uint32_t q = 0; q + 1 < n; ++q)
             quiet.push_back(q);
-        prove_no_effect(c, 0, 1, ch, ch, n - 1, regions, quiet, "WWN.IDX.3");
+        const size_t raised = prove_no_effect(c, 0, 1, ch, ch, n - 1, regions, quiet, "WWN.IDX.3");
+        uint8_t accepted = 0;
+        for (size_t k = 0; w.rank == 0 && k < bad.size(); ++k)
+            accepted |= s.rc(k) == HCCL_SUCCESS;
+        mpi::broadcast(std::as_writable_bytes(std::span(&accepted, 1)), 0, "out-of-range calls accepted");
+        if (raised != 0 && accepted != 0 && outcome != "notify-on-other-index") {
+            outcome = "notify-on-other-index";
+            detail = "an out-of-range index was accepted on a channel with notifyNum " + std::to_string(n) + " and " +
+                     std::to_string(raised) + " other notifies were set";
+        } else if (accepted != 0 && outcome == "rejected") {
+            outcome = "accepted-no-notify";
+            detail = "an out-of-range index was accepted on a channel with notifyNum " + std::to_string(n) +
+                     "; no other notify was set";
+        }
     }
+    if (w.rank == 1)
+        ev().profile("WWN.IDX.6", outcome, detail);
 }
 
 HCTS_CASE(Index, AcquireAbove64Rejected, clauses("WWN.IDX.4"), needs())

@@ -68,34 +68,35 @@ void judge_no_completion(const WaitOutcome &o, const std::string &clause, const 
     }
 }
 
-void check_quiet(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch, ChannelHandle recv_ch,
-                 const std::vector<uint32_t> &quiet, const std::string &clause)
+size_t check_quiet(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch, ChannelHandle recv_ch,
+                   const std::vector<uint32_t> &quiet, const std::string &clause)
 {
     const World &w = ctx.w;
     const Device &dev = w.device();
     if (quiet.empty())
-        return;
+        return 0;
     const ChannelHandle rch = recv_ch != 0 ? recv_ch : w.channel_to(sender);
     const ChannelHandle sch = send_ch != 0 ? send_ch : w.channel_to(receiver);
     // Peek: decided identically on every rank, since the adapter is the same.
     if (dev.can_peek()) {
+        size_t raised = 0;
         if (w.rank == receiver)
             for (uint32_t q : quiet) {
                 const auto set = dev.peek_notify(rch, q);
                 if (!set)
                     ctx.ev.error(clause, "the adapter's peek_notify failed for notify " + std::to_string(q));
-                else
-                    ctx.ev.check(clause, !*set, "notify " + std::to_string(q) + " is set (adapter peek)");
+                else if (!ctx.ev.check(clause, !*set, "notify " + std::to_string(q) + " is set (adapter peek)"))
+                    ++raised;
             }
         mpi::phase_barrier("quiet notifies peeked");
-        return;
+        return raised;
     }
     if (!ctx.spec.has(Feature::LocalCopy)) {
         if (w.rank == receiver)
             ctx.ev.unsupported(clause, "cannot prove notifies quiet: the adapter has no peek_notify and the case "
                                        "cannot snapshot (no LocalCopy)");
         mpi::phase_barrier("quiet notifies unprovable");
-        return;
+        return 0;
     }
     // Markers: one 64-byte stamped write per index, near the end of the lane.
     const uint64_t lane_off = w.layout.lane_size - 8192 - kMarkerLen * quiet.size();
@@ -134,20 +135,23 @@ void check_quiet(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch
                 ctx.ev.error(clause, "marker write on notify " + std::to_string(quiet[i]) + " returned " +
                                          hccl_result_name(s.rc(i)) + "; cannot prove it was quiet");
     if (w.rank != receiver)
-        return;
+        return 0;
     if (r.trouble() != Trouble::None) {
         ctx.ev.error(clause,
                      "the marker waits did not complete (" + r.describe() + "); cannot prove the notifies quiet");
-        return;
+        return 0;
     }
+    size_t raised = 0;
     for (size_t i = 0; i < quiet.size(); ++i) {
         const auto got = check_payload(dev.get(w.scratch() + i * kMarkerLen, kMarkerLen), key(i), "marker");
-        ctx.ev.check(clause, got.ok(),
-                     "notify " + std::to_string(quiet[i]) +
-                         " was already set: a wait posted before its marker write was sent completed without the "
-                         "marker's data (" +
-                         got.first_bad + ")");
+        raised +=
+            !ctx.ev.check(clause, got.ok(),
+                          "notify " + std::to_string(quiet[i]) +
+                              " was already set: a wait posted before its marker write was sent completed without the "
+                              "marker's data (" +
+                              got.first_bad + ")");
     }
+    return raised;
 }
 
 void prepare_targets(const Ctx &ctx, int sender, int receiver, const std::vector<Untouched> &regions, uint64_t src_len,
@@ -193,9 +197,9 @@ ZeroLength zero_length_write(const Ctx &ctx, uint32_t idx)
                : ZeroLength{"success-no-notify", "returned success but no notify arrived (" + o.detail + ")"};
 }
 
-void prove_no_effect(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch, ChannelHandle recv_ch,
-                     uint32_t probe_idx, const std::vector<Untouched> &untouched, const std::vector<uint32_t> &quiet,
-                     const std::string &clause)
+size_t prove_no_effect(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch, ChannelHandle recv_ch,
+                       uint32_t probe_idx, const std::vector<Untouched> &untouched, const std::vector<uint32_t> &quiet,
+                       const std::string &clause)
 {
     const World &w = ctx.w;
     const uint64_t probe_off = w.layout.lane_size - 4096;
@@ -222,7 +226,7 @@ void prove_no_effect(const Ctx &ctx, int sender, int receiver, ChannelHandle sen
                          std::to_string(bad) + " bytes of a rejected call's destination changed (first at +" +
                              std::to_string(first) + " of the " + std::to_string(u.len) + "-byte region)");
         }
-    check_quiet(ctx, sender, receiver, send_ch, recv_ch, quiet, clause);
+    return check_quiet(ctx, sender, receiver, send_ch, recv_ch, quiet, clause);
 }
 
 } // namespace hcts

@@ -40,9 +40,10 @@ void judge_no_completion(const WaitOutcome &o, const std::string &clause, const 
 // a marker write with notify on each index, raced against a wait posted before
 // the marker is sent: the wait must complete only with the marker's data (a
 // notify already set would complete it at once, before the marker arrived). No
-// wait times out, so no thread is spent. Collective.
-void check_quiet(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch, ChannelHandle recv_ch,
-                 const std::vector<uint32_t> &quiet, const std::string &clause);
+// wait times out, so no thread is spent. Collective. Returns, on the receiver,
+// how many of them were shown to be set (0 elsewhere).
+size_t check_quiet(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch, ChannelHandle recv_ch,
+                   const std::vector<uint32_t> &quiet, const std::string &clause);
 
 // After calls that must have had no effect, proves it: the sender issues a valid
 // write with notify on `probe_idx` (same thread and channel, so it lands after
@@ -65,8 +66,9 @@ struct ZeroLength {
 };
 ZeroLength zero_length_write(const Ctx &ctx, uint32_t idx);
 
-void prove_no_effect(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch, ChannelHandle recv_ch,
-                     uint32_t probe_idx, const std::vector<Untouched> &untouched, const std::vector<uint32_t> &quiet,
-                     const std::string &clause);
+// Returns what check_quiet returned.
+size_t prove_no_effect(const Ctx &ctx, int sender, int receiver, ChannelHandle send_ch, ChannelHandle recv_ch,
+                       uint32_t probe_idx, const std::vector<Untouched> &untouched, const std::vector<uint32_t> &quiet,
+                       const std::string &clause);
 
 } // namespace hcts
