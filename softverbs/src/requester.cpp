@@ -32,6 +32,8 @@ ibv_wc_opcode wc_opcode(ibv_wr_opcode op)
     }
 }
 
+} // namespace
+
 void finish(Wqe &w, ibv_wc_status st)
 {
     w.done = true;
@@ -39,14 +41,24 @@ void finish(Wqe &w, ibv_wc_status st)
         w.status = st;
 }
 
-} // namespace
-
 Wqe *find_wqe(Qp *qp, uint64_t seq)
 {
     for (Wqe &w : qp->sq)
         if (w.seq == seq)
             return &w;
     return nullptr;
+}
+
+bool start_execution(Wqe &w)
+{
+    w.executed = true;
+    if (w.inject_fail)
+        finish(w, IBV_WC_LOC_QP_OP_ERR);
+    else if (w.length > kMaxMsg)
+        finish(w, IBV_WC_LOC_LEN_ERR);
+    else
+        return true;
+    return false;
 }
 
 // Copies [off, off+len) of the WQE's message out of its source (inline copy or
@@ -271,11 +283,8 @@ void issue_tail_locked(Qp *qp, Wqe &w)
 // Sane mode: the whole WQE now.
 void execute_locked(Qp *qp, Wqe &w)
 {
-    w.executed = true;
-    if (w.inject_fail)
-        return finish(w, IBV_WC_LOC_QP_OP_ERR);
-    if (w.length > kMaxMsg)
-        return finish(w, IBV_WC_LOC_LEN_ERR);
+    if (!start_execution(w))
+        return;
     uint64_t seq = w.seq;
     if (w.op == IBV_WR_RDMA_WRITE || w.op == IBV_WR_RDMA_WRITE_WITH_IMM) {
         if (int st = place_locked(qp, w, 0, w.length))
