@@ -96,27 +96,21 @@ bool mpi_running()
     return init && !fini;
 }
 
+// Outside a harness run: what `query` says of MPI_COMM_WORLD while MPI runs,
+// else `alone` (this process on its own).
+int world(int (*query)(MPI_Comm, int *), int alone)
+{
+    int value = alone;
+    if (mpi_running())
+        query(MPI_COMM_WORLD, &value);
+    return value;
+}
+
 } // namespace
 
-int rank()
-{
-    if (g_runtime)
-        return g_runtime->rank();
-    int r = 0;
-    if (mpi_running())
-        MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    return r;
-}
+int rank() { return g_runtime ? g_runtime->rank() : world(MPI_Comm_rank, 0); }
 
-int size()
-{
-    if (g_runtime)
-        return g_runtime->size();
-    int n = 1;
-    if (mpi_running())
-        MPI_Comm_size(MPI_COMM_WORLD, &n);
-    return n;
-}
+int size() { return g_runtime ? g_runtime->size() : world(MPI_Comm_size, 1); }
 
 MPI_Comm comm() { return MPI_COMM_WORLD; }
 

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
@@ -31,23 +32,21 @@ struct Reply {
 
 constexpr int kTag = 7301;
 
+// A reply on the wire: this fixed part, then `bytes` bytes, then `text` bytes.
+struct ReplyHead {
+    int32_t ok, a, b, c;
+    uint32_t bytes, text;
+};
+static_assert(std::is_trivially_copyable_v<ReplyHead> && sizeof(ReplyHead) == 24);
+
 void sendReply(const Reply &r)
 {
-    std::vector<uint8_t> buf(4 * sizeof(int32_t) + 2 * sizeof(uint32_t) + r.bytes.size() + r.text.size());
-    uint8_t *p = buf.data();
-    auto put = [&](const void *v, size_t n) {
-        std::memcpy(p, v, n);
-        p += n;
-    };
-    const uint32_t nb = static_cast<uint32_t>(r.bytes.size()), nt = static_cast<uint32_t>(r.text.size());
-    put(&r.ok, 4);
-    put(&r.a, 4);
-    put(&r.b, 4);
-    put(&r.c, 4);
-    put(&nb, 4);
-    put(&nt, 4);
-    put(r.bytes.data(), nb);
-    put(r.text.data(), nt);
+    const ReplyHead head{
+        r.ok, r.a, r.b, r.c, static_cast<uint32_t>(r.bytes.size()), static_cast<uint32_t>(r.text.size())};
+    std::vector<uint8_t> buf(sizeof head + head.bytes + head.text);
+    std::memcpy(buf.data(), &head, sizeof head);
+    std::copy(r.bytes.begin(), r.bytes.end(), buf.begin() + sizeof head);
+    std::copy(r.text.begin(), r.text.end(), buf.begin() + sizeof head + head.bytes);
     MPI_Send(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, 0, kTag, MPI_COMM_WORLD);
 }
 
@@ -59,23 +58,12 @@ Reply recvReply(int from)
     MPI_Get_count(&st, MPI_BYTE, &n);
     std::vector<uint8_t> buf(static_cast<size_t>(n));
     MPI_Recv(buf.data(), n, MPI_BYTE, from, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    Reply r;
-    const uint8_t *p = buf.data();
-    auto get = [&](void *v, size_t k) {
-        std::memcpy(v, p, k);
-        p += k;
-    };
-    uint32_t nb = 0, nt = 0;
-    get(&r.ok, 4);
-    get(&r.a, 4);
-    get(&r.b, 4);
-    get(&r.c, 4);
-    get(&nb, 4);
-    get(&nt, 4);
-    r.bytes.assign(p, p + nb);
-    p += nb;
-    r.text.assign(reinterpret_cast<const char *>(p), nt);
-    return r;
+    ReplyHead head;
+    std::memcpy(&head, buf.data(), sizeof head);
+    const uint8_t *bytes = buf.data() + sizeof head;
+    const char *text = reinterpret_cast<const char *>(bytes + head.bytes);
+    return {
+        head.ok, head.a, head.b, head.c, std::vector<uint8_t>(bytes, bytes + head.bytes), std::string(text, head.text)};
 }
 
 void broadcast(Header &h, std::vector<uint8_t> &payload)

@@ -18,62 +18,16 @@ T draw(rc::Gen<T> g)
 
 uint32_t uniform(uint32_t lo, uint32_t hiExclusive) { return draw(rc::gen::inRange<uint32_t>(lo, hiExclusive)); }
 
-enum class Choice : uint32_t {
-    Check,
-    Stamp,
-    Wwn,
-    Write,
-    Read,
-    Record,
-    Wait,
-    PostWait,
-    Join,
-    LocalCopy,
-    Fence,
-    WwnInvalidIdx,
-    WwnBadAddr,
-    WwnHost,
-    WwnWrongEngine,
-    RecordInvalidIdx,
-    WaitInvalidIdx,
-    Count
-};
-
-uint32_t weight(const Mix &m, Choice c)
-{
-    switch (c) {
-    case Choice::Check: return m.check;
-    case Choice::Stamp: return m.stamp;
-    case Choice::Wwn: return m.wwn;
-    case Choice::Write: return m.write;
-    case Choice::Read: return m.read;
-    case Choice::Record: return m.record;
-    case Choice::Wait: return m.wait;
-    case Choice::PostWait: return m.postWait;
-    case Choice::Join: return m.join;
-    case Choice::LocalCopy: return m.localCopy;
-    case Choice::Fence: return m.fence;
-    case Choice::WwnInvalidIdx: return m.wwnInvalidIdx;
-    case Choice::WwnBadAddr: return m.wwnBadAddr;
-    case Choice::WwnHost: return m.wwnHost;
-    case Choice::WwnWrongEngine: return m.wwnWrongEngine;
-    case Choice::RecordInvalidIdx: return m.recordInvalidIdx;
-    case Choice::WaitInvalidIdx: return m.waitInvalidIdx;
-    case Choice::Count: break;
-    }
-    return 0;
-}
-
 Choice pick(const Mix &m)
 {
     uint32_t total = 0;
     for (uint32_t c = 0; c < static_cast<uint32_t>(Choice::Count); ++c)
-        total += weight(m, static_cast<Choice>(c));
+        total += m.weight(static_cast<Choice>(c));
     if (total == 0)
         throw std::invalid_argument("property mix has no command with a non-zero weight");
     uint32_t x = uniform(0, total);
     for (uint32_t c = 0; c < static_cast<uint32_t>(Choice::Count); ++c) {
-        const uint32_t w = weight(m, static_cast<Choice>(c));
+        const uint32_t w = m.weight(static_cast<Choice>(c));
         if (x < w)
             return static_cast<Choice>(c);
         x -= w;

@@ -14,88 +14,6 @@
 namespace hcts::prop {
 namespace {
 
-Mix writeBeforeNotify()
-{
-    Mix m;
-    m.wwn = 6;
-    m.write = 2;
-    m.fence = 1;
-    m.postWait = 3;
-    m.join = 3;
-    m.wait = 3;
-    m.stamp = 1;
-    m.check = 1;
-    return m;
-}
-Mix indexBounds()
-{
-    Mix m;
-    m.wwn = 2;
-    m.wwnInvalidIdx = 3;
-    m.record = 1;
-    m.recordInvalidIdx = 2;
-    m.wait = 2;
-    m.waitInvalidIdx = 2;
-    m.postWait = 1;
-    m.join = 1;
-    m.check = 1;
-    return m;
-}
-Mix deviceOnly()
-{
-    Mix m;
-    m.wwn = 2;
-    m.wwnHost = 3;
-    m.wwnWrongEngine = 2;
-    m.wait = 2;
-    m.postWait = 1;
-    m.join = 1;
-    m.check = 2;
-    return m;
-}
-Mix addressChecks()
-{
-    Mix m;
-    m.wwn = 2;
-    m.wwnBadAddr = 4;
-    m.wait = 2;
-    m.stamp = 1;
-    m.check = 2;
-    return m;
-}
-Mix exactlyOnce()
-{
-    Mix m;
-    m.wwn = 2;
-    m.record = 3;
-    m.wait = 4;
-    m.postWait = 2;
-    m.join = 2;
-    return m;
-}
-Mix fullModel()
-{
-    Mix m;
-    m.wwn = 6;
-    m.wwnInvalidIdx = 1;
-    m.wwnBadAddr = 1;
-    m.wwnHost = 1;
-    m.wwnWrongEngine = 1;
-    m.write = 2;
-    m.read = 2;
-    m.record = 2;
-    m.recordInvalidIdx = 1;
-    m.wait = 3;
-    m.waitInvalidIdx = 1;
-    m.postWait = 2;
-    m.join = 2;
-    m.localCopy = 2;
-    m.fence = 1;
-    m.stamp = 2;
-    m.check = 1;
-    return m;
-}
-
 // Counts accepted shrink steps; prints nothing (the runner reports).
 class ShrinkCounter final : public rc::detail::TestListener {
   public:
@@ -120,33 +38,58 @@ bool rcParamsHas(const char *key)
 const std::vector<PropertySpec> &allProperties()
 {
     static const std::vector<PropertySpec> props = [] {
+        using enum Choice;
         std::vector<PropertySpec> p = {
             {"WriteBeforeNotify",
              "after a wait consumes a WWN's notify, all of its payload is visible (device snapshot)",
-             writeBeforeNotify(),
+             {{Wwn, 6}, {Write, 2}, {Fence, 1}, {PostWait, 3}, {Join, 3}, {Wait, 3}, {Stamp, 1}, {Check, 1}},
              {"WWN.VIS.1"}},
             // Waits with an index >= notifyNum are generated too (WWN.IDX.5).
             {"IndexBounds",
              "every out-of-range notify index is rejected with no byte written and no notify raised",
-             indexBounds(),
+             {{Wwn, 2},
+              {WwnInvalidIdx, 3},
+              {Record, 1},
+              {RecordInvalidIdx, 2},
+              {Wait, 2},
+              {WaitInvalidIdx, 2},
+              {PostWait, 1},
+              {Join, 1},
+              {Check, 1}},
              {"WWN.IDX.2", "WWN.IDX.3", "WWN.IDX.5"}},
             {"DeviceOnly",
              "WWN from the host or on a non-AICPU_TS thread is rejected with no side effect",
-             deviceOnly(),
+             {{Wwn, 2}, {WwnHost, 3}, {WwnWrongEngine, 2}, {Wait, 2}, {PostWait, 1}, {Join, 1}, {Check, 2}},
              {"WWN.DEV.1", "WWN.DEV.2"}},
             // The model requires len 0 to be rejected: of WWN.PRF.2's allowed
             // behaviours (rejected, notify-only) it accepts only "rejected".
             {"AddressChecks",
              "len 0, null, straddling, past-the-end and overflowing ranges are rejected with no side effect",
-             addressChecks(),
+             {{Wwn, 2}, {WwnBadAddr, 4}, {Wait, 2}, {Stamp, 1}, {Check, 2}},
              {"WWN.ERR.1", "WWN.ERR.3", "WWN.ERR.4", "WWN.PRF.2"}},
             {"NotifyExactlyOnce",
              "no lost and no spurious notify: a wait completes iff a record is outstanding",
-             exactlyOnce(),
+             {{Wwn, 2}, {Record, 3}, {Wait, 4}, {PostWait, 2}, {Join, 2}},
              {"WWN.NTF.1", "WWN.NTF.2"}},
             {"FullModel",
              "every command mixed; memory (guards, sources) always within the model's allowed set",
-             fullModel(),
+             {{Wwn, 6},
+              {WwnInvalidIdx, 1},
+              {WwnBadAddr, 1},
+              {WwnHost, 1},
+              {WwnWrongEngine, 1},
+              {Write, 2},
+              {Read, 2},
+              {Record, 2},
+              {RecordInvalidIdx, 1},
+              {Wait, 3},
+              {WaitInvalidIdx, 1},
+              {PostWait, 2},
+              {Join, 2},
+              {LocalCopy, 2},
+              {Fence, 1},
+              {Stamp, 2},
+              {Check, 1}},
              {}},
         };
         // FullModel mixes every command: it checks what all the others check.

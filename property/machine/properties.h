@@ -3,10 +3,13 @@
 // capturing what a report needs: seed, reproduce string, shrunk counterexample.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "driver/driver.h"
@@ -14,11 +17,43 @@
 
 namespace hcts::prop {
 
-// Relative weights of the commands a property generates (0: never).
-struct Mix {
-    uint32_t wwn = 0, wwnInvalidIdx = 0, wwnBadAddr = 0, wwnHost = 0, wwnWrongEngine = 0;
-    uint32_t write = 0, read = 0, record = 0, recordInvalidIdx = 0, wait = 0, waitInvalidIdx = 0;
-    uint32_t postWait = 0, join = 0, localCopy = 0, fence = 0, stamp = 0, check = 0;
+// What the generator may pick next. The order is part of every seed and
+// reproduce string (a draw selects a command by walking the weights in this
+// order): append, never reorder.
+enum class Choice : uint32_t {
+    Check,
+    Stamp,
+    Wwn,
+    Write,
+    Read,
+    Record,
+    Wait,
+    PostWait,
+    Join,
+    LocalCopy,
+    Fence,
+    WwnInvalidIdx,
+    WwnBadAddr,
+    WwnHost,
+    WwnWrongEngine,
+    RecordInvalidIdx,
+    WaitInvalidIdx,
+    Count
+};
+
+// Relative weights of the commands a property generates (0: never): one slot
+// per Choice, so a new command needs no second list to keep in step.
+class Mix {
+  public:
+    Mix(std::initializer_list<std::pair<Choice, uint32_t>> weights)
+    {
+        for (const auto &[c, w] : weights)
+            weights_[static_cast<size_t>(c)] = w;
+    }
+    uint32_t weight(Choice c) const { return weights_[static_cast<size_t>(c)]; }
+
+  private:
+    std::array<uint32_t, static_cast<size_t>(Choice::Count)> weights_{};
 };
 
 struct PropertySpec {

@@ -6,29 +6,13 @@
 namespace hcts::prop {
 namespace {
 
-Geometry geo()
-{
-    Geometry g;
-    g.ranks = 2;
-    g.window = 64;
-    g.guard = 16;
-    g.notifyNum = 2;
-    return g;
-}
+Geometry geo() { return {.ranks = 2, .window = 64, .guard = 16, .notifyNum = 2}; }
 
 // An op of `kind` from rank `from` towards `to` (or within `from` for local ones).
 Op makeOp(OpKind kind, uint32_t from, uint32_t to, uint32_t src = 0, uint32_t dst = 0, uint32_t len = 0,
           uint32_t idx = 0)
 {
-    Op o;
-    o.kind = kind;
-    o.rank = from;
-    o.peer = to;
-    o.srcOff = src;
-    o.dstOff = dst;
-    o.len = len;
-    o.idx = idx;
-    return o;
+    return {.kind = kind, .rank = from, .peer = to, .srcOff = src, .dstOff = dst, .len = len, .idx = idx};
 }
 Op wwn(uint32_t from, uint32_t to, uint32_t src, uint32_t dst, uint32_t len, uint32_t idx)
 {

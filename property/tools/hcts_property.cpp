@@ -22,6 +22,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 // CLI11's string helpers trip GCC 12's -Wnull-dereference where they are
@@ -143,14 +144,25 @@ size_t generatedCommands(const std::vector<std::string> &ce)
     return n;
 }
 
+// The simulator's faults by their --sim-fault names: one list for the check and the lookup.
+constexpr std::pair<const char *, SimFault> kSimFaults[] = {{"none", SimFault::None},
+                                                            {"notify-before-data", SimFault::NotifyBeforeData},
+                                                            {"index-off-by-one", SimFault::IndexOffByOne},
+                                                            {"host-accepted", SimFault::HostAccepted}};
+
+std::vector<std::string> simFaultNames()
+{
+    std::vector<std::string> names;
+    for (const auto &[name, fault] : kSimFaults)
+        names.push_back(name);
+    return names;
+}
+
 SimFault simFault(const std::string &f)
 {
-    if (f == "notify-before-data")
-        return SimFault::NotifyBeforeData;
-    if (f == "index-off-by-one")
-        return SimFault::IndexOffByOne;
-    if (f == "host-accepted")
-        return SimFault::HostAccepted;
+    for (const auto &[name, fault] : kSimFaults)
+        if (f == name)
+            return fault;
     return SimFault::None;
 }
 
@@ -174,9 +186,7 @@ std::optional<int> parse(int argc, char **argv, Options &o)
                                    "(default: the reference adapter)")
                         ->envname("HCTS_ADAPTER")
                         ->capture_default_str();
-    app.add_option("--sim-fault", o.simFault, "simulator fault")
-        ->check(oneOf({"none", "notify-before-data", "index-off-by-one", "host-accepted"}))
-        ->capture_default_str();
+    app.add_option("--sim-fault", o.simFault, "simulator fault")->check(oneOf(simFaultNames()))->capture_default_str();
     app.add_option("--property", o.only, "run only NAME (repeatable); --list shows them")
         ->check(oneOf(propertyNames()))
         ->type_name("NAME")

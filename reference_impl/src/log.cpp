@@ -4,9 +4,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace hcomm_ref {
 namespace {
+
+// Each level and its name, for HCOMM_REF_LOG and for the log lines alike.
+constexpr std::pair<LogLevel, const char *> kLevels[] = {
+    {LogLevel::error, "error"}, {LogLevel::warn, "warn"}, {LogLevel::info, "info"}, {LogLevel::debug, "debug"}};
 
 LogLevel parse_level()
 {
@@ -15,14 +21,9 @@ LogLevel parse_level()
         return LogLevel::warn;
     }
     const std::string_view text(value);
-    if (text == "error")
-        return LogLevel::error;
-    if (text == "warn")
-        return LogLevel::warn;
-    if (text == "info")
-        return LogLevel::info;
-    if (text == "debug")
-        return LogLevel::debug;
+    for (const auto &[level, name] : kLevels)
+        if (text == name)
+            return level;
     std::fprintf(stderr, "[hcomm_ref] warn: HCOMM_REF_LOG='%s' is not one of error|warn|info|debug; using warn\n",
                  value);
     return LogLevel::warn;
@@ -30,12 +31,9 @@ LogLevel parse_level()
 
 const char *level_name(LogLevel level)
 {
-    switch (level) {
-    case LogLevel::error: return "error";
-    case LogLevel::warn: return "warn";
-    case LogLevel::info: return "info";
-    case LogLevel::debug: return "debug";
-    }
+    for (const auto &[known, name] : kLevels)
+        if (known == level)
+            return name;
     return "?";
 }
 

@@ -7,17 +7,7 @@ namespace hcomm_ref {
 TaskQueue::TaskQueue(int64_t rank, std::string name, ErrorHook on_error)
     : rank_(rank), name_(std::move(name)), on_error_(std::move(on_error))
 {
-    worker_ = std::thread([this] { run(); });
-}
-
-TaskQueue::~TaskQueue()
-{
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
-    }
-    work_.notify_all();
-    worker_.join();
+    worker_ = std::jthread([this](std::stop_token stop) { run(stop); });
 }
 
 uint64_t TaskQueue::enqueue(Task task)
@@ -55,17 +45,17 @@ HcclResult TaskQueue::error() const
     return error_;
 }
 
-void TaskQueue::run()
+void TaskQueue::run(std::stop_token stop)
 {
     std::unique_lock lock(mutex_);
     for (;;) {
-        work_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+        work_.wait(lock, stop, [&] { return !tasks_.empty(); });
         if (tasks_.empty()) {
             return; // stopping with nothing left
         }
         Task task = std::move(tasks_.front());
         tasks_.pop_front();
-        const bool skip = error_ != HCCL_SUCCESS || stopping_;
+        const bool skip = error_ != HCCL_SUCCESS || stop.stop_requested();
         lock.unlock();
         const HcclResult result = skip ? HCCL_SUCCESS : task();
         task = nullptr; // release what the task holds outside the lock

@@ -10,6 +10,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 
@@ -24,9 +25,9 @@ class TaskQueue {
     using ErrorHook = std::function<void(HcclResult)>;
 
     TaskQueue(int64_t rank, std::string name, ErrorHook on_error);
-    // Skips what is still queued and joins the worker (the running task must end:
-    // waits observe the comm's cancel flag).
-    ~TaskQueue();
+    // The worker's destruction asks it to stop: it skips what is still queued
+    // and is joined (the running task must end: waits observe the comm's cancel flag).
+    ~TaskQueue() = default;
     TaskQueue(const TaskQueue &) = delete;
     TaskQueue &operator=(const TaskQueue &) = delete;
 
@@ -40,20 +41,19 @@ class TaskQueue {
     const std::string &name() const { return name_; }
 
   private:
-    void run();
+    void run(std::stop_token stop);
 
     const int64_t rank_;
     const std::string name_;
     ErrorHook on_error_;
     mutable std::mutex mutex_;
-    std::condition_variable work_;
+    std::condition_variable_any work_; // also woken by a stop request
     mutable std::condition_variable done_;
     std::deque<Task> tasks_;
     uint64_t enqueued_ = 0;
     uint64_t completed_ = 0;
     HcclResult error_ = HCCL_SUCCESS;
-    bool stopping_ = false;
-    std::thread worker_;
+    std::jthread worker_; // last: stopped and joined before the rest goes
 };
 
 } // namespace hcomm_ref

@@ -1,8 +1,6 @@
 // Submission bundles: the tar format round-trips and is deterministic, verify
 // accepts a fresh bundle, and rejects any single changed byte and every incomplete run.
-#include <cstdlib>
 #include <functional>
-#include <iostream>
 #include <random>
 #include <string>
 
@@ -11,13 +9,15 @@
 #include "bundle.h"
 #include "renderers.h"
 #include "results_io.h"
+#include "test_support.h"
 #include "ustar.h"
 
 namespace {
 
 using namespace hcts::report;
 
-std::string fixture(const std::string &name) { return std::string(HCTS_REPORT_FIXTURES) + "/" + name; }
+using hcts::report::test::fixture;
+using hcts::report::test::test_seed;
 
 std::string bundle_of(Run run)
 {
@@ -162,12 +162,7 @@ TEST(Bundle, OneChangedByteInAMemberIsRejectedWithTheReason)
 TEST(Bundle, EverySingleByteChangeIsRejected)
 {
     const auto archive = bundle_of(load_run(fixture("pass.json")));
-    unsigned seed = 20261129;
-    if (const char *s = std::getenv("HCTS_SEED"))
-        seed = static_cast<unsigned>(std::strtoul(s, nullptr, 10));
-    std::cout << "seed " << seed << "; reproduce: HCTS_SEED=" << seed
-              << " build/bin/hcts_report_test --gtest_filter=Bundle.EverySingleByteChangeIsRejected\n";
-    std::mt19937 rng(seed);
+    std::mt19937 rng(test_seed(20261129));
     std::vector<std::size_t> positions = {0,
                                           100,
                                           124,

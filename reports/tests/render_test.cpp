@@ -1,7 +1,6 @@
 // The renderers on recorded results documents (fixtures/): what each output
 // must say for a passing run, failures, a timeout, an XPASS, a NOT_SUPPORTED-only
 // run and two runs side by side; and the reader's error messages.
-#include <cstdlib>
 #include <initializer_list>
 #include <iostream>
 #include <random>
@@ -18,13 +17,15 @@
 
 #include "renderers.h"
 #include "results_io.h"
+#include "test_support.h"
 #include "text.h"
 
 namespace {
 
 using namespace hcts::report;
 
-std::string fixture(const std::string &name) { return std::string(HCTS_REPORT_FIXTURES) + "/" + name; }
+using hcts::report::test::fixture;
+using hcts::report::test::test_seed;
 
 struct Rendered {
     std::vector<Run> runs;
@@ -307,12 +308,7 @@ namespace {
 // (or a whole object) of a fixture with a value of a random type.
 TEST(Render, OddFieldsNeverCrashTheRenderers)
 {
-    unsigned seed = 4242;
-    if (const char *s = std::getenv("HCTS_SEED"))
-        seed = static_cast<unsigned>(std::strtoul(s, nullptr, 10));
-    std::cout << "seed " << seed << "; reproduce: HCTS_SEED=" << seed
-              << " build/bin/hcts_report_test --gtest_filter=Render.OddFieldsNeverCrashTheRenderers\n";
-    std::mt19937 rng(seed);
+    std::mt19937 rng(test_seed(4242));
     const auto base = nlohmann::json::parse(read_file(fixture("failures.json")));
     std::vector<std::string> paths;
     const auto flat = base.flatten();

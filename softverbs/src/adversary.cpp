@@ -18,9 +18,6 @@
 
 namespace sv {
 
-int place_locked(Qp *qp, Wqe &w, uint32_t off, uint32_t len);
-void issue_tail_locked(Qp *qp, Wqe &w);
-
 namespace {
 
 std::atomic<uint64_t> g_seed{~0ull}; // ~0: not yet read from the environment
@@ -29,14 +26,6 @@ std::condition_variable &g_adv_cv = *new std::condition_variable;
 bool g_thread_started = false;
 
 using us = std::chrono::microseconds;
-
-Wqe *find(Qp *qp, uint64_t seq)
-{
-    for (Wqe &w : qp->sq)
-        if (w.seq == seq)
-            return &w;
-    return nullptr;
-}
 
 us delay(Qp *qp, int max_us)
 {
@@ -47,12 +36,7 @@ us delay(Qp *qp, int max_us)
     return us(static_cast<long>(v * qp->skew));
 }
 
-void fail(Wqe &w, int st)
-{
-    w.done = true;
-    if (w.status == IBV_WC_SUCCESS)
-        w.status = static_cast<ibv_wc_status>(st);
-}
+void fail(Wqe &w, int st) { finish(w, static_cast<ibv_wc_status>(st)); }
 
 void release_hold(Wqe &w)
 {
@@ -65,7 +49,7 @@ void release_hold(Wqe &w)
 // Commits the next chunk of a pending WRITE; false when it has no more.
 bool commit_chunk(Qp *qp, Qp::Pending &p)
 {
-    Wqe *w = find(qp, p.seq);
+    Wqe *w = find_wqe(qp, p.seq);
     if (!w || w->done) {
         p.chunks.clear();
         return false;
@@ -80,7 +64,7 @@ bool commit_chunk(Qp *qp, Qp::Pending &p)
         p.chunks.clear();
         return false;
     }
-    w = find(qp, seq); // an in-process responder may have answered already
+    w = find_wqe(qp, seq); // an in-process responder may have answered already
     if (!w || w->done) {
         p.chunks.clear();
         return false;
@@ -107,7 +91,7 @@ void flush_writes(Qp *qp, uint64_t before)
 void run_read(Qp *qp, uint64_t seq)
 {
     flush_writes(qp, seq);
-    if (Wqe *w = find(qp, seq); w && !w->done)
+    if (Wqe *w = find_wqe(qp, seq); w && !w->done)
         issue_tail_locked(qp, *w);
 }
 
@@ -126,11 +110,8 @@ void flush_reads(Qp *qp, uint64_t before)
 
 void execute_adversarial(Qp *qp, Wqe &w, Clock::time_point now)
 {
-    w.executed = true;
-    if (w.inject_fail)
-        return fail(w, IBV_WC_LOC_QP_OP_ERR);
-    if (w.length > kMaxMsg)
-        return fail(w, IBV_WC_LOC_LEN_ERR);
+    if (!start_execution(w))
+        return;
     uint64_t seq = w.seq;
     if (w.flags & IBV_SEND_FENCE)
         flush_reads(qp, seq);
@@ -174,11 +155,11 @@ void execute_adversarial(Qp *qp, Wqe &w, Clock::time_point now)
         // A notify, SEND or ATOMIC: earlier WRITE data lands first, then this operation
         // (reading its own source only now).
         flush_writes(qp, seq);
-        if (Wqe *x = find(qp, seq)) {
+        if (Wqe *x = find_wqe(qp, seq)) {
             if (x->op == IBV_WR_RDMA_WRITE_WITH_IMM) {
                 if (int st = place_locked(qp, *x, 0, x->length))
                     return fail(*x, st);
-                x = find(qp, seq);
+                x = find_wqe(qp, seq);
                 if (!x || x->done)
                     return;
             }

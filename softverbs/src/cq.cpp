@@ -107,16 +107,13 @@ int start_poll(ibv_cq_ex *c, ibv_poll_cq_attr *attr)
 }
 int next_poll(ibv_cq_ex *c) { return load_next(of(c)); }
 void end_poll(ibv_cq_ex *) { G().mu.unlock(); }
-ibv_wc_opcode read_opcode(ibv_cq_ex *c) { return of(c)->cur.wc.opcode; }
-uint32_t read_vendor_err(ibv_cq_ex *c) { return of(c)->cur.wc.vendor_err; }
-uint32_t read_byte_len(ibv_cq_ex *c) { return of(c)->cur.wc.byte_len; }
-__be32 read_imm_data(ibv_cq_ex *c) { return of(c)->cur.wc.imm_data; }
-uint32_t read_qp_num(ibv_cq_ex *c) { return of(c)->cur.wc.qp_num; }
-uint32_t read_src_qp(ibv_cq_ex *c) { return of(c)->cur.wc.src_qp; }
-unsigned read_wc_flags(ibv_cq_ex *c) { return of(c)->cur.wc.wc_flags; }
-uint32_t read_slid(ibv_cq_ex *c) { return of(c)->cur.wc.slid; }
-uint8_t read_sl(ibv_cq_ex *c) { return of(c)->cur.wc.sl; }
-uint8_t read_dlid_path_bits(ibv_cq_ex *c) { return of(c)->cur.wc.dlid_path_bits; }
+// Points a read_* slot of ibv_cq_ex at a reader of one field of the current
+// completion; the slot's own type says what the reader returns.
+template <auto Field, typename R>
+void read_field(R (*&slot)(ibv_cq_ex *))
+{
+    slot = [](ibv_cq_ex *c) -> R { return of(c)->cur.wc.*Field; };
+}
 
 constexpr uint64_t kSupportedWcFlags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM |
                                        IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
@@ -166,16 +163,16 @@ ibv_cq_ex *create_cq_ex(ibv_context *ctx, ibv_cq_init_attr_ex *a)
     x.start_poll = start_poll;
     x.next_poll = next_poll;
     x.end_poll = end_poll;
-    x.read_opcode = read_opcode;
-    x.read_vendor_err = read_vendor_err;
-    x.read_byte_len = read_byte_len;
-    x.read_imm_data = read_imm_data;
-    x.read_qp_num = read_qp_num;
-    x.read_src_qp = read_src_qp;
-    x.read_wc_flags = read_wc_flags;
-    x.read_slid = read_slid;
-    x.read_sl = read_sl;
-    x.read_dlid_path_bits = read_dlid_path_bits;
+    read_field<&ibv_wc::opcode>(x.read_opcode);
+    read_field<&ibv_wc::vendor_err>(x.read_vendor_err);
+    read_field<&ibv_wc::byte_len>(x.read_byte_len);
+    read_field<&ibv_wc::imm_data>(x.read_imm_data);
+    read_field<&ibv_wc::qp_num>(x.read_qp_num);
+    read_field<&ibv_wc::src_qp>(x.read_src_qp);
+    read_field<&ibv_wc::wc_flags>(x.read_wc_flags);
+    read_field<&ibv_wc::slid>(x.read_slid);
+    read_field<&ibv_wc::sl>(x.read_sl);
+    read_field<&ibv_wc::dlid_path_bits>(x.read_dlid_path_bits);
     return &x;
 }
 

@@ -32,6 +32,8 @@ ibv_wc_opcode wc_opcode(ibv_wr_opcode op)
     }
 }
 
+} // namespace
+
 void finish(Wqe &w, ibv_wc_status st)
 {
     w.done = true;
@@ -39,14 +41,24 @@ void finish(Wqe &w, ibv_wc_status st)
         w.status = st;
 }
 
-} // namespace
-
 Wqe *find_wqe(Qp *qp, uint64_t seq)
 {
     for (Wqe &w : qp->sq)
         if (w.seq == seq)
             return &w;
     return nullptr;
+}
+
+bool start_execution(Wqe &w)
+{
+    w.executed = true;
+    if (w.inject_fail)
+        finish(w, IBV_WC_LOC_QP_OP_ERR);
+    else if (w.length > kMaxMsg)
+        finish(w, IBV_WC_LOC_LEN_ERR);
+    else
+        return true;
+    return false;
 }
 
 // Copies [off, off+len) of the WQE's message out of its source (inline copy or
@@ -98,51 +110,46 @@ int check_local_sges(const std::vector<ibv_sge> &sges, uint32_t need)
     return 0;
 }
 
-// Where the target memory can be reached without the responder's help.
-// Returns -1 when only the wire can do it.
-int direct_write_locked(Qp *qp, uint32_t rkey, uint64_t raddr, const uint8_t *src, size_t len)
+// Where the target memory can be reached without the responder's help: `local`
+// moves the bytes when it is in this process, `peer` when it is mapped from a
+// same-host peer; `access` is what the target must allow. 0, an ibv_wc_status,
+// or -1 when only the wire can do it.
+template <typename Local, typename Peer>
+int direct_locked(Qp *qp, uint32_t rkey, uint64_t raddr, size_t len, uint32_t access, Local local, Peer peer)
 {
     MrView v;
     // A check that fails here is left to the responder, which NAKs and moves its QP to ERR.
     if (qp->local_peer) {
-        if (!(qp->local_peer->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
+        if (!(qp->local_peer->attr.qp_access_flags & access))
             return -1;
-        if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_WRITE))
+        if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, access))
             return -1;
         if (len)
-            dma_copy(reinterpret_cast<void *>(raddr), src, len);
+            local(reinterpret_cast<void *>(raddr));
         return 0;
     }
     if (qp->peer) {
         if (!qp->conn || qp->conn->closed)
             return IBV_WC_RETRY_EXC_ERR; // the peer is gone
-        if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_WRITE))
+        if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, access))
             return -1;
-        return peer_write_locked(qp->peer.get(), v, raddr, src, len);
+        return peer(v);
     }
     return -1;
 }
 
+int direct_write_locked(Qp *qp, uint32_t rkey, uint64_t raddr, const uint8_t *src, size_t len)
+{
+    return direct_locked(
+        qp, rkey, raddr, len, IBV_ACCESS_REMOTE_WRITE, [&](void *target) { dma_copy(target, src, len); },
+        [&](const MrView &v) { return peer_write_locked(qp->peer.get(), v, raddr, src, len); });
+}
+
 int direct_read_locked(Qp *qp, uint32_t rkey, uint64_t raddr, uint8_t *dst, size_t len)
 {
-    MrView v;
-    if (qp->local_peer) {
-        if (!(qp->local_peer->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ))
-            return -1;
-        if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_READ))
-            return -1;
-        if (len)
-            dma_copy(dst, reinterpret_cast<void *>(raddr), len);
-        return 0;
-    }
-    if (qp->peer) {
-        if (!qp->conn || qp->conn->closed)
-            return IBV_WC_RETRY_EXC_ERR;
-        if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, IBV_ACCESS_REMOTE_READ))
-            return -1;
-        return peer_read_locked(qp->peer.get(), v, raddr, dst, len);
-    }
-    return -1;
+    return direct_locked(
+        qp, rkey, raddr, len, IBV_ACCESS_REMOTE_READ, [&](void *target) { dma_copy(dst, target, len); },
+        [&](const MrView &v) { return peer_read_locked(qp->peer.get(), v, raddr, dst, len); });
 }
 
 // Hands a request to the responder; false when the QP has no route to it.
@@ -276,11 +283,8 @@ void issue_tail_locked(Qp *qp, Wqe &w)
 // Sane mode: the whole WQE now.
 void execute_locked(Qp *qp, Wqe &w)
 {
-    w.executed = true;
-    if (w.inject_fail)
-        return finish(w, IBV_WC_LOC_QP_OP_ERR);
-    if (w.length > kMaxMsg)
-        return finish(w, IBV_WC_LOC_LEN_ERR);
+    if (!start_execution(w))
+        return;
     uint64_t seq = w.seq;
     if (w.op == IBV_WR_RDMA_WRITE || w.op == IBV_WR_RDMA_WRITE_WITH_IMM) {
         if (int st = place_locked(qp, w, 0, w.length))

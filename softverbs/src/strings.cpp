@@ -1,7 +1,16 @@
 // The *_str helpers and rate conversions: pure functions, same text as rdma-core's.
 #include <infiniband/verbs.h>
 
-#include <iterator>
+#include <cstddef>
+
+namespace {
+// rdma-core's *_str: the name at the enum's value, "unknown" past the table.
+template <size_t N>
+const char *name_at(const char *const (&names)[N], size_t i)
+{
+    return i < N ? names[i] : "unknown";
+}
+} // namespace
 
 extern "C" {
 
@@ -31,8 +40,7 @@ const char *ibv_wc_status_str(enum ibv_wc_status s)
                                         "general error",
                                         "TM error",
                                         "TM rendezvous error"};
-    auto i = static_cast<size_t>(s);
-    return i < std::size(names) ? names[i] : "unknown";
+    return name_at(names, static_cast<size_t>(s));
 }
 
 const char *ibv_node_type_str(enum ibv_node_type t)
@@ -53,8 +61,7 @@ const char *ibv_port_state_str(enum ibv_port_state s)
 {
     static const char *const names[] = {"PORT_NOP",   "PORT_DOWN",   "PORT_INIT",
                                         "PORT_ARMED", "PORT_ACTIVE", "PORT_ACTIVE_DEFER"};
-    auto i = static_cast<size_t>(s);
-    return i < std::size(names) ? names[i] : "unknown";
+    return name_at(names, static_cast<size_t>(s));
 }
 
 const char *ibv_event_type_str(enum ibv_event_type e)
@@ -79,8 +86,7 @@ const char *ibv_event_type_str(enum ibv_event_type e)
                                         "client reregistration",
                                         "GID table change",
                                         "WQ fatal"};
-    auto i = static_cast<size_t>(e);
-    return i < std::size(names) ? names[i] : "unknown";
+    return name_at(names, static_cast<size_t>(e));
 }
 
 } // extern "C"

@@ -311,6 +311,14 @@ Global &G();
 bool adversarial();
 uint64_t current_seed();
 void execute_locked(Qp *qp, Wqe &w); // runs one WQE now (sane mode path)
+// The requester's steps the adversary runs in its own order.
+Wqe *find_wqe(Qp *qp, uint64_t seq);
+void finish(Wqe &w, ibv_wc_status st); // marks w done with st, unless it already failed
+// Marks w executed and fails it if it cannot run at all (injected failure, too
+// long), in either mode; false when it failed.
+bool start_execution(Wqe &w);
+int place_locked(Qp *qp, Wqe &w, uint32_t off, uint32_t len);
+void issue_tail_locked(Qp *qp, Wqe &w);
 // After a WQE with sequence number seq ran: notes whether it failed (later WQEs then flush).
 void note_failure_locked(Qp *qp, uint64_t seq);
 bool sq_flushing_locked(const Qp *qp); // later WQEs must flush instead of executing

@@ -88,11 +88,13 @@ void host_facts(uint8_t boot_id[40], uint64_t *netns)
 
 void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-bool write_all(int fd, const void *p, size_t n)
+// Moves all n bytes through `io` (one send or recv), retrying interrupted calls;
+// false once the peer closed or the socket failed.
+template <typename Byte, typename Io>
+bool transfer_all(Byte *b, size_t n, Io io)
 {
-    auto *b = static_cast<const uint8_t *>(p);
     while (n) {
-        ssize_t k = ::send(fd, b, n, MSG_NOSIGNAL);
+        ssize_t k = io(b, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -103,19 +105,15 @@ bool write_all(int fd, const void *p, size_t n)
     return true;
 }
 
+bool write_all(int fd, const void *p, size_t n)
+{
+    return transfer_all(static_cast<const uint8_t *>(p), n,
+                        [fd](const uint8_t *b, size_t k) { return ::send(fd, b, k, MSG_NOSIGNAL); });
+}
+
 bool read_all(int fd, void *p, size_t n)
 {
-    auto *b = static_cast<uint8_t *>(p);
-    while (n) {
-        ssize_t k = ::recv(fd, b, n, 0);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        b += k;
-        n -= static_cast<size_t>(k);
-    }
-    return true;
+    return transfer_all(static_cast<uint8_t *>(p), n, [fd](uint8_t *b, size_t k) { return ::recv(fd, b, k, 0); });
 }
 
 // A connection keeps up to this much buffer between messages (more only while a huge one passes).

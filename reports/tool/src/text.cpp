@@ -78,22 +78,28 @@ std::string joined(const nlohmann::json &array)
     return out;
 }
 
-const nlohmann::json &object_at(const nlohmann::json &obj, std::string_view key)
+namespace {
+// obj[key] when obj is an object and that member is of the kind `is_kind` tests, else `empty`.
+const nlohmann::json &member_of_kind(const nlohmann::json &obj, std::string_view key,
+                                     bool (nlohmann::json::*is_kind)() const noexcept, const nlohmann::json &empty)
 {
-    static const nlohmann::json empty = nlohmann::json::object();
     if (!obj.is_object())
         return empty;
     const auto it = obj.find(key);
-    return it != obj.end() && it->is_object() ? *it : empty;
+    return it != obj.end() && ((*it).*is_kind)() ? *it : empty;
+}
+} // namespace
+
+const nlohmann::json &object_at(const nlohmann::json &obj, std::string_view key)
+{
+    static const nlohmann::json empty = nlohmann::json::object();
+    return member_of_kind(obj, key, &nlohmann::json::is_object, empty);
 }
 
 const nlohmann::json &array_at(const nlohmann::json &obj, std::string_view key)
 {
     static const nlohmann::json empty = nlohmann::json::array();
-    if (!obj.is_object())
-        return empty;
-    const auto it = obj.find(key);
-    return it != obj.end() && it->is_array() ? *it : empty;
+    return member_of_kind(obj, key, &nlohmann::json::is_array, empty);
 }
 
 const nlohmann::json *deciding_case(const nlohmann::json &doc, const nlohmann::json &clause)
