@@ -49,17 +49,9 @@ EXPORT void *fake_adapter_resolve(const char *name) { return g_symbol != nullptr
 // Version 1's functions, with the header a variant announces.
 constexpr hcts_adapter_v1 functions(uint32_t version, uint32_t size, const char *name)
 {
-    return {.abi_version = version,
-            .size = size,
-            .name = name,
-            .init = init,
-            .fini = fini,
-            .product = product,
-            .multi_rank_per_process = multi,
-            .run_program = run,
-            .copy_to_device = copy,
-            .copy_to_host = copy,
-            .peek_notify = nullptr};
+    // In field order: init, fini, product, multi_rank_per_process, run_program, copy_to_device, copy_to_host,
+    // peek_notify.
+    return {version, size, name, init, fini, product, multi, run, copy, copy, nullptr};
 }
 
 #if defined(HCTS_FAKE_V1) || defined(HCTS_FAKE_BAD_VERSION) || defined(HCTS_FAKE_INIT_FAILS)

@@ -46,15 +46,12 @@ typedef enum {
     HCOMM_DATA_TYPE_RESERVED = 255
 } HcommDataType;
 
+/* Laid out compactly; every name, value and layout is the vendor's (include/tests pins them). */
+/* clang-format off */
 typedef enum {
-    HCOMM_TRANSFER_TYPE_INVALID = -1,
-    HCOMM_TRANSFER_TYPE_WRITE = 0,
-    HCOMM_TRANSFER_TYPE_WRITE_REDUCE = 1,
-    HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY = 2,
-    HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY = 3,
-    HCOMM_TRANSFER_TYPE_READ = 4,
-    HCOMM_TRANSFER_TYPE_READ_REDUCE = 5,
-    HCOMM_TRANSFER_TYPE_NOTIFY_RECORD = 6
+    HCOMM_TRANSFER_TYPE_INVALID = -1, HCOMM_TRANSFER_TYPE_WRITE = 0, HCOMM_TRANSFER_TYPE_WRITE_REDUCE = 1,
+    HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY = 2, HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY = 3,
+    HCOMM_TRANSFER_TYPE_READ = 4, HCOMM_TRANSFER_TYPE_READ_REDUCE = 5, HCOMM_TRANSFER_TYPE_NOTIFY_RECORD = 6
 } HcommTransferType;
 
 /* One entry of HcommBatchTransferOnThread: 64 bytes, the operands at offset 8. */
@@ -63,42 +60,17 @@ typedef struct {
     uint8_t reserved[4];
     union {
         uint8_t raws[56];
+        struct { uint64_t len; void *dst; void *src; } write;
+        struct { uint64_t len; void *dst; void *src; } read;
+        struct { uint64_t count; void *dst; void *src; HcommReduceOp reduceOp; HcommDataType dataType; } reduce;
+        struct { uint32_t notifyIdx; } notifyRecord;
+        struct { uint64_t len; void *dst; void *src; uint32_t notifyIdx; } writeWithNotify;
         struct {
-            uint64_t len;
-            void *dst;
-            void *src;
-        } write;
-        struct {
-            uint64_t len;
-            void *dst;
-            void *src;
-        } read;
-        struct {
-            uint64_t count;
-            void *dst;
-            void *src;
-            HcommReduceOp reduceOp;
-            HcommDataType dataType;
-        } reduce;
-        struct {
-            uint32_t notifyIdx;
-        } notifyRecord;
-        struct {
-            uint64_t len;
-            void *dst;
-            void *src;
-            uint32_t notifyIdx;
-        } writeWithNotify;
-        struct {
-            uint64_t count;
-            void *dst;
-            void *src;
-            HcommReduceOp reduceOp;
-            HcommDataType dataType;
-            uint32_t notifyIdx;
+            uint64_t count; void *dst; void *src; HcommReduceOp reduceOp; HcommDataType dataType; uint32_t notifyIdx;
         } writeReduceWithNotify;
     } transferInfo;
 } HcommBatchTransferDesc;
+/* clang-format on */
 
 /* Local operations on a thread. */
 extern int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const void *src, uint64_t len);

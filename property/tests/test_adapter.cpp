@@ -26,19 +26,11 @@ int32_t copy(void *dst, const void *src, size_t len)
     return 0;
 }
 
-constexpr hcts_adapter_v2 kAdapter{.v1 = {.abi_version = HCTS_ADAPTER_V2,
-                                          .size = sizeof(hcts_adapter_v2),
-                                          .name = "property-test",
-                                          .init = init,
-                                          .fini = fini,
-                                          .product = product,
-                                          .multi_rank_per_process = multiRank,
-                                          .run_program = run,
-                                          .copy_to_device = copy,
-                                          .copy_to_host = copy,
-                                          .peek_notify = nullptr},
-                                   .segment_size = nullptr,
-                                   .iut_version = nullptr};
+// Version 1's functions in field order (no peek_notify), then no segment_size and no iut_version.
+constexpr hcts_adapter_v2 kAdapter{{HCTS_ADAPTER_V2, sizeof(hcts_adapter_v2), "property-test", init, fini, product,
+                                    multiRank, run, copy, copy, nullptr},
+                                   nullptr,
+                                   nullptr};
 
 } // namespace
 

@@ -2,46 +2,48 @@
 #include <infiniband/verbs.h>
 
 #include <cstddef>
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "softverbs_resources.h"
 
 namespace {
-// rdma-core's *_str: the name at the enum's value, "unknown" past the table.
-template <size_t N>
-const char *name_at(const char *const (&names)[N], size_t i)
+
+// The tables of verbs_strings.txt: "[name]" starts one, then a name per line.
+const std::map<std::string, std::vector<std::string>, std::less<>> &tables()
 {
-    return i < N ? names[i] : "unknown";
+    static const auto parsed = [] {
+        std::map<std::string, std::vector<std::string>, std::less<>> out;
+        std::istringstream in{std::string(softverbs::verbs_strings_txt())};
+        std::vector<std::string> *current = nullptr;
+        for (std::string line; std::getline(in, line);) {
+            if (line.empty() || line[0] == '#')
+                continue;
+            if (line.front() == '[' && line.back() == ']')
+                current = &out[line.substr(1, line.size() - 2)];
+            else if (current != nullptr)
+                current->push_back(line);
+        }
+        return out;
+    }();
+    return parsed;
 }
+
+// rdma-core's *_str: the name at the enum's value, "unknown" past the table.
+const char *name_at(std::string_view table, size_t i)
+{
+    const auto it = tables().find(table);
+    return it != tables().end() && i < it->second.size() ? it->second[i].c_str() : "unknown";
+}
+
 } // namespace
 
 extern "C" {
 
-const char *ibv_wc_status_str(enum ibv_wc_status s)
-{
-    static const char *const names[] = {"success",
-                                        "local length error",
-                                        "local QP operation error",
-                                        "local EE context operation error",
-                                        "local protection error",
-                                        "Work Request Flushed Error",
-                                        "memory management operation error",
-                                        "bad response error",
-                                        "local access error",
-                                        "remote invalid request error",
-                                        "remote access error",
-                                        "remote operation error",
-                                        "transport retry counter exceeded",
-                                        "RNR retry counter exceeded",
-                                        "local RDD violation error",
-                                        "remote invalid RD request",
-                                        "aborted error",
-                                        "invalid EE context number",
-                                        "invalid EE context state",
-                                        "fatal error",
-                                        "response timeout error",
-                                        "general error",
-                                        "TM error",
-                                        "TM rendezvous error"};
-    return name_at(names, static_cast<size_t>(s));
-}
+const char *ibv_wc_status_str(enum ibv_wc_status s) { return name_at("wc_status", static_cast<size_t>(s)); }
 
 const char *ibv_node_type_str(enum ibv_node_type t)
 {
@@ -57,37 +59,9 @@ const char *ibv_node_type_str(enum ibv_node_type t)
     }
 }
 
-const char *ibv_port_state_str(enum ibv_port_state s)
-{
-    static const char *const names[] = {"PORT_NOP",   "PORT_DOWN",   "PORT_INIT",
-                                        "PORT_ARMED", "PORT_ACTIVE", "PORT_ACTIVE_DEFER"};
-    return name_at(names, static_cast<size_t>(s));
-}
+const char *ibv_port_state_str(enum ibv_port_state s) { return name_at("port_state", static_cast<size_t>(s)); }
 
-const char *ibv_event_type_str(enum ibv_event_type e)
-{
-    static const char *const names[] = {"CQ error",
-                                        "local work queue catastrophic error",
-                                        "invalid request local work queue error",
-                                        "local access violation work queue error",
-                                        "communication established",
-                                        "send queue drained",
-                                        "path migrated",
-                                        "path migration request error",
-                                        "local catastrophic error",
-                                        "port active",
-                                        "port error",
-                                        "LID change",
-                                        "P_Key change",
-                                        "SM change",
-                                        "SRQ catastrophic error",
-                                        "SRQ limit reached",
-                                        "last WQE reached",
-                                        "client reregistration",
-                                        "GID table change",
-                                        "WQ fatal"};
-    return name_at(names, static_cast<size_t>(e));
-}
+const char *ibv_event_type_str(enum ibv_event_type e) { return name_at("event_type", static_cast<size_t>(e)); }
 
 } // extern "C"
 

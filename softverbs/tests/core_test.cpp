@@ -595,3 +595,18 @@ TEST(AsyncEvents, CqOverrunAndResponderAccessError)
     shell.qp = a;
     ibv_destroy_cq(tiny);
 }
+
+// The *_str helpers answer rdma-core's text, "unknown" past each table.
+TEST(Strings, MatchRdmaCore)
+{
+    EXPECT_STREQ(ibv_wc_status_str(IBV_WC_SUCCESS), "success");
+    EXPECT_STREQ(ibv_wc_status_str(IBV_WC_WR_FLUSH_ERR), "Work Request Flushed Error");
+    EXPECT_STREQ(ibv_wc_status_str(IBV_WC_TM_RNDV_INCOMPLETE), "TM rendezvous error");
+    EXPECT_STREQ(ibv_wc_status_str(static_cast<ibv_wc_status>(IBV_WC_TM_RNDV_INCOMPLETE + 1)), "unknown");
+    EXPECT_STREQ(ibv_port_state_str(IBV_PORT_ACTIVE), "PORT_ACTIVE");
+    EXPECT_STREQ(ibv_port_state_str(static_cast<ibv_port_state>(IBV_PORT_ACTIVE_DEFER + 1)), "unknown");
+    EXPECT_STREQ(ibv_event_type_str(IBV_EVENT_CQ_ERR), "CQ error");
+    EXPECT_STREQ(ibv_event_type_str(IBV_EVENT_WQ_FATAL), "WQ fatal");
+    EXPECT_STREQ(ibv_event_type_str(static_cast<ibv_event_type>(IBV_EVENT_WQ_FATAL + 1)), "unknown");
+    EXPECT_STREQ(ibv_node_type_str(IBV_NODE_RNIC), "iWARP NIC");
+}
