@@ -33,6 +33,27 @@ std::string os_name()
 
 const char *suite_version() { return HCTS_SUITE_VERSION; }
 
+void merge_properties(nlohmann::json &into, const nlohmann::json &property_run)
+{
+    for (const nlohmann::json *d : {static_cast<const nlohmann::json *>(&into), &property_run})
+        if (!d->is_object() || d->value("schema", "") != "hcts-results")
+            throw std::runtime_error("merge: not an hcts-results document");
+    const nlohmann::json run = property_run.value("run", nlohmann::json::object());
+    auto &props = into["properties"];
+    if (!props.is_array())
+        props = nlohmann::json::array();
+    const nlohmann::json added = property_run.value("properties", nlohmann::json::array());
+    for (const auto &p : added)
+        props.push_back(p);
+    if (run.value("status", "") != "complete")
+        props.push_back({{"name", "property run " + run.value("id", std::string("?"))},
+                         {"verdict", "ERROR"},
+                         {"reason", "the property run did not complete: " +
+                                        run.value("error", std::string("status ") + run.value("status", "?"))},
+                         {"command", run.value("command", nlohmann::json())}});
+    expectations::summarize(into);
+}
+
 nlohmann::json read_json_file(const std::string &path)
 {
     std::ifstream in(path);

@@ -138,3 +138,33 @@ TEST_F(Writer, AppliesExpectationsOnEveryWrite)
     EXPECT_EQ(on_disk(path("waived"))["clauses"][0]["verdict"], "WAIVED");
     EXPECT_TRUE(w.gate_passed());
 }
+
+TEST_F(Writer, PropertiesMergeIntoTheRunAndGateByTheirClauses)
+{
+    ResultsWriter w(path("merge"), run_of("conformance"), &cat, nullptr);
+    w.add_case(a_case("S.One", "A.1", "PASS"));
+    w.add_case(a_case("S.Two", "A.2", "PASS"));
+    w.add_case(a_case("S.Three", "A.3", "PROFILE"));
+    w.finish(RunStatus::Complete);
+    json doc = w.doc();
+    json prop = {{"schema", "hcts-results"},
+                 {"run", {{"status", "complete"}, {"id", "p"}}},
+                 {"properties", {{{"name", "StrictOnly"}, {"clauses", {"A.2"}}, {"verdict", "FAIL"}}}}};
+    merge_properties(doc, prop);
+    EXPECT_EQ(doc["summary"]["gate"], "pass") << "a property of STRICT clauses only gates in strict mode";
+    doc["run"]["gate"] = "strict";
+    expectations::summarize(doc);
+    EXPECT_EQ(doc["summary"]["gate"], "fail");
+    doc["run"]["gate"] = "default";
+    prop["properties"][0]["clauses"] = {"A.1", "A.2"};
+    prop["properties"][0]["name"] = "Mixed";
+    merge_properties(doc, prop);
+    EXPECT_EQ(doc["summary"]["gate"], "fail") << "a property naming a MUST clause gates always";
+
+    json fresh = w.doc();
+    json aborted = {{"schema", "hcts-results"}, {"run", {{"status", "aborted"}, {"id", "q"}, {"error", "boom"}}}};
+    merge_properties(fresh, aborted);
+    EXPECT_EQ(fresh["summary"]["gate"], "fail") << "an aborted property run is no evidence";
+    EXPECT_EQ(fresh["properties"].back()["verdict"], "ERROR");
+    EXPECT_THROW(merge_properties(fresh, json::object()), std::runtime_error);
+}

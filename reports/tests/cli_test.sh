@@ -42,6 +42,15 @@ check "--gate exits 1 on a failing run" test "$rc" -eq 1
 check "apply wrote the waived clause" grep -q '"waived_from": "FAIL"' "$work/applied.json"
 check "apply reports the XPASS" grep -q '"XPASS"' "$work/applied.json"
 
+# merge: a property run's properties join the run's gate; a failing property fails it.
+cp "$fixtures/pass.json" "$work/merged.json"
+"$tool" merge --into "$work/merged.json" "$fixtures/pass.json" 2>"$work/err.txt"
+check "merging a run with no failing property keeps the gate passing" grep -q '"gate": "pass"' "$work/merged.json"
+rc=0; "$tool" merge --gate --into "$work/merged.json" "$fixtures/property.json" 2>"$work/err.txt" || rc=$?
+check "merge --gate exits 1 when a merged property fails" test "$rc" -eq 1
+check "the failing property is in the merged document" grep -q '"name": "WriteBeforeNotify"' "$work/merged.json"
+check "the merged gate fails" grep -q '"gate": "fail"' "$work/merged.json"
+
 # Clear errors for bad input.
 expect_error 1 "no-such.json: cannot open for reading: No such file or directory" "$tool" render --out "$work/x" "$fixtures/no-such.json"
 printf '{"schema":"hcts-results","schema_version":7,"run":{},"clauses":[]}' >"$work/newer.json"
@@ -52,8 +61,8 @@ printf 'schema: hcts-expectations\nschema_version: 1\nexpectations:\n  - clause:
 expect_error 1 "bad.yaml:5: expectations\[0\]\.expected is 'FIAL'; allowed: FAIL, TIMEOUT, CRASH, HAZARD, ERROR, NOT_SUPPORTED" \
   "$tool" render --expectations "$work/bad.yaml" --out "$work/x" "$fixtures/pass.json"
 expect_error 2 "unknown option '--bogus'; allowed: --help, --out DIR, --expectations FILE, --gate" "$tool" render --bogus "$fixtures/pass.json"
-expect_error 2 "unknown command 'frobnicate'; allowed: render, apply, bundle, verify" "$tool" frobnicate
-expect_error 2 "no command given; allowed: render, apply, bundle, verify, help" "$tool"
+expect_error 2 "unknown command 'frobnicate'; allowed: render, apply, merge, bundle, verify" "$tool" frobnicate
+expect_error 2 "no command given; allowed: render, apply, merge, bundle, verify, help" "$tool"
 expect_error 2 "unknown option '--gate'; allowed: --help, --out FILE.tar, --expectations FILE" \
   "$tool" bundle --gate --out "$work/x.tar" "$fixtures/pass.json"
 expect_error 2 "unexpected argument 'second.json'; apply takes: RESULTS.json" "$tool" apply "$fixtures/pass.json" second.json
@@ -62,14 +71,14 @@ expect_error 2 "bundle: --out is required" "$tool" bundle "$fixtures/pass.json"
 expect_error 2 "render: --out: 1 required DIR missing" "$tool" render --out
 expect_error 2 "render: RESULTS.json is required" "$tool" render --out "$work/x"
 expect_error 2 "verify: BUNDLE.tar is required" "$tool" verify
-expect_error 2 "COMMAND: nosuch not in \{render,apply,bundle,verify\}" "$tool" help nosuch
+expect_error 2 "COMMAND: nosuch not in \{render,apply,merge,bundle,verify\}" "$tool" help nosuch
 SOURCE_DATE_EPOCH=yesterday expect_error 1 "SOURCE_DATE_EPOCH is 'yesterday'; allowed: a whole number of seconds" \
   "$tool" render --out "$work/x" "$fixtures/pass.json"
 
 # --help for the tool and for each command (standard output, exit 0), --version.
 check "--version" bash -c "'$tool' --version | grep -Eqx 'hcts-report [0-9.]+ \(reads hcts-results v1\)'"
 check "--help lists the commands" bash -c "'$tool' --help | grep -Eq '^  verify +check a bundle'"
-for cmd in render apply bundle verify; do
+for cmd in render apply merge bundle verify; do
   check "$cmd --help" bash -c "'$tool' $cmd --help | grep -q '^Usage: hcts-report $cmd '"
 done
 check "help render is render --help" bash -c "diff <('$tool' help render) <('$tool' render --help)"

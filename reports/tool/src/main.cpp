@@ -12,6 +12,8 @@
 
 #include <hcts/expectations.h>
 
+#include "hcts/core/results.h"
+
 #include "bundle.h"
 #include "renderers.h"
 #include "results_io.h"
@@ -91,6 +93,20 @@ int cmd_apply(const Options &o)
     const auto gate = gate_of(runs[0]);
     std::cerr << "hcts-report: gate " << gate << "\n";
     return o.gate && gate != "PASS" ? 1 : 0;
+}
+
+// Adds a property run's properties to a run's results document, in place.
+int cmd_merge(const Options &o)
+{
+    const std::string &into = o.out.value();
+    nlohmann::json doc = hcts::read_json_file(into);
+    for (const auto &p : o.inputs)
+        hcts::merge_properties(doc, hcts::read_json_file(p));
+    write_file_atomic(into, doc.dump(2) + "\n");
+    const auto gate = doc.at("summary").value("gate", "fail");
+    std::cerr << "hcts-report: merged " << o.inputs.size() << " property run(s) into " << into << "; gate " << gate
+              << "\n";
+    return o.gate && gate != "pass" ? 1 : 0;
 }
 
 int cmd_bundle(const Options &o)
@@ -248,6 +264,16 @@ int main(int argc, char **argv)
     gate(apply, "exit 1 if its gate fails");
     one_input(apply, "RESULTS.json", "the results document");
 
+    auto *merge = app.add_subcommand("merge", "add property runs' properties to a run's results document (in place), "
+                                              "so they gate together");
+    merge
+        ->add_option_function<std::string>(
+            "--into", [&](const std::string &v) { o.out = v; }, "the results document to add to")
+        ->type_name("RESULTS.json")
+        ->required();
+    gate(merge, "exit 1 if the merged gate fails");
+    merge->add_option("PROPERTY.json", o.inputs, "results documents of hcts-property runs")->required();
+
     auto *bundle = app.add_subcommand("bundle", "a submission bundle (ustar): results, environment, report and "
                                                 "SHA256SUMS over every member");
     out(bundle, "FILE.tar", "the bundle to write")->required();
@@ -263,7 +289,8 @@ int main(int argc, char **argv)
 
     std::string topic;
     auto *help = app.add_subcommand("help", "print this help, or a command's");
-    help->add_option("COMMAND", topic, "a command")->check(CLI::IsMember({"render", "apply", "bundle", "verify"}));
+    help->add_option("COMMAND", topic, "a command")
+        ->check(CLI::IsMember({"render", "apply", "merge", "bundle", "verify"}));
 
     try {
         app.parse(argc, argv);
@@ -290,6 +317,8 @@ int main(int argc, char **argv)
             return cmd_apply(o);
         if (bundle->parsed())
             return cmd_bundle(o);
+        if (merge->parsed())
+            return cmd_merge(o);
         if (verify->parsed())
             return cmd_verify(o);
         std::cout << (topic.empty() ? app.help() : app.get_subcommand(topic)->help(app.get_name()));

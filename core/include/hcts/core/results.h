@@ -67,6 +67,12 @@ class ResultsWriter {
     nlohmann::json doc_;
 };
 
+// Adds a property run's properties to a run's results document (the conformance
+// run of the same library), so both gate together, and re-derives the summary.
+// A property run that did not complete adds an ERROR property saying why.
+// Throws std::runtime_error for documents that are not hcts results.
+void merge_properties(nlohmann::json &into, const nlohmann::json &property_run);
+
 // A results document (or any JSON file) from disk; throws std::runtime_error
 // "<path>: <problem>" for an unreadable file or malformed JSON.
 nlohmann::json read_json_file(const std::string &path);

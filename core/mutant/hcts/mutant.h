@@ -1,0 +1,33 @@
+// Mutant schemata for the suite's mutation score (selftest/README.md).
+//
+// Every mutant of the reference and of softverbs is compiled into the one build,
+// guarded by hcts::mutant("<id>"); at most one is switched on, at run time, by
+// HCTS_MUTANT=<id>. Unset, every guard is false and the code is the reference.
+// One build serves the whole kill matrix, so `./hcts selftest` builds nothing.
+#pragma once
+
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+namespace hcts {
+
+// The id of the mutant switched on by HCTS_MUTANT, read once; empty when none.
+inline const std::string &active_mutant()
+{
+    static const std::string id = [] {
+        const char *v = std::getenv("HCTS_MUTANT");
+        return std::string(v ? v : "");
+    }();
+    return id;
+}
+
+// True only in a build run as mutant `id`. Ids are listed in selftest/mutants.yaml,
+// and a ctest checks that each guard in the source has an entry and vice versa.
+inline bool mutant(std::string_view id)
+{
+    const std::string &a = active_mutant();
+    return !a.empty() && a == id;
+}
+
+} // namespace hcts
