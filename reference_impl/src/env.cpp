@@ -39,6 +39,19 @@ bool parse_unit_ms()
     return false;
 }
 
+bool parse_counting()
+{
+    const std::string_view mode = get("HCOMM_REF_NOTIFY");
+    if (mode.empty() || mode == "binary") {
+        return false;
+    }
+    if (mode == "counting") {
+        return true;
+    }
+    HREF_LOG_WARN(-1, "HCOMM_REF_NOTIFY='", mode, "' is not binary or counting; using binary");
+    return false;
+}
+
 } // namespace
 
 std::optional<uint64_t> hccl_buffsize_mb()
@@ -91,6 +104,12 @@ uint64_t max_write_cap()
     }
     HREF_LOG_WARN(-1, "HCOMM_REF_MAX_WRITE='", text, "' is not a positive byte count; ignored");
     return 0;
+}
+
+bool counting_notifies()
+{
+    static const bool counting = parse_counting();
+    return counting;
 }
 
 std::string ib_device_name() { return std::string(get("HCOMM_REF_IB_DEV")); }

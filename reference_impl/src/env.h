@@ -27,6 +27,11 @@ std::chrono::milliseconds bootstrap_timeout();
 // max_msg_sz, so tests reach the segmentation boundary with small buffers. 0 = none.
 uint64_t max_write_cap();
 
+// HCOMM_REF_NOTIFY = binary (default) | counting: whether a channel or thread
+// notify coalesces repeated records (the vendor's hardware) or counts them, one
+// wait per record (a legal variant, WWN.PRF.1). Read once per process.
+bool counting_notifies();
+
 // HCOMM_REF_IB_DEV: name of the verbs device to use (default: the first one).
 std::string ib_device_name();
 

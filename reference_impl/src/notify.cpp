@@ -1,5 +1,7 @@
 #include "notify.h"
 
+#include "env.h"
+
 namespace hcomm_ref {
 
 bool NotifyBank::record(uint32_t index)
@@ -8,7 +10,12 @@ bool NotifyBank::record(uint32_t index)
     {
         std::lock_guard lock(mutex_);
         fresh = state_.at(index) == 0;
-        state_[index] = 1;
+        // Counting (HCOMM_REF_NOTIFY=counting) keeps every record for a wait of its
+        // own, up to the counter's range; binary coalesces them.
+        if (!env::counting_notifies())
+            state_[index] = 1;
+        else if (state_[index] < UINT16_MAX)
+            ++state_[index];
     }
     changed_.notify_all();
     return fresh;
@@ -29,7 +36,7 @@ NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> 
     if (state_[index] == 0) {
         return WaitResult::cancelled;
     }
-    state_[index] = 0;
+    state_[index] = env::counting_notifies() ? static_cast<uint16_t>(state_[index] - 1) : uint16_t{0};
     return WaitResult::consumed;
 }
 

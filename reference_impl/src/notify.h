@@ -1,5 +1,6 @@
 // Binary notifies: a record sets, a wait consumes. A record on a set notify
 // coalesces (as on the vendor's hardware) and is counted as an overrun.
+// HCOMM_REF_NOTIFY=counting (a legal variant) keeps one wait per record instead.
 #pragma once
 
 #include <atomic>
@@ -30,7 +31,7 @@ class NotifyBank {
   private:
     mutable std::mutex mutex_;
     std::condition_variable changed_;
-    std::vector<uint8_t> state_;
+    std::vector<uint16_t> state_; // 0/1 (binary) or the records not yet waited for (counting)
 };
 
 } // namespace hcomm_ref

@@ -13,6 +13,8 @@
 // No timer ever spins: the adversary thread sleeps on a condition variable.
 #include "sv.h"
 
+#include <hcts/mutant.h>
+
 #include <algorithm>
 #include <thread>
 
@@ -154,7 +156,8 @@ void execute_adversarial(Qp *qp, Wqe &w, Clock::time_point now)
     default:
         // A notify, SEND or ATOMIC: earlier WRITE data lands first, then this operation
         // (reading its own source only now).
-        flush_writes(qp, seq);
+        if (!(w.op == IBV_WR_RDMA_WRITE_WITH_IMM && hcts::mutant("sv_adversary_imm_overtakes_data")))
+            flush_writes(qp, seq); // Mutant (skipped): the notify overtakes data still being placed.
         if (Wqe *x = find_wqe(qp, seq)) {
             if (x->op == IBV_WR_RDMA_WRITE_WITH_IMM) {
                 if (int st = place_locked(qp, *x, 0, x->length))

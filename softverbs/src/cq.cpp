@@ -2,6 +2,7 @@
 // the ibv_cq_ex polling interface.
 #include "sv.h"
 
+#include <hcts/mutant.h>
 #include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -16,7 +17,7 @@ Cq *to_cq(ibv_cq *cq) { return reinterpret_cast<Cq *>(cq); }
 void cq_push_locked(Cq *cq, const Cqe &e)
 {
     if (static_cast<int>(cq->q.size()) >= cq->capacity) {
-        if (!cq->overflowed) {
+        if (!cq->overflowed && !hcts::mutant("sv_cq_overflow_silent")) { // Mutant: no CQ error event.
             cq->overflowed = true;
             ibv_async_event ev{};
             ev.element.cq = ibv_cq_ex_to_cq(&cq->cqx);
@@ -45,8 +46,10 @@ namespace {
 
 void release_locked(const Cqe &e)
 {
-    if (e.sq_free && e.qp && !e.qp->dead)
-        e.qp->sq_used -= e.sq_free;
+    if (e.sq_free && e.qp && !e.qp->dead) {
+        // Mutant: only the signaled WQE's own slot is released, not the unsignaled ones before it.
+        e.qp->sq_used -= hcts::mutant("sv_sq_slots_leak") ? 1 : e.sq_free;
+    }
 }
 
 int poll_cq(ibv_cq *ibcq, int n, ibv_wc *wc)

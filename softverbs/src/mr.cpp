@@ -3,6 +3,8 @@
 #include "dma.h"
 #include "sv.h"
 
+#include <hcts/mutant.h>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -108,8 +110,14 @@ bool mr_lookup(const MrTable *t, uint32_t key, MrView *out)
 
 int mr_check(const MrView &v, uint64_t addr, uint64_t len, uint32_t need)
 {
-    if ((v.access & need) != need)
+    if ((v.access & need) != need && !hcts::mutant("sv_mr_access_ignored")) // Mutant: access bits unchecked.
         return -1;
+    if (hcts::mutant("sv_rkey_bound_off_by_one")) {
+        // Mutant: the end bound is off by one: a range one byte past the MR's end passes.
+        if (addr < v.addr || len > v.len + 1 || addr - v.addr > v.len + 1 - len)
+            return -1;
+        return 0;
+    }
     if (addr < v.addr || len > v.len || addr - v.addr > v.len - len)
         return -1;
     return 0;
@@ -158,6 +166,15 @@ int peer_write_locked(PeerProc *p, const MrView &v, uint64_t raddr, const void *
     if (len == 0)
         return 0;
     if (uint8_t *base = peer_mapping(p, v)) {
+        if (hcts::mutant("sv_segment_tail_lost")) {
+            // Mutant: copied in 64 KiB segments, and the partial last segment is forgotten.
+            constexpr size_t kSeg = 65536;
+            if (len < kSeg)
+                dma_copy(base + (raddr - v.vma_start), src, len);
+            for (size_t off = 0; off + kSeg <= len; off += kSeg)
+                dma_copy(base + (raddr - v.vma_start) + off, static_cast<const uint8_t *>(src) + off, kSeg);
+            return 0;
+        }
         dma_copy(base + (raddr - v.vma_start), src, len);
         return 0;
     }

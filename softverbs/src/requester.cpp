@@ -4,6 +4,8 @@
 #include "dma.h"
 #include "sv.h"
 
+#include <hcts/mutant.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -200,7 +202,13 @@ int place_locked(Qp *qp, Wqe &w, uint32_t off, uint32_t len)
             return st;
         src = tmp.data();
     }
-    int rc = direct_write_locked(qp, w.rkey, w.raddr + off, src, len);
+    uint64_t target = w.raddr + off;
+    if (hcts::mutant("sv_unaligned_dst_shift")) {
+        // Mutant: a target that is not 8-byte aligned is rounded the wrong way (one byte late).
+        if (target & 7)
+            ++target;
+    }
+    int rc = direct_write_locked(qp, w.rkey, target, src, len);
     if (rc >= 0)
         return rc;
     Frame f = make_frame(w, kWrite);
@@ -329,6 +337,9 @@ bool sq_held_locked(Qp *qp)
 
 void sq_note_hold_locked(Qp *qp, uint64_t seq, ibv_wr_opcode op)
 {
+    if (hcts::mutant("sv_rnr_hold_ignored")) {
+        return; // Mutant: a SEND/WRITE_WITH_IMM waiting for a RECV no longer holds later WQEs back.
+    }
     if (op != IBV_WR_SEND && op != IBV_WR_SEND_WITH_IMM && op != IBV_WR_RDMA_WRITE_WITH_IMM)
         return;
     // Over the wire alone the responder's in-order stream already keeps later requests behind it.
@@ -466,6 +477,20 @@ int validate_wr(const Qp *qp, const ibv_send_wr *wr)
 
 int post_send_locked(Qp *qp, ibv_send_wr *wr, ibv_send_wr **bad)
 {
+    if (hcts::mutant("sv_imm_overtakes_data") && wr && wr->next) {
+        // Mutant: a chain ending in a WRITE_WITH_IMM posts its notify before the data WRITEs.
+        ibv_send_wr *prev = wr;
+        while (prev->next->next)
+            prev = prev->next;
+        if (ibv_send_wr *last = prev->next; last->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
+            prev->next = nullptr;
+            int rc = post_send_locked(qp, last, bad);
+            if (rc == 0)
+                rc = post_send_locked(qp, wr, bad);
+            prev->next = last;
+            return rc;
+        }
+    }
     if (ibv_qp_state st = qp->qpx.qp_base.state; st != IBV_QPS_RTS && st != IBV_QPS_ERR) {
         *bad = wr;
         return EINVAL;
@@ -488,7 +513,11 @@ int post_send_locked(Qp *qp, ibv_send_wr *wr, ibv_send_wr **bad)
         uint64_t total = 0;
         for (const ibv_sge &s : w.sge)
             total += s.length;
-        w.length = total > kMaxMsg ? kMaxMsg + 1 : static_cast<uint32_t>(total);
+        if (hcts::mutant("sv_length_truncated_32")) {
+            w.length = static_cast<uint32_t>(total); // Mutant: the 64-bit total is cut to 32 bits.
+        } else {
+            w.length = total > kMaxMsg ? kMaxMsg + 1 : static_cast<uint32_t>(total);
+        }
         if (wr->send_flags & IBV_SEND_INLINE) {
             // Inline data is copied now: the caller may reuse the buffer on return.
             w.is_inline = true;

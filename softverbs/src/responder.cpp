@@ -5,7 +5,10 @@
 #include "dma.h"
 #include "sv.h"
 
+#include <hcts/mutant.h>
+
 #include <cstring>
+#include <unordered_map>
 
 namespace sv {
 
@@ -112,6 +115,9 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
         e.wc.wr_id = rw.wr_id;
         e.wc.qp_num = qp->qpx.qp_base.qp_num;
         e.wc.src_qp = r->src_qpn;
+        if (hcts::mutant("sv_imm_src_qp_wrong")) {
+            e.wc.src_qp = qp->qpx.qp_base.qp_num; // Mutant: the receiving QP reported as the source.
+        }
         e.wc.byte_len = f.len;
         if (f.op == kWriteImm) {
             if (f.len && !check_remote(qp, f.rkey, f.raddr, f.len, IBV_ACCESS_REMOTE_WRITE, &v)) {
@@ -155,7 +161,21 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
             e.wc.wc_flags = IBV_WC_WITH_IMM;
             e.wc.imm_data = f.imm;
         }
-        cq_push_locked(qp->rcq, e);
+        if (f.op == kWriteImm && hcts::mutant("sv_imm_replayed")) {
+            // Mutant: the previous WRITE_WITH_IMM's completion of this QP is delivered again
+            // along with this one (a stale entry left in a reused CQ slot).
+            static std::unordered_map<uint32_t, Cqe> previous; // by QP number; under G().mu
+            auto it = previous.find(e.wc.qp_num);
+            if (it != previous.end())
+                cq_push_locked(qp->rcq, it->second);
+            previous[e.wc.qp_num] = e;
+        }
+        static uint64_t imm_count = 0; // under G().mu
+        if (f.op == kWriteImm && hcts::mutant("sv_recv_cqe_lost") && ++imm_count % 61 == 0) {
+            // Mutant: every 61st WRITE_WITH_IMM consumes its RECV and is acked, but its completion is lost.
+        } else {
+            cq_push_locked(qp->rcq, e);
+        }
         ack_locked(r, f);
         break;
     }

@@ -5,6 +5,8 @@
 #include "dma.h"
 #include "sv.h"
 
+#include <hcts/mutant.h>
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -449,6 +451,13 @@ void transport_start()
 void conn_send_locked(const std::shared_ptr<Conn> &c, const Frame &f0, const void *payload, size_t len)
 {
     Frame f = f0;
+    if (len != 0 && hcts::mutant("sv_tcp_plen_16bit")) {
+        // Mutant: the payload length is framed in 16 bits: a frame of 64 KiB or more
+        // carries (and claims) only the low 16 bits' worth of its bytes.
+        len = static_cast<uint16_t>(len);
+        if (f.len > len)
+            f.len = static_cast<uint32_t>(len);
+    }
     f.plen = static_cast<uint32_t>(len);
     bool idle = c->out.empty();
     c->out.append(&f, sizeof f);

@@ -300,6 +300,48 @@ TEST_F(Pair, OutOfBoundsAndMissingAccess)
     EXPECT_EQ(ro.p[0], 0x11);
 }
 
+// The bounds check is exact at the MR's end: a range ending on its last byte
+// passes, one ending a byte later is a remote access error and moves nothing.
+TEST_F(Pair, RangeOneBytePastTheMrEndIsRefused)
+{
+    constexpr size_t kPart = 8192; // an MR over the start of bbuf, so the byte past its end is mapped
+    Mr part(dev.pd, bbuf.p, kPart, kAllAccess);
+    ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE, 1, amr.mr, 0, 64, braddr(kPart - 64), part.mr->rkey), 0);
+    expect_ok(a.scq);
+    EXPECT_EQ(std::memcmp(bbuf.p + kPart - 64, abuf.p, 64), 0);
+    std::memset(bbuf.p, 0, kPart + 64);
+    ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE, 2, amr.mr, 0, 64, braddr(kPart - 63), part.mr->rkey), 0);
+    expect_status(a.scq, IBV_WC_REM_ACCESS_ERR);
+    for (size_t i = kPart - 64; i < kPart + 64; ++i)
+        ASSERT_EQ(bbuf.p[i], 0) << "byte " << i << " changed";
+}
+
+// A message longer than max_msg_sz fails with a local length error; its length is
+// the 64-bit sum of its SGEs (here just past 4 GiB, from a sparse mapping never touched).
+TEST(Length, MessageBeyondMaxMsgIsLengthError)
+{
+    Device dev;
+    constexpr size_t kSize = (4ull << 30) + 4096;
+    Buffer big(kSize, true);
+    Mr mr(dev.pd, big.p, kSize, kAllAccess);
+    Buffer dst(4096, true);
+    Mr dmr(dev.pd, dst.p, dst.n, kAllAccess);
+    Qp a(dev), b(dev);
+    a.connect(b.endpoint());
+    b.connect(a.endpoint());
+    ibv_sge sges[2] = {{reinterpret_cast<uintptr_t>(big.p), 0xffffffffu, mr.mr->lkey},
+                       {reinterpret_cast<uintptr_t>(big.p), 65, mr.mr->lkey}};
+    ibv_send_wr wr = rdma_wr(1, IBV_WR_RDMA_WRITE, sges, reinterpret_cast<uintptr_t>(dst.p), dmr.mr->rkey);
+    wr.num_sge = 2;
+    ibv_send_wr *bad = nullptr;
+    ASSERT_EQ(ibv_post_send(a.qp, &wr, &bad), 0);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(a.scq, &wc)) << "no completion within the deadline";
+    EXPECT_EQ(wc.status, IBV_WC_LOC_LEN_ERR) << ibv_wc_status_str(wc.status);
+    for (size_t i = 0; i < dst.n; ++i)
+        ASSERT_EQ(dst.p[i], 0) << "byte " << i << " changed";
+}
+
 TEST_F(Pair, BadLkeyIsLocalProtectionError)
 {
     ibv_sge s{reinterpret_cast<uintptr_t>(abuf.p), 64, amr.mr->lkey + 0x100};
