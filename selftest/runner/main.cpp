@@ -141,6 +141,41 @@ bool wait_until(pid_t pid, Clock::time_point deadline, int *status)
     return true;
 }
 
+// Every process below `root` (from /proc): MPI starts each rank in a process
+// group of its own, so killing the launch's group alone could leave ranks behind.
+std::vector<pid_t> descendants(pid_t root)
+{
+    std::map<pid_t, std::vector<pid_t>> children;
+    std::error_code ec;
+    for (const auto &d : fs::directory_iterator("/proc", ec)) {
+        const auto name = d.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::ifstream in(d.path() / "stat");
+        std::string stat;
+        std::getline(in, stat);
+        const auto close_paren = stat.rfind(')');
+        if (close_paren == std::string::npos)
+            continue;
+        std::istringstream rest(stat.substr(close_paren + 1));
+        std::string state;
+        long ppid = 0;
+        if (rest >> state >> ppid)
+            children[static_cast<pid_t>(ppid)].push_back(static_cast<pid_t>(std::stol(name)));
+    }
+    std::vector<pid_t> out;
+    std::vector<pid_t> todo{root};
+    while (!todo.empty()) {
+        const pid_t p = todo.back();
+        todo.pop_back();
+        for (const pid_t c : children[p]) {
+            out.push_back(c);
+            todo.push_back(c);
+        }
+    }
+    return out;
+}
+
 // Runs a command in its own process group with its output in `log`; on the
 // deadline the whole group gets SIGTERM, then SIGKILL after a grace period.
 RunOutcome run_command(const Command &c, const std::string &log, int deadline_s)
@@ -173,12 +208,16 @@ RunOutcome run_command(const Command &c, const std::string &log, int deadline_s)
     setpgid(pid, pid);
     int status = 0;
     if (!wait_until(pid, Clock::now() + std::chrono::seconds(deadline_s), &status)) {
+        // SIGTERM first: mpirun then stops its ranks itself; what is left after a grace period is killed.
+        const auto below = descendants(pid);
         kill(-pid, SIGTERM);
         if (!wait_until(pid, Clock::now() + std::chrono::seconds(10), &status)) {
             kill(-pid, SIGKILL);
             waitpid(pid, &status, 0);
         }
         kill(-pid, SIGKILL); // whatever of the group is left
+        for (const pid_t p : below)
+            kill(p, SIGKILL); // ranks in groups of their own (already gone: ESRCH, harmless)
         r.status = RunOutcome::Status::Timeout;
         r.note = "deadline " + std::to_string(deadline_s) + " s";
         return r;
@@ -365,7 +404,11 @@ int main(int argc, char **argv)
     const std::string started = hcts::utc_now();
     nlohmann::json entries = nlohmann::json::array();
     std::vector<std::string> failed;
-    std::vector<std::pair<std::string, std::vector<std::string>>> matrix;
+    struct Row {
+        std::string mutant, outcome; // outcome: KILLED, SURVIVED, TIMEOUT, ERROR (no results), NOT RUN
+        std::vector<std::string> killed_by;
+    };
+    std::vector<Row> matrix;
     std::size_t api_run = 0, api_killed = 0;
     const auto total = selected.size();
     for (std::size_t k = 0; k < total; ++k) {
@@ -423,8 +466,15 @@ int main(int argc, char **argv)
             ++api_run;
             api_killed += j.killed.value_or(false);
         }
-        if (e.kind == "mutant" && (!internal || o.internal))
-            matrix.emplace_back(e.id, j.killed.value_or(false) ? j.killed_by : std::vector<std::string>{});
+        if (e.kind == "mutant" && (!internal || o.internal)) {
+            const bool killed = j.killed.value_or(false);
+            const std::string outcome = killed                                      ? "KILLED"
+                                        : run.status == RunOutcome::Status::Timeout ? "TIMEOUT"
+                                        : run.status == RunOutcome::Status::NotRun  ? "NOT RUN"
+                                        : !run.results && !internal                 ? "ERROR"
+                                                                                    : "SURVIVED";
+            matrix.push_back({e.id, outcome, killed ? j.killed_by : std::vector<std::string>{}});
+        }
         const std::string status = run.status == RunOutcome::Status::Timeout  ? "timeout"
                                    : run.status == RunOutcome::Status::NotRun ? "not-run"
                                    : run.results                              ? "ran"
@@ -473,18 +523,18 @@ int main(int argc, char **argv)
 
     // The kill matrix: mutants (rows) × clauses that killed any of them (columns).
     std::set<std::string> columns;
-    for (const auto &[id, by] : matrix)
-        columns.insert(by.begin(), by.end());
+    for (const auto &r : matrix)
+        columns.insert(r.killed_by.begin(), r.killed_by.end());
     std::cout << "\nKill matrix (" << matrix.size() << " mutants × " << columns.size() << " clauses):\n";
     std::size_t width = 8;
-    for (const auto &[id, by] : matrix)
-        width = std::max(width, id.size());
-    for (const auto &[id, by] : matrix)
-        std::cout << "  " << id << std::string(width - id.size(), ' ') << "  "
-                  << (by.empty() ? std::string("SURVIVED") : joined(by, " ")) << "\n";
+    for (const auto &r : matrix)
+        width = std::max(width, r.mutant.size());
+    for (const auto &r : matrix)
+        std::cout << "  " << r.mutant << std::string(width - r.mutant.size(), ' ') << "  "
+                  << (r.killed_by.empty() ? r.outcome : joined(r.killed_by, " ")) << "\n";
     nlohmann::json rows = nlohmann::json::array();
-    for (const auto &[id, by] : matrix)
-        rows.push_back({{"mutant", id}, {"killed_by", by}});
+    for (const auto &r : matrix)
+        rows.push_back({{"mutant", r.mutant}, {"outcome", r.outcome}, {"killed_by", r.killed_by}});
     const nlohmann::json ratio =
         api_run == 0 ? nlohmann::json(nullptr) : nlohmann::json(static_cast<double>(api_killed) / api_run);
     std::cout << "Kill ratio (API-observable mutants): " << api_killed << " / " << api_run;
