@@ -396,7 +396,8 @@ int main(int argc, char **argv)
     }
 
     std::error_code ec;
-    fs::create_directories(o.out, ec);
+    if (!o.list)
+        fs::create_directories(o.out, ec);
     if (ec) {
         std::cerr << "hcts-selftest: " << o.out << ": cannot create: " << ec.message() << "\n";
         return 2;
@@ -414,13 +415,13 @@ int main(int argc, char **argv)
     for (std::size_t k = 0; k < total; ++k) {
         const auto &e = selected[k];
         const std::string dir = fs::absolute(fs::path(o.out) / e.id).string();
-        fs::create_directories(dir, ec);
         Command cmd = command_for(e, o, dir);
         if (o.list) {
             std::cout << "[" << k + 1 << "/" << total << "] " << e.id << " (" << e.kind << ", " << e.file
                       << "): " << cmd.text() << "\n";
             continue;
         }
+        fs::create_directories(dir, ec);
         std::cout << "[" << k + 1 << "/" << total << "] " << e.id << " (" << e.kind << ") ..." << std::flush;
         const auto t0 = Clock::now();
         RunOutcome run;
@@ -432,6 +433,10 @@ int main(int argc, char **argv)
                 run.status = RunOutcome::Status::NotRun;
                 cmd.argv.clear();
             }
+        } else if (const auto lib = iut_path(e, o.build_dir); !fs::exists(lib)) {
+            run.status = RunOutcome::Status::NotRun;
+            run.note = "the IUT " + lib + " does not exist (build it: " +
+                       (e.iut == "reference" ? std::string("hcomm") : "hcts_iut_" + e.iut.substr(5)) + ")";
         } else {
             fs::remove(dir + "/results.json", ec);
             run = run_command(cmd, dir + "/suite.log", o.deadline_s);
@@ -473,7 +478,11 @@ int main(int argc, char **argv)
                                         : run.status == RunOutcome::Status::NotRun  ? "NOT RUN"
                                         : !run.results && !internal                 ? "ERROR"
                                                                                     : "SURVIVED";
-            matrix.push_back({e.id, outcome, killed ? j.killed_by : std::vector<std::string>{}});
+            std::vector<std::string> by;
+            if (killed)
+                for (const auto &id : j.killed_by)
+                    by.push_back(internal ? "ctest:" + id : id); // a ctest, not a clause
+            matrix.push_back({e.id, outcome, by});
         }
         const std::string status = run.status == RunOutcome::Status::Timeout  ? "timeout"
                                    : run.status == RunOutcome::Status::NotRun ? "not-run"

@@ -200,7 +200,11 @@ TEST(Judge, LegalMustPassItsGate)
 {
     Entry e;
     e.kind = "legal";
-    EXPECT_TRUE(judge(e, finished(results(all_pass, "pass"))).ok);
+    const auto passes = judge(e, finished(results(all_pass, "pass")));
+    EXPECT_TRUE(passes.ok);
+    EXPECT_EQ(passes.verdict, "passes the strict gate"); // the reference with a knob
+    e.iut = "shim:x";
+    EXPECT_EQ(judge(e, finished(results(all_pass, "pass"))).verdict, "passes the default gate");
     const auto j = judge(e, finished(results(with(all_pass, "S.1", "FAIL"), "fail")));
     EXPECT_FALSE(j.ok);
     EXPECT_NE(j.problems.at(0).find("S.1 is FAIL"), std::string::npos);
