@@ -461,6 +461,23 @@ int main(int argc, char **argv)
         } else {
             j = judge(e, run);
         }
+        // Every document the suite wrote must follow the published schema (as run_suite.sh checks).
+        if (run.results) {
+            Command v;
+            v.argv = {o.source_dir + "/reports/schema/validate", dir + "/results.json"};
+            const auto checked = run_command(v, dir + "/validate.log", 120);
+            if (checked.status != RunOutcome::Status::Finished || checked.exit_code != 0) {
+                std::ifstream in(dir + "/validate.log");
+                std::ostringstream why;
+                why << in.rdbuf();
+                auto text = why.str();
+                while (!text.empty() && text.back() == '\n')
+                    text.pop_back();
+                j.ok = false;
+                j.verdict += "; INVALID results.json";
+                j.problems.push_back("its results.json does not validate against reports/schema: " + text);
+            }
+        }
         std::cout << " " << j.verdict << " (" << format_s(seconds) << ")\n";
         for (const auto &p : j.problems)
             std::cout << "      " << p << "\n";
