@@ -11,9 +11,8 @@ target_include_directories(conformance.checks PRIVATE ${CMAKE_CURRENT_SOURCE_DIR
 add_test(NAME conformance.catalogue COMMAND hcts-conformance --check-catalogue)
 set_tests_properties(conformance.catalogue PROPERTIES TIMEOUT 30 LABELS conformance)
 
-# The suite proves it can fail: deliberately wrong IUTs (shims over the
-# reference), each caught on the clause it breaks and no other, plus an IUT
-# without the call (NOT_SUPPORTED, non-zero exit, no crash). Needs the reference.
+# The reference passes its own (strict) gate. The suite's proof that it can fail
+# (wrong IUTs, mutants) is selftest/'s hcts-selftest. Needs the reference.
 add_executable(hcts-selfcheck ${CMAKE_CURRENT_SOURCE_DIR}/tests/selfcheck.cpp)
 target_link_libraries(hcts-selfcheck PRIVATE hcts::core CLI11::CLI11 hcts::warnings)
 
@@ -23,25 +22,13 @@ if(TARGET hcomm)
   # conformance.litmus.l13 runs it on 3.
   set(l13_ok --not-supported-ok=WWN.LIT.13)
   set(out ${CMAKE_BINARY_DIR}/conformance-selftest)
-  set(shims ${HCTS_WRONG_IUT_DIR})
-  # name | IUT | expected exit | selfcheck arguments
   # The reference claims the stricter checks: its own run gates on STRICT clauses too.
   add_test(NAME conformance.reference
     COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/reference $<TARGET_FILE:hcomm> 0 reference ${l13_ok})
   set_property(TEST conformance.reference APPEND PROPERTY ENVIRONMENT "RUN_SUITE_ARGS=--gate strict")
-  add_test(NAME conformance.selftest.notify_early
-    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/notify_early ${shims}/libhcts_iut_notify_early.so 1
-      broken WWN.VIS.1,WWN.VIS.2,WWN.VIS.3,WWN.VIS.4,WWN.VIS.5,WWN.VIS.6 ${l13_ok})
-  add_test(NAME conformance.selftest.index_off_by_one
-    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/index_off_by_one ${shims}/libhcts_iut_index_off_by_one.so 0
-      broken WWN.IDX.2,WWN.IDX.3 ${l13_ok})
-  add_test(NAME conformance.selftest.host_accept
-    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/host_accept ${shims}/libhcts_iut_host_accept.so 1
-      broken WWN.DEV.1,WWN.DEV.4 ${l13_ok})
-  add_test(NAME conformance.selftest.no_wwn
-    COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/no_wwn ${shims}/libhcts_iut_no_wwn.so nonzero not-supported)
-  set(selftests conformance.reference conformance.selftest.notify_early conformance.selftest.index_off_by_one
-    conformance.selftest.host_accept conformance.selftest.no_wwn)
+  # The wrong IUTs' runs are catalogue entries now (selftest/catalogue/shims.yaml),
+  # run and judged by hcts-selftest (ctest selftest.shims).
+  set(selftests conformance.reference)
   set_tests_properties(${selftests} PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
   hcts_use_softverbs(TEST ${selftests})
   add_custom_target(hcts_conformance_selftest_iuts ALL DEPENDS hcts_iut_notify_early hcts_iut_index_off_by_one

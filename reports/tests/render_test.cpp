@@ -443,3 +443,44 @@ TEST(Render, SaysWhyTheGateFails)
 }
 
 } // namespace
+
+// The "Suite strength" section of a selftest.json (hcts-selftest): the kill
+// ratio, the kill matrix and every expectation that did not hold, alone or beside a run.
+TEST(Render, SuiteStrengthSection)
+{
+    const auto selftest = nlohmann::json::parse(R"({
+      "schema": "hcts-selftest", "schema_version": 1, "ok": false,
+      "entries": [
+        {"id": "notify_early", "kind": "wrong", "area": "ordering", "verdict": "caught as declared", "ok": true,
+         "seconds": 12.5, "reproducer": "mpi_harness/launch --np 2 -- hcts-conformance --iut x.so"},
+        {"id": "ref_a", "kind": "mutant", "area": "notify", "verdict": "killed by WWN.NTF.1", "ok": true, "seconds": 9},
+        {"id": "ref_b", "kind": "mutant", "area": "bounds", "verdict": "SURVIVED", "ok": false, "seconds": 8}],
+      "matrix": {"clauses": ["WWN.NTF.1", "WWN.VIS.1"],
+                 "rows": [{"mutant": "ref_a", "killed_by": ["WWN.NTF.1", "WWN.VIS.1"]},
+                          {"mutant": "ref_b", "outcome": "TIMEOUT", "killed_by": []}]},
+      "kill_ratio": {"killed": 1, "run": 2, "ratio": 0.5},
+      "failed": ["ref_b: survived: the default <gate> passes"]})");
+    const RenderInfo info{"2026-11-29T09:00:00Z", "", &selftest};
+    // Alone: the report's verdict is the self-test's.
+    const std::vector<hcts::report::Run> none;
+    const auto html = render_html(none, info);
+    expect_contains(html, {"id=\"overall-verdict\" data-verdict=\"FAIL\"", "<section id=\"suite-strength\"",
+                           "Kill ratio (API-observable mutants): <b>1 of 2</b> (50.0%)", "id=\"kill-matrix\"",
+                           "<th class=\"clause\"><code>WWN.VIS.1</code></th>",
+                           "<tr data-killed=\"0\"><td><code>ref_b</code></td><td><span class=\"badge v-TIMEOUT\">",
+                           "<li>ref_b: survived: the default &lt;gate&gt; passes</li>", "notify_early"});
+    EXPECT_EQ(count(html, "●"), 2U);
+    const auto junit = render_junit(none, info);
+    expect_totals(junit, {{"tests", "3"}, {"failures", "1"}});
+    expect_contains(junit, {"classname=\"hcts.selftest.mutant\" name=\"ref_b\""});
+    const auto md = render_markdown(none, info);
+    expect_contains(md,
+                    {"## hcts compliance: ❌ FAIL — suite strength", "### Suite strength: FAIL",
+                     "**Kill ratio (API-observable mutants):** 1 of 2 (50.0%)", "| `ref_a` | WWN.NTF.1, WWN.VIS.1 |",
+                     "| `ref_b` | **TIMEOUT** |", "- ref_b: survived: the default &lt;gate> passes"});
+    // Beside a run: both are there, the run's own sections unchanged.
+    auto r = render({"pass.json"});
+    const auto both = render_html(r.runs, info);
+    expect_contains(both, {"<a href=\"#suite-strength\">Suite strength", "data-gate=\"pass\" data-clauses=\"11\""});
+    expect_lacks(r.html, {"suite-strength"});
+}

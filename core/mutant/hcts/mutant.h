@@ -22,7 +22,7 @@ inline const std::string &active_mutant()
     return id;
 }
 
-// True only in a build run as mutant `id`. Ids are listed in selftest/mutants.yaml,
+// True only in a build run as mutant `id`. Ids are listed in selftest/catalogue/*.yaml,
 // and a ctest checks that each guard in the source has an entry and vice versa.
 inline bool mutant(std::string_view id)
 {

@@ -462,9 +462,81 @@ void comparison(std::ostringstream &o, std::span<const Run> runs)
 
 } // namespace
 
+std::string selftest_verdict(const json &selftest) { return field(selftest, "ok") == "true" ? "PASS" : "FAIL"; }
+
+// The kill matrix: a row per mutant, a column per clause that killed any, a mark
+// where that clause killed that mutant; then every expectation that did not hold.
+std::string suite_strength_html(const json &st)
+{
+    std::ostringstream o;
+    const auto &ratio = object_at(st, "kill_ratio");
+    const auto &matrix = object_at(st, "matrix");
+    const auto &entries = array_at(st, "entries");
+    const auto &failed = array_at(st, "failed");
+    const auto verdict = selftest_verdict(st);
+    o << "<section id=\"suite-strength\" data-verdict=\"" << verdict << "\"><h2>Suite strength " << badge(verdict)
+      << "</h2><p class=\"lead\" id=\"kill-ratio\">Kill ratio (API-observable mutants): <b>"
+      << field(ratio, "killed", "0") << " of " << field(ratio, "run", "0") << "</b>";
+    if (const auto it = ratio.find("ratio"); it != ratio.end() && it->is_number())
+        o << " (" << format_fixed(100.0 * it->get<double>(), 1) << "%)";
+    else
+        o << " <span class=\"muted\">(no API-observable mutant ran)</span>";
+    o << ". " << entries.size() << " entries judged by hcts-selftest, " << failed.size()
+      << " expectation(s) did not hold.</p>";
+    const auto &columns = array_at(matrix, "clauses");
+    const auto &rows = array_at(matrix, "rows");
+    if (!rows.empty()) {
+        o << "<h3>Kill matrix <span class=\"muted\">(" << rows.size() << " mutants × " << columns.size()
+          << " clauses)</span></h3><table class=\"matrix kill\" id=\"kill-matrix\"><thead><tr><th>Mutant</th>"
+             "<th>Outcome</th>";
+        for (const auto &c : columns)
+            o << "<th class=\"clause\"><code>" << html_escape(text_of(c)) << "</code></th>";
+        o << "</tr></thead><tbody>";
+        for (const auto &r : rows) {
+            std::set<std::string> by;
+            for (const auto &c : array_at(r, "killed_by"))
+                by.insert(text_of(c));
+            o << "<tr data-killed=\"" << (by.empty() ? "0" : "1") << "\"><td><code>" << html_escape(field(r, "mutant"))
+              << "</code></td><td>" << badge(by.empty() ? field(r, "outcome", "SURVIVED") : "KILLED") << "</td>";
+            for (const auto &c : columns)
+                o << "<td>" << (by.count(text_of(c)) ? "●" : "") << "</td>";
+            o << "</tr>";
+        }
+        o << "</tbody></table>";
+    }
+    if (!entries.empty()) {
+        o << "<details class=\"section\"><summary><h3>Entries <span class=\"muted\">(" << entries.size()
+          << ")</span></h3></summary><table class=\"sortable\" id=\"selftest-entries\"><thead><tr><th>Entry</th>"
+             "<th>Kind</th><th>Area</th><th>Verdict</th><th>Held</th><th class=\"num\">Time</th><th>Reproduce</th>"
+             "</tr></thead><tbody>";
+        for (const auto &e : entries) {
+            const bool ok = field(e, "ok") == "true";
+            const auto it = e.find("seconds");
+            const double secs = it != e.end() && it->is_number() ? it->get<double>() : 0.0;
+            o << "<tr><td><code title=\"" << html_escape(field(e, "what")) << "\">" << html_escape(field(e, "id"))
+              << "</code></td><td>" << html_escape(field(e, "kind")) << "</td><td>" << html_escape(field(e, "area"))
+              << "</td><td>" << html_escape(field(e, "verdict")) << "</td><td>" << badge(ok ? "PASS" : "FAIL")
+              << "</td><td class=\"num\">" << format_seconds(secs) << "</td><td>"
+              << code_or_dash(field(e, "reproducer")) << "</td></tr>";
+        }
+        o << "</tbody></table></details>";
+    }
+    if (failed.empty()) {
+        o << "<p>Every expectation held.</p>";
+    } else {
+        o << "<h3>Expectations that did not hold</h3><ul id=\"selftest-failed\">";
+        for (const auto &f : failed)
+            o << "<li>" << html_escape(text_of(f)) << "</li>";
+        o << "</ul>";
+    }
+    o << "</section>";
+    return o.str();
+}
+
 std::string render_html(std::span<const Run> runs, const RenderInfo &info)
 {
-    const auto overall = overall_verdict(runs);
+    // A report of a self-test run alone: its verdict is the self-test's.
+    const auto overall = runs.empty() && info.selftest ? selftest_verdict(*info.selftest) : overall_verdict(runs);
     int passing = 0;
     for (const auto &run : runs)
         passing += gate_of(run) == "PASS";
@@ -477,7 +549,11 @@ std::string render_html(std::span<const Run> runs, const RenderInfo &info)
       << "</title><style>" << resources::report_css()
       << "</style></head><body data-ready=\"0\"><header class=\"top\"><div><div class=\"brand\">hcts compliance "
          "report</div>"
-      << "<div class=\"sub\">" << runs.size() << (runs.size() == 1 ? " run" : " runs");
+      << "<div class=\"sub\">";
+    if (runs.empty() && info.selftest)
+        o << "the suite's self-test";
+    else
+        o << runs.size() << (runs.size() == 1 ? " run" : " runs");
     if (runs.size() == 1)
         o << " · " << html_escape(runs[0].label) << " on "
           << html_escape(field(object_at(runs[0].doc, "environment"), "product", "?"));
@@ -489,11 +565,15 @@ std::string render_html(std::span<const Run> runs, const RenderInfo &info)
     if (runs.size() > 1)
         o << "<p class=\"lead\">" << passing << " of " << runs.size() << " runs pass the gate.</p>";
     o << "<nav class=\"toc\">";
+    if (info.selftest)
+        o << "<a href=\"#suite-strength\">Suite strength " << badge(selftest_verdict(*info.selftest)) << "</a>";
     if (runs.size() > 1)
         o << "<a href=\"#comparison\">Comparison</a>";
     for (std::size_t r = 0; r < runs.size(); ++r)
         o << "<a href=\"#run-" << r << "\">" << html_escape(runs[r].label) << " " << badge(gate_of(runs[r])) << "</a>";
     o << "</nav><main id=\"report\" data-runs=\"" << runs.size() << "\">";
+    if (info.selftest)
+        o << suite_strength_html(*info.selftest);
     if (runs.size() > 1)
         comparison(o, runs);
     for (std::size_t r = 0; r < runs.size(); ++r)

@@ -7,7 +7,8 @@
 //   no verdict (not run)     -> error
 // The time of a clause is the sum of its cases' durations. Properties, and
 // litmus tests not already reported through a clause's case, are testcases too
-// (classname hcts.property / hcts.litmus), so a property run is not empty.
+// (classname hcts.property / hcts.litmus), so a property run is not empty; so is
+// each entry of a self-test (classname hcts.selftest.<kind>) when one is given.
 #include <map>
 #include <set>
 #include <sstream>
@@ -189,6 +190,34 @@ std::string render_junit(std::span<const Run> runs, const RenderInfo &info)
         total.failures += counts.failures;
         total.errors += counts.errors;
         total.skipped += counts.skipped;
+        total.time += counts.time;
+    }
+    // A self-test (hcts-selftest): one testcase per entry, a failure when its expectation did not hold.
+    if (info.selftest) {
+        Counts counts;
+        std::ostringstream body;
+        for (const auto &e : array_at(*info.selftest, "entries")) {
+            ++counts.tests;
+            const auto it = e.find("seconds");
+            const double secs = it != e.end() && it->is_number() ? it->get<double>() : 0.0;
+            counts.time += secs;
+            body << "    <testcase classname=\"hcts.selftest." << html_escape(field(e, "kind")) << "\" name=\""
+                 << html_escape(field(e, "id")) << "\" time=\"" << seconds(secs) << "\">";
+            if (field(e, "ok") != "true") {
+                ++counts.failures;
+                std::string why;
+                for (const auto &p : array_at(e, "problems"))
+                    why += (why.empty() ? "" : "; ") + text_of(p);
+                body << "<failure type=\"" << html_escape(field(e, "verdict")) << "\" message=\"" << html_escape(why)
+                     << "\"/>";
+            }
+            body << "<system-out>" << html_escape(field(e, "reproducer")) << "</system-out></testcase>\n";
+        }
+        suites << "  <testsuite name=\"hcts.selftest\" tests=\"" << counts.tests << "\" failures=\"" << counts.failures
+               << "\" errors=\"0\" skipped=\"0\" time=\"" << seconds(counts.time) << "\">\n"
+               << body.str() << "  </testsuite>\n";
+        total.tests += counts.tests;
+        total.failures += counts.failures;
         total.time += counts.time;
     }
     std::ostringstream o;

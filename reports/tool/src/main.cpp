@@ -27,7 +27,7 @@ namespace {
 constexpr int kUsageStatus = 2;
 
 struct Options {
-    std::optional<std::string> out, expectations, report_dir;
+    std::optional<std::string> out, expectations, report_dir, selftest;
     bool gate = false;
     std::vector<std::string> inputs; // the results files, or verify's bundle
 };
@@ -50,7 +50,16 @@ std::vector<TarMember> render_all(std::vector<Run> &runs, const Options &o)
 {
     const auto set = load_expectations(o);
     prepare_runs(runs, set ? &*set : nullptr);
-    const RenderInfo info{now_utc(), o.expectations.value_or("")};
+    std::optional<nlohmann::json> selftest;
+    if (o.selftest) {
+        selftest = hcts::read_json_file(*o.selftest);
+        if (!selftest->is_object() || selftest->value("schema", "") != "hcts-selftest")
+            throw std::runtime_error(*o.selftest + ": not a selftest.json (schema is not \"hcts-selftest\")");
+        if (selftest->value("schema_version", 0) > 1)
+            throw std::runtime_error(*o.selftest + ": schema_version " + selftest->at("schema_version").dump() +
+                                     " is newer than this tool reads (1)");
+    }
+    const RenderInfo info{now_utc(), o.expectations.value_or(""), selftest ? &*selftest : nullptr};
     return {{"report.html", render_html(runs, info)},
             {"summary.md", render_markdown(runs, info)},
             {"junit.xml", render_junit(runs, info)}};
@@ -72,9 +81,15 @@ int cmd_render(const Options &o)
         write_file_atomic(path, f.data);
         std::cout << "hcts-report: wrote " << path << "\n";
     }
-    const auto overall = overall_verdict(runs);
+    auto overall = overall_verdict(runs);
+    if (o.selftest) {
+        const auto st = selftest_verdict(hcts::read_json_file(*o.selftest));
+        std::cout << "hcts-report: suite strength " << st << "\n";
+        if (runs.empty() || st != "PASS")
+            overall = runs.empty() ? st : "FAIL";
+    }
     std::cout << "hcts-report: overall verdict " << overall << " (" << runs.size()
-              << (runs.size() == 1 ? " run)" : " runs)") << "\n";
+              << (runs.size() == 1 ? " run" : " runs") << (o.selftest ? " and a self-test)" : ")") << "\n";
     return o.gate && overall != "PASS" ? 1 : 0;
 }
 
@@ -255,7 +270,13 @@ int main(int argc, char **argv)
     out(render, "DIR", "where the three files go (default: .)");
     expectations(render);
     gate(render, "exit 1 unless every run passes its gate");
-    render->add_option("RESULTS.json", o.inputs, "results documents, one per run")->required();
+    render
+        ->add_option_function<std::string>(
+            "--selftest", [&](const std::string &v) { o.selftest = v; },
+            "add the Suite strength section of this selftest.json (hcts-selftest); RESULTS.json may then be left out")
+        ->type_name("SELFTEST.json")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    render->add_option("RESULTS.json", o.inputs, "results documents, one per run");
 
     auto *apply = app.add_subcommand("apply", "the results document with expectations applied and clause verdicts "
                                               "and summary recomputed");
@@ -299,6 +320,8 @@ int main(int argc, char **argv)
             throw UsageError("no command given; allowed: " + allowed_commands(app));
         for (const auto *sub : app.get_subcommands())
             reject_leftovers(*sub);
+        if (render->parsed() && o.inputs.empty() && !o.selftest)
+            throw UsageError("RESULTS.json is required (or --selftest SELFTEST.json)");
     } catch (const CLI::Success &e) { // --help, --version
         return app.exit(e);
     } catch (const CLI::ParseError &e) {

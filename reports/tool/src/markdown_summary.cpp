@@ -134,12 +134,52 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading)
 
 } // namespace
 
+std::string suite_strength_markdown(const nlohmann::json &st)
+{
+    std::ostringstream o;
+    const auto &ratio = object_at(st, "kill_ratio");
+    const auto &failed = array_at(st, "failed");
+    o << "### Suite strength: " << selftest_verdict(st) << "\n\n- **Kill ratio (API-observable mutants):** "
+      << field(ratio, "killed", "0") << " of " << field(ratio, "run", "0");
+    if (const auto it = ratio.find("ratio"); it != ratio.end() && it->is_number())
+        o << " (" << format_fixed(100.0 * it->get<double>(), 1) << "%)";
+    o << "\n- **Entries judged:** " << array_at(st, "entries").size() << ", " << failed.size()
+      << " expectation(s) did not hold\n\n";
+    const auto &rows = array_at(object_at(st, "matrix"), "rows");
+    if (!rows.empty()) {
+        o << "| Mutant | Killed by |\n|---|---|\n";
+        std::size_t shown = 0;
+        for (const auto &r : rows) {
+            if (shown++ >= kMaxListed * 4) {
+                o << "| … | " << rows.size() - kMaxListed * 4 << " more in the HTML report |\n";
+                break;
+            }
+            const auto &by = array_at(r, "killed_by");
+            o << "| `" << md_escape(field(r, "mutant")) << "` | "
+              << (by.empty() ? "**" + md_escape(field(r, "outcome", "SURVIVED")) + "**" : md_escape(joined(by)))
+              << " |\n";
+        }
+        o << "\n";
+    }
+    if (!failed.empty()) {
+        o << "**Expectations that did not hold:**\n\n";
+        for (std::size_t i = 0; i < failed.size() && i < kMaxListed; ++i)
+            o << "- " << md_escape(text_of(failed[i])) << "\n";
+        if (failed.size() > kMaxListed)
+            o << "- … and " << failed.size() - kMaxListed << " more in the HTML report\n";
+        o << "\n";
+    }
+    return o.str();
+}
+
 std::string render_markdown(std::span<const Run> runs, const RenderInfo &info)
 {
     std::ostringstream o;
-    const auto overall = overall_verdict(runs);
+    const auto overall = runs.empty() && info.selftest ? selftest_verdict(*info.selftest) : overall_verdict(runs);
     o << "## hcts compliance: " << (overall == "PASS" ? "✅ PASS" : "❌ FAIL");
-    if (runs.size() == 1)
+    if (runs.empty())
+        o << " — suite strength\n\n";
+    else if (runs.size() == 1)
         o << " — " << md_escape(runs[0].label) << "\n\n";
     else {
         int passing = 0;
@@ -174,6 +214,8 @@ std::string render_markdown(std::span<const Run> runs, const RenderInfo &info)
             o << "\n… and " << hidden << " more clauses not passed by every run.\n";
         o << "\n";
     }
+    if (info.selftest)
+        o << suite_strength_markdown(*info.selftest);
     for (const auto &run : runs)
         run_summary(o, run, runs.size() > 1);
     o << "<sub>hcts-report " << report_version() << ", " << md_escape(info.generated);

@@ -11,7 +11,16 @@ namespace hcts::report {
 struct RenderInfo {
     std::string generated;    // UTC timestamp of the rendering, ISO 8601
     std::string expectations; // the expectations file applied at report time, or ""
+    // A selftest.json of hcts-selftest (selftest/README.md): adds the "Suite strength"
+    // section (kill ratio, kill matrix, expectations that failed). Null: none.
+    const nlohmann::json *selftest = nullptr;
 };
+
+// "PASS" iff a selftest.json says every expectation held and every API-observable mutant was killed.
+std::string selftest_verdict(const nlohmann::json &selftest);
+// The "Suite strength" section of a selftest.json, as HTML (a <section>) and as Markdown.
+std::string suite_strength_html(const nlohmann::json &selftest);
+std::string suite_strength_markdown(const nlohmann::json &selftest);
 
 std::string render_html(std::span<const Run> runs, const RenderInfo &info);
 std::string render_markdown(std::span<const Run> runs, const RenderInfo &info);

@@ -1,0 +1,304 @@
+#include "catalogue.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace hcts::selftest {
+namespace {
+
+const std::vector<std::string> kKinds{"wrong", "legal", "profile", "mutant"};
+const std::vector<std::string> kAreas{"bounds",     "ordering", "notify",    "timeouts",
+                                      "validation", "products", "lifecycle", "transport"};
+const std::vector<std::string> kKeys{
+    "id",      "kind", "area",  "what",       "iut",      "env", "fails", "gate", "not_supported_ok", "not_supported",
+    "profile", "np",   "cases", "observable", "killed_by"};
+
+std::string list(const std::vector<std::string> &v)
+{
+    std::string s;
+    for (const auto &x : v)
+        s += (s.empty() ? "" : ", ") + x;
+    return s;
+}
+
+bool one_of(const std::string &v, const std::vector<std::string> &allowed)
+{
+    return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+}
+
+// Collects the problems of one file, each "FILE:LINE: ...".
+struct Reporter {
+    const std::string &origin;
+    std::vector<std::string> &problems;
+    void at(const YAML::Node &n, const std::string &what) const
+    {
+        problems.push_back(origin + ":" + std::to_string(n.Mark().line + 1) + ": " + what);
+    }
+};
+
+std::optional<std::string> scalar(const YAML::Node &n, const std::string &key, const Reporter &r,
+                                  const std::string &entry)
+{
+    const auto v = n[key];
+    if (!v)
+        return std::nullopt;
+    if (!v.IsScalar()) {
+        r.at(v, entry + ": '" + key + "' must be a single value");
+        return std::nullopt;
+    }
+    return v.as<std::string>();
+}
+
+std::vector<std::string> clause_list(const YAML::Node &n, const std::string &key, const Reporter &r,
+                                     const std::string &entry, const Catalogue &clauses)
+{
+    std::vector<std::string> out;
+    const auto v = n[key];
+    if (!v)
+        return out;
+    if (!v.IsSequence()) {
+        r.at(v, entry + ": '" + key + "' must be a list of clause ids, e.g. [WWN.VIS.1]");
+        return out;
+    }
+    for (const auto &c : v) {
+        if (!c.IsScalar()) {
+            r.at(c, entry + ": '" + key + "' must list clause ids");
+            continue;
+        }
+        const auto id = c.as<std::string>();
+        if (clauses.find(id) == nullptr)
+            r.at(c,
+                 entry + ": '" + key + "' names '" + id + "', which is not a clause of conformance/spec/clauses.yaml");
+        out.push_back(id);
+    }
+    return out;
+}
+
+} // namespace
+
+void parse_catalogue_file(const std::string &text, const std::string &origin, const Catalogue &clauses,
+                          std::vector<Entry> &out, std::vector<std::string> &problems)
+{
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception &e) {
+        problems.push_back(origin + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+        return;
+    }
+    const Reporter r{origin, problems};
+    if (!root || !root.IsMap()) {
+        problems.push_back(origin + ":1: expected a map with schema, schema_version and entries");
+        return;
+    }
+    if (!root["schema"] || !root["schema"].IsScalar() || root["schema"].as<std::string>() != "hcts-selftest-catalogue")
+        r.at(root["schema"] ? root["schema"] : root, "schema must be 'hcts-selftest-catalogue'");
+    if (!root["schema_version"] || !root["schema_version"].IsScalar() ||
+        root["schema_version"].as<std::string>() != "1")
+        r.at(root["schema_version"] ? root["schema_version"] : root,
+             "schema_version must be 1 (the one this tool reads)");
+    const auto entries = root["entries"];
+    if (!entries || entries.IsNull())
+        return; // a file without entries yet
+    if (!entries.IsSequence()) {
+        r.at(entries, "'entries' must be a list");
+        return;
+    }
+    for (const auto &n : entries) {
+        if (!n.IsMap()) {
+            r.at(n, "an entry must be a map (id, kind, ...)");
+            continue;
+        }
+        Entry e;
+        e.file = std::filesystem::path(origin).filename().string() + ":" + std::to_string(n.Mark().line + 1);
+        for (const auto &kv : n) {
+            const auto key = kv.first.as<std::string>();
+            if (!one_of(key, kKeys))
+                r.at(kv.first, "unknown field '" + key + "'; allowed: " + list(kKeys));
+        }
+        e.id = scalar(n, "id", r, "entry").value_or("");
+        const std::string name = "entry '" + (e.id.empty() ? std::string("?") : e.id) + "'";
+        if (e.id.empty())
+            r.at(n, "an entry needs an 'id' (lower_snake_case)");
+        else if (!std::regex_match(e.id, std::regex("[a-z][a-z0-9_]*")))
+            r.at(n["id"], name + ": id must be lower_snake_case ([a-z][a-z0-9_]*)");
+        e.kind = scalar(n, "kind", r, name).value_or("");
+        if (!one_of(e.kind, kKinds))
+            r.at(n["kind"] ? n["kind"] : n, name + ": kind is '" + e.kind + "'; allowed: " + list(kKinds));
+        e.area = scalar(n, "area", r, name).value_or("");
+        if (!one_of(e.area, kAreas))
+            r.at(n["area"] ? n["area"] : n, name + ": area is '" + e.area + "'; allowed: " + list(kAreas));
+        e.what = scalar(n, "what", r, name).value_or("");
+        if (e.what.empty())
+            r.at(n, name + ": 'what' (one line: what is wrong or different) is required");
+        e.iut = scalar(n, "iut", r, name).value_or("reference");
+        if (e.iut != "reference" && !std::regex_match(e.iut, std::regex("shim:[a-z][a-z0-9_]*")))
+            r.at(n["iut"], name + ": iut is '" + e.iut + "'; allowed: reference, shim:<name>");
+        if (const auto env = n["env"]) {
+            if (!env.IsMap())
+                r.at(env, name + ": env must be a map VAR: value");
+            else
+                for (const auto &kv : env) {
+                    const auto var = kv.first.as<std::string>();
+                    if (!std::regex_match(var, std::regex("[A-Z_][A-Z0-9_]*")))
+                        r.at(kv.first,
+                             name + ": env variable '" + var + "' is not an environment name ([A-Z_][A-Z0-9_]*)");
+                    if (!kv.second.IsScalar())
+                        r.at(kv.second, name + ": env " + var + " must have a single value");
+                    else
+                        e.env[var] = kv.second.as<std::string>();
+                }
+        }
+        if (n["fails"])
+            e.fails = clause_list(n, "fails", r, name, clauses);
+        e.gate = scalar(n, "gate", r, name).value_or("default");
+        if (e.gate != "default" && e.gate != "strict")
+            r.at(n["gate"], name + ": gate is '" + e.gate + "'; allowed: default, strict");
+        e.not_supported_ok = clause_list(n, "not_supported_ok", r, name, clauses);
+        if (const auto ns = n["not_supported"]) {
+            if (ns.IsScalar()) {
+                if (ns.as<std::string>() == "all")
+                    e.not_supported_all = true;
+                else
+                    r.at(ns, name + ": not_supported is '" + ns.as<std::string>() +
+                                 "'; allowed: all, or a list of clause ids");
+            } else {
+                e.not_supported = clause_list(n, "not_supported", r, name, clauses);
+            }
+        }
+        if (const auto p = n["profile"]) {
+            if (!p.IsMap() || !p["clause"] || !p["outcome"])
+                r.at(p, name + ": profile must be {clause: <PROFILE clause>, outcome: <one of its allowed outcomes>}");
+            else {
+                e.profile = ProfileExpectation{p["clause"].as<std::string>(), p["outcome"].as<std::string>()};
+                const Clause *c = clauses.find(e.profile->clause);
+                if (c == nullptr)
+                    r.at(p,
+                         name + ": profile clause '" + e.profile->clause + "' is not in conformance/spec/clauses.yaml");
+                else if (c->kind != "PROFILE")
+                    r.at(p, name + ": profile clause " + c->id + " is " + c->kind + ", not PROFILE");
+                else if (!one_of(e.profile->outcome, c->allowed) && !one_of(e.profile->outcome, c->hazard))
+                    r.at(p, name + ": outcome '" + e.profile->outcome + "' of " + c->id + "; allowed: " +
+                                list(c->allowed) + (c->hazard.empty() ? "" : " (hazards: " + list(c->hazard) + ")"));
+            }
+        }
+        if (const auto np = scalar(n, "np", r, name)) {
+            try {
+                e.np = std::stoi(*np);
+            } catch (const std::exception &) {
+                e.np = 0;
+            }
+            if (e.np < 2 || e.np > 16)
+                r.at(n["np"], name + ": np is '" + *np + "'; allowed: a number of ranks from 2 to 16");
+        }
+        e.cases = scalar(n, "cases", r, name).value_or("");
+        e.observable = scalar(n, "observable", r, name).value_or("api");
+        if (e.observable != "api" && e.observable != "internal")
+            r.at(n["observable"], name + ": observable is '" + e.observable + "'; allowed: api, internal");
+        if (const auto kb = n["killed_by"]) {
+            if (!kb.IsSequence())
+                r.at(kb, name + ": killed_by must be a list of ctest names");
+            else
+                for (const auto &t : kb)
+                    e.killed_by.push_back(t.as<std::string>());
+        }
+
+        // What each kind needs and does not take.
+        auto forbid = [&](const char *key, const std::string &why) {
+            if (n[key])
+                r.at(n[key], name + ": '" + key + "' does not apply to kind " + e.kind + " (" + why + ")");
+        };
+        if (e.kind == "wrong") {
+            if (!e.fails)
+                r.at(n, name + ": a wrong entry needs 'fails' (the clauses it breaks; [] with not_supported for an IUT "
+                               "without the call)");
+            else if (e.fails->empty() && !e.not_supported_all && e.not_supported.empty())
+                r.at(n["fails"], name + ": fails is empty; a wrong entry must break a clause or declare not_supported");
+        }
+        if (e.kind != "wrong" && e.kind != "mutant")
+            forbid("fails", "only wrong and mutant entries break clauses");
+        if (e.kind == "profile") {
+            if (!e.profile)
+                r.at(n, name + ": a profile entry needs profile: {clause, outcome}");
+        } else {
+            forbid("profile", "only profile entries expect an outcome");
+            forbid("cases", "only profile entries run a subset of cases");
+        }
+        if (e.kind == "mutant") {
+            if (!std::regex_match(e.id, std::regex("(ref|sv)_[a-z0-9_]+")))
+                r.at(n["id"] ? n["id"] : n, name + ": a mutant id is its HCTS_MUTANT value, prefixed ref_ or sv_");
+            if (e.iut != "reference")
+                r.at(n["iut"], name + ": a mutant runs in the reference build (iut: reference)");
+            if (e.observable == "internal" && e.killed_by.empty())
+                r.at(n, name + ": an internal mutant needs killed_by (the ctests that see it)");
+            if (e.observable == "internal" && e.fails)
+                r.at(n["fails"], name + ": an internal mutant is not run by the conformance suite; no fails");
+            e.env.emplace("HCTS_MUTANT", e.id);
+        } else {
+            forbid("observable", "only mutants");
+            forbid("killed_by", "only mutants");
+        }
+        out.push_back(std::move(e));
+    }
+}
+
+void check_unique(const std::vector<Entry> &entries, std::vector<std::string> &problems)
+{
+    std::map<std::string, std::string> first;
+    for (const auto &e : entries) {
+        if (e.id.empty())
+            continue;
+        const auto [it, fresh] = first.emplace(e.id, e.file);
+        if (!fresh)
+            problems.push_back(e.file + ": id '" + e.id + "' is already used at " + it->second +
+                               "; ids are unique over all catalogue files");
+    }
+}
+
+LoadedCatalogue load_catalogue(const std::string &dir, const Catalogue &clauses)
+{
+    namespace fs = std::filesystem;
+    LoadedCatalogue out;
+    std::vector<std::string> problems;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw std::runtime_error(dir + ": not a directory (the self-test catalogue)");
+    for (const auto &f : fs::directory_iterator(dir))
+        if (f.is_regular_file() && f.path().extension() == ".yaml")
+            out.files.push_back(f.path().string());
+    std::sort(out.files.begin(), out.files.end());
+    for (const auto &path : out.files) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            problems.push_back(path + ": cannot open for reading");
+            continue;
+        }
+        std::ostringstream text;
+        text << in.rdbuf();
+        parse_catalogue_file(text.str(), path, clauses, out.entries, problems);
+    }
+    check_unique(out.entries, problems);
+    if (!problems.empty()) {
+        std::string all = std::to_string(problems.size()) + " problem(s) in the self-test catalogue:";
+        for (const auto &p : problems)
+            all += "\n  " + p;
+        throw std::runtime_error(all);
+    }
+    return out;
+}
+
+std::string iut_path(const Entry &e, const std::string &build_dir)
+{
+    if (e.iut.rfind("shim:", 0) == 0)
+        return build_dir + "/lib/hcts-selftest/libhcts_iut_" + e.iut.substr(5) + ".so";
+    return build_dir + "/lib/libhcomm.so";
+}
+
+} // namespace hcts::selftest

@@ -1,0 +1,60 @@
+// The self-test catalogue (selftest/catalogue/*.yaml, format in selftest/README.md
+// "The catalogue"): every wrong library, legal variant, PROFILE variant and source
+// mutant the suite must tell apart, read and validated against the clause catalogue.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hcts/core/catalogue.h"
+
+namespace hcts::selftest {
+
+struct ProfileExpectation {
+    std::string clause, outcome;
+};
+
+struct Entry {
+    std::string id, kind, area, what;
+    std::string iut = "reference"; // "reference" or "shim:<name>"
+    std::map<std::string, std::string> env;
+    std::optional<std::vector<std::string>> fails; // wrong (required), mutant (optional)
+    std::string gate = "default";                  // the gate that must fail (wrong) or pass (legal)
+    std::vector<std::string> not_supported_ok;     // clauses that may be NOT_SUPPORTED
+    // Clauses that must be NOT_SUPPORTED. `not_supported: all` (an IUT without the
+    // call): every clause is NOT_SUPPORTED unless it does not need the call (then
+    // PASS or PROFILE), none is worse, and at least one is NOT_SUPPORTED.
+    std::vector<std::string> not_supported;
+    bool not_supported_all = false;
+    std::optional<ProfileExpectation> profile;
+    int np = 2;
+    std::string cases;                  // profile: a gtest filter
+    std::string observable = "api";     // mutant: api | internal
+    std::vector<std::string> killed_by; // mutant, internal: ctests
+    std::string file;                   // "shims.yaml:12", where it is defined
+};
+
+struct LoadedCatalogue {
+    std::vector<Entry> entries;
+    std::vector<std::string> files; // the files read, in order
+};
+
+// Reads every *.yaml under `dir` (sorted by name) and validates each entry
+// against `clauses`. Throws std::runtime_error listing every problem, each as
+// "FILE:LINE: problem; allowed: ...".
+LoadedCatalogue load_catalogue(const std::string &dir, const Catalogue &clauses);
+
+// One file's text (for tests); `origin` names it in messages. Problems are
+// appended to `problems`; ids already in `seen` are duplicates.
+void parse_catalogue_file(const std::string &text, const std::string &origin, const Catalogue &clauses,
+                          std::vector<Entry> &out, std::vector<std::string> &problems);
+
+// Problems of the entries together: duplicate ids.
+void check_unique(const std::vector<Entry> &entries, std::vector<std::string> &problems);
+
+// The shared object of an entry's IUT, given the build directory.
+std::string iut_path(const Entry &e, const std::string &build_dir);
+
+} // namespace hcts::selftest

@@ -1,0 +1,618 @@
+// hcts-selftest: runs the self-test catalogue (selftest/README.md) — every wrong
+// library, legal variant, PROFILE variant and source mutant — through the
+// conformance suite, judges each run against the entry's expectation, and writes
+// the kill matrix (selftest.json). --check-catalogue checks the coverage rules.
+// Exit status: 0 every expectation held (and every API-observable mutant run was
+// killed), 1 not, 2 a usage or catalogue error.
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hcts/core/cli.h"
+#include "hcts/core/results.h"
+
+#include "catalogue.h"
+#include "check.h"
+#include "judge.h"
+
+namespace fs = std::filesystem;
+using namespace hcts::selftest;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+    std::string source_dir = HCTS_SOURCE_DIR, build_dir = HCTS_BINARY_DIR;
+    std::string catalogue, clauses, out, json, reference;
+    std::string only, kind;
+    bool check = false, internal = false, list = false;
+    int sample = 0;
+    std::optional<uint64_t> seed;
+    int deadline_s = 900, repeat = 128, case_timeout_s = 60;
+};
+
+std::vector<std::string> split(const std::string &s)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string x; std::getline(ss, x, ',');)
+        if (!x.empty())
+            out.push_back(x);
+    return out;
+}
+
+std::string joined(const std::vector<std::string> &v, const char *sep = ",")
+{
+    std::string s;
+    for (const auto &x : v)
+        s += (s.empty() ? "" : sep) + x;
+    return s;
+}
+
+// The command that runs one entry: environment words, then the launch.
+struct Command {
+    std::vector<std::pair<std::string, std::string>> env;
+    std::vector<std::string> argv;
+    std::string text() const
+    {
+        std::string s;
+        for (const auto &[k, v] : env)
+            s += k + "=" + hcts::shell_quote(v) + " ";
+        for (const auto &a : argv)
+            s += hcts::shell_quote(a) + " ";
+        if (!s.empty())
+            s.pop_back();
+        return s;
+    }
+};
+
+Command command_for(const Entry &e, const Options &o, const std::string &dir)
+{
+    Command c;
+    const char *ld = std::getenv("LD_LIBRARY_PATH");
+    c.env.emplace_back("LD_LIBRARY_PATH",
+                       o.build_dir + "/lib/softverbs" + (ld && *ld ? ":" + std::string(ld) : std::string()));
+    c.env.emplace_back("HCTS_MPI_LOG_DIR", dir + "/logs");
+    for (const auto &[k, v] : e.env)
+        c.env.emplace_back(k, v);
+    // Legal variants of the reference claim its stricter checks; shims and the others gate as declared.
+    const std::string gate = e.kind == "legal" ? (e.iut == "reference" ? "strict" : "default") : e.gate;
+    c.argv = {o.source_dir + "/mpi_harness/launch",
+              "--np",
+              std::to_string(e.np),
+              "--",
+              o.build_dir + "/bin/hcts-conformance",
+              "--iut",
+              iut_path(e, o.build_dir),
+              "--results",
+              dir + "/results.json",
+              "--repeat",
+              std::to_string(o.repeat),
+              "--case-timeout",
+              std::to_string(o.case_timeout_s),
+              "--transport",
+              "softverbs",
+              "--gate",
+              gate};
+    if (!e.cases.empty())
+        c.argv.push_back("--gtest_filter=" + e.cases);
+    return c;
+}
+
+// Waits for `pid` until `deadline` without polling: a pidfd becomes readable
+// when the process exits. Returns true when it exited (status in *status).
+bool wait_until(pid_t pid, Clock::time_point deadline, int *status)
+{
+    const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    for (;;) {
+        if (waitpid(pid, status, WNOHANG) == pid)
+            break;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            if (fd >= 0)
+                close(fd);
+            return false;
+        }
+        if (fd >= 0) {
+            pollfd p{fd, POLLIN, 0};
+            poll(&p, 1, static_cast<int>(std::min<long long>(left, 60000)));
+        } else {
+            // No pidfd (kernel before 5.3): check again after a short sleep.
+            usleep(static_cast<useconds_t>(std::min<long long>(left, 200) * 1000));
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    return true;
+}
+
+// Every process below `root` (from /proc): MPI starts each rank in a process
+// group of its own, so killing the launch's group alone could leave ranks behind.
+std::vector<pid_t> descendants(pid_t root)
+{
+    std::map<pid_t, std::vector<pid_t>> children;
+    std::error_code ec;
+    for (const auto &d : fs::directory_iterator("/proc", ec)) {
+        const auto name = d.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::ifstream in(d.path() / "stat");
+        std::string stat;
+        std::getline(in, stat);
+        const auto close_paren = stat.rfind(')');
+        if (close_paren == std::string::npos)
+            continue;
+        std::istringstream rest(stat.substr(close_paren + 1));
+        std::string state;
+        long ppid = 0;
+        if (rest >> state >> ppid)
+            children[static_cast<pid_t>(ppid)].push_back(static_cast<pid_t>(std::stol(name)));
+    }
+    std::vector<pid_t> out;
+    std::vector<pid_t> todo{root};
+    while (!todo.empty()) {
+        const pid_t p = todo.back();
+        todo.pop_back();
+        for (const pid_t c : children[p]) {
+            out.push_back(c);
+            todo.push_back(c);
+        }
+    }
+    return out;
+}
+
+// Runs a command in its own process group with its output in `log`; on the
+// deadline the whole group gets SIGTERM, then SIGKILL after a grace period.
+RunOutcome run_command(const Command &c, const std::string &log, int deadline_s)
+{
+    RunOutcome r;
+    const pid_t pid = fork();
+    if (pid < 0) {
+        r.status = RunOutcome::Status::NotRun;
+        r.note = std::string("fork: ") + std::strerror(errno);
+        return r;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        for (const auto &[k, v] : c.env)
+            setenv(k.c_str(), v.c_str(), 1);
+        std::vector<char *> argv;
+        for (const auto &a : c.argv)
+            argv.push_back(const_cast<char *>(a.c_str()));
+        argv.push_back(nullptr);
+        execv(argv[0], argv.data());
+        std::fprintf(stderr, "hcts-selftest: cannot run %s: %s\n", argv[0], std::strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    int status = 0;
+    if (!wait_until(pid, Clock::now() + std::chrono::seconds(deadline_s), &status)) {
+        // SIGTERM first: mpirun then stops its ranks itself; what is left after a grace period is killed.
+        const auto below = descendants(pid);
+        kill(-pid, SIGTERM);
+        if (!wait_until(pid, Clock::now() + std::chrono::seconds(10), &status)) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, &status, 0);
+        }
+        kill(-pid, SIGKILL); // whatever of the group is left
+        for (const pid_t p : below)
+            kill(p, SIGKILL); // ranks in groups of their own (already gone: ESRCH, harmless)
+        r.status = RunOutcome::Status::Timeout;
+        r.note = "deadline " + std::to_string(deadline_s) + " s";
+        return r;
+    }
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+std::string format_s(double s)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f s", s);
+    return buf;
+}
+
+std::string suite_commit(const std::string &src)
+{
+    std::string out;
+    const std::string cmd = "git -C " + hcts::shell_quote(src) + " rev-parse --short HEAD 2>/dev/null";
+    if (FILE *p = popen(cmd.c_str(), "r")) {
+        char buf[64] = {};
+        if (std::fgets(buf, sizeof buf, p))
+            out = buf;
+        pclose(p);
+    }
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r'))
+        out.pop_back();
+    return out;
+}
+
+int check_catalogue(const LoadedCatalogue &cat, const hcts::Catalogue &clauses, const Options &o)
+{
+    std::optional<nlohmann::json> reference;
+    if (!o.reference.empty())
+        reference = hcts::read_json_file(o.reference);
+    const auto guards = scan_guards(o.source_dir, {"reference_impl", "softverbs"});
+    const auto problems = check_coverage(cat.entries, clauses, guards, reference);
+    std::map<std::string, int> by_kind;
+    for (const auto &e : cat.entries)
+        ++by_kind[e.kind];
+    std::cout << "hcts-selftest: catalogue: " << cat.entries.size() << " entries in " << cat.files.size()
+              << " files (wrong " << by_kind["wrong"] << ", legal " << by_kind["legal"] << ", profile "
+              << by_kind["profile"] << ", mutant " << by_kind["mutant"] << "); " << guards.size()
+              << " hcts::mutant guards in the source\n";
+    if (problems.empty()) {
+        std::cout << "hcts-selftest: the catalogue meets every coverage rule\n";
+        return 0;
+    }
+    std::cout << "hcts-selftest: " << problems.size() << " coverage rule(s) not met:\n";
+    for (const auto &p : problems)
+        std::cout << "  " << p << "\n";
+    return 1;
+}
+
+// Runs an internal mutant's ctests with it switched on: killed when one fails.
+RunOutcome run_internal(const Entry &e, const Options &o, const std::string &dir, Command &cmd)
+{
+    std::string regex;
+    for (const auto &t : e.killed_by)
+        regex += (regex.empty() ? "^(" : "|") + t;
+    regex += ")$";
+    cmd.env = {{"HCTS_MUTANT", e.id}};
+    cmd.argv = {"/usr/bin/env", "ctest", "--test-dir", o.build_dir, "-R", regex, "--output-on-failure"};
+    return run_command(cmd, dir + "/ctest.log", o.deadline_s);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    CLI::App app{"hcts-selftest: run the self-test catalogue (wrong libraries, legal and PROFILE variants, source "
+                 "mutants) through the conformance suite and judge each against its expectation",
+                 "hcts-selftest"};
+    app.footer("Details: selftest/README.md. Exit status: 0 every expectation held and every API-observable mutant "
+               "was killed, 1 not, 2 usage or catalogue error.");
+    Options o;
+    app.add_option("--source-dir", o.source_dir, "the hcts source tree")->capture_default_str();
+    app.add_option("--build-dir", o.build_dir, "the build tree (bin/, lib/)")->capture_default_str();
+    app.add_option("--catalogue", o.catalogue, "catalogue directory (default: SOURCE/selftest/catalogue)");
+    app.add_option("--clauses", o.clauses, "clause catalogue (default: SOURCE/conformance/spec/clauses.yaml)");
+    app.add_flag("--check-catalogue", o.check, "check the coverage rules and exit");
+    app.add_option("--reference", o.reference, "a results.json of the reference: its PROFILE outcomes need no entry")
+        ->check(CLI::ExistingFile);
+    app.add_option("--only", o.only, "run only these entries (comma-separated ids)");
+    app.add_option("--kind", o.kind, "run only entries of this kind")
+        ->check(CLI::IsMember({"wrong", "legal", "profile", "mutant"}));
+    app.add_option("--sample", o.sample, "run a random sample of N of the selected mutants")
+        ->check(CLI::PositiveNumber);
+    app.add_option_function<uint64_t>(
+        "--seed", [&](const uint64_t &s) { o.seed = s; }, "the sample's seed (default: random, printed)");
+    app.add_flag("--internal", o.internal, "also run internal mutants' killed_by ctests with the mutant on");
+    app.add_flag("--list", o.list, "list the selected entries and their commands; run nothing");
+    app.add_option("--out", o.out, "directory for each entry's results.json and logs (default: BUILD/selftest)");
+    app.add_option("--json", o.json, "where selftest.json goes (default: OUT/selftest.json)");
+    app.add_option("--deadline", o.deadline_s, "wall-clock deadline per entry, seconds (then TIMEOUT)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--repeat", o.repeat, "litmus repetitions per test")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--case-timeout", o.case_timeout_s, "the suite's deadline per case, seconds")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    CLI11_PARSE(app, argc, argv);
+    if (o.catalogue.empty())
+        o.catalogue = o.source_dir + "/selftest/catalogue";
+    if (o.clauses.empty())
+        o.clauses = o.source_dir + "/conformance/spec/clauses.yaml";
+    if (o.out.empty())
+        o.out = o.build_dir + "/selftest";
+    if (o.json.empty())
+        o.json = o.out + "/selftest.json";
+
+    hcts::Catalogue clauses;
+    LoadedCatalogue cat;
+    try {
+        clauses = hcts::Catalogue::load(o.clauses);
+        cat = load_catalogue(o.catalogue, clauses);
+    } catch (const std::exception &e) {
+        std::cerr << "hcts-selftest: " << e.what() << "\n";
+        return 2;
+    }
+    if (o.check) {
+        try {
+            return check_catalogue(cat, clauses, o);
+        } catch (const std::exception &e) {
+            std::cerr << "hcts-selftest: " << e.what() << "\n";
+            return 2;
+        }
+    }
+
+    // Selection: --only, --kind, then a sample of the mutants.
+    const auto only = split(o.only);
+    for (const auto &id : only)
+        if (std::none_of(cat.entries.begin(), cat.entries.end(), [&](const Entry &e) { return e.id == id; })) {
+            std::cerr << "hcts-selftest: --only names '" << id << "', which is no entry of " << o.catalogue << "\n";
+            return 2;
+        }
+    std::vector<Entry> selected;
+    for (const auto &e : cat.entries)
+        if ((only.empty() || std::find(only.begin(), only.end(), e.id) != only.end()) &&
+            (o.kind.empty() || e.kind == o.kind))
+            selected.push_back(e);
+    nlohmann::json sampling = nullptr;
+    if (o.sample > 0) {
+        if (!o.seed)
+            o.seed = std::random_device{}();
+        std::vector<std::string> mutants;
+        for (const auto &e : selected)
+            if (e.kind == "mutant")
+                mutants.push_back(e.id);
+        std::vector<std::string> picked = mutants;
+        std::mt19937_64 rng(*o.seed);
+        std::shuffle(picked.begin(), picked.end(), rng);
+        if (picked.size() > static_cast<std::size_t>(o.sample))
+            picked.resize(static_cast<std::size_t>(o.sample));
+        std::sort(picked.begin(), picked.end());
+        std::erase_if(selected, [&](const Entry &e) {
+            return e.kind == "mutant" && std::find(picked.begin(), picked.end(), e.id) == picked.end();
+        });
+        std::string again = "hcts-selftest";
+        if (!o.only.empty())
+            again += " --only " + o.only;
+        if (!o.kind.empty())
+            again += " --kind " + o.kind;
+        again += " --sample " + std::to_string(o.sample) + " --seed " + std::to_string(*o.seed);
+        std::cout << "hcts-selftest: sampled " << picked.size() << " of " << mutants.size() << " mutants with seed "
+                  << *o.seed << ": " << joined(picked, ", ") << "\nhcts-selftest: reproduce the sample: " << again
+                  << "\n";
+        sampling = {
+            {"size", o.sample}, {"seed", *o.seed}, {"of", mutants.size()}, {"picked", picked}, {"reproducer", again}};
+    }
+    if (selected.empty()) {
+        std::cerr << "hcts-selftest: no entry selected (catalogue " << o.catalogue << ")\n";
+        return 2;
+    }
+
+    std::error_code ec;
+    if (!o.list)
+        fs::create_directories(o.out, ec);
+    if (ec) {
+        std::cerr << "hcts-selftest: " << o.out << ": cannot create: " << ec.message() << "\n";
+        return 2;
+    }
+    const std::string started = hcts::utc_now();
+    nlohmann::json entries = nlohmann::json::array();
+    std::vector<std::string> failed;
+    struct Row {
+        std::string mutant, outcome; // outcome: KILLED, SURVIVED, TIMEOUT, ERROR (no results), NOT RUN
+        std::vector<std::string> killed_by;
+    };
+    std::vector<Row> matrix;
+    std::size_t api_run = 0, api_killed = 0;
+    const auto total = selected.size();
+    for (std::size_t k = 0; k < total; ++k) {
+        const auto &e = selected[k];
+        const std::string dir = fs::absolute(fs::path(o.out) / e.id).string();
+        Command cmd = command_for(e, o, dir);
+        if (o.list) {
+            std::cout << "[" << k + 1 << "/" << total << "] " << e.id << " (" << e.kind << ", " << e.file
+                      << "): " << cmd.text() << "\n";
+            continue;
+        }
+        fs::create_directories(dir, ec);
+        std::cout << "[" << k + 1 << "/" << total << "] " << e.id << " (" << e.kind << ") ..." << std::flush;
+        const auto t0 = Clock::now();
+        RunOutcome run;
+        const bool internal = e.kind == "mutant" && e.observable == "internal";
+        if (internal) {
+            if (o.internal) {
+                run = run_internal(e, o, dir, cmd);
+            } else {
+                run.status = RunOutcome::Status::NotRun;
+                cmd.argv.clear();
+            }
+        } else if (const auto lib = iut_path(e, o.build_dir); !fs::exists(lib)) {
+            run.status = RunOutcome::Status::NotRun;
+            run.note = "the IUT " + lib + " does not exist (build it: " +
+                       (e.iut == "reference" ? std::string("hcomm") : "hcts_iut_" + e.iut.substr(5)) + ")";
+        } else {
+            fs::remove(dir + "/results.json", ec);
+            run = run_command(cmd, dir + "/suite.log", o.deadline_s);
+            if (run.status == RunOutcome::Status::Finished) {
+                try {
+                    run.results = hcts::read_json_file(dir + "/results.json");
+                } catch (const std::exception &x) {
+                    run.note = x.what();
+                }
+            }
+        }
+        const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        Judgement j;
+        if (internal && o.internal && run.status == RunOutcome::Status::Finished) {
+            j.killed = run.exit_code != 0;
+            j.ok = *j.killed;
+            if (j.ok)
+                j.killed_by = e.killed_by;
+            else
+                j.problems.push_back("survived: its ctests " + joined(e.killed_by, ", ") + " pass with it on");
+            j.verdict = j.ok ? "killed by ctest " + joined(e.killed_by, ", ") : "SURVIVED (ctests pass)";
+        } else {
+            j = judge(e, run);
+        }
+        // Every document the suite wrote must follow the published schema (as run_suite.sh checks).
+        if (run.results) {
+            Command v;
+            v.argv = {o.source_dir + "/reports/schema/validate", dir + "/results.json"};
+            const auto checked = run_command(v, dir + "/validate.log", 120);
+            if (checked.status != RunOutcome::Status::Finished || checked.exit_code != 0) {
+                std::ifstream in(dir + "/validate.log");
+                std::ostringstream why;
+                why << in.rdbuf();
+                auto text = why.str();
+                while (!text.empty() && text.back() == '\n')
+                    text.pop_back();
+                j.ok = false;
+                j.verdict += "; INVALID results.json";
+                j.problems.push_back("its results.json does not validate against reports/schema: " + text);
+            }
+        }
+        std::cout << " " << j.verdict << " (" << format_s(seconds) << ")\n";
+        for (const auto &p : j.problems)
+            std::cout << "      " << p << "\n";
+        if (!j.ok)
+            for (const auto &p : j.problems)
+                failed.push_back(e.id + ": " + p);
+        if (e.kind == "mutant" && !internal) {
+            ++api_run;
+            api_killed += j.killed.value_or(false);
+        }
+        if (e.kind == "mutant" && (!internal || o.internal)) {
+            const bool killed = j.killed.value_or(false);
+            const std::string outcome = killed                                      ? "KILLED"
+                                        : run.status == RunOutcome::Status::Timeout ? "TIMEOUT"
+                                        : run.status == RunOutcome::Status::NotRun  ? "NOT RUN"
+                                        : !run.results && !internal                 ? "ERROR"
+                                                                                    : "SURVIVED";
+            std::vector<std::string> by;
+            if (killed)
+                for (const auto &id : j.killed_by)
+                    by.push_back(internal ? "ctest:" + id : id); // a ctest, not a clause
+            matrix.push_back({e.id, outcome, by});
+        }
+        const std::string status = run.status == RunOutcome::Status::Timeout  ? "timeout"
+                                   : run.status == RunOutcome::Status::NotRun ? "not-run"
+                                   : run.results                              ? "ran"
+                                                                              : "no-results";
+        nlohmann::json expected = {{"gate", e.kind == "legal" ? "pass" : (e.kind == "profile" ? "any" : "fail")},
+                                   {"gate_mode", e.kind == "legal" && e.iut == "reference" ? "strict" : e.gate}};
+        if (e.fails)
+            expected["fails"] = *e.fails;
+        if (e.profile)
+            expected["profile"] = {{"clause", e.profile->clause}, {"outcome", e.profile->outcome}};
+        if (e.not_supported_all)
+            expected["not_supported"] = "all";
+        else if (!e.not_supported.empty())
+            expected["not_supported"] = e.not_supported;
+        if (!e.not_supported_ok.empty())
+            expected["not_supported_ok"] = e.not_supported_ok;
+        nlohmann::json entry = {
+            {"id", e.id},
+            {"kind", e.kind},
+            {"area", e.area},
+            {"what", e.what},
+            {"defined_at", e.file},
+            {"iut", e.iut},
+            {"np", e.np},
+            {"env", e.env},
+            {"expected", expected},
+            {"status", status},
+            {"exit_code", run.status == RunOutcome::Status::Finished ? nlohmann::json(run.exit_code) : nullptr},
+            {"observed",
+             {{"gate", j.gate.empty() ? nlohmann::json(nullptr) : nlohmann::json(j.gate)}, {"verdicts", j.verdicts}}},
+            {"verdict", j.verdict},
+            {"killed", j.killed ? nlohmann::json(*j.killed) : nullptr},
+            {"killed_by", j.killed_by},
+            {"ok", j.ok},
+            {"problems", j.problems},
+            {"seconds", seconds},
+            {"results", run.results ? nlohmann::json(dir + "/results.json") : nullptr},
+            {"reproducer", cmd.argv.empty() ? nlohmann::json(nullptr) : nlohmann::json(cmd.text())},
+        };
+        if (e.kind == "mutant")
+            entry["observable"] = e.observable;
+        entries.push_back(std::move(entry));
+    }
+    if (o.list)
+        return 0;
+
+    // The kill matrix: mutants (rows) × clauses that killed any of them (columns).
+    std::set<std::string> columns;
+    for (const auto &r : matrix)
+        columns.insert(r.killed_by.begin(), r.killed_by.end());
+    std::cout << "\nKill matrix (" << matrix.size() << " mutants × " << columns.size() << " clauses):\n";
+    std::size_t width = 8;
+    for (const auto &r : matrix)
+        width = std::max(width, r.mutant.size());
+    for (const auto &r : matrix)
+        std::cout << "  " << r.mutant << std::string(width - r.mutant.size(), ' ') << "  "
+                  << (r.killed_by.empty() ? r.outcome : joined(r.killed_by, " ")) << "\n";
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto &r : matrix)
+        rows.push_back({{"mutant", r.mutant}, {"outcome", r.outcome}, {"killed_by", r.killed_by}});
+    const nlohmann::json ratio =
+        api_run == 0 ? nlohmann::json(nullptr) : nlohmann::json(static_cast<double>(api_killed) / api_run);
+    std::cout << "Kill ratio (API-observable mutants): " << api_killed << " / " << api_run;
+    if (api_run) {
+        char pct[32];
+        std::snprintf(pct, sizeof pct, "%.1f%%",
+                      100.0 * static_cast<double>(api_killed) / static_cast<double>(api_run));
+        std::cout << " = " << pct;
+    }
+    std::cout << "\n";
+    if (failed.empty())
+        std::cout << "Every expectation held (" << total << " entries).\n";
+    else {
+        std::cout << failed.size() << " expectation(s) did not hold:\n";
+        for (const auto &f : failed)
+            std::cout << "  " << f << "\n";
+    }
+    const bool ok = failed.empty() && api_killed == api_run;
+    nlohmann::json failed_json = nlohmann::json::array();
+    for (const auto &f : failed)
+        failed_json.push_back(f);
+    const nlohmann::json doc = {
+        {"schema", "hcts-selftest"},
+        {"schema_version", 1},
+        {"run",
+         {{"started", started},
+          {"finished", hcts::utc_now()},
+          {"command", hcts::command_line(argc, argv)},
+          {"suite_commit", suite_commit(o.source_dir)},
+          {"catalogue", o.catalogue},
+          {"out", fs::absolute(o.out).string()},
+          {"deadline_s", o.deadline_s},
+          {"repeat", o.repeat},
+          {"sampling", sampling},
+          {"selection",
+           {{"only", only}, {"kind", o.kind.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.kind)}}}}},
+        {"entries", entries},
+        {"matrix", {{"clauses", columns}, {"rows", rows}}},
+        {"kill_ratio", {{"killed", api_killed}, {"run", api_run}, {"ratio", ratio}}},
+        {"failed", failed_json},
+        {"ok", ok},
+    };
+    {
+        const std::string tmp = o.json + ".tmp";
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        f << doc.dump(2) << "\n";
+        f.close();
+        if (!f || std::rename(tmp.c_str(), o.json.c_str()) != 0) {
+            std::cerr << "hcts-selftest: cannot write " << o.json << "\n";
+            return 1;
+        }
+    }
+    std::cout << "hcts-selftest: wrote " << o.json << " (each entry's results.json and log under " << o.out << ")\n";
+    return ok ? 0 : 1;
+}

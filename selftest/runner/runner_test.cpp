@@ -1,0 +1,335 @@
+// The runner's reading and judging, on made-up catalogue files and results
+// documents (no MPI, no suite run).
+#include <gtest/gtest.h>
+
+#include "catalogue.h"
+#include "check.h"
+#include "judge.h"
+
+using namespace hcts::selftest;
+using nlohmann::json;
+
+namespace {
+
+const hcts::Catalogue &clauses()
+{
+    static const hcts::Catalogue c = hcts::Catalogue::parse(R"(
+clauses:
+  - {id: A.1, title: t, statement: s, source: x, kind: MUST, area: a}
+  - {id: A.2, title: t, statement: s, source: x, kind: MUST, area: a}
+  - {id: S.1, title: t, statement: s, source: x, kind: STRICT, area: a}
+  - {id: P.1, title: t, statement: s, source: x, kind: PROFILE, area: a, allowed: [binary, counting]}
+  - {id: WWN.LIT.13, title: t, statement: s, source: x, kind: PROFILE, area: a, allowed: [cumulative, not-cumulative]}
+)",
+                                                            "test-clauses.yaml");
+    return c;
+}
+
+// A results document: clause -> verdict, and the gate.
+json results(const std::map<std::string, std::string> &verdicts, const std::string &gate,
+             const std::string &status = "complete")
+{
+    json doc = {{"schema", "hcts-results"},
+                {"run", {{"status", status}, {"gate", "default"}}},
+                {"summary", {{"gate", gate}}},
+                {"clauses", json::array()}};
+    for (const auto &[id, v] : verdicts) {
+        const std::string kind = id[0] == 'A' ? "MUST" : id[0] == 'S' ? "STRICT" : "PROFILE";
+        doc["clauses"].push_back({{"id", id}, {"kind", kind}, {"verdict", v}, {"reason", v == "PASS" ? "" : "why"}});
+    }
+    return doc;
+}
+
+RunOutcome finished(const json &doc)
+{
+    RunOutcome r;
+    r.results = doc;
+    return r;
+}
+
+Entry wrong(std::vector<std::string> fails)
+{
+    Entry e;
+    e.id = "w";
+    e.kind = "wrong";
+    e.fails = std::move(fails);
+    return e;
+}
+
+Entry mutant()
+{
+    Entry e;
+    e.id = "ref_x";
+    e.kind = "mutant";
+    return e;
+}
+
+std::vector<Entry> parse(const std::string &text, std::vector<std::string> &problems)
+{
+    std::vector<Entry> out;
+    parse_catalogue_file(text, "t.yaml", clauses(), out, problems);
+    return out;
+}
+
+const std::map<std::string, std::string> all_pass{
+    {"A.1", "PASS"}, {"A.2", "PASS"}, {"S.1", "PASS"}, {"P.1", "PROFILE"}, {"WWN.LIT.13", "NOT_SUPPORTED"}};
+
+std::map<std::string, std::string> with(std::map<std::string, std::string> m, const std::string &id,
+                                        const std::string &v)
+{
+    m[id] = v;
+    return m;
+}
+
+} // namespace
+
+TEST(Judge, WrongCaughtExactly)
+{
+    const auto j = judge(wrong({"A.1"}), finished(results(with(all_pass, "A.1", "FAIL"), "fail")));
+    EXPECT_TRUE(j.ok) << (j.problems.empty() ? "" : j.problems[0]);
+    EXPECT_EQ(j.verdicts.at("A.1"), "FAIL");
+}
+
+TEST(Judge, WrongWhoseOtherClauseFailsIsNotOk)
+{
+    auto v = with(all_pass, "A.1", "FAIL");
+    v["A.2"] = "FAIL";
+    const auto j = judge(wrong({"A.1"}), finished(results(v, "fail")));
+    EXPECT_FALSE(j.ok);
+    ASSERT_EQ(j.problems.size(), 1u);
+    EXPECT_NE(j.problems[0].find("A.2 is FAIL"), std::string::npos) << j.problems[0];
+}
+
+TEST(Judge, EveryKillVerdictCountsForADeclaredClause)
+{
+    for (const char *v : {"FAIL", "HAZARD", "TIMEOUT", "CRASH"})
+        EXPECT_TRUE(judge(wrong({"A.1"}), finished(results(with(all_pass, "A.1", v), "fail"))).ok) << v;
+}
+
+TEST(Judge, ErrorIsNeverAKill)
+{
+    EXPECT_FALSE(is_kill_evidence("ERROR"));
+    EXPECT_FALSE(is_kill_evidence("NOT RUN"));
+    const auto j = judge(wrong({"A.1"}), finished(results(with(all_pass, "A.1", "ERROR"), "fail")));
+    EXPECT_FALSE(j.ok);
+    const auto m = judge(mutant(), finished(results(with(all_pass, "A.1", "ERROR"), "fail")));
+    EXPECT_FALSE(m.ok);
+    ASSERT_TRUE(m.killed.has_value());
+    EXPECT_FALSE(*m.killed);
+    EXPECT_NE(m.problems.at(0).find("without evidence"), std::string::npos) << m.problems[0];
+}
+
+TEST(Judge, WrongMustFailItsGate)
+{
+    const auto j = judge(wrong({"S.1"}), finished(results(with(all_pass, "S.1", "FAIL"), "pass")));
+    EXPECT_FALSE(j.ok);
+}
+
+TEST(Judge, NotSupportedOnlyWhereAllowed)
+{
+    auto v = with(all_pass, "A.1", "FAIL");
+    v["A.2"] = "NOT_SUPPORTED";
+    EXPECT_FALSE(judge(wrong({"A.1"}), finished(results(v, "fail"))).ok);
+    auto e = wrong({"A.1"});
+    e.not_supported_ok = {"A.2"};
+    EXPECT_TRUE(judge(e, finished(results(v, "fail"))).ok);
+    // L13 needs 3 ranks: NOT_SUPPORTED is allowed on 2, not on 3.
+    e.np = 3;
+    EXPECT_FALSE(judge(e, finished(results(v, "fail"))).ok);
+}
+
+TEST(Judge, NotSupportedAll)
+{
+    auto e = wrong({});
+    e.not_supported_all = true;
+    auto v = all_pass;
+    v["A.1"] = "NOT_SUPPORTED";
+    EXPECT_TRUE(judge(e, finished(results(v, "fail"))).ok);
+    EXPECT_FALSE(judge(e, finished(results(all_pass, "pass"))).ok); // nothing NOT_SUPPORTED, gate passes
+    v["A.2"] = "CRASH";
+    EXPECT_FALSE(judge(e, finished(results(v, "fail"))).ok);
+}
+
+TEST(Judge, TimeoutOfTheEntryIsReported)
+{
+    RunOutcome r;
+    r.status = RunOutcome::Status::Timeout;
+    r.note = "deadline 5 s";
+    const auto j = judge(mutant(), r);
+    EXPECT_FALSE(j.ok);
+    EXPECT_EQ(j.verdict, "TIMEOUT");
+    ASSERT_TRUE(j.killed.has_value());
+    EXPECT_FALSE(*j.killed);
+    EXPECT_NE(j.problems.at(0).find("deadline"), std::string::npos);
+}
+
+TEST(Judge, NoResultsDocumentIsAnError)
+{
+    RunOutcome r;
+    r.exit_code = 134;
+    const auto j = judge(wrong({"A.1"}), r);
+    EXPECT_FALSE(j.ok);
+    EXPECT_EQ(j.verdict, "ERROR");
+}
+
+TEST(Judge, MutantKilledByEvidence)
+{
+    const auto j = judge(mutant(), finished(results(with(all_pass, "A.2", "TIMEOUT"), "fail")));
+    EXPECT_TRUE(j.ok);
+    EXPECT_TRUE(j.killed.value_or(false));
+    EXPECT_EQ(j.killed_by, std::vector<std::string>{"A.2"});
+    const auto s = judge(mutant(), finished(results(all_pass, "pass")));
+    EXPECT_FALSE(s.ok);
+    EXPECT_FALSE(s.killed.value_or(true));
+    EXPECT_EQ(s.verdict, "SURVIVED");
+}
+
+TEST(Judge, MutantWithFailsIsJudgedAsAWrongEntry)
+{
+    auto e = mutant();
+    e.fails = std::vector<std::string>{"A.1"};
+    auto v = with(all_pass, "A.1", "FAIL");
+    EXPECT_TRUE(judge(e, finished(results(v, "fail"))).ok);
+    v["A.2"] = "FAIL";
+    const auto j = judge(e, finished(results(v, "fail")));
+    EXPECT_FALSE(j.ok);                    // not as declared
+    EXPECT_TRUE(j.killed.value_or(false)); // but killed all the same
+}
+
+TEST(Judge, LegalMustPassItsGate)
+{
+    Entry e;
+    e.kind = "legal";
+    const auto passes = judge(e, finished(results(all_pass, "pass")));
+    EXPECT_TRUE(passes.ok);
+    EXPECT_EQ(passes.verdict, "passes the strict gate"); // the reference with a knob
+    e.iut = "shim:x";
+    EXPECT_EQ(judge(e, finished(results(all_pass, "pass"))).verdict, "passes the default gate");
+    const auto j = judge(e, finished(results(with(all_pass, "S.1", "FAIL"), "fail")));
+    EXPECT_FALSE(j.ok);
+    EXPECT_NE(j.problems.at(0).find("S.1 is FAIL"), std::string::npos);
+}
+
+TEST(Judge, ProfileOutcome)
+{
+    Entry e;
+    e.kind = "profile";
+    e.profile = ProfileExpectation{"P.1", "counting"};
+    auto doc = results(all_pass, "pass");
+    for (auto &c : doc["clauses"])
+        if (c["id"] == "P.1")
+            c["profile"] = {{"observed", "counting"}, {"allowed", {"binary", "counting"}}};
+    EXPECT_TRUE(judge(e, finished(doc)).ok);
+    e.profile->outcome = "binary";
+    const auto j = judge(e, finished(doc));
+    EXPECT_FALSE(j.ok);
+    EXPECT_NE(j.problems.at(0).find("observed 'counting'"), std::string::npos) << j.problems[0];
+}
+
+TEST(Catalogue, ValidEntries)
+{
+    std::vector<std::string> problems;
+    const auto entries = parse(R"(schema: hcts-selftest-catalogue
+schema_version: 1
+entries:
+  - id: ref_x
+    kind: mutant
+    area: notify
+    what: w
+  - id: p_binary
+    kind: profile
+    area: notify
+    what: w
+    env: {HCOMM_REF_NOTIFY: binary}
+    profile: {clause: P.1, outcome: binary}
+    cases: "Profiles.*"
+)",
+                               problems);
+    EXPECT_TRUE(problems.empty()) << problems[0];
+    ASSERT_EQ(entries.size(), 2u);
+    EXPECT_EQ(entries[0].env.at("HCTS_MUTANT"), "ref_x"); // implied for mutants
+    EXPECT_EQ(entries[0].file, "t.yaml:4");
+    EXPECT_EQ(entries[1].cases, "Profiles.*");
+}
+
+TEST(Catalogue, ClearErrorsWithLines)
+{
+    std::vector<std::string> problems;
+    parse(R"(schema: hcts-selftest-catalogue
+schema_version: 1
+entries:
+  - id: w
+    kind: wrongish
+    area: notify
+    what: w
+  - id: v
+    kind: wrong
+    area: nowhere
+    what: w
+    fails: [A.9]
+    colour: red
+)",
+          problems);
+    ASSERT_EQ(problems.size(), 4u);
+    EXPECT_NE(problems[0].find("t.yaml:5: entry 'w': kind is 'wrongish'; allowed: wrong, legal, profile, mutant"),
+              std::string::npos)
+        << problems[0];
+    std::string all;
+    for (const auto &p : problems)
+        all += p + "\n";
+    EXPECT_NE(all.find("t.yaml:13: unknown field 'colour'"), std::string::npos) << all;
+    EXPECT_NE(all.find("t.yaml:10: entry 'v': area is 'nowhere'"), std::string::npos) << all;
+    EXPECT_NE(all.find("t.yaml:12: entry 'v': 'fails' names 'A.9'"), std::string::npos) << all;
+}
+
+TEST(Catalogue, DuplicateIds)
+{
+    Entry a, b;
+    a.id = b.id = "same";
+    a.file = "x.yaml:3";
+    b.file = "y.yaml:7";
+    std::vector<std::string> problems;
+    check_unique({a, b}, problems);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("y.yaml:7: id 'same' is already used at x.yaml:3"), std::string::npos);
+}
+
+TEST(Coverage, SaysWhatIsMissing)
+{
+    const auto guards = guards_in("if (hcts::mutant(\"ref_a\")) {}\nx = hcts::mutant( \"sv_b\" );\n", "src/f.cpp");
+    ASSERT_EQ(guards.size(), 2u);
+    EXPECT_EQ(guards[1].where, "src/f.cpp:2");
+    Entry m = mutant();
+    m.id = "ref_a";
+    m.fails = std::vector<std::string>{"A.1"};
+    Entry orphan = mutant();
+    orphan.id = "ref_gone";
+    orphan.file = "m.yaml:9";
+    Entry p;
+    p.kind = "profile";
+    p.profile = ProfileExpectation{"P.1", "binary"};
+    const auto problems = check_coverage({m, orphan, p}, clauses(), guards, std::nullopt);
+    std::string all;
+    for (const auto &x : problems)
+        all += x + "\n";
+    EXPECT_NE(all.find("no wrong or mutant entry fails A.2 (MUST)"), std::string::npos) << all;
+    EXPECT_NE(all.find("no wrong or mutant entry fails S.1 (STRICT)"), std::string::npos) << all;
+    EXPECT_EQ(all.find("fails A.1"), std::string::npos) << all;
+    EXPECT_NE(all.find("src/f.cpp:2: guard hcts::mutant(\"sv_b\") has no mutant entry"), std::string::npos) << all;
+    EXPECT_NE(all.find("m.yaml:9: mutant 'ref_gone' has no hcts::mutant(\"ref_gone\") guard"), std::string::npos)
+        << all;
+    EXPECT_NE(all.find("2 mutants in the catalogue; at least 40"), std::string::npos) << all;
+    // P.1: one outcome left, which may be the reference's own: fine without --reference.
+    EXPECT_EQ(all.find("P.1"), std::string::npos) << all;
+    // L13: two outcomes without an entry: one more is needed.
+    EXPECT_NE(all.find("WWN.LIT.13 outcomes cumulative, not-cumulative"), std::string::npos) << all;
+    // With the reference's results, its own outcome needs no entry and the other one does.
+    const json ref = {{"clauses", {{{"id", "P.1"}, {"profile", {{"observed", "binary"}}}}}}};
+    const auto with_ref = check_coverage({m, p}, clauses(), guards, ref);
+    all.clear();
+    for (const auto &x : with_ref)
+        all += x + "\n";
+    EXPECT_NE(all.find("no profile entry produces P.1 outcome 'counting' (the reference's own is 'binary')"),
+              std::string::npos)
+        << all;
+}
