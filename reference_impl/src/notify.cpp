@@ -1,5 +1,10 @@
 #include "notify.h"
 
+#include <algorithm>
+#include <cstddef>
+
+#include <hcts/mutant.h>
+
 namespace hcomm_ref {
 
 bool NotifyBank::record(uint32_t index)
@@ -10,7 +15,10 @@ bool NotifyBank::record(uint32_t index)
         fresh = state_.at(index) == 0;
         state_[index] = 1;
     }
-    changed_.notify_all();
+    if (hcts::mutant("ref_notify_record_wakes_one")) // mutant: a lost wakeup when several wait
+        changed_.notify_one();
+    else
+        changed_.notify_all();
     return fresh;
 }
 
@@ -18,7 +26,16 @@ NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> 
                                         const std::atomic<bool> &cancel)
 {
     std::unique_lock lock(mutex_);
-    const auto ready = [&] { return state_.at(index) != 0 || cancel.load(); };
+    // Mutant: a find-first-set over the bits up to `index` instead of bit `index`
+    // itself, so a lower set notify satisfies the wait (which consumes its own).
+    const bool any_lower = hcts::mutant("ref_notify_wait_scans_lower");
+    const auto ready = [&] {
+        if (any_lower && index < state_.size())
+            return std::any_of(state_.begin(), state_.begin() + static_cast<std::ptrdiff_t>(index) + 1,
+                               [](uint8_t v) { return v != 0; }) ||
+                   cancel.load();
+        return state_.at(index) != 0 || cancel.load();
+    };
     if (deadline) {
         if (!changed_.wait_until(lock, *deadline, ready)) {
             return WaitResult::timed_out;
@@ -26,10 +43,11 @@ NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> 
     } else {
         changed_.wait(lock, ready);
     }
-    if (state_[index] == 0) {
+    if (state_[index] == 0 && !(any_lower && !cancel.load())) {
         return WaitResult::cancelled;
     }
-    state_[index] = 0;
+    if (!hcts::mutant("ref_notify_wait_keeps_set")) // mutant: the wait forgets to clear
+        state_[index] = 0;
     return WaitResult::consumed;
 }
 
