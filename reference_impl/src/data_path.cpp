@@ -113,7 +113,8 @@ HcclResult notify_then_payload(ChannelObj &channel, void *dst, const void *src, 
     const RcLink::Span remote{reinterpret_cast<uint64_t>(dst), channel.peer.rkey};
     if (const HcclResult rc = channel.link->write(local, remote, 0, imm, comm.closing()); rc != HCCL_SUCCESS)
         return rc;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    // Long enough for the receiver to wake and read dst even on a loaded machine.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
     return channel.link->write(local, remote, len, std::nullopt, comm.closing());
 }
 
@@ -156,6 +157,9 @@ bool notify_goes_first(void *dst, const void *src, uint64_t len, uint32_t notify
         return true;
     // Under a deep backlog the worker sorts a doorbell batch notify-first.
     if (hcts::mutant("ref_wwn_backlog_notify_first") && TaskQueue::current_backlog() >= 32)
+        return true;
+    // Writes above 4 MiB take a "large message" path that rings the notify first.
+    if (hcts::mutant("ref_wwn_large_notify_first") && len > (4U << 20))
         return true;
     // Exact multiples of the 128 KiB staging chunk: the "last chunk" test is
     // true before the first chunk, so the notify rides on it.

@@ -15,10 +15,7 @@ bool NotifyBank::record(uint32_t index)
         fresh = state_.at(index) == 0;
         state_[index] = 1;
     }
-    if (hcts::mutant("ref_notify_record_wakes_one")) // mutant: a lost wakeup when several wait
-        changed_.notify_one();
-    else
-        changed_.notify_all();
+    changed_.notify_all();
     return fresh;
 }
 
@@ -46,8 +43,7 @@ NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> 
     if (state_[index] == 0 && !(any_lower && !cancel.load())) {
         return WaitResult::cancelled;
     }
-    if (!hcts::mutant("ref_notify_wait_keeps_set")) // mutant: the wait forgets to clear
-        state_[index] = 0;
+    state_[index] = 0;
     return WaitResult::consumed;
 }
 

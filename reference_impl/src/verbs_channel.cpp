@@ -272,16 +272,7 @@ void RcLink::on_completion(const ibv_wc &wc)
             }
             return;
         }
-        bool sending = false;
-        if (hcts::mutant("ref_recv_dropped_while_sending")) {
-            // Mutant: an immediate arriving while this QP has a send in flight
-            // is taken for that send's own completion echo and dropped.
-            std::lock_guard lock(mutex_);
-            sending = std::any_of(ops_.begin(), ops_.end(), [](const auto &kv) { return !kv.second.done; });
-        }
-        if (sending) {
-            HREF_LOG_DEBUG(device_.rank(), "immediate dropped on QP ", local_.qpn, " (a send is in flight)");
-        } else if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && (wc.wc_flags & IBV_WC_WITH_IMM) != 0) {
+        if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && (wc.wc_flags & IBV_WC_WITH_IMM) != 0) {
             on_imm_(ntohl(wc.imm_data));
         } else {
             HREF_LOG_ERROR(device_.rank(), "unexpected receive completion (opcode ", static_cast<int>(wc.opcode),
