@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -169,6 +170,36 @@ bool notify_goes_first(void *dst, const void *src, uint64_t len, uint32_t notify
 }
 
 } // namespace
+
+namespace {
+std::mutex g_pending_mutex;
+std::map<std::pair<ChannelHandle, ThreadHandle>, uint64_t> g_pending_writes;
+} // namespace
+
+std::shared_ptr<void> note_pending_write(ChannelHandle channel, ThreadHandle thread)
+{
+    if (!hcts::mutant("ref_channel_half_duplex_wait"))
+        return nullptr;
+    const auto key = std::make_pair(channel, thread);
+    {
+        std::lock_guard lock(g_pending_mutex);
+        ++g_pending_writes[key];
+    }
+    return std::shared_ptr<void>(nullptr, [key](void *) {
+        std::lock_guard lock(g_pending_mutex);
+        if (--g_pending_writes[key] == 0)
+            g_pending_writes.erase(key);
+    });
+}
+
+bool writes_pending_from_other_threads(ChannelHandle channel, ThreadHandle thread)
+{
+    if (!hcts::mutant("ref_channel_half_duplex_wait"))
+        return false;
+    std::lock_guard lock(g_pending_mutex);
+    return std::any_of(g_pending_writes.begin(), g_pending_writes.end(),
+                       [&](const auto &kv) { return kv.first.first == channel && kv.first.second != thread; });
+}
 
 uint32_t default_wait_timeout() { return g_default_timeout.load(); }
 void set_default_wait_timeout(uint32_t value) { g_default_timeout = value; }
