@@ -31,6 +31,11 @@ void consume_and_check(const Ctx &c, ChannelHandle channel, uint32_t idx, uint64
         if (s.rc(1) == 0) {
             const auto snap = check_payload(w.device().get(w.scratch(), len), key, "dst, read right after the wait");
             c.ev.check(clause, no_other_writes_data(snap), snap.first_bad);
+        } else if (s.rc(0) == 0) {
+            // The wait completed but its snapshot was refused: what the wait let
+            // through is unknown, so the clause is not shown (as in run_exchange).
+            c.ev.unsupported(clause, "no snapshot right after the wait on index " + std::to_string(idx) +
+                                         ": the copy returned " + hccl_result_name(s.rc(1)));
         }
         const auto got = check_payload(w.device().get(w.inbox(0) + dst_off, len), key);
         c.ev.check(clause, got.ok(), got.first_bad);

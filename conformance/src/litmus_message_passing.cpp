@@ -129,6 +129,7 @@ HCTS_CASE(Litmus, L1_UnderStress, clauses("WWN.VIS.1"),
         prepare(back, receiver);
         mpi::phase_barrier("L1 under stress: prepared");
         Script s;
+        std::vector<size_t> snap_op(n, 0); // on the receiver: the copy that snapshots main[i]
         if (w.rank == sender) {
             const ChannelHandle to_peer = w.channel_to(receiver);
             for (uint32_t i = 0; i < n; ++i) {
@@ -150,6 +151,7 @@ HCTS_CASE(Litmus, L1_UnderStress, clauses("WWN.VIS.1"),
                 if (main[i].wait_late)
                     s.copy(w.threads[1], w.scratch() + (1ULL << 20), w.outbox() + (2ULL << 20), 16384);
                 s.wait(w.threads[1], to_peer, main[i].idx, w.ok_timeout());
+                snap_op[i] = s.size();
                 s.copy(w.threads[1], w.scratch() + i * 8192ULL, w.inbox(sender) + main[i].dst, main[i].len);
                 if (i < side.size())
                     s.wait(w.threads[1], alt, side[i].idx, w.ok_timeout());
@@ -157,14 +159,22 @@ HCTS_CASE(Litmus, L1_UnderStress, clauses("WWN.VIS.1"),
         }
         const LaunchResult r = c.run(s);
         const std::string tag = "L1 under stress, batch " + std::to_string(batch);
-        for (size_t k = 0; k < s.size(); ++k)
-            ev().check("WWN.VIS.1", s.rc(k) == 0,
-                       tag + ": op " + std::to_string(k) + " returned " + hccl_result_name(s.rc(k)) + " (" +
-                           r.describe() + ")");
+        for (size_t k = 0; k < s.size(); ++k) {
+            const std::string what = tag + ": op " + std::to_string(k) + " returned " + hccl_result_name(s.rc(k)) +
+                                     " (" + r.describe() + ")";
+            // A refused local copy (the stress copies, the snapshots) is the
+            // harness's tool failing, not the write: the run shows nothing.
+            if (s.op(k).kind == HCTS_OP_LOCAL_COPY && s.rc(k) != 0)
+                ev().unsupported("WWN.VIS.1", what + ": a local copy the litmus needs was refused");
+            else
+                ev().check("WWN.VIS.1", s.rc(k) == 0, what);
+        }
         if (w.rank <= 1)
             judge_launch(r, "WWN.VIS.1", tag, ev());
         if (w.rank == receiver) {
             for (uint32_t i = 0; i < n; ++i) {
+                if (s.rc(snap_op[i]) != 0)
+                    continue; // no snapshot was taken (reported above)
                 const auto snap = check_payload(dev.get(w.scratch() + i * 8192ULL, main[i].len), main[i].key,
                                                 "dst (device-stream read right after the wait, under stress)");
                 ++hist[std::string(outcome_name(snap.overall()))];

@@ -105,6 +105,11 @@ int32_t channel_wait_on_thread(const char *api, ThreadHandle thread, ChannelHand
     Target t;
     if (const HcclResult rc = resolve_channel_notify(api, thread, channel, index, t); rc != HCCL_SUCCESS)
         return rc;
+    if (writes_pending_from_other_threads(channel, thread)) {
+        // Mutant ref_channel_half_duplex_wait: the channel taken for half-duplex,
+        // a wait is refused while another thread's write on it is pending.
+        return refuse(t.comm, api, HCCL_E_UNAVAIL, "a write on this channel from another thread is pending");
+    }
     submit(t.thread, [c = t.channel, index, timeout] { return do_channel_wait(c, index, timeout); });
     return HCCL_SUCCESS;
 }

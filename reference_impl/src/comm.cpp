@@ -1,5 +1,7 @@
 #include "comm.h"
 
+#include <hcts/mutant.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -232,6 +234,17 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
                     HREF_LOG_ERROR(rank_, "dropped a malformed notify immediate 0x", std::hex, imm, std::dec,
                                    " from rank ", raw->remote_rank, " (channel has ", raw->notify_num, " notifies)");
                     return;
+                }
+                if (hcts::mutant("ref_notify_channel_keyed_by_peer")) {
+                    // Mutant: a second lookup by (peer, notifyNum) rather than by QP
+                    // also records the notify on the first such channel.
+                    std::lock_guard lock(mutex_);
+                    for (const auto &other : channels_)
+                        if (!other->destroyed && other.get() != raw && other->remote_rank == raw->remote_rank &&
+                            other->notify_num == raw->notify_num) {
+                            other->notifies->record(index);
+                            break;
+                        }
                 }
                 if (!raw->notifies->record(index)) {
                     ++stats_.notify_overruns;

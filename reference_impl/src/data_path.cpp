@@ -2,10 +2,18 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <unordered_map>
+
+#include <hcts/mutant.h>
 
 #include "env.h"
 #include "reduce.h"
+#include "task_queue.h"
 
 namespace hcomm_ref {
 namespace {
@@ -73,7 +81,125 @@ HcclResult through_scratch(ChannelObj &channel, ThreadCore &core, uint64_t count
     return finish(scratch, lkey);
 }
 
+// ---- mutant schemata (selftest/catalogue/ordering.yaml) ---------------------
+// What the mutants below need to know about the channel's previous write with
+// notify, keyed by handle (never reused, so a fresh channel has no history).
+struct PreviousWrite {
+    void *dst = nullptr;
+    const void *src = nullptr;
+    uint64_t len = 0;
+    uint32_t notify = 0;
+};
+std::mutex g_history_mutex;
+std::unordered_map<ChannelHandle, PreviousWrite> g_history;
+std::unordered_map<ChannelHandle, void *> g_staged_dst;
+
+std::optional<PreviousWrite> swap_previous(const ChannelObj &channel, const PreviousWrite &now)
+{
+    std::lock_guard lock(g_history_mutex);
+    auto it = g_history.find(channel.handle);
+    std::optional<PreviousWrite> before;
+    if (it != g_history.end())
+        before = it->second;
+    g_history[channel.handle] = now;
+    return before;
+}
+
+// The notify goes ahead as a zero-length WRITE WITH IMM and the payload follows
+// in a later doorbell, as the mutants that "raise the notify first" do.
+HcclResult notify_then_payload(ChannelObj &channel, void *dst, const void *src, uint64_t len, uint32_t imm)
+{
+    Comm &comm = *channel.comm;
+    const RcLink::Span local{reinterpret_cast<uint64_t>(src), comm.memory_lkey()};
+    const RcLink::Span remote{reinterpret_cast<uint64_t>(dst), channel.peer.rkey};
+    if (const HcclResult rc = channel.link->write(local, remote, 0, imm, comm.closing()); rc != HCCL_SUCCESS)
+        return rc;
+    // Long enough for the receiver to wake and read dst even on a loaded machine.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return channel.link->write(local, remote, len, std::nullopt, comm.closing());
+}
+
+// The legal variants HCOMM_REF_SPLIT_REORDERED and HCOMM_REF_NOTIFY_DELAY_MS: the
+// payload as pieces posted last piece first, each complete before the next, then
+// (after the delay) the notify alone on the same QP. Still only after every byte.
+HcclResult payload_then_notify(ChannelObj &channel, void *dst, const void *src, uint64_t len, uint32_t imm)
+{
+    Comm &comm = *channel.comm;
+    const uint64_t pieces = std::clamp<uint64_t>(env::split_reordered(), 1, len);
+    const uint64_t piece = (len + pieces - 1) / pieces;
+    for (uint64_t p = pieces; p-- > 0;) {
+        const uint64_t off = p * piece;
+        if (off >= len)
+            continue;
+        const RcLink::Span local{reinterpret_cast<uint64_t>(src) + off, comm.memory_lkey()};
+        const RcLink::Span remote{reinterpret_cast<uint64_t>(dst) + off, channel.peer.rkey};
+        if (const HcclResult rc =
+                channel.link->write(local, remote, std::min(piece, len - off), std::nullopt, comm.closing());
+            rc != HCCL_SUCCESS)
+            return rc;
+    }
+    std::this_thread::sleep_for(env::notify_delay());
+    return channel.link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
+                               {reinterpret_cast<uint64_t>(dst), channel.peer.rkey}, 0, imm, comm.closing(),
+                               !env::doorbell_completion());
+}
+
+// Which "notify first" mutant, if any, applies to this write with notify.
+bool notify_goes_first(void *dst, const void *src, uint64_t len, uint32_t notify,
+                       const std::optional<PreviousWrite> &previous)
+{
+    // A source off its 8-byte alignment takes a "slow path" that rings the notify first.
+    if (hcts::mutant("ref_wwn_unaligned_notify_first") && (reinterpret_cast<uint64_t>(src) & 7U) != 0)
+        return true;
+    // A repeat of the previous write (same dst, src and len, up to 128 KiB) on
+    // another index reuses a cached descriptor: only the fresh notify is ordered.
+    if (hcts::mutant("ref_wwn_repeat_fastpath_unordered") && previous && previous->dst == dst && previous->src == src &&
+        previous->len == len && previous->notify != notify && len <= (128U << 10))
+        return true;
+    // Under a deep backlog the worker sorts a doorbell batch notify-first.
+    if (hcts::mutant("ref_wwn_backlog_notify_first") && TaskQueue::current_backlog() >= 32)
+        return true;
+    // Writes above 4 MiB take a "large message" path that rings the notify first.
+    if (hcts::mutant("ref_wwn_large_notify_first") && len > (4U << 20))
+        return true;
+    // Exact multiples of the 128 KiB staging chunk: the "last chunk" test is
+    // true before the first chunk, so the notify rides on it.
+    if (hcts::mutant("ref_wwn_chunk_multiple_notify_first") && len >= (256U << 10) && len % (128U << 10) == 0)
+        return true;
+    return false;
+}
+
 } // namespace
+
+namespace {
+std::mutex g_pending_mutex;
+std::map<std::pair<ChannelHandle, ThreadHandle>, uint64_t> g_pending_writes;
+} // namespace
+
+std::shared_ptr<void> note_pending_write(ChannelHandle channel, ThreadHandle thread)
+{
+    if (!hcts::mutant("ref_channel_half_duplex_wait"))
+        return nullptr;
+    const auto key = std::make_pair(channel, thread);
+    {
+        std::lock_guard lock(g_pending_mutex);
+        ++g_pending_writes[key];
+    }
+    return std::shared_ptr<void>(nullptr, [key](void *) {
+        std::lock_guard lock(g_pending_mutex);
+        if (--g_pending_writes[key] == 0)
+            g_pending_writes.erase(key);
+    });
+}
+
+bool writes_pending_from_other_threads(ChannelHandle channel, ThreadHandle thread)
+{
+    if (!hcts::mutant("ref_channel_half_duplex_wait"))
+        return false;
+    std::lock_guard lock(g_pending_mutex);
+    return std::any_of(g_pending_writes.begin(), g_pending_writes.end(),
+                       [&](const auto &kv) { return kv.first.first == channel && kv.first.second != thread; });
+}
 
 uint32_t default_wait_timeout() { return g_default_timeout.load(); }
 void set_default_wait_timeout(uint32_t value) { g_default_timeout = value; }
@@ -205,9 +331,64 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
     }
     Comm &comm = *channel->comm;
     const std::optional<uint32_t> imm = notify ? std::optional<uint32_t>(kImmNotifyTag | *notify) : std::nullopt;
-    const HcclResult rc =
-        channel->link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
-                             {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, len, imm, comm.closing());
+    const bool with_payload_and_notify = notify && len > 0;
+    const std::optional<PreviousWrite> previous =
+        with_payload_and_notify ? swap_previous(*channel, {dst, src, len, *notify}) : std::nullopt;
+    if (with_payload_and_notify && hcts::mutant("ref_wwn_stale_retry_before_next") && previous) {
+        // A retry list not cleared on completion: the previous write is posted
+        // again ahead of this one, reading its source anew.
+        if (const HcclResult rc = channel->link->write({reinterpret_cast<uint64_t>(previous->src), comm.memory_lkey()},
+                                                       {reinterpret_cast<uint64_t>(previous->dst), channel->peer.rkey},
+                                                       previous->len, std::nullopt, comm.closing());
+            rc != HCCL_SUCCESS)
+            return rc;
+    }
+    if (with_payload_and_notify && hcts::mutant("ref_wwn_staged_dst_shared")) {
+        // The destination is staged in a per-channel slot, not per task: two
+        // threads writing on one channel at once may swap destinations.
+        {
+            std::lock_guard lock(g_history_mutex);
+            g_staged_dst[channel->handle] = dst;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::lock_guard lock(g_history_mutex);
+        dst = g_staged_dst[channel->handle];
+    }
+    if (with_payload_and_notify && hcts::mutant("ref_wwn_len_rounded_up")) {
+        // The DMA granularity: the length rounded up to whole 8-byte words.
+        len = (len + 7) & ~uint64_t{7};
+    }
+    HcclResult rc = HCCL_SUCCESS;
+    if (with_payload_and_notify && notify_goes_first(dst, src, len, *notify, previous)) {
+        rc = notify_then_payload(*channel, dst, src, len, *imm);
+    } else if (with_payload_and_notify && (env::split_reordered() >= 2 || env::notify_delay().count() > 0)) {
+        rc = payload_then_notify(*channel, dst, src, len, *imm);
+    } else {
+        rc = channel->link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
+                                  {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, len, imm, comm.closing(),
+                                  !env::doorbell_completion());
+    }
+    if (rc == HCCL_SUCCESS && with_payload_and_notify && hcts::mutant("ref_wwn_duplicate_notify_same_index") &&
+        previous && previous->notify == *notify && len <= 4096) {
+        // The small-write path's retry list still holds the previous notify on
+        // this index: when its retry timer fires, it is sent once more.
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        rc = channel->link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
+                                  {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, 0, imm, comm.closing());
+    }
+    if (rc == HCCL_SUCCESS && with_payload_and_notify && hcts::mutant("ref_wwn_stale_retry_after_same_dst") &&
+        previous && previous->dst == dst && previous->src != src) {
+        // A retry list not cleared on completion: the previous write to this
+        // destination is posted again behind this one.
+        rc = channel->link->write({reinterpret_cast<uint64_t>(previous->src), comm.memory_lkey()},
+                                  {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, previous->len, std::nullopt,
+                                  comm.closing());
+    }
+    if (rc == HCCL_SUCCESS && with_payload_and_notify && hcts::mutant("ref_wwn_marks_source_sent")) {
+        // The send buffer is marked consumed in place once the write completed.
+        auto *first = static_cast<volatile uint8_t *>(const_cast<void *>(src));
+        *first = static_cast<uint8_t>(*first ^ 0x5aU);
+    }
     if (rc == HCCL_SUCCESS) {
         comm.stats().bytes_written += len;
         if (notify)

@@ -114,4 +114,36 @@ bool counting_notifies()
 
 std::string ib_device_name() { return std::string(get("HCOMM_REF_IB_DEV")); }
 
+namespace {
+// A small whole number knob: 0 when unset; warned and 0 when malformed or above `max`.
+uint64_t small_knob(const char *name, uint64_t max)
+{
+    const std::string_view text = get(name);
+    if (text.empty())
+        return 0;
+    if (const auto value = parse_u64(text); value && *value <= max)
+        return *value;
+    HREF_LOG_WARN(-1, name, "='", text, "' is not a whole number in [0, ", max, "]; ignored");
+    return 0;
+}
+} // namespace
+
+bool doorbell_completion()
+{
+    static const bool on = small_knob("HCOMM_REF_DOORBELL_COMPLETION", 1) != 0;
+    return on;
+}
+
+std::chrono::milliseconds notify_delay()
+{
+    static const uint64_t ms = small_knob("HCOMM_REF_NOTIFY_DELAY_MS", 10000);
+    return std::chrono::milliseconds(ms);
+}
+
+uint32_t split_reordered()
+{
+    static const auto pieces = static_cast<uint32_t>(small_knob("HCOMM_REF_SPLIT_REORDERED", 64));
+    return pieces;
+}
+
 } // namespace hcomm_ref::env

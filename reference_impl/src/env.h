@@ -35,4 +35,16 @@ bool counting_notifies();
 // HCOMM_REF_IB_DEV: name of the verbs device to use (default: the first one).
 std::string ib_device_name();
 
+// Legal variants of the data path (reference_impl/README.md, "Environment"); each
+// read once, off (0) by default.
+// HCOMM_REF_DOORBELL_COMPLETION=1: a write's task ends once its WRs are posted,
+// not when they complete (the vendor's stream moves on at the doorbell).
+bool doorbell_completion();
+// HCOMM_REF_NOTIFY_DELAY_MS=N: the notify of a write with notify is sent N ms
+// after its payload completed.
+std::chrono::milliseconds notify_delay();
+// HCOMM_REF_SPLIT_REORDERED=K (2..64): the payload of a write with notify goes as
+// K pieces posted last piece first, then the notify.
+uint32_t split_reordered();
+
 } // namespace hcomm_ref::env

@@ -1,5 +1,10 @@
 #include "notify.h"
 
+#include <algorithm>
+#include <cstddef>
+
+#include <hcts/mutant.h>
+
 #include "env.h"
 
 namespace hcomm_ref {
@@ -25,7 +30,16 @@ NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> 
                                         const std::atomic<bool> &cancel)
 {
     std::unique_lock lock(mutex_);
-    const auto ready = [&] { return state_.at(index) != 0 || cancel.load(); };
+    // Mutant: a find-first-set over the bits up to `index` instead of bit `index`
+    // itself, so a lower set notify satisfies the wait (which consumes its own).
+    const bool any_lower = hcts::mutant("ref_notify_wait_scans_lower");
+    const auto ready = [&] {
+        if (any_lower && index < state_.size())
+            return std::any_of(state_.begin(), state_.begin() + static_cast<std::ptrdiff_t>(index) + 1,
+                               [](uint8_t v) { return v != 0; }) ||
+                   cancel.load();
+        return state_.at(index) != 0 || cancel.load();
+    };
     if (deadline) {
         if (!changed_.wait_until(lock, *deadline, ready)) {
             return WaitResult::timed_out;
@@ -33,7 +47,7 @@ NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> 
     } else {
         changed_.wait(lock, ready);
     }
-    if (state_[index] == 0) {
+    if (state_[index] == 0 && !(any_lower && !cancel.load())) {
         return WaitResult::cancelled;
     }
     state_[index] = env::counting_notifies() ? static_cast<uint16_t>(state_[index] - 1) : uint16_t{0};

@@ -4,6 +4,19 @@
 
 namespace hcomm_ref {
 
+namespace {
+// The queue whose worker this OS thread is (null on every other thread).
+thread_local const TaskQueue *t_running = nullptr;
+} // namespace
+
+size_t TaskQueue::current_backlog()
+{
+    if (t_running == nullptr)
+        return 0;
+    std::lock_guard lock(t_running->mutex_);
+    return t_running->tasks_.size();
+}
+
 TaskQueue::TaskQueue(int64_t rank, std::string name, ErrorHook on_error)
     : rank_(rank), name_(std::move(name)), on_error_(std::move(on_error))
 {
@@ -47,6 +60,7 @@ HcclResult TaskQueue::error() const
 
 void TaskQueue::run(std::stop_token stop)
 {
+    t_running = this;
     std::unique_lock lock(mutex_);
     for (;;) {
         work_.wait(lock, stop, [&] { return !tasks_.empty(); });

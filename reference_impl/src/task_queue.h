@@ -39,6 +39,8 @@ class TaskQueue {
     // HCCL_SUCCESS or the first task failure.
     HcclResult error() const;
     const std::string &name() const { return name_; }
+    // On a worker, while it runs a task: how many tasks wait behind it (0 elsewhere).
+    static size_t current_backlog();
 
   private:
     void run(std::stop_token stop);

@@ -54,8 +54,10 @@ class RcLink final : public CompletionSink {
     };
     // RDMA WRITE(s) of `len` bytes split at the max write size, then, when `imm` is
     // given, a zero-length WRITE WITH IMM on the same QP. len may be 0 with an imm.
+    // `await_last` false (HCOMM_REF_DOORBELL_COMPLETION): the last chain is only
+    // posted, its completion retires it later (an error then breaks the link).
     HcclResult write(Span local, Span remote, uint64_t len, std::optional<uint32_t> imm,
-                     const std::atomic<bool> &cancel);
+                     const std::atomic<bool> &cancel, bool await_last = true);
     HcclResult read(Span local, Span remote, uint64_t len, const std::atomic<bool> &cancel);
     // Fails every operation in flight (the comm is closing).
     void cancel_all();
@@ -73,14 +75,16 @@ class RcLink final : public CompletionSink {
     // `batch_limit` WRs, each posted and waited for; then, when `imm` is given, a
     // zero-length WRITE WITH IMM in the last chain.
     HcclResult transfer(ibv_wr_opcode opcode, Span local, Span remote, uint64_t len, uint32_t batch_limit,
-                        std::optional<uint32_t> imm, const std::atomic<bool> &cancel);
-    // Posts `wrs` (linked, last one signaled) as one operation and waits for it.
-    HcclResult run(ibv_send_wr *first, uint32_t count, const std::atomic<bool> &cancel);
+                        std::optional<uint32_t> imm, const std::atomic<bool> &cancel, bool await_last = true);
+    // Posts `wrs` (linked, last one signaled) as one operation and waits for it
+    // (only posts it when `await` is false).
+    HcclResult run(ibv_send_wr *first, uint32_t count, const std::atomic<bool> &cancel, bool await = true);
 
     struct Op {
         bool done = false;
         HcclResult status = HCCL_SUCCESS;
         uint32_t slots = 0;
+        bool detached = false; // nobody waits for it: its completion erases it
     };
 
     VerbsDevice &device_;

@@ -1,4 +1,5 @@
-// An IUT without HcommWriteWithNotifyOnThread: every other hcomm symbol (and the
+// An IUT without one hcomm symbol (HcommWriteWithNotifyOnThread for no_wwn, see
+// hcts_iut_without in selftest/CMakeLists.txt): every other hcomm symbol (and the
 // reference extensions the reference adapter needs) is a trampoline into the
 // reference, which this library loads privately, so the symbol is truly absent.
 #include <dlfcn.h>
@@ -36,7 +37,7 @@ __attribute__((constructor)) void load_reference()
     const char *path = HCTS_SHIM_TARGET;
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == nullptr) {
-        std::fprintf(stderr, "hcts no_wwn shim: cannot load the reference '%s': %s\n", path, dlerror());
+        std::fprintf(stderr, "hcts absent-symbol shim: cannot load the reference '%s': %s\n", path, dlerror());
         return;
     }
 #define X(name)                                                                                                        \
