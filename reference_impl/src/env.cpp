@@ -95,4 +95,18 @@ uint64_t max_write_cap()
 
 std::string ib_device_name() { return std::string(get("HCOMM_REF_IB_DEV")); }
 
+bool wwn_refusal_is_ptr()
+{
+    static const bool is_ptr = [] {
+        const std::string_view value = get("HCOMM_REF_WWN_REFUSAL");
+        if (value.empty() || value == "not_support")
+            return false;
+        if (value == "ptr")
+            return true;
+        HREF_LOG_WARN(-1, "HCOMM_REF_WWN_REFUSAL='", value, "' is not not_support or ptr; using not_support");
+        return false;
+    }();
+    return is_ptr;
+}
+
 } // namespace hcomm_ref::env

@@ -30,4 +30,9 @@ uint64_t max_write_cap();
 // HCOMM_REF_IB_DEV: name of the verbs device to use (default: the first one).
 std::string ib_device_name();
 
+// HCOMM_REF_WWN_REFUSAL = not_support (default) | ptr: the code of a refused
+// HcommWriteWithNotifyOnThread where the vendor's path finds no stream for the
+// thread (host side, products without the call). Read once per process.
+bool wwn_refusal_is_ptr();
+
 } // namespace hcomm_ref::env
