@@ -97,6 +97,13 @@ int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, Channe
     // Mutant: channel 0 is looked up like any handle instead of being a NULL handle.
     if (hcts::mutant("ref_channel_zero_para") && channel == 0 && dst != nullptr && src != nullptr && thread != 0)
         return refuse(nullptr, api, HCCL_E_PARA, "channel 0x0 is not a live channel handle");
+    // Mutant: a NULL src is left to the range check (E_PARA, after len) instead of E_PTR.
+    if (hcts::mutant("ref_src_null_left_to_range") && src == nullptr && dst != nullptr) {
+        Target t;
+        if (const HcclResult rc = resolve_operands(api, family, thread, channel, dst, &t, t); rc != HCCL_SUCCESS)
+            return rc;
+        return check_transfer(api, t, dst, src, len, true, notify);
+    }
     Target t;
     if (const HcclResult rc = resolve_operands(api, family, thread, channel, dst, src, t); rc != HCCL_SUCCESS) {
         if (rc == HCCL_E_NOT_SUPPORT && family == Api::write_with_notify && !is_device_side()) {

@@ -108,6 +108,9 @@ int32_t channel_wait_on_thread(const char *api, ThreadHandle thread, ChannelHand
     // Mutant: the wait takes channel 0 for an unknown handle (HCCL_E_PARA), not a NULL one.
     if (hcts::mutant("ref_wait_channel_zero_para") && channel == 0 && thread != 0)
         return refuse(nullptr, api, HCCL_E_PARA, "channel 0x0 is not a live channel handle");
+    // Mutant: the same for thread 0.
+    if (hcts::mutant("ref_wait_thread_zero_para") && thread == 0 && channel != 0)
+        return refuse(nullptr, api, HCCL_E_PARA, "thread 0x0 is not a live thread handle");
     if (hcts::mutant("ref_wait_index_checked_in_task")) {
         // Mutant: the index is checked when the wait runs, so the call itself succeeds.
         if (const HcclResult rc = resolve_handles(api, Api::on_thread, thread, channel, t); rc != HCCL_SUCCESS)
