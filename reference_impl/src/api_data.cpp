@@ -5,6 +5,7 @@
 #include <hcts/mutant.h>
 
 #include "data_path.h"
+#include "env.h"
 #include "hcomm/hcomm_primitives.h"
 #include "reduce.h"
 
@@ -29,9 +30,21 @@ HcclResult check_transfer(const char *api, const Target &t, void *dst, const voi
     if (bytes == 0) {
         return refuse(t.comm, api, HCCL_E_PARA, "len is 0: the reference requires len > 0");
     }
+    // Mutant: a length beyond the whole communication memory refused as out of memory.
+    if (hcts::mutant("ref_len_beyond_memory_e_memory") && bytes > t.comm->memory().size()) {
+        return refuse(t.comm, api, HCCL_E_MEMORY, "len ", bytes, " exceeds the communication memory");
+    }
     if (notify) {
-        if (const HcclResult rc = check_notify_index(api, t, *notify); rc != HCCL_SUCCESS)
-            return rc;
+        if (hcts::mutant("ref_index_signed_compare")) {
+            // Mutant: the bound compared as int32_t, so UINT32_MAX (-1) passes.
+            if (static_cast<int32_t>(*notify) >= static_cast<int32_t>(t.channel->notify_num)) {
+                return refuse(t.comm, api, HCCL_E_PARA, "notify index ", static_cast<int32_t>(*notify),
+                              " is outside the channel's notifies");
+            }
+        } else if (const HcclResult rc = check_notify_index(api, t, *notify); rc != HCCL_SUCCESS) {
+            // Mutant: the refusal reported as the vendor's unchecked index access ends, an internal error.
+            return hcts::mutant("ref_index_refused_as_internal") ? HCCL_E_INTERNAL : rc;
+        }
     }
     if (write) {
         if (const HcclResult rc = check_local(api, t, src, bytes, "src"); rc != HCCL_SUCCESS)
@@ -43,15 +56,73 @@ HcclResult check_transfer(const char *api, const Target &t, void *dst, const voi
     return check_remote(api, t, src, bytes, "src");
 }
 
+// Mutant ref_host_refusal_after_submit: a host-side call refused as unsupported
+// has already queued its write (the support rule runs after the enqueue).
+void host_refusal_after_submit(const char *api, ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
+                               uint64_t len, std::optional<uint32_t> notify)
+{
+    Target t{registry::thread(thread), registry::channel(channel), nullptr};
+    if (!t.thread || !t.channel)
+        return;
+    t.comm = t.thread->comm;
+    if (check_transfer(api, t, dst, src, len, true, notify) == HCCL_SUCCESS)
+        submit(t.thread, [c = t.channel, dst, src, len, notify] { return do_write(c, dst, src, len, notify); });
+}
+
+// The mutants of a transfer refused by check_transfer that still leave a trace.
+void refused_transfer_mutants(const char *api, const Target &t, void *dst, const void *src, uint64_t len,
+                              std::optional<uint32_t> notify)
+{
+    if (!notify)
+        return;
+    // Mutant: the index is checked only after the payload was queued (ranges checked first).
+    if (hcts::mutant("ref_index_checked_after_payload") && *notify >= t.channel->notify_num &&
+        check_local(api, t, src, len, "src") == HCCL_SUCCESS && check_remote(api, t, dst, len, "dst") == HCCL_SUCCESS)
+        submit(t.thread, [c = t.channel, dst, src, len] { return do_write(c, dst, src, len, std::nullopt); });
+    // Mutant: the notify is staged before the overflow check refuses the length.
+    if (hcts::mutant("ref_overflow_refusal_raises_notify") && (wraps(dst, len) || wraps(src, len)) &&
+        *notify < t.channel->notify_num) {
+        submit(t.thread, [c = t.channel, index = *notify] {
+            return do_write(c, reinterpret_cast<void *>(c->peer.addr), c->comm->memory().base(), 0, index);
+        });
+    }
+}
+
 int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, ChannelHandle channel, void *dst,
                         const void *src, uint64_t len, std::optional<uint32_t> notify)
 {
+    // Mutant: the length is judged before the pointers (E_PARA where the vendor's order gives E_PTR).
+    if (hcts::mutant("ref_len_zero_checked_first") && len == 0)
+        return refuse(nullptr, api, HCCL_E_PARA, "len is 0: the reference requires len > 0");
+    // Mutant: channel 0 is looked up like any handle instead of being a NULL handle.
+    if (hcts::mutant("ref_channel_zero_para") && channel == 0 && dst != nullptr && src != nullptr && thread != 0)
+        return refuse(nullptr, api, HCCL_E_PARA, "channel 0x0 is not a live channel handle");
+    // Mutant: a NULL src is left to the range check (E_PARA, after len) instead of E_PTR.
+    if (hcts::mutant("ref_src_null_left_to_range") && src == nullptr && dst != nullptr) {
+        Target t;
+        if (const HcclResult rc = resolve_operands(api, family, thread, channel, dst, &t, t); rc != HCCL_SUCCESS)
+            return rc;
+        return check_transfer(api, t, dst, src, len, true, notify);
+    }
     Target t;
     if (const HcclResult rc = resolve_operands(api, family, thread, channel, dst, src, t); rc != HCCL_SUCCESS) {
+        if (rc == HCCL_E_NOT_SUPPORT && family == Api::write_with_notify && !is_device_side()) {
+            // Mutant: a host-side call is treated as a bad thread argument, not as unsupported.
+            if (hcts::mutant("ref_host_refusal_para"))
+                return HCCL_E_PARA;
+            if (hcts::mutant("ref_host_refusal_after_submit"))
+                host_refusal_after_submit(api, thread, channel, dst, src, len, notify);
+        }
+        // The vendor's path finds no stream for such a thread and returns HCCL_E_PTR
+        // (api §9.1 step 5, §9.4); HCOMM_REF_WWN_REFUSAL=ptr gives that code.
+        if (rc == HCCL_E_NOT_SUPPORT && family == Api::write_with_notify && env::wwn_refusal_is_ptr())
+            return HCCL_E_PTR;
         return rc;
     }
-    if (const HcclResult rc = check_transfer(api, t, dst, src, len, true, notify); rc != HCCL_SUCCESS)
+    if (const HcclResult rc = check_transfer(api, t, dst, src, len, true, notify); rc != HCCL_SUCCESS) {
+        refused_transfer_mutants(api, t, dst, src, len, notify);
         return rc;
+    }
     submit(t.thread, [c = t.channel, dst, src, len, notify, pending = note_pending_write(channel, thread)] {
         return do_write(c, dst, src, len, notify);
     });

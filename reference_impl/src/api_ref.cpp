@@ -2,6 +2,8 @@
 // launch, the product profile, counters and a notify peek for watchdogs.
 #include <cstring>
 
+#include <hcts/mutant.h>
+
 #include "data_path.h"
 #include "hcomm_ref/hcomm_ref.h"
 
@@ -21,8 +23,11 @@ HCOMM_EXPORT HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn,
         return refuse(live, api, HCCL_E_NOT_SUPPORT, "a device program cannot launch another");
     }
     const auto start = Clock::now();
+    // Mutant: timeoutMs ignored, the launch waits for its tasks without a deadline.
     const std::optional<Deadline> deadline =
-        timeoutMs == 0 ? std::nullopt : std::optional<Deadline>(start + std::chrono::milliseconds(timeoutMs));
+        timeoutMs == 0 || hcts::mutant("ref_launch_deadline_ignored")
+            ? std::nullopt
+            : std::optional<Deadline>(start + std::chrono::milliseconds(timeoutMs));
     LaunchRecord record;
     record.comm = live;
     uint32_t returned = 0;
@@ -40,13 +45,19 @@ HCOMM_EXPORT HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn,
     // was skipped after an earlier failure) before the launch completes.
     bool timed_out = false;
     for (const auto &queue : record.touched) {
+        // Mutant: the launch returns at the doorbell, before the program's tasks ran.
+        if (hcts::mutant("ref_launch_skips_task_wait"))
+            break;
         if (!queue->wait_done(queue->enqueued(), deadline)) {
             timed_out = true;
             break;
         }
     }
     int32_t task_error = HCCL_SUCCESS;
+    // Mutant: the tasks' failures are not reported in taskError.
     for (const auto &queue : record.touched) {
+        if (hcts::mutant("ref_launch_task_error_dropped"))
+            break;
         if (const HcclResult rc = queue->error(); rc != HCCL_SUCCESS) {
             task_error = rc;
             break;

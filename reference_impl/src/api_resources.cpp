@@ -1,5 +1,7 @@
 // Resources of a communicator: memory, threads, engine contexts, channels.
 #include <cstring>
+
+#include <hcts/mutant.h>
 #include <optional>
 #include <set>
 
@@ -35,7 +37,9 @@ HcclResult add_threads(const char *api, Comm *comm, uint32_t count, ThreadHandle
                       " threads already acquired exceeds the reference's ", kMaxThreadsPerComm, " per comm");
     }
     for (uint32_t i = 0; i < count; ++i) {
-        threads[i] = registry::add_thread(make(i));
+        // Mutant: one thread made and its handle copied into every slot of the batch.
+        threads[i] =
+            hcts::mutant("ref_thread_acquire_same_handle") && i > 0 ? threads[0] : registry::add_thread(make(i));
     }
     return HCCL_SUCCESS;
 }
@@ -352,7 +356,13 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, con
             return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: protocol ",
                           static_cast<int>(d.channelProtocol), " is not a CommProtocol (0..9); set channelProtocol");
         }
-        if (d.notifyNum > kMaxNotifyPerChannel) {
+        // Mutant: the bound is the notify bank's capacity (128), not the API's 64.
+        if (d.notifyNum >
+            (hcts::mutant("ref_notify_num_limit_128") ? 2 * kMaxNotifyPerChannel : kMaxNotifyPerChannel)) {
+            // Mutant: the limit reported as a resource shortage, not as a bad parameter.
+            if (hcts::mutant("ref_notify_num_limit_unavail"))
+                return refuse(live, api, HCCL_E_UNAVAIL, "channelDescs[", i, "]: no room for ", d.notifyNum,
+                              " notifies");
             return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: notifyNum ", d.notifyNum, " exceeds 64");
         }
         if (d.remoteRank >= live->size() || d.remoteRank == live->rank()) {

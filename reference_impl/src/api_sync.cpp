@@ -4,6 +4,8 @@
 #include <condition_variable>
 #include <map>
 
+#include <hcts/mutant.h>
+
 #include "data_path.h"
 #include "env.h"
 #include "hcomm/hcomm_primitives.h"
@@ -103,6 +105,21 @@ int32_t channel_wait_on_thread(const char *api, ThreadHandle thread, ChannelHand
                                uint32_t timeout)
 {
     Target t;
+    // Mutant: the wait takes channel 0 for an unknown handle (HCCL_E_PARA), not a NULL one.
+    if (hcts::mutant("ref_wait_channel_zero_para") && channel == 0 && thread != 0)
+        return refuse(nullptr, api, HCCL_E_PARA, "channel 0x0 is not a live channel handle");
+    // Mutant: the same for thread 0.
+    if (hcts::mutant("ref_wait_thread_zero_para") && thread == 0 && channel != 0)
+        return refuse(nullptr, api, HCCL_E_PARA, "thread 0x0 is not a live thread handle");
+    if (hcts::mutant("ref_wait_index_checked_in_task")) {
+        // Mutant: the index is checked when the wait runs, so the call itself succeeds.
+        if (const HcclResult rc = resolve_handles(api, Api::on_thread, thread, channel, t); rc != HCCL_SUCCESS)
+            return rc;
+        submit(t.thread, [c = t.channel, index, timeout] {
+            return index >= c->notify_num ? HCCL_E_PARA : do_channel_wait(c, index, timeout);
+        });
+        return HCCL_SUCCESS;
+    }
     if (const HcclResult rc = resolve_channel_notify(api, thread, channel, index, t); rc != HCCL_SUCCESS)
         return rc;
     if (writes_pending_from_other_threads(channel, thread)) {
@@ -190,7 +207,9 @@ HcclResult no_task_cache(const char *api, bool null_args)
 
 HcclResult check_timeout_value(const char *api, float timeOut, uint32_t &seconds)
 {
-    if (std::isnan(timeOut) || timeOut < 0.0F || static_cast<double>(timeOut) > static_cast<double>(UINT32_MAX)) {
+    // Mutant: the sign judged on the integer part, so -0.5 passes as 0.
+    const float judged = hcts::mutant("ref_timeout_sign_truncated") ? std::trunc(timeOut) : timeOut;
+    if (std::isnan(timeOut) || judged < 0.0F || static_cast<double>(timeOut) > static_cast<double>(UINT32_MAX)) {
         return refuse(nullptr, api, HCCL_E_PARA, "timeOut ", timeOut, " must be a number in [0, 4294967295]");
     }
     seconds = static_cast<uint32_t>(timeOut); // the integer part, as the vendor does
@@ -352,7 +371,9 @@ HCOMM_EXPORT int32_t HcommSetNotifyWaitTimeOut(float timeOut)
     if (const HcclResult rc = check_timeout_value("HcommSetNotifyWaitTimeOut", timeOut, value); rc != HCCL_SUCCESS) {
         return rc;
     }
-    set_default_wait_timeout(value);
+    // Mutant: the setter checks its argument but the default is never changed.
+    if (!hcts::mutant("ref_set_wait_timeout_ignored"))
+        set_default_wait_timeout(value);
     return HCCL_SUCCESS;
 }
 

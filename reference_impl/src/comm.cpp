@@ -2,6 +2,7 @@
 
 #include <hcts/mutant.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstring>
 
@@ -223,8 +224,9 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
         c->engine = engine;
         c->protocol = d.channelProtocol;
         c->remote_rank = d.remoteRank;
-        c->notify_num = d.notifyNum;
-        c->notifies = std::make_unique<NotifyBank>(d.notifyNum);
+        // Mutant: the bank sized to a power of two rounding down (bit_floor, not bit_ceil).
+        c->notify_num = hcts::mutant("ref_notify_num_bit_floor") ? std::bit_floor(d.notifyNum) : d.notifyNum;
+        c->notifies = std::make_unique<NotifyBank>(c->notify_num);
         ChannelObj *raw = c.get();
         c->link = RcLink::create(
             *device_,
@@ -354,7 +356,9 @@ HcclResult Comm::destroy_channel(ChannelHandle handle)
     if (!channel) {
         return HCCL_E_NOT_FOUND;
     }
-    registry::remove_channel(handle);
+    // Mutant: the destroyed channel's handle stays in the table (a stale handle resolves).
+    if (!hcts::mutant("ref_destroyed_channel_stays_registered"))
+        registry::remove_channel(handle);
     channel->destroyed = true;
     channel->notifies->wake_all();
     channel->link->cancel_all();

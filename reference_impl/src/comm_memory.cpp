@@ -1,5 +1,7 @@
 #include "comm_memory.h"
 
+#include <hcts/mutant.h>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -15,6 +17,9 @@ bool range_inside(uint64_t addr, uint64_t len, uint64_t base, uint64_t size)
         return false;
     }
     const uint64_t offset = addr - base;
+    // Mutant: the end compared inclusively, one byte past the memory accepted.
+    if (hcts::mutant("ref_range_one_past_end"))
+        return offset < size && len <= size - offset + 1;
     return offset < size && len <= size - offset;
 }
 

@@ -1,5 +1,7 @@
 #include "data_path.h"
 
+#include <hcts/mutant.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -47,8 +49,9 @@ HcclResult check_handle(const char *api, Api family, const std::shared_ptr<Obj> 
                       " from the ", side_name(), " side", on_engine);
     }
     if (!obj) {
-        return refuse(nullptr, api, HCCL_E_PARA, kind, " 0x", std::hex, handle, std::dec, " is not a live ", kind,
-                      " handle");
+        // Mutant: a handle missing from the table reported as not found, not as a bad parameter.
+        return refuse(nullptr, api, hcts::mutant("ref_unknown_handle_not_found") ? HCCL_E_NOT_FOUND : HCCL_E_PARA, kind,
+                      " 0x", std::hex, handle, std::dec, " is not a live ", kind, " handle");
     }
     return HCCL_SUCCESS;
 }
@@ -208,6 +211,14 @@ HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::option
                    Target &target)
 {
     auto t = registry::thread(thread);
+    // Mutant: the call's engine is the channel's (as the vendor's device path sees it), the thread's is ignored.
+    const bool engine_from_channel = hcts::mutant("ref_engine_from_channel") && t && channel;
+    if (engine_from_channel) {
+        if (auto c = registry::channel(*channel); c && check_support(family, c->engine) == HCCL_SUCCESS) {
+            target = Target{t, c, t->comm};
+            return HCCL_SUCCESS;
+        }
+    }
     if (const HcclResult rc = check_handle(api, family, t, thread, "thread"); rc != HCCL_SUCCESS)
         return rc;
     LaunchRecord *launch = current_launch();
@@ -280,9 +291,10 @@ HcclResult check_remote(const char *api, const Target &t, const void *addr, uint
 {
     const PeerMemory &peer = t.channel->peer;
     if (!range_inside(reinterpret_cast<uint64_t>(addr), len, peer.addr, peer.size)) {
-        return refuse(t.comm, api, HCCL_E_PARA, what, " [", addr, ", +", len, ") is not inside rank ",
-                      t.channel->remote_rank, "'s communication memory [0x", std::hex, peer.addr, std::dec, ", +",
-                      peer.size, ")");
+        // Mutant: a peer range outside its memory ends as the vendor's transport exception does.
+        return refuse(t.comm, api, hcts::mutant("ref_remote_range_internal") ? HCCL_E_INTERNAL : HCCL_E_PARA, what,
+                      " [", addr, ", +", len, ") is not inside rank ", t.channel->remote_rank,
+                      "'s communication memory [0x", std::hex, peer.addr, std::dec, ", +", peer.size, ")");
     }
     return HCCL_SUCCESS;
 }
@@ -478,7 +490,8 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
     case NotifyBank::WaitResult::timed_out:
         HREF_LOG_ERROR(comm.rank(), "wait on notify ", index, " of the channel to rank ", channel->remote_rank,
                        " timed out after ", timeout, env::timeout_unit_is_ms() ? " ms" : " s");
-        return HCCL_E_TIMEOUT;
+        // Mutant: the expiry is logged but the wait reports success, as if the notify had come.
+        return hcts::mutant("ref_wait_timeout_reported_success") ? HCCL_SUCCESS : HCCL_E_TIMEOUT;
     case NotifyBank::WaitResult::cancelled: break;
     }
     return HCCL_E_INTERNAL;

@@ -146,4 +146,18 @@ uint32_t split_reordered()
     return pieces;
 }
 
+bool wwn_refusal_is_ptr()
+{
+    static const bool is_ptr = [] {
+        const std::string_view value = get("HCOMM_REF_WWN_REFUSAL");
+        if (value.empty() || value == "not_support")
+            return false;
+        if (value == "ptr")
+            return true;
+        HREF_LOG_WARN(-1, "HCOMM_REF_WWN_REFUSAL='", value, "' is not not_support or ptr; using not_support");
+        return false;
+    }();
+    return is_ptr;
+}
+
 } // namespace hcomm_ref::env

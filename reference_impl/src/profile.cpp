@@ -1,5 +1,7 @@
 #include "profile.h"
 
+#include <hcts/mutant.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -80,7 +82,11 @@ HcclResult check_support(Api api, CommEngine engine)
     const Profile &p = profile();
     bool ok = false;
     switch (api) {
-    case Api::write_with_notify: ok = p.ascend950 && is_device_side() && engine == COMM_ENGINE_AICPU_TS; break;
+    case Api::write_with_notify:
+        // Mutant: support inferred from an AICPU_TS engine in the row, not from the row's generation.
+        ok = (hcts::mutant("ref_wwn_support_from_aicpu_ts") ? profile_has_engine(COMM_ENGINE_AICPU_TS) : p.ascend950) &&
+             is_device_side() && engine == COMM_ENGINE_AICPU_TS;
+        break;
     case Api::nbi:
         ok = p.ascend950 && !is_device_side() && engine == COMM_ENGINE_CPU && profile_has_engine(engine);
         break;
