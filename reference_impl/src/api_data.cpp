@@ -50,7 +50,7 @@ int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, Channe
     }
     if (const HcclResult rc = check_transfer(api, t, dst, src, len, true, notify); rc != HCCL_SUCCESS)
         return rc;
-    submit(t.thread, [c = t.channel, dst, src, len, notify, pending = note_pending_write(channel, thread)] {
+    submit(t.thread, [c = t.channel, dst, src, len, notify, pending = note_pending_write(channel, thread, len)] {
         return do_write(c, dst, src, len, notify);
     });
     return HCCL_SUCCESS;
