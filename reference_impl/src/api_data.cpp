@@ -123,7 +123,7 @@ int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, Channe
         refused_transfer_mutants(api, t, dst, src, len, notify);
         return rc;
     }
-    submit(t.thread, [c = t.channel, dst, src, len, notify, pending = note_pending_write(channel, thread)] {
+    submit(t.thread, [c = t.channel, dst, src, len, notify, pending = note_pending_write(channel, thread, len)] {
         return do_write(c, dst, src, len, notify);
     });
     return HCCL_SUCCESS;

@@ -159,6 +159,14 @@ bool notify_goes_first(void *dst, const void *src, uint64_t len, uint32_t notify
     if (hcts::mutant("ref_wwn_repeat_fastpath_unordered") && previous && previous->dst == dst && previous->src == src &&
         previous->len == len && previous->notify != notify && len <= (128U << 10))
         return true;
+    // An unaligned source of more than two 4 KiB pages is bounced through a
+    // staging path that rings the notify before the bounced payload.
+    if (hcts::mutant("ref_wwn_unaligned_multipage_notify_first") && (reinterpret_cast<uint64_t>(src) & 7U) != 0 &&
+        len > 8192)
+        return true;
+    // Under a deep backlog, writes of 16 KiB or more are batched notify-first.
+    if (hcts::mutant("ref_wwn_backlog_large_notify_first") && TaskQueue::current_backlog() >= 32 && len >= (16U << 10))
+        return true;
     // Under a deep backlog the worker sorts a doorbell batch notify-first.
     if (hcts::mutant("ref_wwn_backlog_notify_first") && TaskQueue::current_backlog() >= 32)
         return true;
@@ -179,9 +187,12 @@ std::mutex g_pending_mutex;
 std::map<std::pair<ChannelHandle, ThreadHandle>, uint64_t> g_pending_writes;
 } // namespace
 
-std::shared_ptr<void> note_pending_write(ChannelHandle channel, ThreadHandle thread)
+std::shared_ptr<void> note_pending_write(ChannelHandle channel, ThreadHandle thread, uint64_t len)
 {
-    if (!hcts::mutant("ref_channel_half_duplex_wait"))
+    // ref_channel_half_duplex_wait counts every write; the _large form only writes
+    // of 64 KiB or more (a large write holds the channel's duplex lock).
+    if (!hcts::mutant("ref_channel_half_duplex_wait") &&
+        !(hcts::mutant("ref_channel_half_duplex_large_wait") && len >= (64U << 10)))
         return nullptr;
     const auto key = std::make_pair(channel, thread);
     {
@@ -197,7 +208,7 @@ std::shared_ptr<void> note_pending_write(ChannelHandle channel, ThreadHandle thr
 
 bool writes_pending_from_other_threads(ChannelHandle channel, ThreadHandle thread)
 {
-    if (!hcts::mutant("ref_channel_half_duplex_wait"))
+    if (!hcts::mutant("ref_channel_half_duplex_wait") && !hcts::mutant("ref_channel_half_duplex_large_wait"))
         return false;
     std::lock_guard lock(g_pending_mutex);
     return std::any_of(g_pending_writes.begin(), g_pending_writes.end(),

@@ -51,10 +51,10 @@ HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore
                           uint64_t count, HcommDataType type, HcommReduceOp op);
 HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout);
 
-// Mutant ref_channel_half_duplex_wait only (off: a null token, false): writes
+// Mutants ref_channel_half_duplex_[large_]wait only (off: a null token, false): writes
 // pending on a channel per thread, counted from the call until the task is run
 // or dropped (the token dies with the task).
-std::shared_ptr<void> note_pending_write(ChannelHandle channel, ThreadHandle thread);
+std::shared_ptr<void> note_pending_write(ChannelHandle channel, ThreadHandle thread, uint64_t len);
 bool writes_pending_from_other_threads(ChannelHandle channel, ThreadHandle thread);
 
 // Default wait timeout (HcommSetNotifyWaitTimeOut), in the configured unit.
