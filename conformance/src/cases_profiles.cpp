@@ -9,16 +9,24 @@ namespace {
 StampKey key_for(uint32_t iteration, int sender) { return {6, iteration, static_cast<uint32_t>(sender)}; }
 
 // Records launch trouble of a profile case's program under `clause`; true when
-// the run can be counted as an observation.
-bool counted(const LaunchResult &r, const std::string &clause, const std::string &what, Evidence &ev)
+// the run can be counted as an observation: the launch went through and every op
+// of `s` returned 0 (a refused wait or a skipped snapshot shows nothing).
+bool counted(const LaunchResult &r, const Script &s, const std::string &clause, const std::string &what, Evidence &ev)
 {
-    if (r.trouble() == Trouble::None)
-        return true;
-    if (r.trouble() == Trouble::Missing)
+    if (r.trouble() == Trouble::Missing) {
         ev.unsupported(clause, what + ": a call the script needs is absent");
-    else
+        return false;
+    }
+    if (r.trouble() != Trouble::None) {
         ev.error(clause, what + " did not complete, so it shows nothing about the profile: " + r.describe());
-    return false;
+        return false;
+    }
+    if (const auto i = s.first_failure()) {
+        ev.error(clause, what + ": op " + std::to_string(*i) + " returned " + hccl_result_name(s.rc(*i)) +
+                             ", so the run shows nothing about the profile");
+        return false;
+    }
+    return true;
 }
 
 } // namespace
@@ -42,9 +50,10 @@ HCTS_CASE(Profiles, BinaryOrCountingNotify, clauses("WWN.PRF.1"), needs(Feature:
     const WaitOutcome second = wait_expecting_timeout(c, 1, w.channel_to(0), 24);
     if (w.rank != 1)
         return;
-    if (first.trouble() == Trouble::Iut || (first.trouble() == Trouble::None && s.rc(0) != 0))
+    // Only a wait that ran out of time says "no notify"; a refused one says nothing (ERROR below).
+    if (first.trouble() == Trouble::Iut || (first.trouble() == Trouble::None && s.rc(0) == HCCL_E_TIMEOUT))
         ev().profile("WWN.PRF.1", "no-notify", "two writes did not satisfy even one wait: " + first.describe());
-    else if (counted(first, "WWN.PRF.1", "the first wait", ev())) {
+    else if (counted(first, s, "WWN.PRF.1", "the first wait", ev())) {
         if (second.end == WaitEnd::Unknown)
             ev().error("WWN.PRF.1", "the second wait neither completed nor timed out cleanly: " + second.detail);
         else
@@ -121,7 +130,7 @@ HCTS_CASE(Profiles, CrossChannelOrdering, clauses("WWN.PRF.4"),
             s.wait(w.threads[1], w.channel_to(0), 26, w.ok_timeout());
         }
         const LaunchResult r = c.run(s);
-        if (w.rank == 1 && counted(r, "WWN.PRF.4", "the receiver's program", ev())) {
+        if (w.rank == 1 && counted(r, s, "WWN.PRF.4", "the receiver's program", ev())) {
             ++observed;
             reordered += !check_payload(dev.get(w.scratch(), alen), ka).ok();
         }
@@ -160,7 +169,7 @@ HCTS_CASE(Profiles, PlainWriteCumulativity, clauses("WWN.PRF.5"),
             s.copy(w.threads[1], w.scratch(), w.inbox(0) + boff, blen).only_if_previous_ok();
         }
         const LaunchResult r = c.run(s);
-        if (w.rank == 1 && counted(r, "WWN.PRF.5", "the receiver's program", ev())) {
+        if (w.rank == 1 && counted(r, s, "WWN.PRF.5", "the receiver's program", ev())) {
             ++observed;
             stale += !check_payload(dev.get(w.scratch(), blen), key_for(50 + rep, 0)).ok();
         }

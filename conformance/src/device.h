@@ -53,6 +53,15 @@ class Script {
     bool empty() const { return block_->op_count == 0; }
     const hcts_op &op(size_t i) const { return block_->ops[i]; }
     int32_t rc(size_t i) const { return block_->ops[i].rc; }
+    // The first op that did not return 0 (refused, failed or skipped), if any:
+    // a run with one shows nothing about a profile or litmus outcome.
+    std::optional<size_t> first_failure() const
+    {
+        for (size_t i = 0; i < size(); ++i)
+            if (rc(i) != 0)
+                return i;
+        return std::nullopt;
+    }
     hcts_prog_ops_v2 &block() { return *block_; }
 
   private:

@@ -36,9 +36,15 @@ void run_chain(const Ctx &c, const std::string &clause, const std::string &id, c
         Script s;
         chain.script(w, s);
         const LaunchResult r = c.run(s);
-        if (w.rank <= chain.owner)
+        const auto refused = s.first_failure();
+        if (w.rank <= chain.owner) {
             judge_launch(r, clause, "rank " + std::to_string(w.rank) + "'s part", c.ev);
-        if (w.rank == chain.owner && r.ok())
+            if (r.ok() && refused)
+                c.ev.error(clause, "rank " + std::to_string(w.rank) + "'s op " + std::to_string(*refused) +
+                                       " returned " + hccl_result_name(s.rc(*refused)) +
+                                       ", so the run shows nothing about cumulativity");
+        }
+        if (w.rank == chain.owner && r.ok() && !refused)
             ++hist[std::string(outcome_name(check_payload(w.device().get(w.scratch(), chain.dlen), key).overall()))];
         mpi::phase_barrier(id + ": checked");
     }

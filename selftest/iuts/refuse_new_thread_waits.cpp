@@ -5,20 +5,30 @@
 // other call forwards to the reference. A suite must not read a refused wait as
 // "the wait did not complete": that would pass the notify-isolation clauses on
 // an implementation that never showed it.
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 
 #include "shim_common.h"
 
 namespace {
-constexpr size_t kAllowedThreads = 2;
+// HCTS_IUT_ALLOWED_THREADS=N changes how many threads keep working waits (default
+// 2, the world's); 0 refuses waits on every thread.
+size_t allowed_threads()
+{
+    static const size_t n = [] {
+        const char *v = std::getenv("HCTS_IUT_ALLOWED_THREADS");
+        return v != nullptr && *v != '\0' ? std::strtoul(v, nullptr, 10) : 2ul;
+    }();
+    return n;
+}
 std::mutex g_mutex;
-std::vector<ThreadHandle> g_allowed; // the first kAllowedThreads handles acquired
+std::vector<ThreadHandle> g_allowed; // the first allowed_threads() handles acquired
 
 void note_acquired(const ThreadHandle *threads, uint32_t n)
 {
     std::lock_guard lock(g_mutex);
-    for (uint32_t i = 0; i < n && g_allowed.size() < kAllowedThreads; ++i)
+    for (uint32_t i = 0; i < n && g_allowed.size() < allowed_threads(); ++i)
         g_allowed.push_back(threads[i]);
 }
 

@@ -11,14 +11,34 @@
 #include <stdexcept>
 
 namespace hcts::selftest {
+
+std::string legal_gate(const Entry &e)
+{
+    if (e.gate_given)
+        return e.gate;
+    return e.iut == "reference" ? "strict" : "default";
+}
 namespace {
 
 const std::vector<std::string> kKinds{"wrong", "legal", "profile", "mutant"};
 const std::vector<std::string> kAreas{"bounds",     "ordering", "notify",    "timeouts",
                                       "validation", "products", "lifecycle", "transport"};
-const std::vector<std::string> kKeys{
-    "id",      "kind", "area",  "what",       "iut",      "env", "fails", "gate", "not_supported_ok", "not_supported",
-    "profile", "np",   "cases", "observable", "killed_by"};
+const std::vector<std::string> kKeys{"id",
+                                     "kind",
+                                     "area",
+                                     "what",
+                                     "iut",
+                                     "env",
+                                     "fails",
+                                     "gate",
+                                     "not_supported_ok",
+                                     "not_supported",
+                                     "errors",
+                                     "profile",
+                                     "np",
+                                     "cases",
+                                     "observable",
+                                     "killed_by"};
 
 std::string list(const std::vector<std::string> &v)
 {
@@ -158,6 +178,7 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
         }
         if (n["fails"])
             e.fails = clause_list(n, "fails", r, name, clauses);
+        e.gate_given = static_cast<bool>(n["gate"]);
         e.gate = scalar(n, "gate", r, name).value_or("default");
         if (e.gate != "default" && e.gate != "strict")
             r.at(n["gate"], name + ": gate is '" + e.gate + "'; allowed: default, strict");
@@ -173,6 +194,7 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
                 e.not_supported = clause_list(n, "not_supported", r, name, clauses);
             }
         }
+        e.errors = clause_list(n, "errors", r, name, clauses);
         if (const auto p = n["profile"]) {
             if (!p.IsMap() || !p["clause"] || !p["outcome"])
                 r.at(p, name + ": profile must be {clause: <PROFILE clause>, outcome: <one of its allowed outcomes>}");
@@ -219,11 +241,14 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
             if (!e.fails)
                 r.at(n, name + ": a wrong entry needs 'fails' (the clauses it breaks; [] with not_supported for an IUT "
                                "without the call)");
-            else if (e.fails->empty() && !e.not_supported_all && e.not_supported.empty())
-                r.at(n["fails"], name + ": fails is empty; a wrong entry must break a clause or declare not_supported");
+            else if (e.fails->empty() && !e.not_supported_all && e.not_supported.empty() && e.errors.empty())
+                r.at(n["fails"], name + ": fails is empty; a wrong entry must break a clause or declare "
+                                        "not_supported or errors");
         }
-        if (e.kind != "wrong" && e.kind != "mutant")
+        if (e.kind != "wrong" && e.kind != "mutant") {
             forbid("fails", "only wrong and mutant entries break clauses");
+            forbid("errors", "only wrong and mutant entries declare clauses the suite cannot judge");
+        }
         if (e.kind == "profile") {
             if (!e.profile)
                 r.at(n, name + ": a profile entry needs profile: {clause, outcome}");

@@ -22,12 +22,16 @@ struct Entry {
     std::map<std::string, std::string> env;
     std::optional<std::vector<std::string>> fails; // wrong (required), mutant (optional)
     std::string gate = "default";                  // the gate that must fail (wrong) or pass (legal)
+    bool gate_given = false;                       // `gate` written in the entry (legal: overrides the rule)
     std::vector<std::string> not_supported_ok;     // clauses that may be NOT_SUPPORTED
     // Clauses that must be NOT_SUPPORTED. `not_supported: all` (an IUT without the
     // call): every clause is NOT_SUPPORTED unless it does not need the call (then
     // PASS or PROFILE), none is worse, and at least one is NOT_SUPPORTED.
     std::vector<std::string> not_supported;
     bool not_supported_all = false;
+    // Clauses that must be ERROR: the suite could not judge them with this IUT (a
+    // refused wait proves nothing) and says so instead of a PASS. Never a kill.
+    std::vector<std::string> errors;
     std::optional<ProfileExpectation> profile;
     int np = 2;
     std::string cases;                  // profile: a gtest filter
@@ -53,6 +57,10 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
 
 // Problems of the entries together: duplicate ids.
 void check_unique(const std::vector<Entry> &entries, std::vector<std::string> &problems);
+
+// The gate a legal entry must pass: its `gate` when written, else strict for the
+// reference with a knob (it claims the reference's checks) and default for a shim.
+std::string legal_gate(const Entry &e);
 
 // The shared object of an entry's IUT, given the build directory.
 std::string iut_path(const Entry &e, const std::string &build_dir);

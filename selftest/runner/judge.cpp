@@ -118,9 +118,16 @@ Judgement judge(const Entry &e, const RunOutcome &run)
                     (it == seen.end() ? id + " does not appear in the results" : describe(id, it->second)) +
                     "; expected NOT_SUPPORTED");
         }
+        for (const auto &id : e.errors) {
+            const auto it = seen.find(id);
+            if (it == seen.end() || it->second.verdict != "ERROR")
+                j.problems.push_back(
+                    (it == seen.end() ? id + " does not appear in the results" : describe(id, it->second)) +
+                    "; expected ERROR (the suite cannot judge it with this IUT)");
+        }
         std::size_t not_supported = 0;
         for (const auto &[id, c] : seen) {
-            if (contains(fails, id) || contains(e.not_supported, id))
+            if (contains(fails, id) || contains(e.not_supported, id) || contains(e.errors, id))
                 continue;
             const auto &v = c.verdict;
             not_supported += v == "NOT_SUPPORTED";
@@ -151,18 +158,18 @@ Judgement judge(const Entry &e, const RunOutcome &run)
     }
     if (e.kind == "legal") {
         // The reference with a knob claims its stricter checks; a shim gates by default (see main.cpp).
-        const std::string legal_gate = e.iut == "reference" ? "strict" : "default";
+        const std::string gate = legal_gate(e);
         if (j.gate != "pass") {
             std::string worse;
             for (const auto &[id, c] : seen)
                 if (c.verdict != "PASS" && c.verdict != "PROFILE" &&
                     !(c.verdict == "NOT_SUPPORTED" && (contains(e.not_supported_ok, id) || id == "WWN.LIT.13")))
                     worse += (worse.empty() ? "" : "; ") + describe(id, c);
-            j.problems.push_back("the " + legal_gate + " gate is '" + j.gate + "'; a legal variant must pass it" +
+            j.problems.push_back("the " + gate + " gate is '" + j.gate + "'; a legal variant must pass it" +
                                  (worse.empty() ? "" : ": " + worse));
         }
         j.ok = j.problems.empty();
-        j.verdict = j.ok ? "passes the " + legal_gate + " gate" : "REJECTED";
+        j.verdict = j.ok ? "passes the " + gate + " gate" : "REJECTED";
         return j;
     }
     if (e.kind == "profile") {

@@ -119,6 +119,25 @@ TEST(Judge, ErrorIsNeverAKill)
     EXPECT_NE(m.problems.at(0).find("without evidence"), std::string::npos) << m.problems[0];
 }
 
+TEST(Judge, DeclaredErrorsMustBeErrorAndAreNoKill)
+{
+    auto e = wrong({"A.1"});
+    e.errors = {"A.2"};
+    auto v = with(all_pass, "A.1", "FAIL");
+    v["A.2"] = "ERROR";
+    EXPECT_TRUE(judge(e, finished(results(v, "fail"))).ok);
+    v["A.2"] = "PASS"; // the suite judged what it was told it could not: not as declared
+    const auto j = judge(e, finished(results(v, "fail")));
+    EXPECT_FALSE(j.ok);
+    EXPECT_NE(j.problems.at(0).find("expected ERROR"), std::string::npos) << j.problems[0];
+    // An entry whose only declared outcome is ERROR is a valid wrong entry.
+    std::vector<std::string> problems;
+    parse("schema: hcts-selftest-catalogue\nschema_version: 1\nentries:\n"
+          "  - {id: e1, kind: wrong, area: notify, what: w, fails: [], errors: [A.1]}\n",
+          problems);
+    EXPECT_TRUE(problems.empty()) << problems.at(0);
+}
+
 TEST(Judge, WrongMustFailItsGate)
 {
     const auto j = judge(wrong({"S.1"}), finished(results(with(all_pass, "S.1", "FAIL"), "pass")));
