@@ -39,22 +39,33 @@ void run_chain(const Ctx &c, const std::string &clause, const std::string &id, c
         const auto refused = s.first_failure();
         if (w.rank <= chain.owner) {
             judge_launch(r, clause, "rank " + std::to_string(w.rank) + "'s part", c.ev);
-            if (r.ok() && refused)
-                c.ev.error(clause, "rank " + std::to_string(w.rank) + "'s op " + std::to_string(*refused) +
-                                       " returned " + hccl_result_name(s.rc(*refused)) +
-                                       ", so the run shows nothing about cumulativity");
+            if (r.ok() && refused) {
+                const std::string why = "rank " + std::to_string(w.rank) + "'s op " + std::to_string(*refused) +
+                                        " returned " + hccl_result_name(s.rc(*refused)) +
+                                        ", so the run shows nothing about cumulativity";
+                // Unsupported here (the wait or the snapshot copy): no observation, not harness trouble.
+                if (s.rc(*refused) == HCCL_E_NOT_SUPPORT)
+                    c.ev.unsupported(clause, why);
+                else
+                    c.ev.error(clause, why);
+            }
         }
         if (w.rank == chain.owner && r.ok() && !refused)
             ++hist[std::string(outcome_name(check_payload(w.device().get(w.scratch(), chain.dlen), key).overall()))];
         mpi::phase_barrier(id + ": checked");
     }
     const Histogram sum = sum_on_root(hist);
-    if (w.rank == 0) {
+    uint64_t observed = 0;
+    for (const auto &[k, n] : sum)
+        observed += n;
+    // No run observed D (waits or snapshots refused): the owner recorded why; no outcome to report.
+    if (w.rank == 0 && observed > 0) {
         uint64_t weak = 0;
         for (const auto &k : weak_outcomes())
             weak += sum.at(k);
         c.ev.profile(clause, weak != 0 ? "not-cumulative" : "cumulative",
-                     std::to_string(weak) + " of " + std::to_string(reps) + " runs read D incomplete right after the " +
+                     std::to_string(weak) + " of " + std::to_string(observed) +
+                         " runs read D incomplete right after the " +
                          (id == "L5" ? "wait for the notify" : "chain's last wait"));
     }
     record_litmus(c, id, shape, hist, weak_outcomes(), Row::P);
