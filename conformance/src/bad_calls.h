@@ -21,15 +21,18 @@ enum class Fault {
     ThreadZero,
     ForeignChannel, // a handle no acquisition returned
     ForeignThread,
-    SrcUnregistered, // ordinary host memory
-    SrcPastLocalEnd, // running past the end of local communication memory
-    DstPastPeerEnd,  // running past the end of the peer's
-    DstBeforePeer,   // before the peer's communication memory
-    LenNearMax,      // len UINT64_MAX - 7: dst + len overflows
-    LenHalfRange,    // len 2^63
-    IdxAtNotifyNum,  // remoteNotifyIdx = the channel's notifyNum (World::kNotifyNum)
-    DstNullIdxMax,   // check order: a null dst decides before the index
-    SrcNullLenZero,  // check order: a null src decides before len 0
+    StaleChannel,           // a channel acquired and destroyed (with_fault's stale_channel)
+    SrcUnregistered,        // ordinary host memory
+    SrcPastLocalEnd,        // running past the end of local communication memory
+    DstPastPeerEnd,         // running past the end of the peer's
+    SrcOneByteOverLocalEnd, // ending exactly one byte past the end of local communication memory
+    DstOneByteOverPeerEnd,  // ending exactly one byte past the end of the peer's
+    DstBeforePeer,          // before the peer's communication memory
+    LenNearMax,             // len UINT64_MAX - 7: dst + len overflows
+    LenHalfRange,           // len 2^63
+    IdxAtNotifyNum,         // remoteNotifyIdx = the channel's notifyNum (World::kNotifyNum)
+    DstNullIdxMax,          // check order: a null dst decides before the index
+    SrcNullLenZero,         // check order: a null src decides before len 0
     ThreadZeroLenZero,
 };
 
@@ -44,7 +47,9 @@ struct WwnCall {
 
 std::string_view fault_name(Fault f);
 // `valid` with `f` applied, as rank `sender` of `w` would make it towards
-// `receiver`; `host_memory` is ordinary memory for SrcUnregistered.
-WwnCall with_fault(const World &w, int receiver, WwnCall valid, Fault f, std::span<std::byte> host_memory);
+// `receiver`; `host_memory` is ordinary memory for SrcUnregistered, `stale_channel`
+// a destroyed channel's handle for StaleChannel.
+WwnCall with_fault(const World &w, int receiver, WwnCall valid, Fault f, std::span<std::byte> host_memory,
+                   ChannelHandle stale_channel = 0);
 
 } // namespace hcts

@@ -105,9 +105,12 @@ HCTS_CASE(Index, OutOfRangeRejected, clauses("WWN.IDX.2", "WWN.IDX.3", "WWN.IDX.
 HCTS_CASE(Index, AcquireAbove64Rejected, clauses("WWN.IDX.4"), needs())
 {
     const World &w = world();
+    // On the alternate protocol: the world's live default channel holds the key
+    // (engine, peer, protocol) with notifyNum 64, so an IUT that checks channel
+    // reuse first would refuse 65 for the mismatch and the bound would go unjudged.
     for (uint32_t n : {65U, 100U, 1000U}) {
         HcclResult rc = HCCL_SUCCESS;
-        const auto got = w.acquire_channels(n, rc);
+        const auto got = w.acquire_channels(n, rc, true);
         ev().check("WWN.IDX.4", rc == HCCL_E_PARA,
                    "HcclChannelAcquire with notifyNum " + std::to_string(n) + " returned " + hccl_result_name(rc) +
                        ", expected HCCL_E_PARA");
