@@ -27,7 +27,7 @@ if(TARGET hcomm)
     COMMAND ${run} ${CMAKE_BINARY_DIR}/bin ${out}/reference $<TARGET_FILE:hcomm> 0 reference ${l13_ok})
   set_property(TEST conformance.reference APPEND PROPERTY ENVIRONMENT "RUN_SUITE_ARGS=--gate strict")
   # The wrong IUTs' runs are catalogue entries now (selftest/catalogue/shims.yaml),
-  # run and judged by hcts-selftest (ctest selftest.shims).
+  # run and judged by hcts-selftest (ctest selftest.wrong).
   set(selftests conformance.reference)
   set_tests_properties(${selftests} PROPERTIES TIMEOUT 300 LABELS "conformance;mpi" RUN_SERIAL TRUE)
   hcts_use_softverbs(TEST ${selftests})
