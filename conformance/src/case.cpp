@@ -41,6 +41,11 @@ std::string unmet(Feature f, const Suite &s)
         return api.HcommLocalCopyOnThread ? "" : lacks("HcommLocalCopyOnThread") + " (device-stream snapshots)";
     case Feature::ChannelFence: return api.HcommChannelFenceOnThread ? "" : lacks("HcommChannelFenceOnThread");
     case Feature::ChannelDestroy: return api.HcclChannelDestroy ? "" : lacks("HcclChannelDestroy");
+    case Feature::DefaultTimeoutWait:
+        return api.HcommChannelNotifyWaitOnThreadWithDefaultTimeout
+                   ? ""
+                   : lacks("HcommChannelNotifyWaitOnThreadWithDefaultTimeout");
+    case Feature::SetWaitTimeout: return api.HcommSetNotifyWaitTimeOut ? "" : lacks("HcommSetNotifyWaitTimeOut");
     case Feature::ProductRow: return {};
     case Feature::ThreeRanks:
         return s.world->size >= 3
@@ -63,6 +68,8 @@ std::string_view feature_name(Feature f)
     case Feature::LocalCopy: return "LocalCopy";
     case Feature::ChannelFence: return "ChannelFence";
     case Feature::ChannelDestroy: return "ChannelDestroy";
+    case Feature::DefaultTimeoutWait: return "DefaultTimeoutWait";
+    case Feature::SetWaitTimeout: return "SetWaitTimeout";
     case Feature::ThreeRanks: return "ThreeRanks";
     case Feature::ProductRow: return "ProductRow";
     }

@@ -32,15 +32,17 @@ class Catalogue;
 // What a case may need from the IUT, its product and the run. Every device op a
 // case issues must be covered by a declared feature (Device::run enforces it).
 enum class Feature {
-    WriteWithNotify, // HcommWriteWithNotifyOnThread, on a product whose table row has it
-    NotifyWait,      // HcommChannelNotifyWaitOnThread
-    NotifyRecord,    // HcommChannelNotifyRecordOnThread
-    Write,           // HcommWriteOnThread
-    Read,            // HcommReadOnThread
-    LocalCopy,       // HcommLocalCopyOnThread (device-stream snapshots and delays)
-    ChannelFence,    // HcommChannelFenceOnThread
-    ChannelDestroy,  // HcclChannelDestroy (channels with other parameters)
-    ThreeRanks,      // a world of at least 3 ranks
+    WriteWithNotify,    // HcommWriteWithNotifyOnThread, on a product whose table row has it
+    NotifyWait,         // HcommChannelNotifyWaitOnThread
+    NotifyRecord,       // HcommChannelNotifyRecordOnThread
+    Write,              // HcommWriteOnThread
+    Read,               // HcommReadOnThread
+    LocalCopy,          // HcommLocalCopyOnThread (device-stream snapshots and delays)
+    ChannelFence,       // HcommChannelFenceOnThread
+    ChannelDestroy,     // HcclChannelDestroy (channels with other parameters)
+    DefaultTimeoutWait, // HcommChannelNotifyWaitOnThreadWithDefaultTimeout
+    SetWaitTimeout,     // HcommSetNotifyWaitTimeOut (the default of the waits above)
+    ThreeRanks,         // a world of at least 3 ranks
     // Judges the product table itself: may issue HcommWriteWithNotifyOnThread on
     // any product (that is what it checks), so it is never NOT_SUPPORTED for it.
     ProductRow,

@@ -28,5 +28,7 @@ HCTS_SUITE(Index);
 HCTS_SUITE(DeviceOnly);
 HCTS_SUITE(Errors);
 HCTS_SUITE(Profiles);
+HCTS_SUITE(Timeouts);
+HCTS_SUITE(Threads);
 HCTS_SUITE(Litmus);
 } // namespace hcts

@@ -25,6 +25,8 @@ Feature feature_of(uint32_t kind)
     case HCTS_OP_WAIT: return Feature::NotifyWait;
     case HCTS_OP_LOCAL_COPY: return Feature::LocalCopy;
     case HCTS_OP_FENCE: return Feature::ChannelFence;
+    case HCTS_OP_WAIT_DEFAULT: return Feature::DefaultTimeoutWait;
+    case HCTS_OP_SET_WAIT_TIMEOUT: return Feature::SetWaitTimeout;
     default: throw std::logic_error("hcts: op kind " + std::to_string(kind) + " has no feature");
     }
 }
@@ -90,6 +92,16 @@ Script &Script::copy(ThreadHandle t, void *dst, const void *src, uint64_t len)
 Script &Script::fence(ThreadHandle t, ChannelHandle c)
 {
     return add({HCTS_OP_FENCE, 0, t, c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::wait_default(ThreadHandle t, ChannelHandle c, uint32_t idx)
+{
+    return add({HCTS_OP_WAIT_DEFAULT, idx, t, c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::set_wait_timeout(float seconds)
+{
+    uint32_t bits = 0;
+    std::memcpy(&bits, &seconds, sizeof bits);
+    return add({HCTS_OP_SET_WAIT_TIMEOUT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, bits});
 }
 Script &Script::only_if_previous_ok()
 {

@@ -46,6 +46,10 @@ class Script {
     Script &wait(ThreadHandle t, ChannelHandle c, uint32_t idx, uint32_t timeout);
     Script &copy(ThreadHandle t, void *dst, const void *src, uint64_t len);
     Script &fence(ThreadHandle t, ChannelHandle c);
+    // HcommChannelNotifyWaitOnThreadWithDefaultTimeout: waits for the default set below.
+    Script &wait_default(ThreadHandle t, ChannelHandle c, uint32_t idx);
+    // HcommSetNotifyWaitTimeOut(seconds): the default of the *WithDefaultTimeout waits.
+    Script &set_wait_timeout(float seconds);
     // The op just added runs only if the one before it returned 0
     // (e.g. a snapshot copy behind a wait).
     Script &only_if_previous_ok();

@@ -48,7 +48,11 @@ typedef enum {
     HCTS_OP_WAIT = 4,       /* HcommChannelNotifyWaitOnThread(thread, channel, idx, timeout) */
     HCTS_OP_LOCAL_COPY = 5, /* HcommLocalCopyOnThread(thread, dst, src, len): e.g. a device-stream snapshot */
     HCTS_OP_FENCE = 6,      /* HcommChannelFenceOnThread(thread, channel) */
-    HCTS_OP_READ = 7        /* HcommReadOnThread(thread, channel, dst (local), src (remote), len) */
+    HCTS_OP_READ = 7,       /* HcommReadOnThread(thread, channel, dst (local), src (remote), len) */
+    /* Added without a new block version (the block is unchanged): a program that
+     * predates them reports HCTS_OP_RC_UNKNOWN_KIND. */
+    HCTS_OP_WAIT_DEFAULT = 8,    /* HcommChannelNotifyWaitOnThreadWithDefaultTimeout(thread, channel, idx) */
+    HCTS_OP_SET_WAIT_TIMEOUT = 9 /* HcommSetNotifyWaitTimeOut(timeOut): the float's bits in the low 32 of aux */
 } hcts_op_kind;
 
 enum { HCTS_OP_F_IF_PREV_OK = 1U };

@@ -1,6 +1,7 @@
 /* The generic device program: a scripted sequence of hcomm calls. Every case is
  * expressed as one such script per rank, so a device port compiles one kernel. */
 #include <stddef.h>
+#include <string.h>
 
 #include "hcomm/hcomm_primitives.h"
 #include "hcts_programs.h"
@@ -13,8 +14,18 @@
 #pragma weak HcommChannelNotifyWaitOnThread
 #pragma weak HcommLocalCopyOnThread
 #pragma weak HcommChannelFenceOnThread
+#pragma weak HcommChannelNotifyWaitOnThreadWithDefaultTimeout
+#pragma weak HcommSetNotifyWaitTimeOut
 
 #define CALL_OR_MISSING(fn, ...) ((fn) == NULL ? HCTS_OP_RC_MISSING : (fn)(__VA_ARGS__))
+
+static float float_of_aux(uint64_t aux)
+{
+    const uint32_t bits = (uint32_t)aux;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
 
 static int32_t issue(const hcts_op *op)
 {
@@ -30,6 +41,9 @@ static int32_t issue(const hcts_op *op)
         return CALL_OR_MISSING(HcommChannelNotifyWaitOnThread, op->thread, op->channel, op->idx, op->timeout);
     case HCTS_OP_LOCAL_COPY: return CALL_OR_MISSING(HcommLocalCopyOnThread, op->thread, dst, src, op->len);
     case HCTS_OP_FENCE: return CALL_OR_MISSING(HcommChannelFenceOnThread, op->thread, op->channel);
+    case HCTS_OP_WAIT_DEFAULT:
+        return CALL_OR_MISSING(HcommChannelNotifyWaitOnThreadWithDefaultTimeout, op->thread, op->channel, op->idx);
+    case HCTS_OP_SET_WAIT_TIMEOUT: return CALL_OR_MISSING(HcommSetNotifyWaitTimeOut, float_of_aux(op->aux));
     default: return HCTS_OP_RC_UNKNOWN_KIND;
     }
 }
