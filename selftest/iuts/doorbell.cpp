@@ -22,7 +22,7 @@
 #include <mutex>
 #include <vector>
 
-#include "shim_common.h"
+#include "notify_num_tracker.h"
 
 namespace {
 
@@ -37,8 +37,6 @@ struct Op {
 };
 
 HcclComm g_comm = nullptr;
-std::mutex g_mu;
-std::map<ChannelHandle, uint32_t> g_notify_num;
 // Held transfers of the device program running on this OS thread, per hcomm thread.
 thread_local std::map<ThreadHandle, Op> t_held;
 thread_local bool t_in_program = false;
@@ -118,9 +116,8 @@ bool acceptable(const Op &op)
         !inside(op.dst, op.len, rb, rs))
         return false;
     if (op.notify) {
-        std::lock_guard lock(g_mu);
-        auto it = g_notify_num.find(op.channel);
-        if (it == g_notify_num.end() || op.idx >= it->second)
+        const uint32_t bound = channel_notify_num(op.channel);
+        if (bound == 0 || op.idx >= bound)
             return false;
     }
     return fence(op.thread, op.channel) == 0;
@@ -172,19 +169,6 @@ HCTS_SHIM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t n, const HcclRootInfo 
     const HcclResult rc = fn(n, root, rank, comm);
     if (rc == HCCL_SUCCESS)
         g_comm = *comm;
-    return rc;
-}
-
-HCTS_SHIM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, const HcclChannelDesc *descs,
-                                               uint32_t n, ChannelHandle *channels)
-{
-    static const auto fn = real<decltype(&HcclChannelAcquire)>("HcclChannelAcquire");
-    const HcclResult rc = fn(comm, engine, descs, n, channels);
-    if (rc == HCCL_SUCCESS) {
-        std::lock_guard lock(g_mu);
-        for (uint32_t i = 0; i < n; ++i)
-            g_notify_num[channels[i]] = descs[i].notifyNum;
-    }
     return rc;
 }
 
