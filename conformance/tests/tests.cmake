@@ -10,6 +10,12 @@ target_include_directories(conformance.checks PRIVATE ${CMAKE_CURRENT_SOURCE_DIR
 # Acceptance 2: every clause has a case and every case names existing clauses.
 add_test(NAME conformance.catalogue COMMAND hcts-conformance --check-catalogue)
 set_tests_properties(conformance.catalogue PROPERTIES TIMEOUT 30 LABELS conformance)
+# ... and the check can fail: a catalogue naming a function the headers do not
+# declare is refused (non-zero exit, the function named).
+add_test(NAME conformance.catalogue_rejects
+  COMMAND sh -c "out=$($0 --check-catalogue --clauses $1 2>&1) && exit 1; printf '%s\\n' \"$out\" | grep -F \"names function 'HcommNoSuchCall'\""
+    $<TARGET_FILE:hcts-conformance> ${CMAKE_CURRENT_SOURCE_DIR}/tests/data/one_clause.yaml)
+set_tests_properties(conformance.catalogue_rejects PROPERTIES TIMEOUT 30 LABELS conformance)
 
 # The reference passes its own (strict) gate. The suite's proof that it can fail
 # (wrong IUTs, mutants) is selftest/'s hcts-selftest. Needs the reference.

@@ -62,6 +62,7 @@ Catalogue Catalogue::parse(std::string_view yaml_text, std::string_view origin)
         c.area = field("area");
         c.allowed = strings(n["allowed"]);
         c.hazard = strings(n["hazard"]);
+        c.functions = strings(n["functions"]);
         if (c.kind != "MUST" && c.kind != "PROFILE" && c.kind != "STRICT")
             throw std::runtime_error(path + ":" + std::to_string(line) + ": clause '" + c.id + "' has kind '" + c.kind +
                                      "'; allowed: MUST, PROFILE, STRICT");

@@ -227,6 +227,7 @@ void ResultsWriter::write()
                                {"kind", cl.kind},
                                {"area", cl.area},
                                {"source", cl.source},
+                               {"functions", cl.functions},
                                {"verdict", nullptr},
                                {"reason", nullptr},
                                {"cases", it->second},

@@ -150,6 +150,18 @@ TEST(Render, RunWithFailuresShowsEvidence)
                     {"<testcase classname=\"hcts.property\" name=\"NotifyIndexModel\"", "<failure type=\"HAZARD\""});
 }
 
+TEST(Render, FunctionCoverageTable)
+{
+    // Function x clause x verdict, from the clauses' `functions`; a document without them has no table.
+    const auto r = render({"failures.json"});
+    expect_contains(r.md, {"Coverage by function (2 functions)", "| `HcclChannelAcquire` | `WWN.IDX.1` PASS |",
+                           "| `HcommWriteWithNotifyOnThread` | `WWN.IDX.1` PASS `WWN.IDX.2` FAIL |"});
+    expect_contains(r.html, {"id=\"functions-0\"", "<code>HcclChannelAcquire</code>", "href=\"#r0-WWN.IDX.2\""});
+    const auto plain = render({"pass.json"});
+    expect_lacks(plain.md, {"Coverage by function"});
+    expect_lacks(plain.html, {"id=\"functions-0\""});
+}
+
 TEST(Render, TimeoutIsAnErrorWithDiagnostics)
 {
     const auto r = render({"timeout.json"});

@@ -194,6 +194,29 @@ void clause_table(std::ostringstream &o, const Run &run, std::size_t r)
     o << "</tbody></table>";
 }
 
+// Function x clause x verdict: which clauses judge each exported function.
+void function_table(std::ostringstream &o, const Run &run, std::size_t r)
+{
+    const auto rows = function_coverage(run.doc);
+    if (rows.empty())
+        return;
+    o << "<details class=\"coverage\" id=\"functions-" << r
+      << "\"><summary><h3>Coverage by function <span "
+         "class=\"muted\">("
+      << rows.size()
+      << " functions)</span></h3></summary><table class=\"sortable functions\"><thead><tr><th>Function</th><th "
+         "class=\"num\">Clauses</th><th>Clauses and verdicts</th></tr></thead><tbody>";
+    for (const auto &row : rows) {
+        o << "<tr><td><code>" << html_escape(row.function) << "</code></td><td class=\"num\">" << row.clauses.size()
+          << "</td><td>";
+        for (const auto &[id, verdict] : row.clauses)
+            o << "<a href=\"#r" << r << "-" << html_escape(id) << "\"><code>" << html_escape(id) << "</code></a> "
+              << badge(verdict) << " ";
+        o << "</td></tr>";
+    }
+    o << "</tbody></table></details>";
+}
+
 // A part of a run's section that is left out when it has nothing to show:
 // `head`, what `piece` writes for each entry (possibly nothing), `tail`.
 template <class Piece>
@@ -412,6 +435,7 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r)
     o << "</div>";
     if (!clauses.empty() || props.empty())
         clause_table(o, run, r);
+    function_table(o, run, r);
     optional_part(o, clauses, kProfilesHead, profile_row, "</tbody></table>");
     optional_part(o, array_at(run.doc, "litmus"), kLitmusHead, litmus_figure, "</div>");
     optional_part(o, props, kPropertiesHead, property_row, "</tbody></table>");

@@ -94,6 +94,17 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading)
             o << "\n… and " << attention.size() - kMaxListed << " more in the HTML report.\n";
         o << "\n";
     }
+    if (const auto rows = function_coverage(run.doc); !rows.empty()) {
+        o << "<details><summary>Coverage by function (" << rows.size()
+          << " functions)</summary>\n\n| Function | Clauses and verdicts |\n|---|---|\n";
+        for (const auto &row : rows) {
+            o << "| `" << md_escape(row.function) << "` |";
+            for (const auto &[id, verdict] : row.clauses)
+                o << " `" << md_escape(id) << "` " << verdict;
+            o << " |\n";
+        }
+        o << "\n</details>\n\n";
+    }
     std::size_t waived = 0;
     for (const auto &cl : array_at(run.doc, "clauses"))
         waived += field(cl, "verdict") == "WAIVED";

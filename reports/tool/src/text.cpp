@@ -102,6 +102,21 @@ const nlohmann::json &array_at(const nlohmann::json &obj, std::string_view key)
     return member_of_kind(obj, key, &nlohmann::json::is_array, empty);
 }
 
+std::vector<FunctionCoverage> function_coverage(const nlohmann::json &doc)
+{
+    std::map<std::string, FunctionCoverage> by_name;
+    for (const auto &cl : array_at(doc, "clauses"))
+        for (const auto &f : array_at(cl, "functions")) {
+            auto &row = by_name[text_of(f)];
+            row.function = text_of(f);
+            row.clauses.emplace_back(field(cl, "id"), field(cl, "verdict", "NOT RUN"));
+        }
+    std::vector<FunctionCoverage> out;
+    for (auto &[name, row] : by_name)
+        out.push_back(std::move(row));
+    return out;
+}
+
 const nlohmann::json *deciding_case(const nlohmann::json &doc, const nlohmann::json &clause)
 {
     const auto verdict = field(clause, "verdict");

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,15 @@ const nlohmann::json *deciding_case(const nlohmann::json &doc, const nlohmann::j
 std::string clause_reason(const nlohmann::json &doc, const nlohmann::json &clause);
 // The waiver that made a clause WAIVED or XPASS: its own, else its deciding case's.
 const nlohmann::json &clause_waiver(const nlohmann::json &doc, const nlohmann::json &clause);
+
+// The coverage table: for each function some clause names (field `functions`),
+// the clauses naming it with their verdicts ("NOT RUN" when undecided), by
+// function name, clauses in document order.
+struct FunctionCoverage {
+    std::string function;
+    std::vector<std::pair<std::string, std::string>> clauses; // clause id, verdict
+};
+std::vector<FunctionCoverage> function_coverage(const nlohmann::json &doc);
 
 // Why a run's gate fails, one short phrase per reason (empty when it passes),
 // following the rule in reports/schema/README.md.

@@ -11,8 +11,9 @@ namespace hcts {
 
 struct Clause {
     std::string id, title, statement, source, kind, area;
-    std::vector<std::string> allowed; // PROFILE: the allowed observations
-    std::vector<std::string> hazard;  // PROFILE: observations reported as HAZARD
+    std::vector<std::string> allowed;   // PROFILE: the allowed observations
+    std::vector<std::string> hazard;    // PROFILE: observations reported as HAZARD
+    std::vector<std::string> functions; // the exported API functions the clause judges
 };
 
 class Catalogue {
