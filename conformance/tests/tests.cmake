@@ -101,3 +101,6 @@ if(TARGET hcomm)
     TIMEOUT 600 LABELS "conformance;mpi" RUN_SERIAL TRUE)
   set_tests_properties(conformance.reference.cluster PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+
+# Sanitizer options for the MPI runs above (leak checks off under asan: Open MPI).
+hcts_mpi_test_env()

@@ -1,11 +1,4 @@
-# For the asan preset: Open MPI keeps allocations past MPI_Finalize in components it
-# has unloaded by then, so LeakSanitizer reports them with stacks ending in
-# "<unknown module>" that no suppression can match. MPI programs therefore run
-# without leak detection; every other ASan/UBSan check stays on.
-# For the tsan preset: Open MPI's own reports are suppressed (tsan-openmpi.supp).
-set(HCTS_MPI_TEST_ENV "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1"
-    "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tests/tsan-openmpi.supp"
-    CACHE INTERNAL "sanitizer options for tests that run MPI programs")
+# HCTS_MPI_TEST_ENV (cmake/HctsTesting.cmake): the sanitizer options of tests that run MPI.
 
 add_executable(hcts_mpi_selftest tests/selftest.cpp)
 target_link_libraries(hcts_mpi_selftest PRIVATE hcts::mpi_harness hcts::warnings)
