@@ -43,6 +43,16 @@ Catalogue Catalogue::parse(std::string_view yaml_text, std::string_view origin)
     if (!root["clauses"] || !root["clauses"].IsSequence())
         throw std::runtime_error(path + ": no 'clauses' list at the top level");
     Catalogue cat;
+    if (!root["catalogue_version"] || !root["catalogue_version"].IsScalar())
+        throw std::runtime_error(path + ": no 'catalogue_version' at the top level (a whole number >= 1)");
+    try {
+        cat.version_ = root["catalogue_version"].as<int>();
+    } catch (const YAML::Exception &) {
+        cat.version_ = 0;
+    }
+    if (cat.version_ < 1)
+        throw std::runtime_error(path + ": catalogue_version '" + root["catalogue_version"].as<std::string>() +
+                                 "'; allowed: a whole number >= 1");
     std::set<std::string> seen;
     for (const auto &n : root["clauses"]) {
         Clause c;

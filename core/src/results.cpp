@@ -234,6 +234,7 @@ void ResultsWriter::write()
                                {"profile", nullptr}});
         }
         doc_["clauses"] = std::move(clauses);
+        doc_["run"]["catalogue_version"] = catalogue_->version();
     }
     doc_["summary"] = {{"not_run", not_run}};
     expectations::summarize(doc_);

@@ -14,7 +14,8 @@ using nlohmann::json;
 
 namespace {
 
-const char *kCatalogue = R"(clauses:
+const char *kCatalogue = R"(catalogue_version: 1
+clauses:
   - {id: A.1, title: t, statement: s, source: src, kind: MUST, area: a}
   - {id: A.2, title: t, statement: s, source: src, kind: STRICT, area: a}
   - {id: A.3, title: t, statement: s, source: src, kind: PROFILE, area: a, allowed: [x, y]}
@@ -67,6 +68,25 @@ TEST_F(Writer, DerivesClausesFromCasesAndGatesOnlyACompleteRun)
     EXPECT_EQ(d["clauses"][0]["verdict"], "PASS");
     EXPECT_EQ(d["clauses"][0]["cases"], json::array({"S.One"}));
     EXPECT_EQ(d["run"]["suite_version"], suite_version());
+    EXPECT_EQ(d["run"]["catalogue_version"], 1);
+}
+
+TEST(Catalogue, NeedsAVersionAndKeepsTheFunctionsOfEachClause)
+{
+    const auto c = Catalogue::parse("catalogue_version: 3\nclauses:\n  - {id: A.1, title: t, statement: s, source: x, "
+                                    "kind: MUST, area: a, functions: [HcommWriteOnThread, HcommReadOnThread]}\n",
+                                    "versioned");
+    EXPECT_EQ(c.version(), 3);
+    EXPECT_EQ(c.clauses().at(0).functions, (std::vector<std::string>{"HcommWriteOnThread", "HcommReadOnThread"}));
+    for (const char *bad :
+         {"clauses: []\n", "catalogue_version: 0\nclauses: []\n", "catalogue_version: two\nclauses: []\n"}) {
+        try {
+            (void)Catalogue::parse(bad, "unversioned");
+            ADD_FAILURE() << "accepted: " << bad;
+        } catch (const std::runtime_error &e) {
+            EXPECT_NE(std::string(e.what()).find("catalogue_version"), std::string::npos) << e.what();
+        }
+    }
 }
 
 TEST_F(Writer, AnAbortedRunFailsTheGate)

@@ -14,6 +14,7 @@ namespace {
 const hcts::Catalogue &clauses()
 {
     static const hcts::Catalogue c = hcts::Catalogue::parse(R"(
+catalogue_version: 1
 clauses:
   - {id: A.1, title: t, statement: s, source: x, kind: MUST, area: a}
   - {id: A.2, title: t, statement: s, source: x, kind: MUST, area: a}

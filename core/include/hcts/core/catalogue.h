@@ -24,9 +24,13 @@ class Catalogue {
     static Catalogue parse(std::string_view yaml_text, std::string_view origin);
     const std::vector<Clause> &clauses() const { return clauses_; }
     const Clause *find(std::string_view id) const;
+    // `catalogue_version`: raised whenever a clause is added or its meaning changes
+    // (CHANGELOG.md), so a vendor's waivers name the catalogue they were written for.
+    int version() const { return version_; }
 
   private:
     std::vector<Clause> clauses_;
+    int version_ = 0;
 };
 
 } // namespace hcts
