@@ -47,6 +47,42 @@ std::string unmet(Feature f, const Suite &s)
                    : lacks("HcommChannelNotifyWaitOnThreadWithDefaultTimeout");
     case Feature::SetWaitTimeout: return api.HcommSetNotifyWaitTimeOut ? "" : lacks("HcommSetNotifyWaitTimeOut");
     case Feature::ProductRow: return {};
+    case Feature::ThreadNotify:
+        return !api.HcommThreadNotifyRecordOnThread ? lacks("HcommThreadNotifyRecordOnThread")
+               : !api.HcommThreadNotifyWaitOnThread ? lacks("HcommThreadNotifyWaitOnThread")
+                                                    : "";
+    case Feature::ThreadDefaultWait:
+        return api.HcommThreadNotifyWaitOnThreadWithDefaultTimeout
+                   ? ""
+                   : lacks("HcommThreadNotifyWaitOnThreadWithDefaultTimeout");
+    case Feature::AclrtNotify:
+        return !api.HcommAclrtNotifyRecordOnThread ? lacks("HcommAclrtNotifyRecordOnThread")
+               : !api.HcommAclrtNotifyWaitOnThread ? lacks("HcommAclrtNotifyWaitOnThread")
+                                                   : "";
+    case Feature::HostOnlyCalls:
+        return !api.HcommChannelNotifyRecord ? lacks("HcommChannelNotifyRecord")
+               : !api.HcommChannelNotifyWait ? lacks("HcommChannelNotifyWait")
+               : !api.HcommChannelFence      ? lacks("HcommChannelFence")
+               : !api.HcommFenceOnThread     ? lacks("HcommFenceOnThread")
+                                             : "";
+    case Feature::Drain: return api.HcommChannelDrainOnThread ? "" : lacks("HcommChannelDrainOnThread");
+    case Feature::BatchTransfer: return api.HcommBatchTransferOnThread ? "" : lacks("HcommBatchTransferOnThread");
+    case Feature::BatchMode:
+        return !api.HcommBatchModeStart ? lacks("HcommBatchModeStart")
+               : !api.HcommBatchModeEnd ? lacks("HcommBatchModeEnd")
+                                        : "";
+    case Feature::CommAccess:
+        return !api.HcommAcquireComm   ? lacks("HcommAcquireComm")
+               : !api.HcommReleaseComm ? lacks("HcommReleaseComm")
+                                       : "";
+    case Feature::TaskCache:
+        return !api.HcommAicpuTsTaskCacheLookup    ? lacks("HcommAicpuTsTaskCacheLookup")
+               : !api.HcommAicpuTsTaskCacheStart   ? lacks("HcommAicpuTsTaskCacheStart")
+               : !api.HcommAicpuTsTaskCacheEnd     ? lacks("HcommAicpuTsTaskCacheEnd")
+               : !api.HcommAicpuTsTaskCacheExecute ? lacks("HcommAicpuTsTaskCacheExecute")
+               : !api.HcommAicpuTsTaskCacheClear   ? lacks("HcommAicpuTsTaskCacheClear")
+                                                   : "";
+    case Feature::ThreadJoin: return api.HcommThreadJoin ? "" : lacks("HcommThreadJoin");
     case Feature::ThreeRanks:
         return s.world->size >= 3
                    ? ""
@@ -72,6 +108,16 @@ std::string_view feature_name(Feature f)
     case Feature::SetWaitTimeout: return "SetWaitTimeout";
     case Feature::ThreeRanks: return "ThreeRanks";
     case Feature::ProductRow: return "ProductRow";
+    case Feature::ThreadNotify: return "ThreadNotify";
+    case Feature::ThreadDefaultWait: return "ThreadDefaultWait";
+    case Feature::AclrtNotify: return "AclrtNotify";
+    case Feature::HostOnlyCalls: return "HostOnlyCalls";
+    case Feature::Drain: return "Drain";
+    case Feature::BatchTransfer: return "BatchTransfer";
+    case Feature::BatchMode: return "BatchMode";
+    case Feature::CommAccess: return "CommAccess";
+    case Feature::TaskCache: return "TaskCache";
+    case Feature::ThreadJoin: return "ThreadJoin";
     }
     return "?";
 }

@@ -43,6 +43,16 @@ enum class Feature {
     DefaultTimeoutWait, // HcommChannelNotifyWaitOnThreadWithDefaultTimeout
     SetWaitTimeout,     // HcommSetNotifyWaitTimeOut (the default of the waits above)
     ThreeRanks,         // a world of at least 3 ranks
+    ThreadNotify,       // HcommThreadNotifyRecordOnThread + HcommThreadNotifyWaitOnThread
+    ThreadDefaultWait,  // HcommThreadNotifyWaitOnThreadWithDefaultTimeout
+    AclrtNotify,        // HcommAclrtNotifyRecordOnThread + HcommAclrtNotifyWaitOnThread
+    HostOnlyCalls,      // HcommChannelNotifyRecord/Wait, HcommChannelFence, HcommFenceOnThread
+    Drain,              // HcommChannelDrainOnThread
+    BatchTransfer,      // HcommBatchTransferOnThread
+    BatchMode,          // HcommBatchModeStart + HcommBatchModeEnd
+    CommAccess,         // HcommAcquireComm + HcommReleaseComm
+    TaskCache,          // the five HcommAicpuTsTaskCache* calls
+    ThreadJoin,         // HcommThreadJoin (called on the host)
     // Judges the product table itself: may issue HcommWriteWithNotifyOnThread on
     // any product (that is what it checks), so it is never NOT_SUPPORTED for it.
     ProductRow,

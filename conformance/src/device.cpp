@@ -27,6 +27,26 @@ Feature feature_of(uint32_t kind)
     case HCTS_OP_FENCE: return Feature::ChannelFence;
     case HCTS_OP_WAIT_DEFAULT: return Feature::DefaultTimeoutWait;
     case HCTS_OP_SET_WAIT_TIMEOUT: return Feature::SetWaitTimeout;
+    case HCTS_OP_THREAD_RECORD:
+    case HCTS_OP_THREAD_WAIT: return Feature::ThreadNotify;
+    case HCTS_OP_THREAD_WAIT_DEFAULT: return Feature::ThreadDefaultWait;
+    case HCTS_OP_ACLRT_RECORD:
+    case HCTS_OP_ACLRT_WAIT: return Feature::AclrtNotify;
+    case HCTS_OP_CHANNEL_RECORD:
+    case HCTS_OP_CHANNEL_WAIT:
+    case HCTS_OP_FENCE_ON_THREAD:
+    case HCTS_OP_CHANNEL_FENCE: return Feature::HostOnlyCalls;
+    case HCTS_OP_DRAIN: return Feature::Drain;
+    case HCTS_OP_BATCH_TRANSFER: return Feature::BatchTransfer;
+    case HCTS_OP_BATCH_START:
+    case HCTS_OP_BATCH_END: return Feature::BatchMode;
+    case HCTS_OP_ACQUIRE_COMM:
+    case HCTS_OP_RELEASE_COMM: return Feature::CommAccess;
+    case HCTS_OP_TC_LOOKUP:
+    case HCTS_OP_TC_START:
+    case HCTS_OP_TC_END:
+    case HCTS_OP_TC_EXECUTE:
+    case HCTS_OP_TC_CLEAR: return Feature::TaskCache;
     default: throw std::logic_error("hcts: op kind " + std::to_string(kind) + " has no feature");
     }
 }
@@ -103,6 +123,95 @@ Script &Script::set_wait_timeout(float seconds)
     std::memcpy(&bits, &seconds, sizeof bits);
     return add({HCTS_OP_SET_WAIT_TIMEOUT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, bits});
 }
+uint64_t Script::pool(const void *data, size_t len)
+{
+    const size_t at = (pool_used_ + 7) & ~size_t{7};
+    if (at + len > HCTS_PROG_POOL_BYTES)
+        throw std::length_error("a device script's pool holds at most " + std::to_string(HCTS_PROG_POOL_BYTES) +
+                                " bytes");
+    if (len != 0)
+        std::memcpy(&block_->pool[at], data, len);
+    pool_used_ = at + len;
+    return at;
+}
+uint64_t Script::pool_string(std::optional<std::string_view> s)
+{
+    if (!s)
+        return HCTS_OP_POOL_NULL;
+    const std::string z(*s); // with its NUL
+    return pool(z.c_str(), z.size() + 1);
+}
+Script &Script::add_tagged(uint32_t kind, std::optional<std::string_view> tag)
+{
+    return add({kind, 0, 0, 0, HCTS_OP_POOL_NULL, HCTS_OP_POOL_NULL, 0, 0, 0, 0, 0, 0, 0, pool_string(tag)});
+}
+Script &Script::thread_record(ThreadHandle t, ThreadHandle dst_thread, uint32_t idx)
+{
+    return add({HCTS_OP_THREAD_RECORD, idx, t, dst_thread, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::thread_wait(ThreadHandle t, uint32_t idx, uint32_t timeout)
+{
+    return add({HCTS_OP_THREAD_WAIT, idx, t, 0, 0, 0, 0, timeout, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::thread_wait_default(ThreadHandle t, uint32_t idx)
+{
+    return add({HCTS_OP_THREAD_WAIT_DEFAULT, idx, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::aclrt_record(ThreadHandle t, uint64_t notify_id)
+{
+    return add({HCTS_OP_ACLRT_RECORD, 0, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, notify_id});
+}
+Script &Script::aclrt_wait(ThreadHandle t, uint64_t notify_id, uint32_t timeout)
+{
+    return add({HCTS_OP_ACLRT_WAIT, 0, t, 0, 0, 0, 0, timeout, 0, 0, 0, 0, 0, notify_id});
+}
+Script &Script::channel_record(ChannelHandle c, uint32_t idx)
+{
+    return add({HCTS_OP_CHANNEL_RECORD, idx, 0, c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::channel_wait(ChannelHandle c, uint32_t idx, uint32_t timeout)
+{
+    return add({HCTS_OP_CHANNEL_WAIT, idx, 0, c, 0, 0, 0, timeout, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::fence_on_thread(ThreadHandle t)
+{
+    return add({HCTS_OP_FENCE_ON_THREAD, 0, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::channel_fence(ChannelHandle c)
+{
+    return add({HCTS_OP_CHANNEL_FENCE, 0, 0, c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::drain(ThreadHandle t, ChannelHandle c)
+{
+    return add({HCTS_OP_DRAIN, 0, t, c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::batch(ThreadHandle t, ChannelHandle c, std::span<const HcommBatchTransferDesc> descs,
+                      std::optional<uint32_t> count)
+{
+    const uint64_t at = descs.empty() ? HCTS_OP_POOL_NULL : pool(descs.data(), descs.size_bytes());
+    return add({HCTS_OP_BATCH_TRANSFER, 0, t, c, 0, 0, count.value_or(static_cast<uint32_t>(descs.size())), 0, 0, 0, 0,
+                0, 0, at});
+}
+Script &Script::batch_start(std::optional<std::string_view> tag) { return add_tagged(HCTS_OP_BATCH_START, tag); }
+Script &Script::batch_end(std::optional<std::string_view> tag) { return add_tagged(HCTS_OP_BATCH_END, tag); }
+Script &Script::acquire_comm(std::optional<std::string_view> id) { return add_tagged(HCTS_OP_ACQUIRE_COMM, id); }
+Script &Script::release_comm(std::optional<std::string_view> id) { return add_tagged(HCTS_OP_RELEASE_COMM, id); }
+Script &Script::tc_lookup(std::optional<std::string_view> tag, bool with_is_hit)
+{
+    add_tagged(HCTS_OP_TC_LOOKUP, tag);
+    const bool unset = false;
+    block_->ops[block_->op_count - 1].dst = with_is_hit ? pool(&unset, sizeof unset) : HCTS_OP_POOL_NULL;
+    return *this;
+}
+bool Script::is_hit(size_t i) const
+{
+    const uint64_t at = block_->ops[i].dst;
+    return at < HCTS_PROG_POOL_BYTES && block_->pool[at] != 0;
+}
+Script &Script::tc_start(std::optional<std::string_view> tag) { return add_tagged(HCTS_OP_TC_START, tag); }
+Script &Script::tc_end(std::optional<std::string_view> tag) { return add_tagged(HCTS_OP_TC_END, tag); }
+Script &Script::tc_execute(std::optional<std::string_view> tag) { return add_tagged(HCTS_OP_TC_EXECUTE, tag); }
+Script &Script::tc_clear(std::optional<std::string_view> tag) { return add_tagged(HCTS_OP_TC_CLEAR, tag); }
 Script &Script::only_if_previous_ok()
 {
     if (block_->op_count < 2)

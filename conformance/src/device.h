@@ -9,8 +9,10 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "hcomm/hcomm_primitives.h"
 #include "hcomm/hcomm_res_defs.h"
 #include "hcts_adapter.h"
 #include "hcts_programs.h"
@@ -50,6 +52,36 @@ class Script {
     Script &wait_default(ThreadHandle t, ChannelHandle c, uint32_t idx);
     // HcommSetNotifyWaitTimeOut(seconds): the default of the *WithDefaultTimeout waits.
     Script &set_wait_timeout(float seconds);
+    // Thread notifies (HcommThreadNotify*): a record on `t` raises notify `idx` of `dst_thread`.
+    Script &thread_record(ThreadHandle t, ThreadHandle dst_thread, uint32_t idx);
+    Script &thread_wait(ThreadHandle t, uint32_t idx, uint32_t timeout);
+    Script &thread_wait_default(ThreadHandle t, uint32_t idx);
+    Script &aclrt_record(ThreadHandle t, uint64_t notify_id);
+    Script &aclrt_wait(ThreadHandle t, uint64_t notify_id, uint32_t timeout);
+    // The calls without a thread (host CPU engine) and HcommFenceOnThread.
+    Script &channel_record(ChannelHandle c, uint32_t idx);
+    Script &channel_wait(ChannelHandle c, uint32_t idx, uint32_t timeout);
+    Script &fence_on_thread(ThreadHandle t);
+    Script &channel_fence(ChannelHandle c);
+    Script &drain(ThreadHandle t, ChannelHandle c);
+    // HcommBatchTransferOnThread with `descs` copied into the block; `count`
+    // (default: descs.size()) may differ to make a bad call; no descs: NULL.
+    Script &batch(ThreadHandle t, ChannelHandle c, std::span<const HcommBatchTransferDesc> descs,
+                  std::optional<uint32_t> count = std::nullopt);
+    // String arguments; nullopt passes NULL.
+    Script &batch_start(std::optional<std::string_view> tag);
+    Script &batch_end(std::optional<std::string_view> tag);
+    Script &acquire_comm(std::optional<std::string_view> comm_id);
+    Script &release_comm(std::optional<std::string_view> comm_id);
+    // HcommAicpuTsTaskCacheLookup; `with_is_hit` false passes isHit NULL. The
+    // bool it wrote is is_hit(i) of this op.
+    Script &tc_lookup(std::optional<std::string_view> tag, bool with_is_hit = true);
+    bool is_hit(size_t i) const;
+    // Start/Execute with no memory segments (count 0, NULL arrays) and End/Clear.
+    Script &tc_start(std::optional<std::string_view> tag);
+    Script &tc_end(std::optional<std::string_view> tag);
+    Script &tc_execute(std::optional<std::string_view> tag);
+    Script &tc_clear(std::optional<std::string_view> tag);
     // The op just added runs only if the one before it returned 0
     // (e.g. a snapshot copy behind a wait).
     Script &only_if_previous_ok();
@@ -70,7 +102,12 @@ class Script {
 
   private:
     Script &add(const hcts_op &op);
+    Script &add_tagged(uint32_t kind, std::optional<std::string_view> tag);
+    // Copies bytes into the pool (8-byte aligned); the offset, or HCTS_OP_POOL_NULL for none.
+    uint64_t pool(const void *data, size_t len);
+    uint64_t pool_string(std::optional<std::string_view> s);
     std::unique_ptr<hcts_prog_ops_v2> block_;
+    size_t pool_used_ = 0;
 };
 
 class Device {

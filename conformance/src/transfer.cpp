@@ -197,4 +197,11 @@ void check_exchange(const std::vector<Xfer> &plan, const Exchange &ex, int rank,
     }
 }
 
+std::string describe(const PayloadCheck &c)
+{
+    if (c.ok())
+        return "the whole payload";
+    return std::to_string(c.new_words) + " of " + std::to_string(c.words) + " words of the payload; " + c.first_bad;
+}
+
 } // namespace hcts

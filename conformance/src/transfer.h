@@ -78,5 +78,7 @@ void count_seen(const std::vector<Xfer> &plan, const Exchange &ex, int rank, std
 void judge_launch(const LaunchResult &r, const std::string &clause, const std::string &what, Evidence &ev);
 
 std::string hex(uint64_t v);
+// "the whole payload", or how many words were new and the first bad one.
+std::string describe(const PayloadCheck &c);
 
 } // namespace hcts

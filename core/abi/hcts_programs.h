@@ -51,9 +51,36 @@ typedef enum {
     HCTS_OP_READ = 7,       /* HcommReadOnThread(thread, channel, dst (local), src (remote), len) */
     /* Added without a new block version (the block is unchanged): a program that
      * predates them reports HCTS_OP_RC_UNKNOWN_KIND. */
-    HCTS_OP_WAIT_DEFAULT = 8,    /* HcommChannelNotifyWaitOnThreadWithDefaultTimeout(thread, channel, idx) */
-    HCTS_OP_SET_WAIT_TIMEOUT = 9 /* HcommSetNotifyWaitTimeOut(timeOut): the float's bits in the low 32 of aux */
+    HCTS_OP_WAIT_DEFAULT = 8,     /* HcommChannelNotifyWaitOnThreadWithDefaultTimeout(thread, channel, idx) */
+    HCTS_OP_SET_WAIT_TIMEOUT = 9, /* HcommSetNotifyWaitTimeOut(timeOut): the float's bits in the low 32 of aux */
+    /* 30..59: thread notifies, host-only and legacy calls, batches, comm access and
+     * the task cache. A string or array argument is a byte offset into `pool`
+     * (HCTS_OP_POOL_NULL passes NULL); the thread-notify ops name the
+     * destination thread in `channel`. */
+    HCTS_OP_THREAD_RECORD = 30,       /* HcommThreadNotifyRecordOnThread(thread, channel = dstThread, idx) */
+    HCTS_OP_THREAD_WAIT = 31,         /* HcommThreadNotifyWaitOnThread(thread, idx, timeout) */
+    HCTS_OP_THREAD_WAIT_DEFAULT = 32, /* HcommThreadNotifyWaitOnThreadWithDefaultTimeout(thread, idx) */
+    HCTS_OP_ACLRT_RECORD = 33,        /* HcommAclrtNotifyRecordOnThread(thread, aux = notify id) */
+    HCTS_OP_ACLRT_WAIT = 34,          /* HcommAclrtNotifyWaitOnThread(thread, aux = notify id, timeout) */
+    HCTS_OP_CHANNEL_RECORD = 35,      /* HcommChannelNotifyRecord(channel, idx) */
+    HCTS_OP_CHANNEL_WAIT = 36,        /* HcommChannelNotifyWait(channel, idx, timeout) */
+    HCTS_OP_FENCE_ON_THREAD = 37,     /* HcommFenceOnThread(thread) */
+    HCTS_OP_CHANNEL_FENCE = 38,       /* HcommChannelFence(channel) */
+    HCTS_OP_DRAIN = 39,               /* HcommChannelDrainOnThread(thread, channel) */
+    HCTS_OP_BATCH_TRANSFER = 40,      /* HcommBatchTransferOnThread(thread, channel, descs at aux, len = count) */
+    HCTS_OP_BATCH_START = 41,         /* HcommBatchModeStart(tag at aux) */
+    HCTS_OP_BATCH_END = 42,           /* HcommBatchModeEnd(tag at aux) */
+    HCTS_OP_ACQUIRE_COMM = 43,        /* HcommAcquireComm(commId at aux) */
+    HCTS_OP_RELEASE_COMM = 44,        /* HcommReleaseComm(commId at aux) */
+    HCTS_OP_TC_LOOKUP = 45,           /* HcommAicpuTsTaskCacheLookup(tag at aux, isHit at dst (a bool)) */
+    HCTS_OP_TC_START = 46,            /* HcommAicpuTsTaskCacheStart(tag at aux, addrs at dst, sizes at src, len) */
+    HCTS_OP_TC_END = 47,              /* HcommAicpuTsTaskCacheEnd(tag at aux) */
+    HCTS_OP_TC_EXECUTE = 48,          /* HcommAicpuTsTaskCacheExecute(tag at aux, addrs at dst, sizes at src, len) */
+    HCTS_OP_TC_CLEAR = 49             /* HcommAicpuTsTaskCacheClear(tag at aux) */
 } hcts_op_kind;
+
+/* A pool offset that stands for a NULL argument. */
+#define HCTS_OP_POOL_NULL UINT64_MAX
 
 enum { HCTS_OP_F_IF_PREV_OK = 1U };
 

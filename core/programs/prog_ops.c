@@ -16,6 +16,26 @@
 #pragma weak HcommChannelFenceOnThread
 #pragma weak HcommChannelNotifyWaitOnThreadWithDefaultTimeout
 #pragma weak HcommSetNotifyWaitTimeOut
+#pragma weak HcommThreadNotifyRecordOnThread
+#pragma weak HcommThreadNotifyWaitOnThread
+#pragma weak HcommThreadNotifyWaitOnThreadWithDefaultTimeout
+#pragma weak HcommAclrtNotifyRecordOnThread
+#pragma weak HcommAclrtNotifyWaitOnThread
+#pragma weak HcommChannelNotifyRecord
+#pragma weak HcommChannelNotifyWait
+#pragma weak HcommFenceOnThread
+#pragma weak HcommChannelFence
+#pragma weak HcommChannelDrainOnThread
+#pragma weak HcommBatchTransferOnThread
+#pragma weak HcommBatchModeStart
+#pragma weak HcommBatchModeEnd
+#pragma weak HcommAcquireComm
+#pragma weak HcommReleaseComm
+#pragma weak HcommAicpuTsTaskCacheLookup
+#pragma weak HcommAicpuTsTaskCacheStart
+#pragma weak HcommAicpuTsTaskCacheEnd
+#pragma weak HcommAicpuTsTaskCacheExecute
+#pragma weak HcommAicpuTsTaskCacheClear
 
 #define CALL_OR_MISSING(fn, ...) ((fn) == NULL ? HCTS_OP_RC_MISSING : (fn)(__VA_ARGS__))
 
@@ -48,6 +68,47 @@ static int32_t issue(const hcts_op *op)
     }
 }
 
+/* An argument in the block's pool (HCTS_OP_POOL_NULL: NULL; outside the pool: NULL too). */
+static void *in_pool(hcts_prog_ops_v2 *a, uint64_t off)
+{
+    return off < HCTS_PROG_POOL_BYTES ? (void *)&a->pool[off] : NULL;
+}
+
+/* The ops of kinds 30..59: their arguments may live in the pool. */
+static int32_t issue_with_pool(hcts_prog_ops_v2 *a, const hcts_op *op)
+{
+    const char *tag = (const char *)in_pool(a, op->aux);
+    void **addrs = (void **)in_pool(a, op->dst);
+    uint64_t *sizes = (uint64_t *)in_pool(a, op->src);
+    switch (op->kind) {
+    case HCTS_OP_THREAD_RECORD:
+        return CALL_OR_MISSING(HcommThreadNotifyRecordOnThread, op->thread, op->channel, op->idx);
+    case HCTS_OP_THREAD_WAIT: return CALL_OR_MISSING(HcommThreadNotifyWaitOnThread, op->thread, op->idx, op->timeout);
+    case HCTS_OP_THREAD_WAIT_DEFAULT:
+        return CALL_OR_MISSING(HcommThreadNotifyWaitOnThreadWithDefaultTimeout, op->thread, op->idx);
+    case HCTS_OP_ACLRT_RECORD: return CALL_OR_MISSING(HcommAclrtNotifyRecordOnThread, op->thread, op->aux);
+    case HCTS_OP_ACLRT_WAIT: return CALL_OR_MISSING(HcommAclrtNotifyWaitOnThread, op->thread, op->aux, op->timeout);
+    case HCTS_OP_CHANNEL_RECORD: return CALL_OR_MISSING(HcommChannelNotifyRecord, op->channel, op->idx);
+    case HCTS_OP_CHANNEL_WAIT: return CALL_OR_MISSING(HcommChannelNotifyWait, op->channel, op->idx, op->timeout);
+    case HCTS_OP_FENCE_ON_THREAD: return CALL_OR_MISSING(HcommFenceOnThread, op->thread);
+    case HCTS_OP_CHANNEL_FENCE: return CALL_OR_MISSING(HcommChannelFence, op->channel);
+    case HCTS_OP_DRAIN: return CALL_OR_MISSING(HcommChannelDrainOnThread, op->thread, op->channel);
+    case HCTS_OP_BATCH_TRANSFER:
+        return CALL_OR_MISSING(HcommBatchTransferOnThread, op->thread, op->channel,
+                               (const HcommBatchTransferDesc *)in_pool(a, op->aux), (uint32_t)op->len);
+    case HCTS_OP_BATCH_START: return CALL_OR_MISSING(HcommBatchModeStart, tag);
+    case HCTS_OP_BATCH_END: return CALL_OR_MISSING(HcommBatchModeEnd, tag);
+    case HCTS_OP_ACQUIRE_COMM: return CALL_OR_MISSING(HcommAcquireComm, tag);
+    case HCTS_OP_RELEASE_COMM: return CALL_OR_MISSING(HcommReleaseComm, tag);
+    case HCTS_OP_TC_LOOKUP: return CALL_OR_MISSING(HcommAicpuTsTaskCacheLookup, tag, (bool *)in_pool(a, op->dst));
+    case HCTS_OP_TC_START: return CALL_OR_MISSING(HcommAicpuTsTaskCacheStart, tag, addrs, sizes, op->len);
+    case HCTS_OP_TC_END: return CALL_OR_MISSING(HcommAicpuTsTaskCacheEnd, tag);
+    case HCTS_OP_TC_EXECUTE: return CALL_OR_MISSING(HcommAicpuTsTaskCacheExecute, tag, addrs, sizes, op->len);
+    case HCTS_OP_TC_CLEAR: return CALL_OR_MISSING(HcommAicpuTsTaskCacheClear, tag);
+    default: return HCTS_OP_RC_UNKNOWN_KIND;
+    }
+}
+
 uint32_t hcts_prog_ops(void *args)
 {
     hcts_prog_ops_v2 *a = (hcts_prog_ops_v2 *)args;
@@ -60,7 +121,7 @@ uint32_t hcts_prog_ops(void *args)
         if ((op->flags & HCTS_OP_F_IF_PREV_OK) != 0 && i > 0 && a->ops[i - 1].rc != 0)
             op->rc = HCTS_OP_RC_SKIPPED;
         else
-            op->rc = issue(op);
+            op->rc = op->kind >= 30 && op->kind < 60 ? issue_with_pool(a, op) : issue(op);
         if (op->rc == HCTS_OP_RC_MISSING || op->rc == HCTS_OP_RC_UNKNOWN_KIND)
             status = HCTS_PROG_MISSING_API;
         a->calls_made = i + 1;

@@ -190,6 +190,45 @@ int32_t nbi_now(const char *api, ChannelHandle channel, void *dst, const void *s
     return write ? do_write(t.channel, dst, src, len, notify) : do_read(t.channel, dst, src, len);
 }
 
+// One entry of a checked batch, run by the thread's task.
+HcclResult run_batch_entry(const std::shared_ptr<ChannelObj> &c, ThreadCore &core, const HcommBatchTransferDesc &d)
+{
+    const auto &info = d.transferInfo;
+    HcclResult rc = HCCL_SUCCESS;
+    switch (d.transType) {
+    case HCOMM_TRANSFER_TYPE_WRITE: rc = do_write(c, info.write.dst, info.write.src, info.write.len, {}); break;
+    case HCOMM_TRANSFER_TYPE_READ: rc = do_read(c, info.read.dst, info.read.src, info.read.len); break;
+    case HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY:
+        rc = do_write(c, info.writeWithNotify.dst, info.writeWithNotify.src, info.writeWithNotify.len,
+                      info.writeWithNotify.notifyIdx);
+        break;
+    case HCOMM_TRANSFER_TYPE_WRITE_REDUCE:
+        rc = do_write_reduce(c, core, info.reduce.dst, info.reduce.src, info.reduce.count, info.reduce.dataType,
+                             info.reduce.reduceOp, {});
+        break;
+    case HCOMM_TRANSFER_TYPE_READ_REDUCE:
+        rc = do_read_reduce(c, core, info.reduce.dst, info.reduce.src, info.reduce.count, info.reduce.dataType,
+                            info.reduce.reduceOp);
+        break;
+    case HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY: {
+        const auto &r = info.writeReduceWithNotify;
+        rc = do_write_reduce(c, core, r.dst, r.src, r.count, r.dataType, r.reduceOp, r.notifyIdx);
+        break;
+    }
+    case HCOMM_TRANSFER_TYPE_NOTIFY_RECORD: {
+        Comm &comm = *c->comm;
+        void *base = comm.memory().base();
+        // Mutant: the index is read from the wrong member of the union (writeWithNotify's).
+        const uint32_t idx = hcts::mutant("ref_batch_notify_record_wrong_member") ? info.writeWithNotify.notifyIdx
+                                                                                  : info.notifyRecord.notifyIdx;
+        rc = do_write(c, reinterpret_cast<void *>(c->peer.addr), base, 0, idx);
+        break;
+    }
+    default: rc = HCCL_E_INTERNAL; break;
+    }
+    return rc;
+}
+
 } // namespace
 
 HCOMM_EXPORT int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const void *src, uint64_t len)
@@ -347,7 +386,17 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
         return refuse(t.comm, api, HCCL_E_PARA, "transferDescNum is 0");
     }
     std::vector<HcommBatchTransferDesc> batch(transferDescs, transferDescs + transferDescNum);
-    for (uint32_t i = 0; i < transferDescNum; ++i) {
+    auto core = t.thread->core;
+    // The task that performs `entries` in order, stopping at the first failure.
+    const auto submit_entries = [&](std::vector<HcommBatchTransferDesc> entries) {
+        submit(t.thread, [c = t.channel, core, entries = std::move(entries)]() -> HcclResult {
+            for (const HcommBatchTransferDesc &d : entries)
+                if (const HcclResult rc = run_batch_entry(c, *core, d); rc != HCCL_SUCCESS)
+                    return rc;
+            return HCCL_SUCCESS;
+        });
+    };
+    const auto check_entry = [&](uint32_t i) -> HcclResult {
         const HcommBatchTransferDesc &d = batch[i];
         const auto &info = d.transferInfo;
         HcclResult rc = HCCL_SUCCESS;
@@ -392,46 +441,16 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
             return refuse(t.comm, where.c_str(), HCCL_E_PARA, "transType ", static_cast<int>(d.transType),
                           " is not a HcommTransferType (0..6)");
         }
-        if (rc != HCCL_SUCCESS)
+        return rc;
+    };
+    for (uint32_t i = 0; i < transferDescNum; ++i) {
+        if (const HcclResult rc = check_entry(i); rc != HCCL_SUCCESS) {
+            // Mutant: the entries before the bad one were already handed to the thread.
+            if (hcts::mutant("ref_batch_partial_submit") && i > 0)
+                submit_entries({batch.begin(), batch.begin() + i});
             return rc;
-    }
-    auto core = t.thread->core;
-    submit(t.thread, [c = t.channel, core, batch = std::move(batch)]() -> HcclResult {
-        for (const HcommBatchTransferDesc &d : batch) {
-            const auto &info = d.transferInfo;
-            HcclResult rc = HCCL_SUCCESS;
-            switch (d.transType) {
-            case HCOMM_TRANSFER_TYPE_WRITE: rc = do_write(c, info.write.dst, info.write.src, info.write.len, {}); break;
-            case HCOMM_TRANSFER_TYPE_READ: rc = do_read(c, info.read.dst, info.read.src, info.read.len); break;
-            case HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY:
-                rc = do_write(c, info.writeWithNotify.dst, info.writeWithNotify.src, info.writeWithNotify.len,
-                              info.writeWithNotify.notifyIdx);
-                break;
-            case HCOMM_TRANSFER_TYPE_WRITE_REDUCE:
-                rc = do_write_reduce(c, *core, info.reduce.dst, info.reduce.src, info.reduce.count,
-                                     info.reduce.dataType, info.reduce.reduceOp, {});
-                break;
-            case HCOMM_TRANSFER_TYPE_READ_REDUCE:
-                rc = do_read_reduce(c, *core, info.reduce.dst, info.reduce.src, info.reduce.count, info.reduce.dataType,
-                                    info.reduce.reduceOp);
-                break;
-            case HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY: {
-                const auto &r = info.writeReduceWithNotify;
-                rc = do_write_reduce(c, *core, r.dst, r.src, r.count, r.dataType, r.reduceOp, r.notifyIdx);
-                break;
-            }
-            case HCOMM_TRANSFER_TYPE_NOTIFY_RECORD: {
-                Comm &comm = *c->comm;
-                void *base = comm.memory().base();
-                rc = do_write(c, reinterpret_cast<void *>(c->peer.addr), base, 0, info.notifyRecord.notifyIdx);
-                break;
-            }
-            default: rc = HCCL_E_INTERNAL; break;
-            }
-            if (rc != HCCL_SUCCESS)
-                return rc;
         }
-        return HCCL_SUCCESS;
-    });
+    }
+    submit_entries(std::move(batch));
     return HCCL_SUCCESS;
 }

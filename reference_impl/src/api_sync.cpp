@@ -141,9 +141,12 @@ int32_t thread_wait_on_thread(const char *api, ThreadHandle thread, uint32_t ind
         return refuse(t.comm, api, HCCL_E_PARA, "notifyIdx ", index, " is outside [0, ",
                       t.thread->core->notifies.size(), ") of the thread");
     }
-    submit(t.thread, [core = t.thread->core, comm = t.comm, index, timeout] {
-        return finish_wait(*comm, core->notifies.wait(index, deadline_after(timeout), comm->closing()), "thread", index,
-                           timeout);
+    // Mutant: thread waits wait forever, whatever their timeOut.
+    const bool forever = hcts::mutant("ref_thread_wait_timeout_ignored");
+    submit(t.thread, [core = t.thread->core, comm = t.comm, index, timeout, forever] {
+        return finish_wait(
+            *comm, core->notifies.wait(index, forever ? std::nullopt : deadline_after(timeout), comm->closing()),
+            "thread", index, timeout);
     });
     return HCCL_SUCCESS;
 }
@@ -188,7 +191,8 @@ template <typename Body>
 HcclResult with_program_comm(const char *api, const char *commId, const char *host_refusal, Body body)
 {
     return in_device_program(api, commId, "commId", host_refusal, [&](LaunchRecord &launch) {
-        if (launch.comm->name() != commId) {
+        // Mutant: any name is taken for the program's comm.
+        if (launch.comm->name() != commId && !hcts::mutant("ref_comm_name_unchecked")) {
             return refuse(launch.comm, api, HCCL_E_NOT_FOUND, "'", commId, "' is not the program's comm ('",
                           launch.comm->name(), "', from HcommRefGetCommName)");
         }
@@ -200,6 +204,9 @@ HcclResult with_program_comm(const char *api, const char *commId, const char *ho
 // null checks.
 HcclResult no_task_cache(const char *api, bool null_args)
 {
+    // Mutant: support is decided before the arguments are checked.
+    if (hcts::mutant("ref_task_cache_support_before_null"))
+        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "no task cache in the reference");
     if (null_args)
         return refuse(nullptr, api, HCCL_E_PTR, "NULL");
     return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "no task cache in the reference");
@@ -234,9 +241,27 @@ HCOMM_EXPORT int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, Thread
         return refuse(t.comm, api, HCCL_E_PARA, "dstThread 0x", std::hex, dstThread, std::dec,
                       " is not a live thread of the same comm");
     }
-    if (dstNotifyIdx >= dst->core->notifies.size()) {
+    const bool in_range = dstNotifyIdx < dst->core->notifies.size();
+    if (hcts::mutant("ref_thread_record_index_in_task")) {
+        // Mutant: the index is checked when the record runs, so the call itself succeeds.
+        submit(t.thread, [core = dst->core, comm = t.comm, dstNotifyIdx, in_range] {
+            if (!in_range)
+                return HCCL_E_PARA;
+            core->notifies.record(dstNotifyIdx);
+            ++comm->stats().notifies_raised;
+            return HCCL_SUCCESS;
+        });
+        return HCCL_SUCCESS;
+    }
+    if (!in_range) {
         return refuse(t.comm, api, HCCL_E_PARA, "dstNotifyIdx ", dstNotifyIdx, " is outside [0, ",
                       dst->core->notifies.size(), ") of dstThread");
+    }
+    if (hcts::mutant("ref_thread_record_at_call")) {
+        // Mutant: the record is raised at the call, not in the thread's order.
+        ++t.comm->stats().notifies_raised;
+        dst->core->notifies.record(dstNotifyIdx);
+        return HCCL_SUCCESS;
     }
     submit(t.thread, [core = dst->core, comm = t.comm, dstNotifyIdx] {
         ++comm->stats().notifies_raised;
@@ -391,6 +416,7 @@ HCOMM_EXPORT int32_t HcommThreadResAcquireTimeOut(float timeOut)
 HCOMM_EXPORT int32_t HcommBatchModeStart(const char *batchTag)
 {
     const char *api = "HcommBatchModeStart";
+    batchTag = batchTag != nullptr ? batchTag : ""; // NULL, like "", is a temporary batch (vendor page)
     return in_device_program(api, batchTag, "batchTag", kBatchOnHost, [&](LaunchRecord &launch) {
         if (launch.batching) {
             return refuse(launch.comm, api, HCCL_E_PARA, "batch '", launch.batch_tag, "' is still open");
@@ -404,14 +430,19 @@ HCOMM_EXPORT int32_t HcommBatchModeStart(const char *batchTag)
 HCOMM_EXPORT int32_t HcommBatchModeEnd(const char *batchTag)
 {
     const char *api = "HcommBatchModeEnd";
+    batchTag = batchTag != nullptr ? batchTag : "";
     return in_device_program(api, batchTag, "batchTag", kBatchOnHost, [&](LaunchRecord &launch) {
-        if (!launch.batching || launch.batch_tag != batchTag) {
+        // Mutant: End closes whatever batch is open, whatever its tag.
+        const bool tag_matches = launch.batch_tag == batchTag || hcts::mutant("ref_batch_end_tag_unchecked");
+        if (!launch.batching || !tag_matches) {
             return refuse(launch.comm, api, HCCL_E_PARA, "batch '", batchTag, "' is not the open batch ('",
                           launch.batching ? launch.batch_tag : std::string("none"), "')");
         }
         launch.batching = false;
         launch.batch_tag.clear();
-        launch.flush_held(); // the submission of everything the batch held, in order
+        if (hcts::mutant("ref_batch_end_discards_held"))
+            launch.held.clear(); // Mutant: End forgets what the batch held instead of submitting it
+        launch.flush_held();     // the submission of everything the batch held, in order
         return HCCL_SUCCESS;
     });
 }
@@ -451,12 +482,19 @@ HCOMM_EXPORT HcclResult HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
     if (!queue->wait_done(queue->enqueued(), deadline_after(timeout))) {
         return HCCL_E_TIMEOUT;
     }
-    return queue->error();
+    // Mutant: join reports only its own deadline, not the thread's failure.
+    return hcts::mutant("ref_join_ignores_task_error") ? HCCL_SUCCESS : queue->error();
 }
 
 // The AICPU task cache records and replays SQEs of a 950 device (see no_task_cache).
 HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheLookup(const char *tag, bool *isHit)
 {
+    // Mutant: on the host a lookup "misses" instead of being refused as a device-side call.
+    if (hcts::mutant("ref_task_cache_lookup_on_host") && current_launch() == nullptr && tag != nullptr &&
+        isHit != nullptr) {
+        *isHit = false;
+        return HCCL_SUCCESS;
+    }
     return no_task_cache("HcommAicpuTsTaskCacheLookup", tag == nullptr || isHit == nullptr);
 }
 

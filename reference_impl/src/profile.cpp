@@ -92,10 +92,21 @@ HcclResult check_support(Api api, CommEngine engine)
         break;
     case Api::on_thread: ok = side_matches(engine); break;
     case Api::host_channel: ok = !is_device_side() && engine == COMM_ENGINE_CPU; break;
-    case Api::channel_fence_on_thread: ok = p.ascend950 && side_matches(engine); break;
-    case Api::fence_on_thread: ok = p.ascend950 && !is_device_side() && engine == COMM_ENGINE_CPU; break;
+    case Api::channel_fence_on_thread:
+        // Mutant: the fence takes the legacy products' rule (drain's), so 950 refuses it.
+        ok = (hcts::mutant("ref_channel_fence_refused_on_950") ? !p.ascend950 : p.ascend950) && side_matches(engine);
+        break;
+    case Api::fence_on_thread:
+        // Mutant: the host-only fence takes the channel fence's rule, so the device accepts it.
+        ok = p.ascend950 &&
+             (hcts::mutant("ref_fence_on_thread_device_ok") ? side_matches(engine)
+                                                            : !is_device_side() && engine == COMM_ENGINE_CPU);
+        break;
     case Api::drain:
-    case Api::aclrt_notify: ok = !p.ascend950 && side_matches(engine); break;
+    case Api::aclrt_notify:
+        // Mutant: the legacy-only calls are allowed on every product.
+        ok = (!p.ascend950 || hcts::mutant("ref_legacy_calls_on_950")) && side_matches(engine);
+        break;
     }
     return ok ? HCCL_SUCCESS : HCCL_E_NOT_SUPPORT;
 }

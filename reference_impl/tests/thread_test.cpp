@@ -327,7 +327,9 @@ TEST_F(OneRank, BatchModeHoldsTasksUntilEnd)
         codes.push_back(HcommBatchModeEnd(nullptr));
         return 0U;
     });
-    const std::vector<int32_t> expected{HCCL_SUCCESS, HCCL_E_PARA, HCCL_SUCCESS, HCCL_E_PARA, HCCL_SUCCESS, HCCL_E_PTR};
+    // NULL is the empty tag (a temporary batch): no batch is open any more.
+    const std::vector<int32_t> expected{HCCL_SUCCESS, HCCL_E_PARA,  HCCL_SUCCESS,
+                                        HCCL_E_PARA,  HCCL_SUCCESS, HCCL_E_PARA};
     EXPECT_EQ(codes, expected);
     EXPECT_EQ(seen_inside, 0);
     EXPECT_EQ(r.taskError, 0);
