@@ -67,7 +67,8 @@ HCTS_CASE(Batch, TransferPerformsEveryDescriptor, clauses("API.BT.1"),
     } else if (w.rank == 1) {
         s.wait(w.thread(), w.channel_to(0), a, w.ok_timeout());
         s.copy(w.thread(), snap, w.inbox(0) + 8192, kLen).only_if_previous_ok();
-        s.wait(w.thread(), w.channel_to(0), b, w.ok_timeout());
+        // The record follows a completed write with notify: a few seconds are plenty.
+        s.wait(w.thread(), w.channel_to(0), b, w.unit.seconds.value_or(true) ? 5U : 5000U);
     }
     const LaunchResult r = c.run(s, kLaunchMs);
     mpi::phase_barrier("batch transfer done");
@@ -102,19 +103,21 @@ HCTS_CASE(Batch, BadDescriptorRefusesWholeBatch, clauses("API.BT.2"),
         std::string what;
         int32_t code;
     };
-    const std::vector<Bad> bad{{"a transType of 99 behind a valid write", HCCL_E_PARA},
-                               {"a write with dst NULL behind a valid write", HCCL_E_PTR},
-                               {"a notify record on index notifyNum behind a valid write and a valid record",
-                                HCCL_E_PARA},
-                               {"transferDescNum 0", HCCL_E_PARA},
-                               {"transferDescs NULL with transferDescNum 1", HCCL_E_PTR}};
+    const std::vector<Bad> bad{
+        {"a transType of 99 behind a valid write", HCCL_E_PARA},
+        {"a write with dst NULL behind a valid write", HCCL_E_PTR},
+        {"a notify record on index notifyNum behind a valid write and a valid record", HCCL_E_PARA},
+        {"transferDescNum 0", HCCL_E_PARA},
+        {"transferDescs NULL with transferDescNum 1", HCCL_E_PTR}};
     std::vector<Untouched> regions;
     for (size_t k = 0; k < bad.size(); ++k)
         regions.push_back({8192 + k * 8192, kLen});
     prepare_targets(c, 0, 1, regions, kLen, StampKey{32, 0, 0});
     Script s;
     if (w.rank == 0) {
-        const auto valid = [&](size_t k) { return write_desc(w.remote_inbox(1, 0) + regions[k].off, w.outbox(), kLen); };
+        const auto valid = [&](size_t k) {
+            return write_desc(w.remote_inbox(1, 0) + regions[k].off, w.outbox(), kLen);
+        };
         HcommBatchTransferDesc unknown = desc(HCOMM_TRANSFER_TYPE_WRITE);
         unknown.transType = static_cast<HcommTransferType>(99);
         const ThreadHandle t = w.thread();

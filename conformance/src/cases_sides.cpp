@@ -14,7 +14,10 @@ constexpr uint32_t kLaunchMs = 30000;
 
 std::string rc_name(const Script &s, size_t i) { return hccl_result_name(s.rc(i)); }
 
-const products::Product *product_row(const Adapter &adapter) { return products::Table::builtin().find(adapter.product()); }
+const products::Product *product_row(const Adapter &adapter)
+{
+    return products::Table::builtin().find(adapter.product());
+}
 
 } // namespace
 
@@ -57,14 +60,15 @@ HCTS_CASE(Ordering, ChannelFenceOrdersWrites, clauses("API.FEN.1"),
     if (w.rank == 0) {
         ev().check("API.FEN.1", s.rc(0) == 0 && s.rc(1) == 0 && s.rc(2) == 0 && r.ok(),
                    "write, HcommChannelFenceOnThread and write with notify returned " + rc_name(s, 0) + ", " +
-                       rc_name(s, 1) + " and " + rc_name(s, 2) + "; a 950 product supports the fence (api §7.5), "
-                                                                 "so all must be 0 (" +
+                       rc_name(s, 1) + " and " + rc_name(s, 2) +
+                       "; a 950 product supports the fence (api §7.5), "
+                       "so all must be 0 (" +
                        r.describe() + ")");
     } else if (w.rank == 1) {
         if (s.rc(0) != 0 || s.rc(1) != 0) {
             ev().check("API.FEN.1", false,
-                       "the wait for the write with notify behind the fence returned " + rc_name(s, 0) +
-                           ", the copy " + rc_name(s, 1) + " (" + r.describe() + ")");
+                       "the wait for the write with notify behind the fence returned " + rc_name(s, 0) + ", the copy " +
+                           rc_name(s, 1) + " (" + r.describe() + ")");
         } else {
             const PayloadCheck seen = check_payload(dev.get(snap, kLen), k1);
             ev().check("API.FEN.1", seen.ok(),
@@ -145,8 +149,7 @@ HCTS_CASE(DeviceOnly, DrainAndAclNotifiesFollowProductRow, clauses("API.ROW.1"),
 
 // The task cache and comm access exist on the device side only (the vendor's
 // pages: "only in AI CPU mode, on the device side"): from the host they fail.
-HCTS_CASE(DeviceOnly, DeviceOnlyCallsRefusedOnHost, clauses("API.CM.1"),
-          needs(Feature::TaskCache, Feature::CommAccess))
+HCTS_CASE(DeviceOnly, DeviceOnlyCallsRefusedOnHost, clauses("API.CM.1"), needs(Feature::TaskCache, Feature::CommAccess))
 {
     const World &w = world();
     if (w.rank == 0) {
@@ -208,7 +211,7 @@ HCTS_CASE(Profiles, TaskCacheLookupOfUnknownTag, clauses("API.TC.1"), needs(Feat
         s.tc_lookup("hcts-never-cached");
         const LaunchResult r = c.run(s, kLaunchMs);
         const int32_t rc = s.rc(0);
-        const std::string observed = rc == 0 ? (s.is_hit(0) ? "hit" : "miss")
+        const std::string observed = rc == 0                    ? (s.is_hit(0) ? "hit" : "miss")
                                      : rc == HCCL_E_NOT_SUPPORT ? "not-supported"
                                                                 : "refused-" + hccl_result_name(rc);
         ev().profile("API.TC.1", observed,

@@ -155,8 +155,8 @@ HCTS_CASE(Threads, WaitsTimeOutAndJoinReports, clauses("API.TN.3", "API.JN.1"),
             if (r.trouble() == Trouble::Missing) {
                 ev().unsupported("API.TN.3", "a call is absent (" + r.describe() + ")");
             } else if (s.rc(0) != 0 || s.rc(5) != 0) {
-                ev().error("API.TN.3", "HcommSetNotifyWaitTimeOut returned " + rc_name(s, 0) + " and " +
-                                           rc_name(s, 5) + " (" + r.describe() + ")");
+                ev().error("API.TN.3", "HcommSetNotifyWaitTimeOut returned " + rc_name(s, 0) + " and " + rc_name(s, 5) +
+                                           " (" + r.describe() + ")");
             } else if (r.status.timed_out != 0) {
                 ev().check("API.TN.3", false,
                            "a thread wait on a notify nobody raises had not ended when the launch deadline passed "
