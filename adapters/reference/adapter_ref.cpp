@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -87,6 +88,20 @@ int32_t peek_notify(void *comm, uint64_t channel, uint32_t idx, int32_t *is_set)
     return g.peek != nullptr ? g.peek(comm, channel, idx, is_set) : HCCL_E_NOT_SUPPORT;
 }
 
+// The reference writes at most min(max_msg_sz, HCOMM_REF_MAX_WRITE) bytes per
+// RDMA WRITE (reference_impl/README.md, decision 8). The device's max_msg_sz
+// (1 GiB on softverbs) is beyond any buffer the suite uses, so only the cap is
+// declared; without it the segment size is unknown (0).
+uint64_t segment_size(void *, uint64_t)
+{
+    const char *cap = std::getenv("HCOMM_REF_MAX_WRITE");
+    if (cap == nullptr || *cap == '\0')
+        return 0;
+    char *end = nullptr;
+    const unsigned long long v = std::strtoull(cap, &end, 10);
+    return end != nullptr && *end == '\0' ? v : 0; // the reference ignores what it cannot parse
+}
+
 constexpr hcts_adapter_v2 kAdapter{
     .v1 = {.abi_version = HCTS_ADAPTER_V2,
            .size = sizeof(hcts_adapter_v2),
@@ -99,7 +114,7 @@ constexpr hcts_adapter_v2 kAdapter{
            .copy_to_device = copy,
            .copy_to_host = copy,
            .peek_notify = peek_notify},
-    .segment_size = nullptr,
+    .segment_size = segment_size,
     .iut_version = nullptr,
 };
 

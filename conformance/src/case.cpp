@@ -166,6 +166,7 @@ const Library &CaseFixture::iut() const { return *the_suite().iut; }
 const Adapter &CaseFixture::adapter() const { return *the_suite().adapter; }
 const Options &CaseFixture::options() const { return the_suite().options; }
 const Catalogue &CaseFixture::catalogue() const { return the_suite().catalogue; }
+uint64_t CaseFixture::segment_size() const { return the_suite().segment_size; }
 Evidence &CaseFixture::ev() const { return *the_suite().evidence; }
 const CaseSpec &CaseFixture::spec() const { return *the_suite().spec; }
 Ctx CaseFixture::ctx() const

@@ -116,6 +116,8 @@ class CaseFixture : public testing::Test {
     const Adapter &adapter() const;
     const Options &options() const;
     const Catalogue &catalogue() const;
+    // The IUT's segment size that transfers should straddle (--segment-size); 0 = none.
+    uint64_t segment_size() const;
     Evidence &ev() const;
     const CaseSpec &spec() const;
     Ctx ctx() const;

@@ -13,6 +13,24 @@ constexpr uint64_t kSweep[] = {1,     2,     7,     8,        9,        63,     
                                256,   1023,  1024,  1025,     4095,     4096,         4097,         8191, 8193,
                                65535, 65536, 65537, kMiB - 1, kMiB + 1, 4 * kMiB + 3, 16 * kMiB + 8};
 
+// With a known segment size S (--segment-size: the adapter's or the user's),
+// lengths just below, at and above one, two and three segments, and many
+// segments with a short tail: a payload split into transport operations must
+// arrive whole, its last partial segment too.
+std::vector<uint64_t> straddling(uint64_t s)
+{
+    if (s == 0 || s > (1ULL << 40)) // none, or beyond any buffer (and k * s must not wrap)
+        return {};
+    std::vector<uint64_t> out;
+    for (uint64_t k : {1ULL, 2ULL, 3ULL})
+        for (uint64_t l : {k * s - 1, k * s, k * s + 1})
+            if (l > 0)
+                out.push_back(l);
+    out.push_back(8 * s + 3);
+    out.push_back(64 * s + 7);
+    return out;
+}
+
 } // namespace
 
 HCTS_CASE(Visibility, LengthSweep, clauses("WWN.VIS.1", "WWN.NTF.5", "WWN.NTF.6"),
@@ -20,9 +38,13 @@ HCTS_CASE(Visibility, LengthSweep, clauses("WWN.VIS.1", "WWN.NTF.5", "WWN.NTF.6"
 {
     const Ctx c = ctx();
     const uint64_t cap = std::min(c.w.layout.lane_size - 8192, c.w.layout.outbox_size() - 8192);
-    std::vector<uint64_t> lengths;
-    std::copy_if(std::begin(kSweep), std::end(kSweep), std::back_inserter(lengths),
-                 [cap](uint64_t l) { return l <= cap; });
+    std::vector<uint64_t> lengths = straddling(segment_size());
+    lengths.insert(lengths.end(), std::begin(kSweep), std::end(kSweep));
+    std::sort(lengths.begin(), lengths.end());
+    lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+    std::erase_if(lengths, [cap](uint64_t l) { return l > cap; });
+    if (segment_size() != 0)
+        ev().observe("segment_size", segment_size());
     ev().observe("lengths", lengths);
     Histogram hist = payload_histogram();
     for (uint32_t it = 0; it < lengths.size(); ++it) {

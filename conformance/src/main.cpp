@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catalogue_check.h"
@@ -92,6 +94,10 @@ RunInfo run_info(const Options &o)
     run.seed = o.seed;
     run.gate = o.gate;
     run.transport = o.transport.empty() ? "unspecified" : o.transport;
+    run.configuration = o.configuration;
+    for (const auto &a : o.passthrough)
+        if (a.rfind("--gtest_filter=", 0) == 0)
+            run.filter = a.substr(std::string_view("--gtest_filter=").size());
     if (const char *commit = std::getenv("HCTS_SUITE_COMMIT"))
         run.suite_commit = commit;
     return run;
@@ -209,10 +215,19 @@ int main(int argc, char **argv)
         }
         return 2;
     }
+    // The segment size the transfers straddle: the user's, or the adapter's
+    // declaration for this rank's channel (0: unknown); rank 0's for every rank.
+    if (o.segment_size == "auto")
+        s.segment_size = s.adapter->segment_size(s.world->comm, s.world->channel_to(s.world->peer()));
+    else if (!o.segment_size.empty())
+        s.segment_size = std::stoull(o.segment_size);
+    mpi::broadcast(std::as_writable_bytes(std::span(&s.segment_size, 1)), 0, "the segment size");
     int status = 0;
     try {
         if (results) {
             const World &w = *s.world;
+            if (!o.segment_size.empty())
+                results->set_segment_size(s.segment_size);
             results->set_adapter(*s.adapter);
             results->set_environment(s.adapter->product(), w.size, mpi::hosts());
             if (!s.iut->missing().empty()) {
@@ -233,7 +248,8 @@ int main(int argc, char **argv)
                                  o.seed,
                                  o.mode == "adversarial",
                                  o.gate,
-                                 o.no_peek};
+                                 o.no_peek,
+                                 o.configuration};
             recorder = std::make_unique<Recorder>(*results, s.catalogue, shape);
         }
         testing::UnitTest::GetInstance()->listeners().Append(new EvidenceListener());

@@ -44,6 +44,18 @@ void describe(CLI::App &app, Options &o)
     app.add_flag("--no-peek", o.no_peek,
                  "do not use the adapter's peek_notify: prove quiet notifies with marker writes, as on an adapter "
                  "without it");
+    app.add_option("--configuration", o.configuration,
+                   "name of the configuration this run judges, recorded in results.json (./hcts run merges several)")
+        ->capture_default_str();
+    app.add_option("--segment-size", o.segment_size,
+                   "transfers straddle this segment size: bytes, or 'auto' for the adapter's segment_size "
+                   "(default: none)")
+        ->check([](const std::string &v) {
+            return v == "auto" || (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos &&
+                                   v.size() < 19 && std::stoull(v) > 0)
+                       ? std::string()
+                       : "must be a positive byte count or 'auto', got '" + v + "'";
+        });
     app.add_flag("--check-catalogue", o.check_catalogue,
                  "check that every clause has a case and every case names known clauses and declares its needs");
 }

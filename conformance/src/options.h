@@ -20,6 +20,8 @@ struct Options {
     std::string summary;           // --summary PATH: print a results.json's clause summary
     bool check_catalogue = false;
     bool no_peek = false;                 // judge quiet notifies as on an adapter without peek_notify
+    std::string configuration = "plain";  // the configuration this run judges (run.configuration; ./hcts run)
+    std::string segment_size;             // "" (none), "auto" (ask the adapter) or bytes: lengths straddle it
     std::string command;                  // the exact command line, to rerun the run
     std::vector<std::string> passthrough; // argv[0] and GoogleTest's flags
 };

@@ -12,12 +12,14 @@ namespace hcts {
 std::string reproducer(const RunShape &s, const std::string &case_name)
 {
     std::string cmd = "./hcts run";
+    if (s.configuration != "plain")
+        cmd += " --configs " + s.configuration;
     if (!s.iut.empty())
         cmd += " --iut " + s.iut;
     if (!s.adapter.empty())
         cmd += " --adapter " + s.adapter;
     cmd += " --np " + std::to_string(s.ranks) + " --repeat " + std::to_string(s.repeat);
-    cmd += s.adversarial ? " --adversarial" : "";
+    cmd += s.adversarial && s.configuration != "adversarial" ? " --adversarial" : "";
     cmd += " --seed " + std::to_string(s.seed);
     if (s.gate != "default")
         cmd += " --gate " + s.gate;

@@ -22,6 +22,7 @@ struct RunShape {
     bool adversarial = false;
     std::string gate = "default";
     bool no_peek = false;
+    std::string configuration = "plain"; // ./hcts run --configs NAME reruns it in that configuration
 };
 // "./hcts run --np 2 --repeat 256 --seed 7 [--adversarial] ... -- --gtest_filter=Case.Name"
 std::string reproducer(const RunShape &shape, const std::string &case_name);

@@ -22,6 +22,9 @@ struct Suite {
     std::unique_ptr<Library> iut;
     std::unique_ptr<Adapter> adapter;
     std::unique_ptr<World> world;
+    // --segment-size: the IUT's segment size that transfers straddle, the same on
+    // every rank (rank 0's); 0 when not asked for or unknown.
+    uint64_t segment_size = 0;
     // The running case, from the listener's start until its evidence is handed on.
     const CaseSpec *spec = nullptr;
     std::optional<Evidence> evidence;

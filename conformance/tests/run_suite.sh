@@ -5,7 +5,8 @@
 #   run_suite.sh BIN_DIR OUT_DIR IUT EXPECTED_EXIT SELFCHECK_ARGS...
 # Environment: RUN_SUITE_NP (ranks, default 2; more than the cores is fine:
 # oversubscribed); RUN_SUITE_NODES=K runs them on K simulated nodes (root only:
-# exit 77, skipped, otherwise); RUN_SUITE_ARGS: more hcts-conformance options.
+# exit 77, skipped, otherwise); RUN_SUITE_ARGS: more hcts-conformance options;
+# HCTS_SELFCHECK_{RANKS,HOSTS,PARTIES_APART,SUBSET,SEGMENT}: more hcts-selfcheck checks.
 set -uo pipefail
 bin=$1 out=$2 iut=$3 want_exit=$4
 shift 4
@@ -48,4 +49,7 @@ fi
 checks=()
 [[ -n ${HCTS_SELFCHECK_RANKS:-} ]] && checks+=(--ranks "$HCTS_SELFCHECK_RANKS")
 [[ -n ${HCTS_SELFCHECK_HOSTS:-} ]] && checks+=(--hosts "$HCTS_SELFCHECK_HOSTS")
+[[ -n ${HCTS_SELFCHECK_PARTIES_APART:-} ]] && checks+=(--parties-apart)
+[[ -n ${HCTS_SELFCHECK_SUBSET:-} ]] && checks+=(--subset)
+[[ -n ${HCTS_SELFCHECK_SEGMENT:-} ]] && checks+=(--segment-size "$HCTS_SELFCHECK_SEGMENT")
 exec "$bin/hcts-selfcheck" "$out/results.json" "${checks[@]}" "$@"

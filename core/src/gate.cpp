@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "hcts/core/verdict.h"
 #include "hcts/expectations.h"
@@ -101,6 +103,9 @@ void summarize(nlohmann::json &results)
         const nlohmann::json *decider = nullptr;
         std::string decider_case;
         nlohmann::json profile = clause.value("profile", nlohmann::json());
+        // Cases tagged with a configuration (merge_configuration): the worst per
+        // configuration, in the order the configurations first appear.
+        std::vector<std::pair<std::string, std::string>> per_configuration;
         if (const auto it = clause.find("cases"); it != clause.end() && it->is_array()) {
             for (const auto &name : *it) {
                 if (!name.is_string())
@@ -112,6 +117,14 @@ void summarize(nlohmann::json &results)
                 const auto v = string_or(e, "verdict", "");
                 if (verdict_rank(v) < 0)
                     continue;
+                if (const auto conf = string_or(*found->second, "configuration", ""); !conf.empty()) {
+                    auto at = std::find_if(per_configuration.begin(), per_configuration.end(),
+                                           [&conf](const auto &p) { return p.first == conf; });
+                    if (at == per_configuration.end())
+                        per_configuration.emplace_back(conf, v);
+                    else if (verdict_rank(v) > verdict_rank(at->second))
+                        at->second = v;
+                }
                 if (e.contains("profile") && !e.at("profile").is_null())
                     profile = e.at("profile");
                 // The first case with the worst verdict gives the clause its reason.
@@ -122,6 +135,12 @@ void summarize(nlohmann::json &results)
                     decider_case = name.get<std::string>();
                 }
             }
+        }
+        if (!per_configuration.empty()) {
+            nlohmann::json list = nlohmann::json::array();
+            for (const auto &[conf, v] : per_configuration)
+                list.push_back({{"name", conf}, {"verdict", v}});
+            clause["configurations"] = std::move(list);
         }
         if (decider != nullptr) {
             clause["verdict"] = worst;
@@ -185,6 +204,11 @@ void summarize(nlohmann::json &results)
                 ++by_verdict[std::string(verdict_name(*v))];
         }
     }
+    // Every configuration merged into the document (merge_configuration) must have completed.
+    bool configurations_ok = true;
+    if (const auto it = results.find("configurations"); it != results.end() && it->is_array())
+        for (const auto &conf : *it)
+            configurations_ok = configurations_ok && string_or(conf, "status", "") == "complete";
     summary["by_verdict"] = by_verdict;
     summary["must_total"] = must_total;
     summary["must_passed"] = must_passed;
@@ -192,7 +216,7 @@ void summarize(nlohmann::json &results)
     summary["strict_total"] = strict_total;
     summary["strict_passed"] = strict_passed;
     summary["gate_mode"] = gate_mode;
-    summary["gate"] = complete && all_ran && gated_ok && !any_xpass && others_ok ? "pass" : "fail";
+    summary["gate"] = complete && all_ran && gated_ok && !any_xpass && others_ok && configurations_ok ? "pass" : "fail";
 }
 
 } // namespace hcts::expectations

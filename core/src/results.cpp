@@ -2,6 +2,7 @@
 
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -51,6 +52,113 @@ void merge_properties(nlohmann::json &into, const nlohmann::json &property_run)
                          {"reason", "the property run did not complete: " +
                                         run.value("error", std::string("status ") + run.value("status", "?"))},
                          {"command", run.value("command", nlohmann::json())}});
+    expectations::summarize(into);
+}
+
+namespace {
+
+void require_results(const nlohmann::json &doc)
+{
+    if (!doc.is_object() || doc.value("schema", "") != "hcts-results")
+        throw std::runtime_error("merge: not an hcts-results document");
+}
+
+nlohmann::json &array_in(nlohmann::json &doc, const char *key)
+{
+    auto &a = doc[key];
+    if (!a.is_array())
+        a = nlohmann::json::array();
+    return a;
+}
+
+// A run's configuration name: run.configuration, "plain" for documents without one.
+std::string configuration_of(const nlohmann::json &doc)
+{
+    const nlohmann::json run = doc.value("run", nlohmann::json::object());
+    const auto it = run.find("configuration");
+    return it != run.end() && it->is_string() && !it->get<std::string>().empty() ? it->get<std::string>() : "plain";
+}
+
+// What the top-level `configurations` says about one run: enough to tell how it ran and rerun it.
+nlohmann::json configuration_entry(const nlohmann::json &doc)
+{
+    const nlohmann::json run = doc.value("run", nlohmann::json::object());
+    const nlohmann::json env = doc.value("environment", nlohmann::json::object());
+    nlohmann::json e = {{"name", configuration_of(doc)},
+                        {"status", run.value("status", std::string("unknown"))},
+                        {"mode", run.value("mode", std::string("plain"))},
+                        {"seed", run.value("seed", nlohmann::json())},
+                        {"command", run.value("command", nlohmann::json())},
+                        {"cases", doc.value("cases", nlohmann::json::array()).size()}};
+    if (env.is_object() && env.contains("segment_size"))
+        e["segment_size"] = env.at("segment_size");
+    for (const char *key : {"filter", "error"})
+        if (run.contains(key))
+            e[key] = run.at(key);
+    return e;
+}
+
+} // namespace
+
+void merge_configuration(nlohmann::json &into, const nlohmann::json &configuration_run)
+{
+    require_results(into);
+    require_results(configuration_run);
+    const std::string name = configuration_of(configuration_run);
+    auto &configs = into["configurations"];
+    if (!configs.is_array())
+        configs = nlohmann::json::array({configuration_entry(into)});
+    for (const auto &c : configs)
+        if (c.is_object() && c.value("name", "") == name)
+            throw std::runtime_error("merge: the document already holds configuration '" + name + "'");
+    configs.push_back(configuration_entry(configuration_run));
+
+    // The first run's cases keep their names; each tells its configuration.
+    const std::string base = configuration_of(into);
+    auto &cases = array_in(into, "cases");
+    for (auto &c : cases)
+        if (c.is_object() && !c.contains("configuration"))
+            c["configuration"] = base;
+    const std::string suffix = "@" + name;
+    for (nlohmann::json c : configuration_run.value("cases", nlohmann::json::array())) {
+        if (!c.is_object())
+            continue;
+        c["name"] = c.value("name", std::string("?")) + suffix;
+        c["configuration"] = name;
+        cases.push_back(std::move(c));
+    }
+    auto &litmus = array_in(into, "litmus");
+    for (nlohmann::json l : configuration_run.value("litmus", nlohmann::json::array())) {
+        if (!l.is_object())
+            continue;
+        if (l.contains("case") && l.at("case").is_string())
+            l["case"] = l.at("case").get<std::string>() + suffix;
+        l["configuration"] = name;
+        litmus.push_back(std::move(l));
+    }
+    // Each clause lists the other run's cases too, so summarize() takes the worst of all.
+    auto &clauses = array_in(into, "clauses");
+    for (const auto &cl : configuration_run.value("clauses", nlohmann::json::array())) {
+        if (!cl.is_object())
+            continue;
+        nlohmann::json names = nlohmann::json::array();
+        for (const auto &n : cl.value("cases", nlohmann::json::array()))
+            if (n.is_string())
+                names.push_back(n.get<std::string>() + suffix);
+        const std::string id = cl.value("id", "");
+        const auto it = std::find_if(clauses.begin(), clauses.end(), [&id](const nlohmann::json &c) {
+            return c.is_object() && c.value("id", "") == id;
+        });
+        if (it == clauses.end()) {
+            nlohmann::json copy = cl;
+            copy["cases"] = std::move(names);
+            clauses.push_back(std::move(copy));
+            continue;
+        }
+        auto &list = array_in(*it, "cases");
+        for (auto &n : names)
+            list.push_back(std::move(n));
+    }
     expectations::summarize(into);
 }
 
@@ -129,6 +237,10 @@ ResultsWriter::ResultsWriter(std::string path, RunInfo run, const Catalogue *cat
           {"xpass", nlohmann::json::array()}}},
         {"summary", nullptr},
     };
+    if (!run.configuration.empty())
+        doc_["run"]["configuration"] = run.configuration;
+    if (!run.filter.empty())
+        doc_["run"]["filter"] = run.filter;
     write();
 }
 
@@ -166,8 +278,17 @@ void ResultsWriter::set_environment(const std::string &product, int ranks, const
     write();
 }
 
+void ResultsWriter::set_segment_size(uint64_t bytes)
+{
+    doc_["environment"]["segment_size"] = bytes != 0 ? nlohmann::json(bytes) : nlohmann::json(nullptr);
+    write();
+}
+
 void ResultsWriter::add_case(nlohmann::json entry)
 {
+    // Each case tells the configuration it ran in, so a merged document can tell them apart.
+    if (const auto &run = doc_.at("run"); run.contains("configuration") && !entry.contains("configuration"))
+        entry["configuration"] = run.at("configuration");
     doc_["cases"].push_back(std::move(entry));
     write();
 }

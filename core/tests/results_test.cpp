@@ -188,3 +188,47 @@ TEST_F(Writer, PropertiesMergeIntoTheRunAndGateByTheirClauses)
     EXPECT_EQ(fresh["properties"].back()["verdict"], "ERROR");
     EXPECT_THROW(merge_properties(fresh, json::object()), std::runtime_error);
 }
+
+TEST_F(Writer, ConfigurationsMergeIntoOneDocumentWorstOverAll)
+{
+    RunInfo plain = run_of("conformance");
+    plain.configuration = "plain";
+    ResultsWriter w(path("conf-plain"), plain, &cat, nullptr);
+    w.add_case(a_case("S.One", "A.1", "PASS"));
+    w.add_case(a_case("S.Two", "A.2", "PASS"));
+    w.add_case(a_case("S.Three", "A.3", "PROFILE"));
+    w.finish(RunStatus::Complete);
+    json doc = w.doc();
+    EXPECT_EQ(doc["run"]["configuration"], "plain");
+
+    // A subset of the cases in another configuration: its not_run does not count.
+    RunInfo seg = run_of("conformance");
+    seg.configuration = "segment";
+    ResultsWriter s(path("conf-segment"), seg, &cat, nullptr);
+    s.add_case(a_case("S.One", "A.1", "FAIL"));
+    s.add_litmus({{"id", "L1"}, {"case", "S.One"}, {"outcomes", json::object()}, {"verdict", "PASS"}});
+    s.finish(RunStatus::Complete);
+    merge_configuration(doc, s.doc());
+    EXPECT_EQ(doc["summary"]["gate"], "fail") << "a MUST clause failed in one configuration";
+    EXPECT_EQ(doc["clauses"][0]["verdict"], "FAIL");
+    EXPECT_EQ(doc["clauses"][0]["configurations"],
+              json::parse(R"([{"name":"plain","verdict":"PASS"},{"name":"segment","verdict":"FAIL"}])"));
+    EXPECT_EQ(doc["clauses"][1]["configurations"], json::parse(R"([{"name":"plain","verdict":"PASS"}])"));
+    EXPECT_EQ(doc["cases"].back()["name"], "S.One@segment");
+    EXPECT_EQ(doc["litmus"].back()["case"], "S.One@segment");
+    EXPECT_EQ(doc["configurations"].size(), 2U);
+    EXPECT_EQ(doc["configurations"][1]["status"], "complete");
+    EXPECT_THROW(merge_configuration(doc, s.doc()), std::runtime_error) << "the same configuration twice";
+
+    // A configuration that did not complete fails the gate even with nothing failed.
+    json fresh = w.doc();
+    RunInfo adv = run_of("conformance");
+    adv.configuration = "adversarial";
+    ResultsWriter a(path("conf-adv"), adv, &cat, nullptr);
+    a.add_case(a_case("S.One", "A.1", "PASS"));
+    a.finish(RunStatus::Aborted);
+    merge_configuration(fresh, a.doc());
+    EXPECT_EQ(fresh["clauses"][0]["verdict"], "PASS");
+    EXPECT_EQ(fresh["summary"]["gate"], "fail") << "an aborted configuration is no evidence";
+    EXPECT_THROW(merge_configuration(fresh, json::object()), std::runtime_error);
+}

@@ -9,7 +9,7 @@ if ((EUID != 0)); then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/hcts-cluster-check.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export HCTS_MPI_LOG_DIR=$work/logs HCTS_EXPECT_SLOTS=2
+export HCTS_MPI_LOG_DIR=$work/logs HCTS_EXPECT_NODES=2
 "$cluster" --nodes 2 --np 4 -- "$program" --gtest_color=no
 rc=$?
 left=$(ip netns list | awk '{print $1}' | grep -E '^hcts-[0-9]+-' | while read -r ns; do

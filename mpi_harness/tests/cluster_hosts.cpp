@@ -1,5 +1,6 @@
 // Run by the cluster test across simulated nodes: ranks land on distinct hosts
-// by slots, each sees its node's veth0 address, and MPI works between nodes.
+// round-robin (so ranks 0 and 1, the two parties of two-party cases, are on
+// different nodes), each sees its node's veth0 address, and MPI works between nodes.
 #include "hcts/mpi_harness.h"
 
 #include <arpa/inet.h>
@@ -46,23 +47,29 @@ std::string address_of(const char *ifname)
     return addr;
 }
 
-// Expects HCTS_EXPECT_SLOTS ranks per node, filled in rank order.
+// The node of `rank` when ranks are placed round-robin over HCTS_EXPECT_NODES nodes.
+int node_of(int rank)
+{
+    const char *s = std::getenv("HCTS_EXPECT_NODES");
+    const int nodes = s != nullptr ? std::atoi(s) : 0;
+    return nodes > 0 ? rank % nodes + 1 : 0;
+}
+
 TEST(Cluster, RanksSpreadOverDistinctHosts)
 {
-    const char *s = std::getenv("HCTS_EXPECT_SLOTS");
-    ASSERT_NE(s, nullptr) << "set HCTS_EXPECT_SLOTS to the slots per node";
-    const int slots = std::atoi(s);
-    ASSERT_GT(slots, 0) << "HCTS_EXPECT_SLOTS='" << s << "' is not a positive integer";
+    ASSERT_GT(node_of(0), 0) << "set HCTS_EXPECT_NODES to the number of nodes";
     const auto names = all_hostnames();
     for (int a = 0; a < hm::size(); ++a) {
         for (int b = 0; b < hm::size(); ++b) {
-            const bool same_node = a / slots == b / slots;
+            const bool same_node = node_of(a) == node_of(b);
             EXPECT_EQ(names[static_cast<size_t>(a)] == names[static_cast<size_t>(b)], same_node)
                 << "ranks " << a << " (" << names[static_cast<size_t>(a)] << ") and " << b << " ("
                 << names[static_cast<size_t>(b)] << ")";
         }
     }
-    EXPECT_EQ(names[static_cast<size_t>(hm::rank())], "n" + std::to_string(hm::rank() / slots + 1));
+    EXPECT_EQ(names[static_cast<size_t>(hm::rank())], "n" + std::to_string(node_of(hm::rank())));
+    if (hm::size() > 1)
+        EXPECT_NE(names[0], names[1]) << "ranks 0 and 1 (the two parties) must be on different nodes";
 }
 
 TEST(Cluster, NodeAddressAndEnvironment)
@@ -73,8 +80,7 @@ TEST(Cluster, NodeAddressAndEnvironment)
     ASSERT_NE(boot, nullptr);
     EXPECT_STREQ(listen, "veth0");
     EXPECT_STREQ(boot, "veth0");
-    const int slots = std::atoi(std::getenv("HCTS_EXPECT_SLOTS"));
-    EXPECT_EQ(address_of("veth0"), "10.77.0." + std::to_string(hm::rank() / slots + 1));
+    EXPECT_EQ(address_of("veth0"), "10.77.0." + std::to_string(node_of(hm::rank())));
 }
 
 TEST(Cluster, ExchangeBetweenNodes)

@@ -51,6 +51,25 @@ check "merge --gate exits 1 when a merged property fails" test "$rc" -eq 1
 check "the failing property is in the merged document" grep -q '"name": "WriteBeforeNotify"' "$work/merged.json"
 check "the merged gate fails" grep -q '"gate": "fail"' "$work/merged.json"
 
+# merge: a conformance run of another configuration (run.configuration) joins the run: its cases
+# under their clauses, the clause's configurations listed, and both renderers show them.
+python3 - "$fixtures/pass.json" "$work/segment.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["run"]["configuration"] = "segment"
+doc["run"]["filter"] = "Visibility.*"
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+cp "$fixtures/pass.json" "$work/configs.json"
+"$tool" merge --gate --into "$work/configs.json" "$work/segment.json" 2>"$work/err.txt"
+check "merge names the configuration run" grep -q "1 configuration run(s)" "$work/err.txt"
+check "the merged document lists both configurations" grep -q '"name": "segment"' "$work/configs.json"
+check "the other configuration's cases are renamed" grep -q '@segment"' "$work/configs.json"
+"$tool" render --out "$work/configs" "$work/configs.json" >/dev/null
+check "the HTML shows each clause's configurations" grep -q '<th>Configurations</th>' "$work/configs/report.html"
+check "the Markdown lists clauses by configuration" grep -q 'Clauses by configuration' "$work/configs/summary.md"
+check "a merged document validates" "$(dirname "$0")/../schema/validate" "$work/configs.json"
+
 # Clear errors for bad input.
 expect_error 1 "no-such.json: cannot open for reading: No such file or directory" "$tool" render --out "$work/x" "$fixtures/no-such.json"
 printf '{"schema":"hcts-results","schema_version":7,"run":{},"clauses":[]}' >"$work/newer.json"

@@ -130,18 +130,34 @@ std::string filter_controls(const std::string &table_id, const std::set<std::str
     return o.str();
 }
 
+// The configurations a clause ran in, each with its verdict there (merged runs of
+// ./hcts run: plain, segment, adversarial).
+std::string configurations_cell(const json &cl)
+{
+    std::string out;
+    for (const auto &c : array_at(cl, "configurations"))
+        out += "<span class=\"conf\">" + html_escape(field(c, "name")) + "&nbsp;" +
+               badge(field(c, "verdict", "NOT RUN")) + "</span> ";
+    return out.empty() ? "<span class=\"muted\">—</span>" : out;
+}
+
 void clause_table(std::ostringstream &o, const Run &run, std::size_t r)
 {
     const auto cases = index_cases(run.doc);
     const auto &clauses = array_at(run.doc, "clauses");
     std::set<std::string> verdicts;
-    for (const auto &cl : clauses)
+    bool configured = false;
+    for (const auto &cl : clauses) {
         verdicts.insert(field(cl, "verdict", "NOT RUN"));
+        configured = configured || !array_at(cl, "configurations").empty();
+    }
     const std::string id = "clauses-" + std::to_string(r);
     o << "<h3 id=\"" << id << "-h\">Clauses <span class=\"muted\">(" << clauses.size() << ")</span></h3>"
       << filter_controls(id, verdicts, "clauses") << "<table class=\"sortable clauses\" id=\"" << id
       << "\"><thead><tr><th>Clause</th><th>Kind</th><th>Area</th>"
-         "<th>Verdict</th><th>Title and evidence</th><th class=\"num\">Cases</th><th "
+         "<th>Verdict</th>"
+      << (configured ? "<th>Configurations</th>" : "")
+      << "<th>Title and evidence</th><th class=\"num\">Cases</th><th "
          "class=\"num\">Time</th></tr></thead><tbody>";
     for (const auto &cl : clauses) {
         const auto verdict = field(cl, "verdict", "NOT RUN");
@@ -165,9 +181,9 @@ void clause_table(std::ostringstream &o, const Run &run, std::size_t r)
         o << "<tr class=\"clause-row\" id=\"r" << r << "-" << html_escape(field(cl, "id")) << "\" data-verdict=\""
           << html_escape(verdict) << "\"><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>"
           << html_escape(field(cl, "kind")) << "</td><td>" << html_escape(field(cl, "area"))
-          << "</td><td data-sort-key=\"" << verdict_key(verdict) << "\">" << badge(verdict)
-          << "</td><td><details class=\"evidence\"" << (bad ? " open" : "") << "><summary>"
-          << text_or_dash(field(cl, "title")) << "</summary>";
+          << "</td><td data-sort-key=\"" << verdict_key(verdict) << "\">" << badge(verdict) << "</td>"
+          << (configured ? "<td>" + configurations_cell(cl) + "</td>" : "") << "<td><details class=\"evidence\""
+          << (bad ? " open" : "") << "><summary>" << text_or_dash(field(cl, "title")) << "</summary>";
         const auto statement = field(cl, "statement");
         if (!statement.empty())
             o << "<p class=\"statement\">" << html_escape(statement) << "</p>";
@@ -359,6 +375,25 @@ void environment(std::ostringstream &o, const Run &run)
     kv(o, "Command", field(r, "command"), true);
     kv(o, "Results file", run.path, true);
     o << "</table></div>";
+    // The configurations merged into this document (./hcts run), each a run of its own.
+    if (const auto &confs = array_at(doc, "configurations"); !confs.empty()) {
+        o << "<h3>Configurations</h3><table class=\"plain\"><thead><tr><th>Configuration</th><th>Status</th>"
+             "<th>Mode / seed</th><th class=\"num\">Segment</th><th>Cases run</th><th class=\"num\">Cases</th>"
+             "<th>Command</th></tr></thead><tbody>";
+        for (const auto &c : confs) {
+            const auto seed = field(c, "seed");
+            o << "<tr><td><b>" << html_escape(field(c, "name")) << "</b></td><td>"
+              << badge(field(c, "status") == "complete" ? "PASS" : "ERROR") << " "
+              << html_escape(field(c, "status", "?")) << (field(c, "error").empty() ? "" : ": ")
+              << html_escape(field(c, "error")) << "</td><td>" << html_escape(field(c, "mode", "plain"))
+              << (seed.empty() ? "" : " / " + html_escape(seed)) << "</td><td class=\"num\">"
+              << text_or_dash(field(c, "segment_size")) << "</td><td>"
+              << (field(c, "filter").empty() ? std::string("all") : code_or_dash(field(c, "filter")))
+              << "</td><td class=\"num\">" << html_escape(field(c, "cases", "0")) << "</td><td>"
+              << code_or_dash(field(c, "command")) << "</td></tr>";
+        }
+        o << "</tbody></table>";
+    }
 }
 
 void expectations_block(std::ostringstream &o, const Run &run)

@@ -110,17 +110,29 @@ int cmd_apply(const Options &o)
     return o.gate && gate != "PASS" ? 1 : 0;
 }
 
-// Adds a property run's properties to a run's results document, in place.
+// Adds property runs' properties, and conformance runs of other configurations,
+// to a run's results document, in place.
 int cmd_merge(const Options &o)
 {
     const std::string &into = o.out.value();
     nlohmann::json doc = hcts::read_json_file(into);
-    for (const auto &p : o.inputs)
-        hcts::merge_properties(doc, hcts::read_json_file(p));
+    int properties = 0, configurations = 0;
+    for (const auto &p : o.inputs) {
+        const nlohmann::json other = hcts::read_json_file(p);
+        const nlohmann::json run = other.is_object() ? other.value("run", nlohmann::json::object()) : nlohmann::json();
+        // A conformance run that names its configuration joins as one; anything else adds its properties.
+        if (run.is_object() && run.value("kind", "") == "conformance" && run.contains("configuration")) {
+            hcts::merge_configuration(doc, other);
+            ++configurations;
+        } else {
+            hcts::merge_properties(doc, other);
+            ++properties;
+        }
+    }
     write_file_atomic(into, doc.dump(2) + "\n");
     const auto gate = doc.at("summary").value("gate", "fail");
-    std::cerr << "hcts-report: merged " << o.inputs.size() << " property run(s) into " << into << "; gate " << gate
-              << "\n";
+    std::cerr << "hcts-report: merged " << properties << " property run(s) and " << configurations
+              << " configuration run(s) into " << into << "; gate " << gate << "\n";
     return o.gate && gate != "pass" ? 1 : 0;
 }
 
@@ -285,15 +297,20 @@ int main(int argc, char **argv)
     gate(apply, "exit 1 if its gate fails");
     one_input(apply, "RESULTS.json", "the results document");
 
-    auto *merge = app.add_subcommand("merge", "add property runs' properties to a run's results document (in place), "
-                                              "so they gate together");
+    auto *merge = app.add_subcommand("merge", "add property runs' properties, and conformance runs of other "
+                                              "configurations (run.configuration), to a run's results document (in "
+                                              "place), so they gate together");
     merge
         ->add_option_function<std::string>(
             "--into", [&](const std::string &v) { o.out = v; }, "the results document to add to")
         ->type_name("RESULTS.json")
         ->required();
     gate(merge, "exit 1 if the merged gate fails");
-    merge->add_option("PROPERTY.json", o.inputs, "results documents of hcts-property runs")->required();
+    merge
+        ->add_option("RUN.json", o.inputs,
+                     "results documents of hcts-property runs or of hcts-conformance runs "
+                     "in another configuration")
+        ->required();
 
     auto *bundle = app.add_subcommand("bundle", "a submission bundle (ustar): results, environment, report and "
                                                 "SHA256SUMS over every member");

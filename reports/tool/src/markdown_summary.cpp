@@ -1,6 +1,8 @@
 // The Markdown summary: short enough for a pull-request comment, with what a
 // reviewer needs to act (which clauses, why, how to reproduce).
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <hcts/expectations.h>
 
@@ -22,6 +24,52 @@ std::string first_reproducer(const nlohmann::json &doc, const nlohmann::json &cl
                 if (const auto r = field(c, "reproducer"); !r.empty())
                     return r;
     return {};
+}
+
+// The configurations merged into the run (./hcts run), then which each clause
+// ran in and its verdict there, folded: a table per clause is long.
+void configurations(std::ostringstream &o, const nlohmann::json &doc)
+{
+    const auto &confs = array_at(doc, "configurations");
+    if (confs.empty())
+        return;
+    o << "**Configurations** (a clause's verdict is the worst over those it ran in):\n\n"
+         "| Configuration | Status | Mode / seed | Segment | Cases run |\n|---|---|---|---:|---|\n";
+    std::vector<std::string> names;
+    for (const auto &c : confs) {
+        names.push_back(field(c, "name"));
+        const auto seed = field(c, "seed");
+        o << "| " << md_escape(field(c, "name")) << " | " << md_escape(field(c, "status", "?"))
+          << (field(c, "error").empty() ? "" : ": " + md_escape(field(c, "error"))) << " | "
+          << md_escape(field(c, "mode", "plain")) << (seed.empty() ? "" : " / " + md_escape(seed)) << " | "
+          << md_escape(field(c, "segment_size", "—")) << " | "
+          << (field(c, "filter").empty() ? std::string("all") : "`" + md_escape(field(c, "filter")) + "`") << " ("
+          << field(c, "cases", "0") << ")"
+          << " |\n";
+    }
+    o << "\n<details><summary>Clauses by configuration</summary>\n\n| Clause |";
+    for (const auto &n : names)
+        o << " " << md_escape(n) << " |";
+    o << "\n|---|" <<
+        [&] {
+            std::string dashes;
+            for (std::size_t i = 0; i < names.size(); ++i)
+                dashes += "---|";
+            return dashes;
+        }()
+      << "\n";
+    for (const auto &cl : array_at(doc, "clauses")) {
+        o << "| `" << md_escape(field(cl, "id")) << "` |";
+        for (const auto &n : names) {
+            std::string v = "—";
+            for (const auto &c : array_at(cl, "configurations"))
+                if (field(c, "name") == n)
+                    v = field(c, "verdict", "?");
+            o << " " << v << " |";
+        }
+        o << "\n";
+    }
+    o << "\n</details>\n\n";
 }
 
 void run_summary(std::ostringstream &o, const Run &run, bool heading)
@@ -60,6 +108,7 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading)
             o << "| " << v << " | " << n << " |\n";
     o << "\n";
 
+    configurations(o, run.doc);
     if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
         o << "**" << not_run.size() << " clause(s) not decided by any case** (filtered or cut-short run):";
         for (std::size_t i = 0; i < not_run.size() && i < kMaxListed; ++i)

@@ -30,6 +30,8 @@ struct RunInfo {
     std::string gate = "default"; // "default" (MUST clauses) or "strict" (MUST and STRICT)
     std::string transport;        // e.g. "softverbs", "verbs"
     std::string suite_commit;     // "" when unknown
+    std::string configuration;    // e.g. "plain", "segment", "adversarial" (run.configuration); "" = none recorded
+    std::string filter;           // the GoogleTest filter of a run of a subset of the cases (run.filter); "" = all
 };
 
 enum class RunStatus { Complete, Aborted };
@@ -46,6 +48,8 @@ class ResultsWriter {
     void set_iut_name(const std::string &name);
     void set_adapter(const Adapter &adapter);
     void set_environment(const std::string &product, int ranks, const std::vector<std::string> &hosts);
+    // The segment size the transfers straddled (environment.segment_size); 0 = unknown (null).
+    void set_segment_size(uint64_t bytes);
 
     // One case entry of the schema (name, clauses, verdict, clause_verdicts, ...).
     void add_case(nlohmann::json entry);
@@ -72,6 +76,18 @@ class ResultsWriter {
 // A property run that did not complete adds an ERROR property saying why.
 // Throws std::runtime_error for documents that are not hcts results.
 void merge_properties(nlohmann::json &into, const nlohmann::json &property_run);
+
+// Adds another configuration's conformance run of the same library (e.g. small
+// segments, an adversarial seed: `run.configuration` names it) to a run's results
+// document, so one document gates on all of them: its cases and litmus entries
+// are appended, renamed "<name>@<configuration>" and tagged `configuration`, and
+// listed under their clauses, so a clause's verdict is the worst over every
+// configuration it ran in (summarize() lists them in `clauses[].configurations`).
+// `configurations` (top level) gains one entry per run; one that did not
+// complete fails the gate. A configuration may run a subset of the cases: its
+// summary.not_run is not carried over. Throws std::runtime_error for documents
+// that are not hcts results, or a configuration name already in `into`.
+void merge_configuration(nlohmann::json &into, const nlohmann::json &configuration_run);
 
 // A results document (or any JSON file) from disk; throws std::runtime_error
 // "<path>: <problem>" for an unreadable file or malformed JSON.
