@@ -155,6 +155,10 @@ std::vector<std::string> gate_failures(const nlohmann::json &doc)
     const auto status = field(object_at(doc, "run"), "status", "unknown");
     if (status != "complete")
         out.push_back("the run is " + status + ", not complete");
+    for (const auto &c : array_at(doc, "configurations"))
+        if (const auto st = field(c, "status", "unknown"); st != "complete")
+            out.push_back("configuration " + field(c, "name") + " is " + st + ", not complete" +
+                          (field(c, "error").empty() ? "" : ": " + field(c, "error")));
     if (const auto n = array_at(object_at(doc, "summary"), "not_run").size())
         out.push_back(std::to_string(n) + " clause(s) not decided by any case");
     std::map<std::string, int> bad_must;
