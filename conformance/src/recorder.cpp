@@ -12,8 +12,8 @@ namespace hcts {
 std::string reproducer(const RunShape &s, const std::string &case_name)
 {
     std::string cmd = "./hcts run";
-    if (s.configuration != "plain")
-        cmd += " --configs " + s.configuration;
+    // Only the configuration the case ran in (./hcts run runs several by default).
+    cmd += " --configs " + s.configuration;
     if (!s.iut.empty())
         cmd += " --iut " + s.iut;
     if (!s.adapter.empty())
