@@ -68,8 +68,9 @@ TEST(Cluster, RanksSpreadOverDistinctHosts)
         }
     }
     EXPECT_EQ(names[static_cast<size_t>(hm::rank())], "n" + std::to_string(node_of(hm::rank())));
-    if (hm::size() > 1)
+    if (hm::size() > 1) {
         EXPECT_NE(names[0], names[1]) << "ranks 0 and 1 (the two parties) must be on different nodes";
+    }
 }
 
 TEST(Cluster, NodeAddressAndEnvironment)
