@@ -1,0 +1,324 @@
+// The communicator and its memory (API.COM.*, API.BUF.*): rank queries, a second
+// communicator made, used and destroyed beside the world's, the rank-table
+// initialiser refusing a missing file, and the communication buffer calls.
+#include <cstdlib>
+#include <cstring>
+
+#include "case_kit.h"
+
+namespace hcts {
+HCTS_SUITE(CommApi);
+HCTS_SUITE(BufferApi);
+
+namespace {
+
+constexpr uint32_t kSecondNotify = 3; // notify index of the write on the second communicator
+constexpr uint32_t kLastPageNotify = 6;
+constexpr uint64_t kPage = 4096;
+
+void check_rank_queries(const World &w, HcclComm comm, const std::string &which, Evidence &ev)
+{
+    const auto &api = w.iut().api();
+    uint32_t id = UINT32_MAX, n = UINT32_MAX;
+    const HcclResult irc = api.HcclGetRankId(comm, &id);
+    const HcclResult nrc = api.HcclGetRankSize(comm, &n);
+    ev.check("API.COM.1", irc == HCCL_SUCCESS && id == static_cast<uint32_t>(w.rank),
+             "HcclGetRankId on " + which + " returned " + hccl_result_name(irc) + " and rank " + std::to_string(id) +
+                 ", expected HCCL_SUCCESS and " + std::to_string(w.rank));
+    ev.check("API.COM.1", nrc == HCCL_SUCCESS && n == static_cast<uint32_t>(w.size),
+             "HcclGetRankSize on " + which + " returned " + hccl_result_name(nrc) + " and size " + std::to_string(n) +
+                 ", expected HCCL_SUCCESS and " + std::to_string(w.size));
+}
+
+// Whether [p, p+len) of device memory reads as zero, in 1 MiB pieces; the offset
+// of the first non-zero byte in *bad.
+bool reads_zero(const Device &dev, const std::byte *p, uint64_t len, uint64_t &bad)
+{
+    for (uint64_t off = 0; off < len; off += 1U << 20) {
+        const auto got = dev.get(p + off, static_cast<size_t>(std::min<uint64_t>(1U << 20, len - off)));
+        for (size_t i = 0; i < got.size(); ++i)
+            if (got[i] != std::byte{0}) {
+                bad = off + i;
+                return false;
+            }
+    }
+    return true;
+}
+
+// The first call of HcclGetHcclBufferCleared on a new communicator: the memory
+// reads as zero (its head, its tail and one page in every 16 MiB).
+void judge_cleared(const Device &dev, std::byte *base, uint64_t size, Evidence &ev)
+{
+    uint64_t bad = 0;
+    bool zero = reads_zero(dev, base, std::min<uint64_t>(size, 1U << 20), bad);
+    for (uint64_t off = 16U << 20; zero && off + kPage <= size; off += 16U << 20)
+        if (!reads_zero(dev, base + off, kPage, bad))
+            bad += off, zero = false;
+    if (zero && size > (1U << 20) && !reads_zero(dev, base + size - (1U << 20), 1U << 20, bad))
+        bad += size - (1U << 20), zero = false;
+    ev.check("API.BUF.3", zero,
+             zero ? "the " + std::to_string(size) + "-byte buffer of HcclGetHcclBufferCleared reads as zero"
+                  : "the buffer of HcclGetHcclBufferCleared holds a non-zero byte at offset " + std::to_string(bad));
+}
+
+// The second communicator's resources, acquired by every rank together.
+struct Second {
+    HcclComm comm = nullptr;
+    ThreadHandle thread = 0;
+    std::vector<ChannelHandle> to; // by rank
+    std::byte *base = nullptr;
+    uint64_t size = 0;
+};
+
+// One write with notify on the second communicator, rank 0 to rank 1, into the
+// receiver's buffer past its first page; the receiver waits for it and checks.
+void write_on_second(const Ctx &c, const Device &dev, const Second &s, Evidence &ev)
+{
+    const World &w = c.w;
+    const StampKey key{61, 0, 0};
+    Script sc;
+    if (w.rank == 0) {
+        void *rb = nullptr;
+        uint64_t rsize = 0;
+        const HcclResult rc = w.iut().api().HcclChannelGetHcclBuffer(s.comm, s.to[1], &rb, &rsize);
+        ev.check("API.COM.2", rc == HCCL_SUCCESS && rb != nullptr && rsize >= 2 * kPage,
+                 "HcclChannelGetHcclBuffer on the second communicator returned " + hccl_result_name(rc) + ", size " +
+                     std::to_string(rsize));
+        std::vector<std::byte> p(kPage);
+        fill_payload(p, key);
+        dev.put(s.base + kPage, p);
+        if (rc == HCCL_SUCCESS && rb != nullptr)
+            sc.wwn(s.thread, s.to[1], static_cast<std::byte *>(rb) + kPage, s.base + kPage, kPage, kSecondNotify);
+    } else if (w.rank == 1) {
+        dev.poison(s.base + kPage, kPage);
+        sc.wait(s.thread, s.to[0], kSecondNotify, w.ok_timeout());
+    }
+    mpi::phase_barrier("second communicator: sources and targets ready");
+    const LaunchResult r = dev.run(sc, 30000, &c.spec);
+    if (w.rank == 0 && !sc.empty())
+        ev.check("API.COM.2", sc.rc(0) == 0 && r.ok(),
+                 "the write with notify on the second communicator returned " + hccl_result_name(sc.rc(0)) + " (" +
+                     r.describe() + ")");
+    if (w.rank == 1) {
+        const PayloadCheck pc = check_payload(dev.get(s.base + kPage, kPage), key);
+        ev.check("API.COM.2", sc.rc(0) == 0 && r.ok() && pc.ok(),
+                 "the wait on the second communicator returned " + hccl_result_name(sc.rc(0)) + " (" + r.describe() +
+                     "); the payload " + (pc.ok() ? "landed" : "did not land: " + pc.first_bad));
+    }
+}
+
+} // namespace
+
+HCTS_CASE(CommApi, RankQueries, clauses("API.COM.1"), needs())
+{
+    check_rank_queries(world(), world().comm, "the world's communicator", ev());
+}
+
+HCTS_CASE(CommApi, SecondCommunicator, clauses("API.COM.1", "API.COM.2", "API.BUF.3"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const auto &api = iut().api();
+    // Root info from rank 0, broadcast with its return code.
+    struct {
+        int32_t rc;
+        HcclRootInfo root;
+    } boot{};
+    if (w.rank == 0)
+        boot.rc = api.HcclGetRootInfo(&boot.root);
+    mpi::broadcast(std::as_writable_bytes(std::span(&boot, 1)), 0, "the second root info");
+    if (boot.rc != HCCL_SUCCESS) {
+        ev().check("API.COM.2", false,
+                   "HcclGetRootInfo for a second communicator returned " + hccl_result_name(boot.rc));
+        return;
+    }
+    Second s;
+    const HcclResult irc =
+        api.HcclCommInitRootInfo(static_cast<uint32_t>(w.size), &boot.root, static_cast<uint32_t>(w.rank), &s.comm);
+    if (!mpi::all_ranks(irc == HCCL_SUCCESS && s.comm != nullptr, "second communicator made")) {
+        ev().check("API.COM.2", false,
+                   "HcclCommInitRootInfo of a second communicator returned " + hccl_result_name(irc) +
+                       " on this rank or another");
+        if (irc == HCCL_SUCCESS && s.comm != nullptr)
+            (void)api.HcclCommDestroy(s.comm);
+        return;
+    }
+    ev().check("API.COM.2", s.comm != w.comm, "the second communicator is a handle of its own");
+    check_rank_queries(w, s.comm, "a second communicator", ev());
+    const Device dev(adapter(), s.comm, w.launch_timeout_ms, false);
+
+    // Its memory, first asked for cleared.
+    void *b = nullptr;
+    const HcclResult brc = api.HcclGetHcclBufferCleared(s.comm, &b, &s.size);
+    s.base = static_cast<std::byte *>(b);
+    const bool have_buffer = brc == HCCL_SUCCESS && b != nullptr && s.size >= 2 * kPage;
+    ev().check("API.BUF.3", have_buffer,
+               "HcclGetHcclBufferCleared on a new communicator returned " + hccl_result_name(brc) + ", size " +
+                   std::to_string(s.size));
+    if (have_buffer)
+        judge_cleared(dev, s.base, s.size, ev());
+
+    // A thread and channels of its own, then one write with notify.
+    const HcclResult trc = api.HcclThreadAcquire(s.comm, w.setup_engine, 1, World::kNotifyNum, &s.thread);
+    std::vector<HcclChannelDesc> d(static_cast<size_t>(w.size - 1));
+    HcclChannelDescInit(d.data(), static_cast<uint32_t>(d.size()));
+    for (int r = 0, i = 0; r < w.size; ++r)
+        if (r != w.rank) {
+            d[static_cast<size_t>(i)].remoteRank = static_cast<uint32_t>(r);
+            d[static_cast<size_t>(i)].channelProtocol = w.protocol;
+            d[static_cast<size_t>(i++)].notifyNum = World::kNotifyNum;
+        }
+    std::vector<ChannelHandle> got(d.size(), 0);
+    const HcclResult crc = trc == HCCL_SUCCESS ? api.HcclChannelAcquire(s.comm, w.setup_engine, d.data(),
+                                                                        static_cast<uint32_t>(d.size()), got.data())
+                                               : trc;
+    s.to.assign(static_cast<size_t>(w.size), 0);
+    for (int r = 0, i = 0; r < w.size; ++r)
+        if (r != w.rank)
+            s.to[static_cast<size_t>(r)] = got[static_cast<size_t>(i++)];
+    if (mpi::all_ranks(have_buffer && crc == HCCL_SUCCESS, "second communicator's thread and channels"))
+        write_on_second(c, dev, s, ev());
+    else
+        ev().check("API.COM.2", false,
+                   "on the second communicator HcclThreadAcquire returned " + hccl_result_name(trc) +
+                       " and HcclChannelAcquire " + hccl_result_name(crc) + " (this rank or another failed)");
+    mpi::phase_barrier("second communicator used");
+
+    const HcclResult drc = api.HcclCommDestroy(s.comm);
+    ev().check("API.COM.2", drc == HCCL_SUCCESS,
+               "HcclCommDestroy of the second communicator (with its thread and channels) " + std::string("returned ") +
+                   hccl_result_name(drc) + ", expected HCCL_SUCCESS");
+    mpi::phase_barrier("second communicator destroyed");
+
+    // The world's communicator is undisturbed: its queries and a write with notify.
+    check_rank_queries(w, w.comm, "the world's communicator after the second was destroyed", ev());
+    const std::vector<Xfer> plan{{.sender = 0,
+                                  .receiver = 1,
+                                  .dst_off = 4096,
+                                  .src_off = 4096,
+                                  .len = 4096,
+                                  .idx = 9,
+                                  .key = StampKey{62, 0, 0}}};
+    exchange_checked(c, plan, StdClauses{"API.COM.2", "API.COM.2", "API.COM.2", "API.COM.2"});
+}
+
+HCTS_CASE(CommApi, ClusterInfoMissingFile, clauses("API.COM.3"), needs())
+{
+    const auto &api = iut().api();
+    HcclComm comm = nullptr;
+    const std::string path = "/nonexistent/hcts-rank-table-" + std::to_string(world().rank) + ".json";
+    const HcclResult rc = api.HcclCommInitClusterInfo(path.c_str(), static_cast<uint32_t>(world().rank), &comm);
+    ev().check("API.COM.3", rc != HCCL_SUCCESS,
+               "HcclCommInitClusterInfo(\"" + path + "\") returned " + hccl_result_name(rc) +
+                   "; a rank table that does not exist must be refused");
+    if (rc == HCCL_SUCCESS && comm != nullptr)
+        (void)api.HcclCommDestroy(comm);
+}
+
+HCTS_CASE(BufferApi, CommunicationBuffer, clauses("API.BUF.1", "API.BUF.2", "API.BUF.4", "API.BUF.5"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const auto &api = iut().api();
+    void *b = nullptr;
+    uint64_t size = 0;
+    const HcclResult rc = api.HcclGetHcclBuffer(w.comm, &b, &size);
+    ev().check("API.BUF.1", rc == HCCL_SUCCESS && b == w.local_base && size == w.local_size && size >= kPage,
+               "HcclGetHcclBuffer returned " + hccl_result_name(rc) + ", " + hex(reinterpret_cast<uint64_t>(b)) +
+                   " and " + std::to_string(size) + " bytes; at set-up it returned " +
+                   hex(reinterpret_cast<uint64_t>(w.local_base)) + " and " + std::to_string(w.local_size));
+
+    // The documented size: twice HCCL_BUFFSIZE (MB, default 200).
+    const char *env = std::getenv("HCCL_BUFFSIZE");
+    const uint64_t mb = env != nullptr && *env != '\0' ? std::strtoull(env, nullptr, 10) : 200;
+    ev().check("API.BUF.2", size == 2 * mb * (1ULL << 20),
+               "HcclGetHcclBuffer returned " + std::to_string(size) + " bytes with HCCL_BUFFSIZE " +
+                   std::to_string(mb) + " MB; the HcclGetHcclBuffer page documents twice the setting, " +
+                   std::to_string(2 * mb * (1ULL << 20)) + " bytes");
+
+    // NULL arguments (api §9.5).
+    void *ob = nullptr;
+    uint64_t os = 0;
+    const ChannelHandle ch = w.channel_to(w.peer());
+    const std::vector<std::pair<std::string, HcclResult>> nulls{
+        {"HcclGetHcclBuffer(comm NULL)", api.HcclGetHcclBuffer(nullptr, &ob, &os)},
+        {"HcclGetHcclBuffer(buffer NULL)", api.HcclGetHcclBuffer(w.comm, nullptr, &os)},
+        {"HcclGetHcclBuffer(size NULL)", api.HcclGetHcclBuffer(w.comm, &ob, nullptr)},
+        {"HcclGetHcclBufferCleared(comm NULL)", api.HcclGetHcclBufferCleared(nullptr, &ob, &os)},
+        {"HcclChannelGetHcclBuffer(comm NULL)", api.HcclChannelGetHcclBuffer(nullptr, ch, &ob, &os)},
+        {"HcclChannelGetHcclBuffer(buffer NULL)", api.HcclChannelGetHcclBuffer(w.comm, ch, nullptr, &os)},
+        {"HcclChannelGetHcclBuffer(size NULL)", api.HcclChannelGetHcclBuffer(w.comm, ch, &ob, nullptr)},
+    };
+    for (const auto &[what, nrc] : nulls)
+        ev().check("API.BUF.4", nrc == HCCL_E_PTR,
+                   what + " returned " + hccl_result_name(nrc) + ", expected HCCL_E_PTR");
+
+    // Every rank's buffer, so each can compare what its channels report.
+    std::vector<std::pair<uint64_t, uint64_t>> bufs(static_cast<size_t>(w.size));
+    for (int r = 0; r < w.size; ++r) {
+        auto &e = bufs[static_cast<size_t>(r)];
+        if (r == w.rank)
+            e = {reinterpret_cast<uint64_t>(w.local_base), w.local_size};
+        mpi::broadcast(std::as_writable_bytes(std::span(&e, 1)), r, "a rank's communication buffer");
+    }
+    for (int r = 0; r < w.size; ++r) {
+        if (r == w.rank)
+            continue;
+        const auto [pb, ps] = bufs[static_cast<size_t>(r)];
+        void *rb = nullptr;
+        uint64_t rs = 0;
+        const HcclResult grc = api.HcclChannelGetHcclBuffer(w.comm, w.channel_to(r), &rb, &rs);
+        ev().check("API.BUF.1", grc == HCCL_SUCCESS && reinterpret_cast<uint64_t>(rb) == pb && rs == ps,
+                   "HcclChannelGetHcclBuffer for rank " + std::to_string(r) + " returned " + hccl_result_name(grc) +
+                       ", " + hex(reinterpret_cast<uint64_t>(rb)) + " and " + std::to_string(rs) +
+                       " bytes; that rank's HcclGetHcclBuffer returned " + hex(pb) + " and " + std::to_string(ps));
+        uint32_t n = 0;
+        CommMem *mems = nullptr;
+        char **tags = nullptr;
+        const HcclResult mrc = api.HcclChannelGetRemoteMems(w.comm, w.channel_to(r), &n, &mems, &tags);
+        bool found = false;
+        for (uint32_t i = 0; mrc == HCCL_SUCCESS && mems != nullptr && i < n; ++i)
+            found = found || (reinterpret_cast<uint64_t>(mems[i].addr) == pb && mems[i].size == ps);
+        ev().check("API.BUF.5", found,
+                   "HcclChannelGetRemoteMems for rank " + std::to_string(r) + " returned " + hccl_result_name(mrc) +
+                       " with " + std::to_string(n) + " memories; none is that rank's buffer " + hex(pb) + " of " +
+                       std::to_string(ps) + " bytes");
+        const HcclResult m0 = api.HcclChannelGetRemoteMems(w.comm, w.channel_to(r), nullptr, &mems, &tags);
+        const HcclResult m1 = api.HcclChannelGetRemoteMems(w.comm, w.channel_to(r), &n, nullptr, &tags);
+        ev().check("API.BUF.5", m0 == HCCL_E_PTR && m1 == HCCL_E_PTR,
+                   "HcclChannelGetRemoteMems with memNum NULL returned " + hccl_result_name(m0) +
+                       ", with remoteMems NULL " + hccl_result_name(m1) + "; expected HCCL_E_PTR");
+    }
+
+    // The last page of the returned size is registered: rank 0 writes it on rank 1.
+    const StampKey key{63, 0, 0};
+    Script s;
+    const Peer &to1 = w.peers.at(1);
+    if (w.rank == 0) {
+        std::vector<std::byte> p(kPage);
+        fill_payload(p, key);
+        w.device().put(w.outbox(), p);
+        s.wwn(w.thread(), w.channel_to(1), to1.remote_base + to1.remote_size - kPage, w.outbox(), kPage,
+              kLastPageNotify);
+    } else if (w.rank == 1) {
+        w.device().poison(w.local_base + w.local_size - kPage, kPage);
+        s.wait(w.thread(), w.channel_to(0), kLastPageNotify, w.ok_timeout());
+    }
+    mpi::phase_barrier("last page: source and target ready");
+    const LaunchResult r = c.run(s, 30000);
+    if (w.rank == 1) {
+        const PayloadCheck pc = check_payload(w.device().get(w.local_base + w.local_size - kPage, kPage), key);
+        ev().check("API.BUF.1", s.rc(0) == 0 && r.ok() && pc.ok(),
+                   "a write with notify into the last 4 KiB of the returned size: the wait returned " +
+                       hccl_result_name(s.rc(0)) + " (" + r.describe() + "); the payload " +
+                       (pc.ok() ? "landed" : "did not land: " + pc.first_bad));
+    } else if (w.rank == 0) {
+        ev().check("API.BUF.1", s.rc(0) == 0 && r.ok(),
+                   "a write with notify into the last 4 KiB of rank 1's returned size returned " +
+                       hccl_result_name(s.rc(0)) + " (" + r.describe() + ")");
+    }
+}
+
+} // namespace hcts
