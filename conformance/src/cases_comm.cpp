@@ -100,7 +100,8 @@ void one_write(const World &w, const Device &dev, const CaseSpec &spec, const On
         s.wwn(o.send_thread, o.send_ch, o.dst_remote, o.src, kPage, o.idx);
     } else if (w.rank == 1) {
         dev.poison(o.dst_local, kPage);
-        s.wait(o.recv_thread, o.recv_ch, o.idx, w.ok_timeout());
+        // 5 s: a 4 KiB write lands in far less, and a lost one must not cost the run 20 s.
+        s.wait(o.recv_thread, o.recv_ch, o.idx, w.unit.seconds.value_or(true) ? 5U : 5000U);
     }
     mpi::phase_barrier(what + ": source and target ready");
     const LaunchResult r = dev.run(s, 30000, &spec);
@@ -320,11 +321,6 @@ HCTS_CASE(BufferApi, CommunicationBuffer, clauses("API.BUF.1", "API.BUF.2", "API
                    "HcclChannelGetRemoteMems for rank " + std::to_string(r) + " returned " + hccl_result_name(mrc) +
                        " with " + std::to_string(n) + " memories; none is that rank's buffer " + hex(pb) + " of " +
                        std::to_string(ps) + " bytes");
-        const HcclResult m0 = api.HcclChannelGetRemoteMems(w.comm, w.channel_to(r), nullptr, &mems, &tags);
-        const HcclResult m1 = api.HcclChannelGetRemoteMems(w.comm, w.channel_to(r), &n, nullptr, &tags);
-        ev().check("API.BUF.5", m0 == HCCL_E_PTR && m1 == HCCL_E_PTR,
-                   "HcclChannelGetRemoteMems with memNum NULL returned " + hccl_result_name(m0) +
-                       ", with remoteMems NULL " + hccl_result_name(m1) + "; expected HCCL_E_PTR");
     }
 
     // The last page of the returned size is registered: rank 0 writes it on rank 1.
