@@ -123,59 +123,11 @@ void one_write(const World &w, const Device &dev, const CaseSpec &spec, const On
                  what + ": the wait for its notify returned " + hccl_result_name(s.rc(0)) + " (" + r.describe() + ")");
 }
 
-} // namespace
-
-HCTS_CASE(CommApi, RankQueries, clauses("API.COM.1"), needs())
+// The second communicator's channels and one write with notify on them.
+void second_write(const World &w, const Device &dev, const CaseSpec &spec, Evidence &ev, Second &s, HcclResult trc)
 {
-    check_rank_queries(world(), world().comm, "the world's communicator", ev());
-}
-
-HCTS_CASE(CommApi, SecondCommunicator, clauses("API.COM.1", "API.COM.2", "API.BUF.3"),
-          needs(Feature::WriteWithNotify, Feature::NotifyWait))
-{
-    const World &w = world();
-    const auto &api = iut().api();
-    // Root info from rank 0, broadcast with its return code.
-    struct {
-        int32_t rc;
-        HcclRootInfo root;
-    } boot{};
-    if (w.rank == 0)
-        boot.rc = api.HcclGetRootInfo(&boot.root);
-    mpi::broadcast(std::as_writable_bytes(std::span(&boot, 1)), 0, "the second root info");
-    if (boot.rc != HCCL_SUCCESS) {
-        ev().check("API.COM.2", false,
-                   "HcclGetRootInfo for a second communicator returned " + hccl_result_name(boot.rc));
-        return;
-    }
-    Second s;
-    const HcclResult irc =
-        api.HcclCommInitRootInfo(static_cast<uint32_t>(w.size), &boot.root, static_cast<uint32_t>(w.rank), &s.comm);
-    if (!mpi::all_ranks(irc == HCCL_SUCCESS && s.comm != nullptr, "second communicator made")) {
-        ev().check("API.COM.2", false,
-                   "HcclCommInitRootInfo of a second communicator returned " + hccl_result_name(irc) +
-                       " on this rank or another");
-        if (irc == HCCL_SUCCESS && s.comm != nullptr)
-            (void)api.HcclCommDestroy(s.comm);
-        return;
-    }
-    ev().check("API.COM.2", s.comm != w.comm, "the second communicator is a handle of its own");
-    check_rank_queries(w, s.comm, "a second communicator", ev());
-    const Device dev(adapter(), s.comm, w.launch_timeout_ms, false);
-
-    // Its memory, first asked for cleared.
-    void *b = nullptr;
-    const HcclResult brc = api.HcclGetHcclBufferCleared(s.comm, &b, &s.size);
-    s.base = static_cast<std::byte *>(b);
-    const bool have_buffer = brc == HCCL_SUCCESS && b != nullptr && s.size >= 2 * kPage;
-    ev().check("API.BUF.3", have_buffer,
-               "HcclGetHcclBufferCleared on a new communicator returned " + hccl_result_name(brc) + ", size " +
-                   std::to_string(s.size));
-    if (have_buffer)
-        judge_cleared(dev, s.base, s.size, ev());
-
-    // A thread and channels of its own, then one write with notify.
-    const HcclResult trc = api.HcclThreadAcquire(s.comm, w.setup_engine, 1, World::kNotifyNum, &s.thread);
+    const auto &api = w.iut().api();
+    const bool have_buffer = s.base != nullptr;
     std::vector<HcclChannelDesc> d(static_cast<size_t>(w.size - 1));
     HcclChannelDescInit(d.data(), static_cast<uint32_t>(d.size()));
     for (int r = 0, i = 0; r < w.size; ++r)
@@ -197,9 +149,9 @@ HCTS_CASE(CommApi, SecondCommunicator, clauses("API.COM.1", "API.COM.2", "API.BU
         uint64_t rsize = 0;
         if (w.rank == 0) {
             const HcclResult grc = api.HcclChannelGetHcclBuffer(s.comm, s.to[1], &rb, &rsize);
-            ev().check("API.COM.2", grc == HCCL_SUCCESS && rb != nullptr && rsize >= 2 * kPage,
-                       "HcclChannelGetHcclBuffer on the second communicator returned " + hccl_result_name(grc) +
-                           ", size " + std::to_string(rsize));
+            ev.check("API.COM.2", grc == HCCL_SUCCESS && rb != nullptr && rsize >= 2 * kPage,
+                     "HcclChannelGetHcclBuffer on the second communicator returned " + hccl_result_name(grc) +
+                         ", size " + std::to_string(rsize));
             if (grc != HCCL_SUCCESS || rsize < 2 * kPage)
                 rb = nullptr;
         }
@@ -212,32 +164,109 @@ HCTS_CASE(CommApi, SecondCommunicator, clauses("API.COM.1", "API.COM.2", "API.BU
                          .dst_local = s.base + kPage,
                          .idx = kSecondNotify,
                          .key = StampKey{61, 0, 0}};
-        one_write(w, dev, spec(), o, "API.COM.2", "on the second communicator", ev());
+        one_write(w, dev, spec, o, "API.COM.2", "on the second communicator", ev);
     } else
-        ev().check("API.COM.2", false,
-                   "on the second communicator HcclThreadAcquire returned " + hccl_result_name(trc) +
-                       " and HcclChannelAcquire " + hccl_result_name(crc) + " (this rank or another failed)");
+        ev.check("API.COM.2", false,
+                 "on the second communicator HcclThreadAcquire returned " + hccl_result_name(trc) +
+                     " and HcclChannelAcquire " + hccl_result_name(crc) + " (this rank or another failed)");
+}
+
+// A second communicator beside the world's: made from a root info broadcast by
+// rank 0, queried, given a thread (and with `write` channels and one write with
+// notify), destroyed with them held; the world's communicator is then checked.
+void second_communicator(const World &w, const Adapter &adapter, const CaseSpec &spec, Evidence &ev, bool write)
+{
+    const auto &api = w.iut().api();
+    // Root info from rank 0, broadcast with its return code.
+    struct {
+        int32_t rc;
+        HcclRootInfo root;
+    } boot{};
+    if (w.rank == 0)
+        boot.rc = api.HcclGetRootInfo(&boot.root);
+    mpi::broadcast(std::as_writable_bytes(std::span(&boot, 1)), 0, "the second root info");
+    if (boot.rc != HCCL_SUCCESS) {
+        ev.check("API.COM.2", false, "HcclGetRootInfo for a second communicator returned " + hccl_result_name(boot.rc));
+        return;
+    }
+    Second s;
+    const HcclResult irc =
+        api.HcclCommInitRootInfo(static_cast<uint32_t>(w.size), &boot.root, static_cast<uint32_t>(w.rank), &s.comm);
+    if (!mpi::all_ranks(irc == HCCL_SUCCESS && s.comm != nullptr, "second communicator made")) {
+        ev.check("API.COM.2", false,
+                 "HcclCommInitRootInfo of a second communicator returned " + hccl_result_name(irc) +
+                     " on this rank or another");
+        if (irc == HCCL_SUCCESS && s.comm != nullptr)
+            (void)api.HcclCommDestroy(s.comm);
+        return;
+    }
+    ev.check("API.COM.2", s.comm != w.comm, "the second communicator is a handle of its own");
+    check_rank_queries(w, s.comm, "a second communicator", ev);
+    const Device dev(adapter, s.comm, w.launch_timeout_ms, false);
+
+    // Its memory: without the write, first asked for cleared (API.BUF.3).
+    void *b = nullptr;
+    const HcclResult brc =
+        write ? api.HcclGetHcclBuffer(s.comm, &b, &s.size) : api.HcclGetHcclBufferCleared(s.comm, &b, &s.size);
+    s.base = static_cast<std::byte *>(b);
+    const bool have_buffer = brc == HCCL_SUCCESS && b != nullptr && s.size >= 2 * kPage;
+    ev.check(write ? "API.COM.2" : "API.BUF.3", have_buffer,
+             std::string(write ? "HcclGetHcclBuffer" : "HcclGetHcclBufferCleared") +
+                 " on a new communicator returned " + hccl_result_name(brc) + ", size " + std::to_string(s.size));
+    if (have_buffer && !write)
+        judge_cleared(dev, s.base, s.size, ev);
+    if (!have_buffer)
+        s.base = nullptr;
+
+    // A thread of its own (and with `write` channels and one write with notify).
+    const HcclResult trc = api.HcclThreadAcquire(s.comm, w.setup_engine, 1, World::kNotifyNum, &s.thread);
+    if (!write) {
+        ev.check("API.COM.2", trc == HCCL_SUCCESS && s.thread != 0,
+                 "HcclThreadAcquire on the second communicator returned " + hccl_result_name(trc));
+    } else {
+        second_write(w, dev, spec, ev, s, trc);
+    }
     mpi::phase_barrier("second communicator used");
 
     const HcclResult drc = api.HcclCommDestroy(s.comm);
-    ev().check("API.COM.2", drc == HCCL_SUCCESS,
-               "HcclCommDestroy of the second communicator (with its thread and channels) " + std::string("returned ") +
-                   hccl_result_name(drc) + ", expected HCCL_SUCCESS");
+    ev.check("API.COM.2", drc == HCCL_SUCCESS,
+             "HcclCommDestroy of the second communicator (with its thread and channels) " + std::string("returned ") +
+                 hccl_result_name(drc) + ", expected HCCL_SUCCESS");
     mpi::phase_barrier("second communicator destroyed");
 
     // The world's communicator is undisturbed: its queries and a write with notify.
-    check_rank_queries(w, w.comm, "the world's communicator after the second was destroyed", ev());
-    const OneWrite o{.send_thread = w.thread(),
-                     .send_ch = w.channel_to(1),
-                     .dst_remote = w.rank == 0 ? w.remote_inbox(1, 0) + kPage : nullptr,
-                     .src = w.outbox() + kPage,
-                     .recv_thread = w.thread(),
-                     .recv_ch = w.channel_to(0),
-                     .dst_local = w.inbox(0) + kPage,
-                     .idx = 9,
-                     .key = StampKey{62, 0, 0}};
-    one_write(w, w.device(), spec(), o, "API.COM.2", "on the world's communicator after the second was destroyed",
-              ev());
+    check_rank_queries(w, w.comm, "the world's communicator after the second was destroyed", ev);
+    if (write) {
+        const OneWrite o{.send_thread = w.thread(),
+                         .send_ch = w.channel_to(1),
+                         .dst_remote = w.rank == 0 ? w.remote_inbox(1, 0) + kPage : nullptr,
+                         .src = w.outbox() + kPage,
+                         .recv_thread = w.thread(),
+                         .recv_ch = w.channel_to(0),
+                         .dst_local = w.inbox(0) + kPage,
+                         .idx = 9,
+                         .key = StampKey{62, 0, 0}};
+        one_write(w, w.device(), spec, o, "API.COM.2", "on the world's communicator after the second was destroyed",
+                  ev);
+    }
+}
+
+} // namespace
+
+HCTS_CASE(CommApi, RankQueries, clauses("API.COM.1"), needs())
+{
+    check_rank_queries(world(), world().comm, "the world's communicator", ev());
+}
+
+HCTS_CASE(CommApi, SecondCommunicator, clauses("API.COM.1", "API.COM.2", "API.BUF.3"), needs())
+{
+    second_communicator(world(), adapter(), spec(), ev(), false);
+}
+
+HCTS_CASE(CommApi, SecondCommunicatorCarriesWrite, clauses("API.COM.1", "API.COM.2"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait))
+{
+    second_communicator(world(), adapter(), spec(), ev(), true);
 }
 
 HCTS_CASE(CommApi, ClusterInfoMissingFile, clauses("API.COM.3"), needs())
@@ -253,8 +282,7 @@ HCTS_CASE(CommApi, ClusterInfoMissingFile, clauses("API.COM.3"), needs())
         (void)api.HcclCommDestroy(comm);
 }
 
-HCTS_CASE(BufferApi, CommunicationBuffer, clauses("API.BUF.1", "API.BUF.2", "API.BUF.4", "API.BUF.5"),
-          needs(Feature::WriteWithNotify, Feature::NotifyWait))
+HCTS_CASE(BufferApi, CommunicationBuffer, clauses("API.BUF.1", "API.BUF.2", "API.BUF.4", "API.BUF.5"), needs())
 {
     const World &w = world();
     const auto &api = iut().api();
@@ -322,8 +350,12 @@ HCTS_CASE(BufferApi, CommunicationBuffer, clauses("API.BUF.1", "API.BUF.2", "API
                        " with " + std::to_string(n) + " memories; none is that rank's buffer " + hex(pb) + " of " +
                        std::to_string(ps) + " bytes");
     }
+}
 
-    // The last page of the returned size is registered: rank 0 writes it on rank 1.
+// The last page of the returned size is registered: rank 0 writes it on rank 1.
+HCTS_CASE(BufferApi, LastPageWritable, clauses("API.BUF.1"), needs(Feature::WriteWithNotify, Feature::NotifyWait))
+{
+    const World &w = world();
     const Peer &to1 = w.peers.at(1);
     const OneWrite o{.send_thread = w.thread(),
                      .send_ch = w.channel_to(1),
