@@ -1,4 +1,5 @@
 // Communicator life cycle: root info, init, destroy, rank queries.
+#include <hcts/mutant.h>
 #include <memory>
 
 #include "api_util.h"
@@ -64,6 +65,9 @@ HCOMM_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_
         return refuse(nullptr, "HcclCommInitClusterInfo", HCCL_E_PTR, clusterInfo == nullptr ? "clusterInfo" : "comm",
                       " is NULL");
     }
+    // Mutant: the path is not opened until first use, so any path is accepted.
+    if (hcts::mutant("ref_cluster_info_path_unchecked"))
+        return HCCL_SUCCESS;
     // The rank-table file names device IPs but no bootstrap endpoint or job token
     // this library could reach the other ranks with; see reference_impl/README.md.
     return refuse(nullptr, "HcclCommInitClusterInfo", HCCL_E_NOT_SUPPORT, "rank ", rank,
@@ -81,6 +85,10 @@ HCOMM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
     if (is_device_side()) {
         return refuse(live, "HcclCommDestroy", HCCL_E_NOT_SUPPORT, "called from a device program");
     }
+    // Mutant: a communicator that still owns threads is refused (busy).
+    if (hcts::mutant("ref_comm_destroy_refuses_threads") && live->thread_count() > 0) {
+        return refuse(live, "HcclCommDestroy", HCCL_E_UNAVAIL, "the communicator still has threads");
+    }
     registry::remove_comm(live);
     std::unique_ptr<Comm> owned(live);
     owned.reset();
@@ -94,5 +102,8 @@ HCOMM_EXPORT HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
 
 HCOMM_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
 {
-    return query("HcclGetRankSize", comm, rankSize, "rankSize", [](const Comm &live) { return live.size(); });
+    return query("HcclGetRankSize", comm, rankSize, "rankSize", [](const Comm &live) {
+        // Mutant: the highest rank id reported as the size.
+        return hcts::mutant("ref_rank_size_highest_rank") ? live.size() - 1 : live.size();
+    });
 }

@@ -115,12 +115,15 @@ HcclResult thread_acquire_comm(const char *api, HcclComm comm, CommEngine engine
 HcclResult comm_buffer(const char *api, HcclComm comm, void **buffer, uint64_t *size, bool clear)
 {
     if (comm == nullptr || buffer == nullptr || size == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, buffer and size must not be NULL");
+        // Mutant: a NULL output with a valid comm reported as a bad parameter.
+        const bool as_para = comm != nullptr && hcts::mutant("ref_buffer_null_as_para");
+        return refuse(nullptr, api, as_para ? HCCL_E_PARA : HCCL_E_PTR, "comm, buffer and size must not be NULL");
     }
     Comm *live = nullptr;
     if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
         return rc;
-    if (clear && !live->memory().clear()) {
+    // Mutant: "cleared" taken from the allocator's word; the memory is not cleared.
+    if (clear && !hcts::mutant("ref_buffer_cleared_dirty") && !live->memory().clear()) {
         HREF_LOG_ERROR(live->rank(), "clearing the communication memory failed");
         return HCCL_E_SYSCALL;
     }
@@ -163,7 +166,8 @@ HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine, uint
     Comm *live = nullptr;
     if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS)
         return rc;
-    if (threadNum == 0 || notifyNumPerThread > kMaxNotifyPerThread) {
+    // Mutant: threadNum 0 taken as "nothing to do" and accepted.
+    if ((threadNum == 0 && !hcts::mutant("ref_thread_num_zero_accepted")) || notifyNumPerThread > kMaxNotifyPerThread) {
         return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", notifyNumPerThread ", notifyNumPerThread,
                       ": threadNum must be > 0 and notifyNumPerThread <= 65535");
     }
@@ -177,11 +181,17 @@ HCOMM_EXPORT HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine en
     if (comm == nullptr || config == nullptr || threads == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, config and threads must not be NULL");
     }
+    // Mutant: AIV and CCU threads quietly served by AICPU_TS threads instead of refused.
+    if (hcts::mutant("ref_thread_config_aiv_fallback") && (engine == COMM_ENGINE_AIV || engine == COMM_ENGINE_CCU))
+        engine = COMM_ENGINE_AICPU_TS;
     Comm *live = nullptr;
     if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS)
         return rc;
-    if (config->header.magicWord != HCOMM_THREAD_CONFIG_MAGIC_WORD ||
-        config->header.version != HCOMM_THREAD_CONFIG_VERSION || config->header.size != sizeof(ThreadConfig)) {
+    // Mutant: the config header is not checked (any ThreadConfig-sized block taken).
+    if (hcts::mutant("ref_thread_config_header_unchecked")) {
+        // nothing: straight to the type check
+    } else if (config->header.magicWord != HCOMM_THREAD_CONFIG_MAGIC_WORD ||
+               config->header.version != HCOMM_THREAD_CONFIG_VERSION || config->header.size != sizeof(ThreadConfig)) {
         return refuse(live, api, HCCL_E_PARA, "config header {version ", config->header.version, ", magic 0x", std::hex,
                       config->header.magicWord, std::dec, ", size ", config->header.size,
                       "} was not made by ThreadConfigInit");
@@ -197,7 +207,9 @@ HCOMM_EXPORT HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine en
                                                     uint32_t notifyNum, ThreadHandle *thread)
 {
     const char *api = "HcclThreadAcquireWithStream";
-    if (comm == nullptr || stream == nullptr || thread == nullptr) {
+    // Mutant: a NULL stream taken as "the thread's own stream" and accepted.
+    if (comm == nullptr || (stream == nullptr && !hcts::mutant("ref_thread_stream_null_accepted")) ||
+        thread == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, stream and thread must not be NULL");
     }
     Comm *live = registry::comm_by_pointer(comm);
@@ -227,13 +239,16 @@ HCOMM_EXPORT HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, C
         rc != HCCL_SUCCESS) {
         return rc;
     }
-    if (!engine_is_valid(engine) || size == 0 || size > kMaxEngineCtxBytes || std::strlen(ctxTag) == 0) {
+    // Mutant: size 0 accepted (an empty context).
+    if (!engine_is_valid(engine) || (size == 0 && !hcts::mutant("ref_engine_ctx_size_zero_accepted")) ||
+        size > kMaxEngineCtxBytes || std::strlen(ctxTag) == 0) {
         return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", size ", size,
                       ": engine must be 0..5, size in [1, 1 GiB], ctxTag non-empty");
     }
     std::lock_guard lock(live->ctx_mutex);
     const auto key = std::make_pair(std::string(ctxTag), static_cast<int>(engine));
-    if (live->engine_ctx.count(key) != 0) {
+    // Mutant: a second create with the same tag replaces the context.
+    if (live->engine_ctx.count(key) != 0 && !hcts::mutant("ref_engine_ctx_duplicate_replaces")) {
         return refuse(live, api, HCCL_E_PARA, "context '", ctxTag, "' already exists for engine ",
                       static_cast<int>(engine));
     }
@@ -297,7 +312,9 @@ HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t thr
         rc != HCCL_SUCCESS) {
         return rc;
     }
-    if (threadNum == 0 || !engine_can_host_threads(dstCommEngine)) {
+    // Mutant: threadNum 0 accepted (nothing exported).
+    if ((threadNum == 0 && !hcts::mutant("ref_thread_export_zero_accepted")) ||
+        !engine_can_host_threads(dstCommEngine)) {
         return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", engine ", static_cast<int>(dstCommEngine),
                       ": needs threadNum > 0 and a thread engine (0..3)");
     }
@@ -327,7 +344,9 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, con
         rc != HCCL_SUCCESS) {
         return rc;
     }
-    const uint32_t checked = std::min(channelNum, kMaxChannelsPerCall);
+    // Only an in-range channelNum is trusted as the array's length: a huge one is
+    // refused below without reading past the caller's descriptors.
+    const uint32_t checked = channelNum <= kMaxChannelsPerCall ? channelNum : 0;
     if (engine_is_valid(engine)) {
         for (uint32_t i = 0; i < checked; ++i) {
             const CommProtocol protocol = channelDescs[i].channelProtocol;
@@ -340,14 +359,17 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, con
     }
     if (live == nullptr)
         return refuse_dead_comm(api, comm);
-    if (!engine_is_valid(engine) || channelNum == 0 || channelNum > kMaxChannelsPerCall) {
+    // Mutant: channelNum 0 accepted (nothing acquired).
+    if (!engine_is_valid(engine) || (channelNum == 0 && !hcts::mutant("ref_channel_num_zero_accepted")) ||
+        channelNum > kMaxChannelsPerCall) {
         return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", channelNum ", channelNum,
                       ": engine must be 0..5 and channelNum in [1, 1048576]");
     }
     for (uint32_t i = 0; i < channelNum; ++i) {
         const HcclChannelDesc &d = channelDescs[i];
-        if (d.header.magicWord != HCCL_CHANNEL_MAGIC_WORD || d.header.version != HCCL_CHANNEL_VERSION ||
-            d.header.size != sizeof(HcclChannelDesc)) {
+        // Mutant: the magic word is not checked, only version and size.
+        if ((d.header.magicWord != HCCL_CHANNEL_MAGIC_WORD && !hcts::mutant("ref_channel_magic_unchecked")) ||
+            d.header.version != HCCL_CHANNEL_VERSION || d.header.size != sizeof(HcclChannelDesc)) {
             return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "] header {version ", d.header.version,
                           ", magic 0x", std::hex, d.header.magicWord, std::dec, ", size ", d.header.size,
                           "} was not made by HcclChannelDescInit");
@@ -357,8 +379,10 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, con
                           static_cast<int>(d.channelProtocol), " is not a CommProtocol (0..9); set channelProtocol");
         }
         // Mutant: the bound is the notify bank's capacity (128), not the API's 64.
-        if (d.notifyNum >
-            (hcts::mutant("ref_notify_num_limit_128") ? 2 * kMaxNotifyPerChannel : kMaxNotifyPerChannel)) {
+        // Mutant: only the first descriptor's notifyNum is bounded (the vendor's quirk, api §9.5).
+        if ((i == 0 || !hcts::mutant("ref_notify_num_first_desc_only")) &&
+            d.notifyNum >
+                (hcts::mutant("ref_notify_num_limit_128") ? 2 * kMaxNotifyPerChannel : kMaxNotifyPerChannel)) {
             // Mutant: the limit reported as a resource shortage, not as a bad parameter.
             if (hcts::mutant("ref_notify_num_limit_unavail"))
                 return refuse(live, api, HCCL_E_UNAVAIL, "channelDescs[", i, "]: no room for ", d.notifyNum,
@@ -376,8 +400,9 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, con
                               "] name the same channel with different notifyNum");
             }
         }
+        // Mutant: an existing channel is reused whatever notifyNum the descriptor asks for.
         if (auto existing = live->find_channel(engine, d.remoteRank, d.channelProtocol);
-            existing && existing->notify_num != d.notifyNum) {
+            existing && existing->notify_num != d.notifyNum && !hcts::mutant("ref_channel_rekey_reused")) {
             return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: the channel to rank ", d.remoteRank,
                           " exists with notifyNum ", existing->notify_num, ", not ", d.notifyNum);
         }
@@ -406,13 +431,15 @@ HCOMM_EXPORT HcclResult HcclChannelDestroy(HcclComm comm, const ChannelHandle *c
         }
     }
     for (uint32_t i = 0; i < channelNum; ++i) {
-        if (!channel_of(live, channels[i])) {
+        // Mutant: handles that are no longer live are skipped, as if already done.
+        if (!channel_of(live, channels[i]) && !hcts::mutant("ref_channel_destroy_stale_ignored")) {
             return refuse(live, api, HCCL_E_NOT_FOUND, "channels[", i, "] = 0x", std::hex, channels[i], std::dec,
                           " is not a live channel of this comm");
         }
     }
     for (uint32_t i = 0; i < channelNum; ++i) {
-        live->destroy_channel(channels[i]);
+        if (channel_of(live, channels[i]))
+            live->destroy_channel(channels[i]);
     }
     return HCCL_SUCCESS;
 }
@@ -444,6 +471,14 @@ HCOMM_EXPORT HcclResult HcclChannelGetRemoteMems(HcclComm comm, ChannelHandle ch
     // The peer's communication memory is the one remote memory of a channel; the
     // arrays stay valid until the channel or the comm is destroyed.
     *memNum = 1;
+    // Mutant: the local communication memory reported instead of the peer's.
+    if (hcts::mutant("ref_remote_mems_local")) {
+        static thread_local CommMem local;
+        local = {COMM_MEM_TYPE_DEVICE, obj->comm->memory().base(), obj->comm->memory().size()};
+        *remoteMems = &local;
+        *memTags = &obj->remote_tag_ptr;
+        return HCCL_SUCCESS;
+    }
     *remoteMems = obj->remote_mem_ptr;
     *memTags = &obj->remote_tag_ptr;
     return HCCL_SUCCESS;

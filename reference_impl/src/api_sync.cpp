@@ -405,6 +405,9 @@ HCOMM_EXPORT int32_t HcommSetNotifyWaitTimeOut(float timeOut)
 HCOMM_EXPORT int32_t HcommThreadResAcquireTimeOut(float timeOut)
 {
     uint32_t value = 0;
+    // Mutant: a negative timeout clamped to 0 (never time out) instead of refused.
+    if (hcts::mutant("ref_res_timeout_negative_clamped") && timeOut < 0.0F)
+        timeOut = 0.0F;
     if (const HcclResult rc = check_timeout_value("HcommThreadResAcquireTimeOut", timeOut, value); rc != HCCL_SUCCESS) {
         return rc;
     }

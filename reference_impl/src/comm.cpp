@@ -64,7 +64,8 @@ HcclResult Comm::create(uint32_t n_ranks, const RootInfoWire &root, uint32_t ran
     comm->size_ = n_ranks;
     comm->name_ = "hcomm_ref_" + token_hex(root.token);
     // The documented buffer is twice the HCCL_BUFFSIZE setting (hcomm-api.md §7.7).
-    const uint64_t bytes = *buffsize_mb * 2 * (1ULL << 20);
+    // Mutant: the buffer is the setting itself (task_sched.md's 200 MB), not twice it.
+    const uint64_t bytes = *buffsize_mb * (hcts::mutant("ref_buffer_size_as_setting") ? 1 : 2) * (1ULL << 20);
     comm->memory_ = CommMemory::create(bytes, comm->name_ + "_rank" + std::to_string(rank));
     if (!comm->memory_) {
         HREF_LOG_ERROR(rank, "cannot create ", bytes, " bytes of communication memory: ", std::strerror(errno));
@@ -149,7 +150,9 @@ HcclResult Comm::ensure_verbs()
     if (!device) {
         return rc;
     }
-    auto mr = std::make_unique<MemoryRegion>(device->pd(), memory_->base(), memory_->size());
+    // Mutant: the registration leaves out the memory's last page.
+    const uint64_t registered = memory_->size() - (hcts::mutant("ref_buffer_last_page_unregistered") ? 4096 : 0);
+    auto mr = std::make_unique<MemoryRegion>(device->pd(), memory_->base(), registered);
     if (!mr->valid()) {
         HREF_LOG_ERROR(rank_, "registering ", memory_->size(),
                        " bytes of communication memory failed: ", std::strerror(errno));

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -42,6 +43,10 @@ std::unique_ptr<CommMemory> CommMemory::create(uint64_t size, const std::string 
         errno = saved;
         return nullptr;
     }
+    // Mutant (with the one in HcclGetHcclBufferCleared): the memory holds leftover
+    // bytes, as device memory straight from the allocator does.
+    if (hcts::mutant("ref_buffer_cleared_dirty"))
+        std::memset(base, 0xA5, std::min<uint64_t>(size, 1U << 16));
     return std::unique_ptr<CommMemory>(new CommMemory(fd, base, size));
 }
 

@@ -20,7 +20,8 @@ HCTS_SHIM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t n, const HcclRootInfo 
 {
     static const auto fn = real<decltype(&HcclCommInitRootInfo)>("HcclCommInitRootInfo");
     const HcclResult rc = fn(n, root, rank, comm);
-    if (rc == HCCL_SUCCESS)
+    // The world's communicator: a second one a case makes (and destroys) must not replace it.
+    if (rc == HCCL_SUCCESS && g_comm == nullptr)
         g_comm = *comm;
     return rc;
 }

@@ -1,0 +1,231 @@
+// Threads and engine contexts on the host (API.THR.2-7, API.CTX.*): the argument
+// checks of HcclThreadAcquire and its variants, the thread queries, the
+// resource-acquisition timeout, and engine contexts by tag. Every rank makes its
+// own calls (none is collective). A refused call must not write its output, and
+// a valid call after it must still succeed.
+#include <cmath>
+#include <limits>
+
+#include "case_kit.h"
+
+namespace hcts {
+HCTS_SUITE(ThreadApi);
+HCTS_SUITE(EngineCtx);
+
+namespace {
+
+constexpr ThreadHandle kUnwritten = 0xC0FFEE00C0FFEEULL; // an output slot a refused call must leave alone
+
+std::string expect(HcclResult got, HcclResult want)
+{
+    return "returned " + hccl_result_name(got) + ", expected " + hccl_result_name(want);
+}
+
+} // namespace
+
+HCTS_CASE(ThreadApi, AcquireArgumentsChecked, clauses("API.THR.2"), needs())
+{
+    const World &w = world();
+    const auto &api = iut().api();
+    const CommEngine e = w.setup_engine;
+    struct Bad {
+        std::string what;
+        HcclResult want;
+        HcclResult rc;
+        ThreadHandle out;
+    };
+    std::vector<Bad> bad;
+    const auto call = [&](std::string what, HcclResult want, HcclComm comm, CommEngine engine, uint32_t n,
+                          uint32_t notifies, bool null_out) {
+        ThreadHandle t = kUnwritten;
+        const HcclResult rc = api.HcclThreadAcquire(comm, engine, n, notifies, null_out ? nullptr : &t);
+        bad.push_back({std::move(what), want, rc, t});
+    };
+    call("comm NULL", HCCL_E_PTR, nullptr, e, 1, 1, false);
+    call("threads NULL", HCCL_E_PTR, w.comm, e, 1, 1, true);
+    for (int engine : {6, 7, -1})
+        call("engine " + std::to_string(engine), HCCL_E_PARA, w.comm, static_cast<CommEngine>(engine), 1, 1, false);
+    call("threadNum 0", HCCL_E_PARA, w.comm, e, 0, 1, false);
+    call("notifyNumPerThread 65536", HCCL_E_PARA, w.comm, e, 1, 65536, false);
+    call("notifyNumPerThread UINT32_MAX", HCCL_E_PARA, w.comm, e, 1, UINT32_MAX, false);
+    for (const Bad &b : bad)
+        ev().check("API.THR.2", b.rc == b.want && b.out == kUnwritten,
+                   "HcclThreadAcquire with " + b.what + " " + expect(b.rc, b.want) +
+                       (b.out == kUnwritten ? "" : " and wrote handle " + hex(b.out)));
+    ThreadHandle t = 0;
+    const HcclResult rc = api.HcclThreadAcquire(w.comm, e, 1, 1, &t);
+    ev().check("API.THR.2", rc == HCCL_SUCCESS && t != 0,
+               "after the refused calls a valid HcclThreadAcquire (threadNum 1, notifyNumPerThread 1) " +
+                   expect(rc, HCCL_SUCCESS) + ", handle " + hex(t));
+}
+
+HCTS_CASE(ThreadApi, AcquireWithConfig, clauses("API.THR.3", "API.THR.4"), needs())
+{
+    const World &w = world();
+    const auto &api = iut().api();
+    ThreadConfig cfg;
+    ThreadConfigInit(&cfg, 1);
+    cfg.notifyNumPerThread = 4;
+    // AIV and CCU own no threads (HcclThreadAcquireWithConfig page, api §9.5).
+    for (CommEngine engine : {COMM_ENGINE_AIV, COMM_ENGINE_CCU}) {
+        ThreadHandle t = kUnwritten;
+        const HcclResult rc = api.HcclThreadAcquireWithConfig(w.comm, engine, 1, THREAD_TYPE_TS, &cfg, &t);
+        ev().check("API.THR.3", rc == HCCL_E_PARA && t == kUnwritten,
+                   "HcclThreadAcquireWithConfig on engine " + std::to_string(static_cast<int>(engine)) + " " +
+                       expect(rc, HCCL_E_PARA) + (t == kUnwritten ? "" : " and wrote handle " + hex(t)));
+    }
+    // A header not made by ThreadConfigInit.
+    for (uint32_t magic : {0x0f0f0f0fU, 0U}) {
+        ThreadConfig bad = cfg;
+        bad.header.magicWord = magic;
+        ThreadHandle t = kUnwritten;
+        const HcclResult rc = api.HcclThreadAcquireWithConfig(w.comm, w.setup_engine, 1, THREAD_TYPE_TS, &bad, &t);
+        ev().check("API.THR.4", rc == HCCL_E_PARA && t == kUnwritten,
+                   "HcclThreadAcquireWithConfig with config magic " + hex(magic) + " " + expect(rc, HCCL_E_PARA) +
+                       (t == kUnwritten ? "" : " and wrote handle " + hex(t)));
+    }
+    // The reference's engine with a valid config: a thread after the refusals.
+    ThreadHandle t = kUnwritten;
+    const HcclResult rc = api.HcclThreadAcquireWithConfig(w.comm, w.setup_engine, 1, THREAD_TYPE_TS, &cfg, &t);
+    ev().check("API.THR.4", rc == HCCL_SUCCESS && t != 0 && t != kUnwritten,
+               "after the refused calls HcclThreadAcquireWithConfig with a ThreadConfigInit config " +
+                   expect(rc, HCCL_SUCCESS) + ", handle " + hex(t));
+}
+
+HCTS_CASE(ThreadApi, AcquireWithStreamNulls, clauses("API.THR.5"), needs())
+{
+    const World &w = world();
+    const auto &api = iut().api();
+    int not_a_stream = 0; // never dereferenced: each call has another NULL argument
+    const struct {
+        const char *what;
+        HcclComm comm;
+        aclrtStream stream;
+        bool null_out;
+    } rows[] = {
+        {"comm NULL", nullptr, &not_a_stream, false},
+        {"stream NULL", w.comm, nullptr, false},
+        {"thread NULL", w.comm, &not_a_stream, true},
+    };
+    for (const auto &row : rows) {
+        ThreadHandle t = kUnwritten;
+        const HcclResult rc =
+            api.HcclThreadAcquireWithStream(row.comm, COMM_ENGINE_CPU_TS, row.stream, 4, row.null_out ? nullptr : &t);
+        ev().check("API.THR.5", rc == HCCL_E_PTR && t == kUnwritten,
+                   std::string("HcclThreadAcquireWithStream with ") + row.what + " " + expect(rc, HCCL_E_PTR) +
+                       (t == kUnwritten ? "" : " and wrote handle " + hex(t)));
+    }
+}
+
+HCTS_CASE(ThreadApi, ResInfoAndExport, clauses("API.THR.6"), needs())
+{
+    const World &w = world();
+    const auto &api = iut().api();
+    const ThreadHandle t = w.thread();
+    void *info = nullptr;
+    HcclResult rc = api.HcclThreadResGetInfo(w.comm, t, THREAD_RES_TYPE_STREAM, 8, &info);
+    ev().check("API.THR.6", rc == HCCL_SUCCESS && info != nullptr,
+               "HcclThreadResGetInfo(THREAD_RES_TYPE_STREAM) of a live thread " + expect(rc, HCCL_SUCCESS) + ", info " +
+                   hex(reinterpret_cast<uint64_t>(info)));
+    const struct {
+        const char *what;
+        HcclResult want;
+        HcclResult rc;
+    } info_rows[] = {
+        {"thread 0", HCCL_E_PTR, api.HcclThreadResGetInfo(w.comm, 0, THREAD_RES_TYPE_STREAM, 8, &info)},
+        {"info NULL", HCCL_E_PTR, api.HcclThreadResGetInfo(w.comm, t, THREAD_RES_TYPE_STREAM, 8, nullptr)},
+        {"resType INVALID", HCCL_E_PARA, api.HcclThreadResGetInfo(w.comm, t, THREAD_RES_TYPE_INVALID, 8, &info)},
+    };
+    for (const auto &row : info_rows)
+        ev().check("API.THR.6", row.rc == row.want,
+                   std::string("HcclThreadResGetInfo with ") + row.what + " " + expect(row.rc, row.want));
+
+    ThreadHandle out = kUnwritten;
+    const ThreadHandle foreign = 0x1234567;
+    const struct {
+        const char *what;
+        HcclResult want;
+        HcclResult rc;
+    } export_rows[] = {
+        {"threadNum 0", HCCL_E_PARA, api.HcclThreadExportToCommEngine(w.comm, 0, &t, w.setup_engine, &out)},
+        {"threads NULL", HCCL_E_PTR, api.HcclThreadExportToCommEngine(w.comm, 1, nullptr, w.setup_engine, &out)},
+        {"exportedThreads NULL", HCCL_E_PTR, api.HcclThreadExportToCommEngine(w.comm, 1, &t, w.setup_engine, nullptr)},
+        {"a handle the library never returned", HCCL_E_PARA,
+         api.HcclThreadExportToCommEngine(w.comm, 1, &foreign, w.setup_engine, &out)},
+    };
+    for (const auto &row : export_rows)
+        ev().check("API.THR.6", row.rc == row.want,
+                   std::string("HcclThreadExportToCommEngine with ") + row.what + " " + expect(row.rc, row.want));
+    ev().check("API.THR.6", out == kUnwritten,
+               "the refused HcclThreadExportToCommEngine calls wrote handle " + hex(out) + " to exportedThreads");
+    rc = api.HcclThreadExportToCommEngine(w.comm, 1, &t, w.setup_engine, &out);
+    ev().check("API.THR.6", rc == HCCL_SUCCESS && out != 0 && out != kUnwritten && out != t,
+               "HcclThreadExportToCommEngine of a live thread to its own engine " + expect(rc, HCCL_SUCCESS) +
+                   " and handle " + hex(out) + " (must be non-zero and not the source " + hex(t) + ")");
+}
+
+HCTS_CASE(ThreadApi, ResAcquireTimeoutRange, clauses("API.THR.7"), needs())
+{
+    const auto &api = iut().api();
+    const float bad[] = {std::numeric_limits<float>::quiet_NaN(), -1.0F, -0.5F, 8.0e9F};
+    const float good[] = {0.0F, 600.0F};
+    for (float v : bad) {
+        const int32_t rc = api.HcommThreadResAcquireTimeOut(v);
+        ev().check("API.THR.7", rc == HCCL_E_PARA,
+                   "HcommThreadResAcquireTimeOut(" + std::to_string(v) + ") " +
+                       expect(static_cast<HcclResult>(rc), HCCL_E_PARA));
+    }
+    for (float v : good) {
+        const int32_t rc = api.HcommThreadResAcquireTimeOut(v);
+        ev().check("API.THR.7", rc == 0,
+                   "HcommThreadResAcquireTimeOut(" + std::to_string(v) + ") " +
+                       expect(static_cast<HcclResult>(rc), HCCL_SUCCESS));
+    }
+    // Back to the documented default.
+    if (const int32_t rc = api.HcommThreadResAcquireTimeOut(1856.0F); rc != 0)
+        ev().error("API.THR.7",
+                   "HcommThreadResAcquireTimeOut(1856) to restore the default returned " + hccl_result_name(rc));
+}
+
+HCTS_CASE(EngineCtx, CreateAndGet, clauses("API.CTX.1", "API.CTX.2"), needs())
+{
+    const World &w = world();
+    const auto &api = iut().api();
+    const CommEngine e = w.setup_engine;
+    // A tag of this run and rank, so repeated runs in one process cannot collide.
+    const std::string tag = "hcts-ctx-" + std::to_string(w.rank);
+    void *ctx = nullptr;
+    const HcclResult crc = api.HcclEngineCtxCreate(w.comm, tag.c_str(), e, 64, &ctx);
+    ev().check("API.CTX.1", crc == HCCL_SUCCESS && ctx != nullptr,
+               "HcclEngineCtxCreate('" + tag + "', 64 bytes) " + expect(crc, HCCL_SUCCESS) + ", ctx " +
+                   hex(reinterpret_cast<uint64_t>(ctx)));
+    void *got = nullptr;
+    uint64_t size = 0;
+    HcclResult rc = api.HcclEngineCtxGet(w.comm, tag.c_str(), e, &got, &size);
+    ev().check("API.CTX.1", rc == HCCL_SUCCESS && got == ctx && size == 64,
+               "HcclEngineCtxGet('" + tag + "') " + expect(rc, HCCL_SUCCESS) + " with ctx " +
+                   hex(reinterpret_cast<uint64_t>(got)) + " and size " + std::to_string(size) +
+                   "; expected the created ctx " + hex(reinterpret_cast<uint64_t>(ctx)) + " and 64");
+    // Refused: size 0 (documented), an unknown tag.
+    void *zero = nullptr;
+    rc = api.HcclEngineCtxCreate(w.comm, (tag + "-empty").c_str(), e, 0, &zero);
+    ev().check("API.CTX.1", rc != HCCL_SUCCESS,
+               "HcclEngineCtxCreate with size 0 returned " + hccl_result_name(rc) + "; size must not be 0");
+    rc = api.HcclEngineCtxGet(w.comm, (tag + "-never-created").c_str(), e, &got, &size);
+    ev().check("API.CTX.1", rc != HCCL_SUCCESS,
+               "HcclEngineCtxGet of a tag never created returned " + hccl_result_name(rc) + "; it must fail");
+    ev().check("API.CTX.2", rc == HCCL_E_NOT_FOUND,
+               "HcclEngineCtxGet of a tag never created " + expect(rc, HCCL_E_NOT_FOUND));
+    // The same tag again: refused, and the first context stays.
+    void *again = nullptr;
+    rc = api.HcclEngineCtxCreate(w.comm, tag.c_str(), e, 128, &again);
+    ev().check("API.CTX.2", rc == HCCL_E_PARA,
+               "a second HcclEngineCtxCreate with tag '" + tag + "' " + expect(rc, HCCL_E_PARA));
+    rc = api.HcclEngineCtxGet(w.comm, tag.c_str(), e, &got, &size);
+    ev().check("API.CTX.2", rc == HCCL_SUCCESS && got == ctx && size == 64,
+               "after the second create HcclEngineCtxGet('" + tag + "') " + expect(rc, HCCL_SUCCESS) + " with ctx " +
+                   hex(reinterpret_cast<uint64_t>(got)) + " and size " + std::to_string(size) +
+                   "; expected the first context " + hex(reinterpret_cast<uint64_t>(ctx)) + " and 64");
+}
+
+} // namespace hcts
