@@ -371,7 +371,7 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
     // Every entry is checked before anything is enqueued: a refused batch moves nothing.
     bool any_notify_write = false;
     for (uint32_t i = 0; i < transferDescNum; ++i) {
-        const auto type = transferDescs[i].transType;
+        const int32_t type = raw_enum(transferDescs[i].transType);
         any_notify_write |=
             type == HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY || type == HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY;
     }
@@ -402,12 +402,13 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
         HcclResult rc = HCCL_SUCCESS;
         uint64_t bytes = 0;
         const std::string where = std::string(api) + " entry " + std::to_string(i);
-        switch (d.transType) {
+        const int32_t type = raw_enum(d.transType);
+        switch (type) {
         case HCOMM_TRANSFER_TYPE_WRITE:
         case HCOMM_TRANSFER_TYPE_READ:
         case HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY: {
-            const bool read = d.transType == HCOMM_TRANSFER_TYPE_READ;
-            const bool notify = d.transType == HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY;
+            const bool read = type == HCOMM_TRANSFER_TYPE_READ;
+            const bool notify = type == HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY;
             void *dst = notify ? info.writeWithNotify.dst : info.write.dst;
             void *src = notify ? info.writeWithNotify.src : info.write.src;
             if (dst == nullptr || src == nullptr) {
@@ -420,17 +421,18 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
         case HCOMM_TRANSFER_TYPE_WRITE_REDUCE:
         case HCOMM_TRANSFER_TYPE_READ_REDUCE:
         case HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY: {
-            const bool notify = d.transType == HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY;
+            const bool notify = type == HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY;
             const auto &r = info.reduce;
             if (r.dst == nullptr || r.src == nullptr) {
                 return refuse(t.comm, where.c_str(), HCCL_E_PTR, "dst or src is NULL");
             }
-            rc = check_reduce(where.c_str(), t.comm, r.count, notify ? info.writeReduceWithNotify.dataType : r.dataType,
-                              notify ? info.writeReduceWithNotify.reduceOp : r.reduceOp, bytes);
+            rc = check_reduce(where.c_str(), t.comm, r.count,
+                              raw_enum(notify ? info.writeReduceWithNotify.dataType : r.dataType),
+                              raw_enum(notify ? info.writeReduceWithNotify.reduceOp : r.reduceOp), bytes);
             if (rc == HCCL_SUCCESS) {
-                rc = check_transfer(
-                    where.c_str(), t, r.dst, r.src, bytes, d.transType != HCOMM_TRANSFER_TYPE_READ_REDUCE,
-                    notify ? std::optional<uint32_t>(info.writeReduceWithNotify.notifyIdx) : std::nullopt);
+                rc = check_transfer(where.c_str(), t, r.dst, r.src, bytes, type != HCOMM_TRANSFER_TYPE_READ_REDUCE,
+                                    notify ? std::optional<uint32_t>(info.writeReduceWithNotify.notifyIdx)
+                                           : std::nullopt);
             }
             break;
         }
@@ -438,8 +440,7 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
             rc = check_notify_index(where.c_str(), t, info.notifyRecord.notifyIdx);
             break;
         default:
-            return refuse(t.comm, where.c_str(), HCCL_E_PARA, "transType ", static_cast<int>(d.transType),
-                          " is not a HcommTransferType (0..6)");
+            return refuse(t.comm, where.c_str(), HCCL_E_PARA, "transType ", type, " is not a HcommTransferType (0..6)");
         }
         return rc;
     };

@@ -3,6 +3,8 @@
 // HCCL_E_PARA), range checks, submitting tasks, and the task bodies themselves.
 #pragma once
 
+#include <cstring>
+
 #include <memory>
 #include <optional>
 
@@ -37,6 +39,18 @@ HcclResult check_local(const char *api, const Target &t, const void *addr, uint6
 HcclResult check_remote(const char *api, const Target &t, const void *addr, uint64_t len, const char *what);
 HcclResult check_notify_index(const char *api, const Target &t, uint32_t index);
 HcclResult check_reduce(const char *api, Comm *comm, uint64_t count, int32_t data_type, int32_t op, uint64_t &bytes);
+
+// The value of an enum field of a caller's struct, read as its bytes: loading an
+// out-of-range value through the enum type is undefined behaviour (UBSan), and a
+// caller's batch descriptor may hold anything.
+template <class E>
+int32_t raw_enum(const E &field)
+{
+    static_assert(sizeof(E) == sizeof(int32_t), "C enums of the hcomm ABI are 32 bits");
+    int32_t v = 0;
+    std::memcpy(&v, &field, sizeof v);
+    return v;
+}
 
 // Enqueues on the thread (held back while the device program is in batch mode).
 void submit(const std::shared_ptr<ThreadObj> &thread, TaskQueue::Task task);
