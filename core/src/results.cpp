@@ -305,6 +305,12 @@ void ResultsWriter::add_property(nlohmann::json entry)
     write();
 }
 
+void ResultsWriter::set_bench(nlohmann::json bench)
+{
+    doc_["bench"] = std::move(bench);
+    write();
+}
+
 void ResultsWriter::set_error(const std::string &why)
 {
     doc_["run"]["error"] = why;

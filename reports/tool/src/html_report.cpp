@@ -417,11 +417,12 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r)
     const auto gate = gate_of(run);
     const auto status = field(object_at(run.doc, "run"), "status", "unknown");
     const auto &clauses = array_at(run.doc, "clauses");
+    const bool bench = run.doc.contains("bench"); // a benchmark has no clauses to count or table
     o << "<section class=\"run\" id=\"run-" << r << "\" data-gate=\"" << (gate == "PASS" ? "pass" : "fail")
       << "\" data-clauses=\"" << clauses.size() << "\"><h2>" << html_escape(run.label) << " " << badge(gate)
       << "</h2><div class=\"cards\">";
     const auto &props = array_at(run.doc, "properties");
-    if (!clauses.empty() || props.empty()) {
+    if (!clauses.empty() || (props.empty() && !bench)) {
         o << "<div class=\"card\"><div class=\"big\">" << html_escape(field(summary, "must_passed", "0"))
           << "<span class=\"muted\"> / " << html_escape(field(summary, "must_total", "0"))
           << "</span></div>MUST clauses passed";
@@ -468,13 +469,15 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r)
             o << "<span class=\"chip " << css_class(v) << "\">" << v << " <b>" << html_escape(n) << "</b></span>";
     }
     o << "</div>";
-    if (!clauses.empty() || props.empty())
+    if (!clauses.empty() || (props.empty() && !bench))
         clause_table(o, run, r);
     function_table(o, run, r);
     optional_part(o, clauses, kProfilesHead, profile_row, "</tbody></table>");
     optional_part(o, array_at(run.doc, "litmus"), kLitmusHead, litmus_figure, "</div>");
     optional_part(o, props, kPropertiesHead, property_row, "</tbody></table>");
     all_cases(o, run, r);
+    if (bench)
+        o << bench_html(run.doc["bench"]);
     environment(o, run);
     expectations_block(o, run);
     o << "</section>";

@@ -55,6 +55,8 @@ class ResultsWriter {
     void add_case(nlohmann::json entry);
     void add_litmus(nlohmann::json entry);
     void add_property(nlohmann::json entry);
+    // A benchmark run's measurements (the schema's `bench` section, run.kind "bench").
+    void set_bench(nlohmann::json bench);
     // Why the run could not complete (shown in every report).
     void set_error(const std::string &why);
     void finish(RunStatus status);
