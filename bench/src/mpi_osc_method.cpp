@@ -1,9 +1,9 @@
 // MPI one-sided, the yardstick of P1 and P2: MPI_Put into the peer's window,
 // MPI_Win_flush (the data is at the target), then a 0-byte MPI_Send as the
 // notify, as an application without hcomm would do it. The window comes from
-// MPI_Win_allocate, so Open MPI picks osc sm on one host (osc rdma or pt2pt
-// across nodes); mpi_harness/launch keeps MPI off verbs (pml ob1, btl
-// self,vader,tcp).
+// MPI_Win_allocate, so Open MPI picks osc sm on one host (across nodes osc ucx
+// over TCP, bench/README.md); mpi_harness/launch keeps MPI off verbs (pml ob1,
+// btl self,vader,tcp).
 #include <mpi.h>
 
 #include <algorithm>
@@ -26,10 +26,14 @@ class MpiOscMethod final : public Method {
             throw std::invalid_argument("mpi_osc: messages above 2 GiB are not measured");
         MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
         MPI_Comm_rank(comm_, &rank_);
+        // A window MPI cannot make (osc pt2pt refuses MPI_THREAD_MULTIPLE across nodes) is
+        // this method's failure, reported, not the job's abort.
+        MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
         void *base = nullptr;
         if (MPI_Win_allocate(static_cast<MPI_Aint>(max), 1, MPI_INFO_NULL, comm_, &base, &win_) != MPI_SUCCESS)
-            throw std::runtime_error("mpi_osc: MPI_Win_allocate failed (one-sided MPI across nodes needs --mca osc "
-                                     "pt2pt, /work/shared/design/mpi-recipes.md)");
+            throw std::runtime_error("mpi_osc: MPI_Win_allocate failed (across nodes osc pt2pt refuses "
+                                     "MPI_THREAD_MULTIPLE: HCTS_MPIRUN_ARGS='--mca osc ucx --mca "
+                                     "opal_common_ucx_tls any --mca opal_common_ucx_devices any', bench/README.md)");
         MPI_Win_lock_all(0, win_);
         max_ = max;
     }

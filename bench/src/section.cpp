@@ -59,7 +59,7 @@ void print_table(const std::vector<Measurement> &measurements)
                         "latency", m.method.c_str(), m.median("latency"), j["latency"]["min"].get<double>(),
                         j["latency"]["max"].get<double>(), "", "", m.median("cpu"), m.median("switches"));
         else
-            std::printf("%-8s %-9s %-8s %12s %10s %10s %10.3f %12.0f %9.2f %9.2f\n", size_label(m.size).c_str(),
+            std::printf("%-8s %-9s %-8s %12s %10s %10s %10.4g %12.0f %9.2f %9.2f\n", size_label(m.size).c_str(),
                         "bandwidth", m.method.c_str(), "", "", "", m.median("bandwidth"), m.median("message_rate"),
                         m.median("cpu"), m.median("switches"));
     }
