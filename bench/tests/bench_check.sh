@@ -36,6 +36,8 @@ YAML
     grep -Eq 'FAIL +impossible latency at 8 B: hcomm [0-9.e+-]+ / memcpy [0-9.e+-]+ = ' "$work/out.txt" ||
       fail "the violated ratio and its values were not printed"
     "$src/reports/schema/validate" "$work/results.json" || fail "results.json does not validate"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["summary"]["gate"] != "fail" or d["bench"]["baseline"]["held"])' \
+      "$work/results.json" || fail "results.json does not record the violated baseline (bench.baseline.held, summary.gate)"
     ;;
   *) fail "unknown check '$what'; allowed: runs, baseline_violation" ;;
 esac

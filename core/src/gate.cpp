@@ -216,7 +216,13 @@ void summarize(nlohmann::json &results)
     summary["strict_total"] = strict_total;
     summary["strict_passed"] = strict_passed;
     summary["gate_mode"] = gate_mode;
-    summary["gate"] = complete && all_ran && gated_ok && !any_xpass && others_ok && configurations_ok ? "pass" : "fail";
+    // A benchmark gates on its baseline's ratios (hcts-bench --baseline), when it has one.
+    const auto bench = results.find("bench");
+    const bool baseline_ok = bench == results.end() || !bench->is_object() || !bench->contains("baseline") ||
+                             (*bench)["baseline"].value("held", true);
+    summary["gate"] = complete && all_ran && gated_ok && !any_xpass && others_ok && configurations_ok && baseline_ok
+                          ? "pass"
+                          : "fail";
 }
 
 } // namespace hcts::expectations

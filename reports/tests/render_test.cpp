@@ -503,8 +503,10 @@ TEST(Render, BenchRunPlotsLatencyAndBandwidth)
     // Two log-log plots, a line per method, and no clause table for a run without clauses.
     EXPECT_EQ(count(r.html, "<svg class=\"bench-plot\""), 2U);
     EXPECT_EQ(count(r.html, "<polyline class=\"series\" data-method=\"hcomm\""), 2U);
-    expect_contains(r.html, {"data-method=\"verbs\"", "data-method=\"mpi_osc\"", "data-method=\"memcpy\"",
-                             "latency (µs) against message size", "bandwidth (GB/s) against message size",
-                             "<b>a ratio is out of bounds</b>", "<td>p1</td>", "<td>p3_cpu</td>", "64 KiB"});
+    expect_contains(r.html,
+                    {"data-method=\"verbs\"", "data-method=\"mpi_osc\"", "data-method=\"memcpy\"",
+                     "latency (µs) against message size", "bandwidth (GB/s) against message size",
+                     "<b>a ratio is out of bounds</b>", "<td>p1</td>", "bench baseline ratio(s) out of bounds: p1",
+                     "data-gate=\"fail\"", "<td>p3_cpu</td>", "64 KiB"});
     expect_lacks(r.html, {"<tr class=\"clause-row\"", "MUST clauses passed"});
 }

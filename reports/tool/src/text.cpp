@@ -190,6 +190,12 @@ std::vector<std::string> gate_failures(const nlohmann::json &doc)
         out.push_back(std::to_string(props) + " propert" + (props == 1 ? "y" : "ies") + " falsified");
     if (litmus)
         out.push_back(std::to_string(litmus) + " litmus test(s) failed");
+    std::string ratios;
+    for (const auto &c : array_at(object_at(object_at(doc, "bench"), "baseline"), "checks"))
+        if (field(c, "held") == "false")
+            ratios += (ratios.empty() ? "" : ", ") + field(c, "id");
+    if (!ratios.empty())
+        out.push_back("bench baseline ratio(s) out of bounds: " + ratios);
     return out;
 }
 
