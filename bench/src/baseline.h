@@ -4,6 +4,8 @@
 // The ratio is hcomm's median over the other method's median, both from this
 // run at this size. metric: latency, bandwidth, message_rate, cpu, switches;
 // cpu and switches come from the latency test unless `test: bandwidth`.
+// `stat: best` compares the best samples instead of the medians (the smallest
+// latency, the largest bandwidth): on a loaded machine, the least disturbed.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,7 @@ namespace hcts::bench {
 
 struct Expectation {
     std::string id, metric, over;
+    bool best = false; // stat: best (else median)
     Test test = Test::Latency;
     uint64_t size = 0;
     std::optional<double> min, max;

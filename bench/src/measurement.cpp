@@ -48,6 +48,12 @@ const std::vector<std::pair<std::string, std::string>> &metrics()
 
 double Measurement::median(std::string_view metric) const { return spread(*this, metric).median; }
 
+double Measurement::best(std::string_view metric) const
+{
+    const Spread s = spread(*this, metric);
+    return metric == "bandwidth" || metric == "message_rate" ? s.max : s.min;
+}
+
 nlohmann::json Measurement::to_json() const
 {
     nlohmann::json j = {{"method", method},

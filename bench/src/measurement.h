@@ -41,6 +41,9 @@ struct Measurement {
     // "bandwidth" (GB/s), "message_rate" (messages/s), "cpu" (CPU us per
     // message), "switches" (context switches per message). 0 without samples.
     double median(std::string_view metric) const;
+    // The best sample's value: the smallest latency, cpu or switches, the largest
+    // bandwidth or message rate (on a loaded machine the least disturbed sample).
+    double best(std::string_view metric) const;
     nlohmann::json to_json() const;
 };
 
