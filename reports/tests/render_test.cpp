@@ -509,4 +509,7 @@ TEST(Render, BenchRunPlotsLatencyAndBandwidth)
                      "<b>a ratio is out of bounds</b>", "<td>p1</td>", "bench baseline ratio(s) out of bounds: p1",
                      "data-gate=\"fail\"", "<td>p3_cpu</td>", "64 KiB"});
     expect_lacks(r.html, {"<tr class=\"clause-row\"", "MUST clauses passed"});
+    expect_contains(r.md,
+                    {"**Benchmark:** medians of 3 samples", "| p1 | latency | 8 |", "| **no** |", "| 65536 | hcomm |"});
+    expect_lacks(r.md, {"MUST clauses passed", "No clause failed"});
 }

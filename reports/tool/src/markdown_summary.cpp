@@ -80,11 +80,14 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading)
     const auto &r = object_at(run.doc, "run");
     if (heading)
         o << "### " << md_escape(run.label) << ": " << gate_of(run) << "\n\n";
-    o << "- **MUST clauses passed:** " << field(summary, "must_passed", "0") << " of "
-      << field(summary, "must_total", "0");
-    if (field(summary, "must_waived", "0") != "0")
-        o << " (" << field(summary, "must_waived") << " waived)";
-    o << "\n- **Implementation:** `" << md_escape(field(iut, "path", "?")) << "`";
+    if (!run.doc.contains("bench")) {
+        o << "- **MUST clauses passed:** " << field(summary, "must_passed", "0") << " of "
+          << field(summary, "must_total", "0");
+        if (field(summary, "must_waived", "0") != "0")
+            o << " (" << field(summary, "must_waived") << " waived)";
+        o << "\n";
+    }
+    o << "- **Implementation:** `" << md_escape(field(iut, "path", "?")) << "`";
     if (const auto v = field(iut, "version"); !v.empty())
         o << " " << md_escape(v);
     if (const auto sha = field(iut, "sha256"); !sha.empty())
@@ -98,6 +101,10 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading)
         o << "\n- **The gate fails:** ";
         for (std::size_t i = 0; i < why.size(); ++i)
             o << (i ? "; " : "") << md_escape(why[i]);
+    }
+    if (run.doc.contains("bench")) { // a benchmark has no verdicts to count, only its numbers
+        o << "\n\n" << bench_markdown(run.doc["bench"]);
+        return;
     }
     o << "\n\n| Verdict | "
       << (array_at(run.doc, "clauses").empty() && !array_at(run.doc, "properties").empty() ? "Properties" : "Clauses")

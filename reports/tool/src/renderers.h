@@ -38,6 +38,8 @@ std::string litmus_svg(const nlohmann::json &litmus);
 std::string bench_plot_svg(const nlohmann::json &bench, std::string_view test, std::string_view metric,
                            std::string_view label);
 std::string bench_html(const nlohmann::json &bench);
+// The same for summary.md: the baseline's ratios and a table of medians.
+std::string bench_markdown(const nlohmann::json &bench);
 
 std::string_view report_version();
 
