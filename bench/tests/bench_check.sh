@@ -28,6 +28,7 @@ PY
   baseline_violation)
     cat >"$work/baseline.yaml" <<'YAML'
 impossible: {metric: latency, size: 8, hcomm_over: memcpy, max: 0.000001}
+fine: {metric: latency, size: 8, hcomm_over: memcpy, stat: best, min: 1}
 YAML
     "$src/mpi_harness/launch" --np 2 -- "$bench" "${tiny[@]}" --methods hcomm,memcpy --baseline "$work/baseline.yaml" \
       >"$work/out.txt" 2>&1 || status=$?
@@ -35,6 +36,16 @@ YAML
     ((status == 3)) || fail "hcts-bench exited $status with a violated baseline, expected 3"
     grep -Eq 'FAIL +impossible latency at 8 B: hcomm [0-9.e+-]+ / memcpy [0-9.e+-]+ = ' "$work/out.txt" ||
       fail "the violated ratio and its values were not printed"
+    grep -Eq 'ok +fine +latency \(best\) at 8 B' "$work/out.txt" || fail "the held 'stat: best' ratio was not printed"
+    # Usage errors exit 2 before MPI starts, naming the wrong value and what is allowed.
+    status=0
+    "$bench" --sizes 8,0 >"$work/usage.txt" 2>&1 || status=$?
+    ((status == 2)) && grep -q "message size '0'" "$work/usage.txt" || fail "--sizes 8,0: exit $status, expected 2"
+    echo 'x: {metric: speed, size: 8, hcomm_over: verbs, max: 1}' >"$work/bad.yaml"
+    status=0
+    "$bench" --baseline "$work/bad.yaml" >"$work/usage.txt" 2>&1 || status=$?
+    ((status == 2)) && grep -q "metric 'speed'; allowed: latency" "$work/usage.txt" ||
+      fail "a baseline with an unknown metric: exit $status, expected 2"
     "$src/reports/schema/validate" "$work/results.json" || fail "results.json does not validate"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["summary"]["gate"] != "fail" or d["bench"]["baseline"]["held"])' \
       "$work/results.json" || fail "results.json does not record the violated baseline (bench.baseline.held, summary.gate)"
