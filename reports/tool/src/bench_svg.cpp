@@ -1,7 +1,8 @@
 // The benchmark part of the HTML report (a results document with a `bench`
 // section, hcts-bench): latency and bandwidth against message size as inline
-// log-log SVG line charts, one line per method, then the baseline's ratios and
-// the measurements. The page's look is resources/report.css.
+// log-log SVG line charts, one line per method (the medians; the samples'
+// min-max as whiskers), then the baseline's ratios and the measurements. The
+// page's look is resources/report.css.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -42,11 +43,14 @@ std::string number(double v)
     return b;
 }
 
-// The median of `metric` for each method, in the order methods are listed.
-std::map<std::string, std::vector<std::pair<double, double>>> series(const json &bench, std::string_view test,
-                                                                     std::string_view metric)
+// For each method, its points in size order: the median of `metric` and the
+// samples' min and max (drawn as a whisker).
+struct Point {
+    double size, median, lo, hi;
+};
+std::map<std::string, std::vector<Point>> series(const json &bench, std::string_view test, std::string_view metric)
 {
-    std::map<std::string, std::vector<std::pair<double, double>>> out;
+    std::map<std::string, std::vector<Point>> out;
     for (const auto &m : array_at(bench, "measurements")) {
         if (field(m, "test") != test || m.contains("error"))
             continue;
@@ -55,10 +59,11 @@ std::map<std::string, std::vector<std::pair<double, double>>> series(const json 
             continue;
         const double v = s["median"].get<double>();
         if (v > 0)
-            out[field(m, "method")].emplace_back(m["size"].get<double>(), v);
+            out[field(m, "method")].push_back(
+                {m["size"].get<double>(), v, std::max(s.value("min", v), v * 1e-3), std::max(s.value("max", v), v)});
     }
     for (auto &[name, points] : out)
-        std::sort(points.begin(), points.end());
+        std::sort(points.begin(), points.end(), [](const Point &a, const Point &b) { return a.size < b.size; });
     return out;
 }
 
@@ -76,9 +81,9 @@ std::string bench_plot_svg(const json &bench, std::string_view test, std::string
             order.push_back(name);
     double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
     for (const auto &[name, points] : lines)
-        for (const auto &[x, y] : points) {
-            x0 = std::min(x0, x), x1 = std::max(x1, x);
-            y0 = std::min(y0, y), y1 = std::max(y1, y);
+        for (const Point &p : points) {
+            x0 = std::min(x0, p.size), x1 = std::max(x1, p.size);
+            y0 = std::min(y0, p.lo), y1 = std::max(y1, p.hi);
         }
     const int left = 64, right = 110, top = 12, bottom = 40, pw = 420, ph = 240;
     const int width = left + pw + right, height = top + ph + bottom;
@@ -119,13 +124,18 @@ std::string bench_plot_svg(const json &bench, std::string_view test, std::string
         const auto &points = lines.at(order[i]);
         o << "<polyline class=\"series\" data-method=\"" << html_escape(order[i]) << "\" fill=\"none\" stroke=\""
           << colour(i) << "\" stroke-width=\"2\" points=\"";
-        for (const auto &[x, y] : points)
-            o << format_fixed(px(x), 1) << ',' << format_fixed(py(y), 1) << ' ';
+        for (const Point &p : points)
+            o << format_fixed(px(p.size), 1) << ',' << format_fixed(py(p.median), 1) << ' ';
         o << "\"/>";
-        for (const auto &[x, y] : points)
-            o << "<circle cx=\"" << format_fixed(px(x), 1) << "\" cy=\"" << format_fixed(py(y), 1)
-              << "\" r=\"3\" fill=\"" << colour(i) << "\"><title>" << html_escape(order[i]) << ", "
-              << html_escape(size_text(x)) << ": " << number(y) << "</title></circle>";
+        // The median as a dot, the samples' range as a whisker through it.
+        for (const Point &p : points)
+            o << "<line class=\"range\" x1=\"" << format_fixed(px(p.size), 1) << "\" x2=\""
+              << format_fixed(px(p.size), 1) << "\" y1=\"" << format_fixed(py(p.lo), 1) << "\" y2=\""
+              << format_fixed(py(p.hi), 1) << "\" stroke=\"" << colour(i)
+              << "\" stroke-opacity=\"0.5\" stroke-width=\"1.5\"/><circle cx=\"" << format_fixed(px(p.size), 1)
+              << "\" cy=\"" << format_fixed(py(p.median), 1) << "\" r=\"3\" fill=\"" << colour(i) << "\"><title>"
+              << html_escape(order[i]) << ", " << html_escape(size_text(p.size)) << ": median " << number(p.median)
+              << ", min " << number(p.lo) << ", max " << number(p.hi) << "</title></circle>";
         const int ly = top + 14 + static_cast<int>(i) * 18;
         o << "<line x1=\"" << left + pw + 10 << "\" x2=\"" << left + pw + 28 << "\" y1=\"" << ly - 4 << "\" y2=\""
           << ly - 4 << "\" stroke=\"" << colour(i) << "\" stroke-width=\"2\"/><text x=\"" << left + pw + 32 << "\" y=\""
