@@ -25,7 +25,8 @@ Options parse_options(int argc, char **argv)
     app.add_option("--baseline", o.baseline,
                    "YAML ratio expectations, e.g. p1: {metric: latency, size: 8, hcomm_over: mpi_osc, max: 2.0}");
     app.add_option("--sizes", sizes, "message sizes, comma-separated (default 8,4K,64K,1M,16M; --quick 8,64K,1M)");
-    app.add_option("--methods", methods, "what to measure besides nothing: hcomm,verbs,mpi_osc,memcpy (default all)");
+    app.add_option("--methods", methods,
+                   "the methods to measure, comma-separated: hcomm,verbs,mpi_osc,memcpy (default all)");
     app.add_option("--iterations", o.iterations, "round trips or messages per sample, at most (default 100)")
         ->check(CLI::Range(1, 100000));
     app.add_option("--samples", o.samples, "samples per measurement: median, min, max over them (default 5)")
