@@ -31,4 +31,6 @@ HCTS_SUITE(Profiles);
 HCTS_SUITE(Timeouts);
 HCTS_SUITE(Threads);
 HCTS_SUITE(Litmus);
+HCTS_SUITE(Lifecycle);
+HCTS_SUITE(Big);
 } // namespace hcts

@@ -44,6 +44,10 @@ void describe(CLI::App &app, Options &o)
     app.add_flag("--no-peek", o.no_peek,
                  "do not use the adapter's peek_notify: prove quiet notifies with marker writes, as on an adapter "
                  "without it");
+    app.add_flag("--big", o.big,
+                 "also run the transfer above 4 GiB (Big.*; needs a communication buffer above 4 GiB, e.g. "
+                 "HCCL_BUFFSIZE=2100 with the reference, ~8.5 GiB of memory for 2 ranks)")
+        ->envname("HCTS_BIG");
     app.add_flag("--check-catalogue", o.check_catalogue,
                  "check that every clause has a case and every case names known clauses and declares its needs");
 }

@@ -20,6 +20,7 @@ struct Options {
     std::string summary;           // --summary PATH: print a results.json's clause summary
     bool check_catalogue = false;
     bool no_peek = false;                 // judge quiet notifies as on an adapter without peek_notify
+    bool big = false;                     // --big / HCTS_BIG: run the transfer above 4 GiB (Big.*)
     std::string command;                  // the exact command line, to rerun the run
     std::vector<std::string> passthrough; // argv[0] and GoogleTest's flags
 };
