@@ -128,7 +128,8 @@ HCTS_CASE(Big, WriteAbove4GiB, clauses("WWN.BIG.1"), needs(Feature::WriteWithNot
     const std::string len = std::to_string(kLen);
     if (rc != 0) {
         if (got.all_poison && guard_bad == 0)
-            ev().profile("WWN.BIG.1", "refused", "len " + len + " returned " + hccl_result_name(rc) + ", no byte written");
+            ev().profile("WWN.BIG.1", "refused",
+                         "len " + len + " returned " + hccl_result_name(rc) + ", no byte written");
         else
             ev().profile("WWN.BIG.1", "truncated",
                          "len " + len + " returned " + hccl_result_name(rc) + " but bytes of dst or its guard changed");
@@ -139,7 +140,8 @@ HCTS_CASE(Big, WriteAbove4GiB, clauses("WWN.BIG.1"), needs(Feature::WriteWithNot
     } else if (got.first_bad != UINT64_MAX || guard_bad != 0) {
         ev().profile("WWN.BIG.1", "truncated",
                      "len " + len + " was accepted and notified, but dst differs from the payload from byte " +
-                         std::to_string(got.first_bad) + (got.first_bad == (kLen & 0xffffffffULL) ? " (len mod 2^32)" : "") +
+                         std::to_string(got.first_bad) +
+                         (got.first_bad == (kLen & 0xffffffffULL) ? " (len mod 2^32)" : "") +
                          ", guard bytes changed: " + std::to_string(guard_bad));
     } else {
         ev().profile("WWN.BIG.1", "delivered",

@@ -39,9 +39,9 @@ void round(const Ctx &c, uint32_t n, ChannelHandle ch, const std::vector<uint32_
     if (w.rank == 0)
         for (size_t k = 0; k < raised.size(); ++k)
             if (s.rc(k) != 0)
-                c.ev.error("WWN.NTF.8", "the write with notify on index " + std::to_string(raised[k]) + " of notifyNum " +
-                                            std::to_string(n) + " returned " + hccl_result_name(s.rc(k)) + " (" +
-                                            sr.describe() + ")");
+                c.ev.error("WWN.NTF.8", "the write with notify on index " + std::to_string(raised[k]) +
+                                            " of notifyNum " + std::to_string(n) + " returned " +
+                                            hccl_result_name(s.rc(k)) + " (" + sr.describe() + ")");
     mpi::phase_barrier("neighbours: written");
     check_quiet(c, 0, 1, ch, ch, quiet, "WWN.NTF.8");
     Script waits;
@@ -59,8 +59,8 @@ void round(const Ctx &c, uint32_t n, ChannelHandle ch, const std::vector<uint32_
         c.ev.check("WWN.NTF.8", waits.rc(k) == 0 && got.ok(),
                    "notifyNum " + std::to_string(n) + ": the wait on index " + std::to_string(i) + " (issued " +
                        std::to_string(k + 1) + " of " + std::to_string(waits.size()) +
-                       ", reverse order of the writes) returned " + hccl_result_name(waits.rc(k)) + "; its data: " +
-                       (got.ok() ? std::string("arrived") : got.first_bad));
+                       ", reverse order of the writes) returned " + hccl_result_name(waits.rc(k)) +
+                       "; its data: " + (got.ok() ? std::string("arrived") : got.first_bad));
     }
 }
 

@@ -65,7 +65,8 @@ HCTS_CASE(Threads, ErrorStateAfterFailedTask, clauses("WWN.THR.2", "WWN.THR.3"),
     const ThreadHandle rt = w.rank == 1 ? w.fresh_thread(w.setup_engine, &arc) : 0;
     if (!mpi::all_ranks(w.rank != 1 || rt != 0, "receiver thread")) {
         if (w.rank == 1)
-            ev().error("WWN.THR.3", "no fresh thread for the wait: HcclThreadAcquire returned " + hccl_result_name(arc));
+            ev().error("WWN.THR.3",
+                       "no fresh thread for the wait: HcclThreadAcquire returned " + hccl_result_name(arc));
         return;
     }
     Script s;
@@ -100,8 +101,8 @@ HCTS_CASE(Threads, ErrorStateAfterFailedTask, clauses("WWN.THR.2", "WWN.THR.3"),
         ev().check("WWN.THR.3", s.rc(0) == 0 && r.ok() && got.ok(),
                    "after another thread of the same acquire failed, a write with notify on its sibling: the wait "
                    "returned " +
-                       hccl_result_name(s.rc(0)) + " (" + r.describe() + "), its payload: " +
-                       (got.ok() ? std::string("arrived") : got.first_bad));
+                       hccl_result_name(s.rc(0)) + " (" + r.describe() +
+                       "), its payload: " + (got.ok() ? std::string("arrived") : got.first_bad));
         size_t first = 0;
         const size_t changed = count_not_pattern(dev.get(w.inbox(0) + kBrokenDst, kLen), kPoisonWord, &first);
         ev().check("WWN.THR.2", changed == 0,

@@ -8,7 +8,7 @@
 namespace hcts {
 namespace {
 
-constexpr uint32_t kForeverIdx = 9;  // the notify the late write raises
+constexpr uint32_t kForeverIdx = 9;   // the notify the late write raises
 constexpr uint32_t kUnraisedIdx = 58; // an index nobody raises in these cases
 constexpr auto kHoldBack = std::chrono::milliseconds(300);
 constexpr uint32_t kForeverDeadlineMs = 10000; // a "forever" wait still must not hang the run
@@ -30,7 +30,8 @@ HCTS_CASE(Timeouts, WaitForeverCompletesLate, clauses("WWN.TMO.4"),
     if (w.rank == 1) {
         w.device().poison(w.inbox(0) + dst_off, len);
         if (t == 0)
-            ev().error("WWN.TMO.4", "no fresh thread for the wait: HcclThreadAcquire returned " + hccl_result_name(arc));
+            ev().error("WWN.TMO.4",
+                       "no fresh thread for the wait: HcclThreadAcquire returned " + hccl_result_name(arc));
     }
     if (w.rank == 0) {
         std::vector<std::byte> p(len);
@@ -62,8 +63,9 @@ HCTS_CASE(Timeouts, WaitForeverCompletesLate, clauses("WWN.TMO.4"),
         ev().check("WWN.TMO.4", false, "the wait with timeOut 0 returned " + hccl_result_name(s.rc(0)));
     } else if (r.status.timed_out != 0) {
         ev().check("WWN.TMO.4", false,
-                   "the wait with timeOut 0 had not completed " + took + " after it was posted, though the notify was "
-                   "raised 300 ms in");
+                   "the wait with timeOut 0 had not completed " + took +
+                       " after it was posted, though the notify was "
+                       "raised 300 ms in");
     } else if (s.rc(0) == HCCL_E_TIMEOUT || r.status.task_error == HCCL_E_TIMEOUT) {
         ev().check("WWN.TMO.4", false,
                    "the wait with timeOut 0 ended with HCCL_E_TIMEOUT after " + took +
@@ -94,15 +96,15 @@ HCTS_CASE(Timeouts, FiniteWaitEndsInTime, clauses("WWN.TMO.3"), needs(Feature::N
             HcclResult arc = HCCL_SUCCESS;
             const ThreadHandle t = w.fresh_thread(w.setup_engine, &arc);
             if (t == 0) {
-                ev().error("WWN.TMO.3", "no fresh thread for the wait: HcclThreadAcquire returned " +
-                                            hccl_result_name(arc));
+                ev().error("WWN.TMO.3",
+                           "no fresh thread for the wait: HcclThreadAcquire returned " + hccl_result_name(arc));
             } else {
                 Script s;
                 s.wait(t, w.channel_to(1), kUnraisedIdx, timeout);
                 const LaunchResult r = c.run(s, 10000);
                 const std::string took = std::to_string(r.elapsed_ms()) + " ms (" + r.describe() + ")";
-                const std::string allowed = "; allowed: HCCL_E_TIMEOUT after " + std::to_string(timeout_ms) +
-                                            " to " + std::to_string(timeout_ms + kLateBoundMs) + " ms";
+                const std::string allowed = "; allowed: HCCL_E_TIMEOUT after " + std::to_string(timeout_ms) + " to " +
+                                            std::to_string(timeout_ms + kLateBoundMs) + " ms";
                 ev().observe("finite_wait_ms", r.elapsed_ms());
                 if (s.rc(0) == HCCL_E_NOT_SUPPORT)
                     ev().unsupported("WWN.TMO.3", "the wait was refused with HCCL_E_NOT_SUPPORT");
@@ -114,8 +116,8 @@ HCTS_CASE(Timeouts, FiniteWaitEndsInTime, clauses("WWN.TMO.3"), needs(Feature::N
                     // 1 ms of clock granularity allowed below, as classify_wait does.
                     ev().check("WWN.TMO.3",
                                r.elapsed_ms() + 1.0 >= timeout_ms && r.elapsed_ms() <= timeout_ms + kLateBoundMs,
-                               "the wait with timeOut " + std::to_string(timeout) + " ended with HCCL_E_TIMEOUT after " +
-                                   took + allowed);
+                               "the wait with timeOut " + std::to_string(timeout) +
+                                   " ended with HCCL_E_TIMEOUT after " + took + allowed);
                 else if (r.ok())
                     ev().check("WWN.TMO.3", false,
                                "the wait completed though nobody raised the notify (" + r.describe() + ")" + allowed);
