@@ -167,7 +167,9 @@ HCTS_SHIM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t n, const HcclRootInfo 
 {
     static const auto fn = real<decltype(&HcclCommInitRootInfo)>("HcclCommInitRootInfo");
     const HcclResult rc = fn(n, root, rank, comm);
-    if (rc == HCCL_SUCCESS)
+    // The first communicator is the suite's world: one a case makes and destroys
+    // later (WWN.ERR.7) must not replace it, or the shim goes inert.
+    if (rc == HCCL_SUCCESS && g_comm == nullptr)
         g_comm = *comm;
     return rc;
 }
