@@ -33,4 +33,6 @@ HCTS_SUITE(Threads);
 HCTS_SUITE(Litmus);
 HCTS_SUITE(Batch);
 HCTS_SUITE(Ordering);
+HCTS_SUITE(Lifecycle);
+HCTS_SUITE(Big);
 } // namespace hcts

@@ -56,6 +56,10 @@ void describe(CLI::App &app, Options &o)
                        ? std::string()
                        : "must be a positive byte count or 'auto', got '" + v + "'";
         });
+    app.add_flag("--big", o.big,
+                 "also run the transfer above 4 GiB (Big.*; needs a communication buffer above 4 GiB, e.g. "
+                 "HCCL_BUFFSIZE=2100 with the reference, ~8.5 GiB of memory for 2 ranks)")
+        ->envname("HCTS_BIG");
     app.add_flag("--check-catalogue", o.check_catalogue,
                  "check that every clause has a case and every case names known clauses and declares its needs");
 }

@@ -22,6 +22,7 @@ struct Options {
     bool no_peek = false;                 // judge quiet notifies as on an adapter without peek_notify
     std::string configuration = "plain";  // the configuration this run judges (run.configuration; ./hcts run)
     std::string segment_size;             // "" (none), "auto" (ask the adapter) or bytes: lengths straddle it
+    bool big = false;                     // --big / HCTS_BIG: run the transfer above 4 GiB (Big.*)
     std::string command;                  // the exact command line, to rerun the run
     std::vector<std::string> passthrough; // argv[0] and GoogleTest's flags
 };

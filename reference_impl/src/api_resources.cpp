@@ -47,7 +47,18 @@ HcclResult add_threads(const char *api, Comm *comm, uint32_t count, ThreadHandle
 HcclResult acquire_threads(const char *api, Comm *comm, CommEngine engine, uint32_t count, uint32_t notify_num,
                            ThreadHandle *threads)
 {
-    return add_threads(api, comm, count, threads, [&](uint32_t) { return comm->new_thread(engine, notify_num); });
+    std::vector<std::shared_ptr<ThreadObj>> made;
+    const HcclResult rc = add_threads(api, comm, count, threads, [&](uint32_t) {
+        made.push_back(comm->new_thread(engine, notify_num));
+        return made.back();
+    });
+    // Mutant: the threads of one acquire share one stream's error state (see submit()).
+    if (rc == HCCL_SUCCESS && hcts::mutant("ref_thread_error_shared_by_batch"))
+        for (const auto &t : made)
+            for (const auto &other : made)
+                if (other != t)
+                    t->core->batch.push_back(other->core->queue);
+    return rc;
 }
 
 std::shared_ptr<ThreadObj> thread_of(Comm *comm, ThreadHandle handle)

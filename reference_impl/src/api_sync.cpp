@@ -342,7 +342,9 @@ HCOMM_EXPORT int32_t HcommChannelNotifyRecord(ChannelHandle channel, uint32_t re
 HCOMM_EXPORT int32_t HcommChannelNotifyWaitOnThread(ThreadHandle thread, ChannelHandle channel, uint32_t localNotifyIdx,
                                                     uint32_t timeOut)
 {
-    return channel_wait_on_thread("HcommChannelNotifyWaitOnThread", thread, channel, localNotifyIdx, timeOut);
+    // Mutant: the deadline rounded up by a whole unit (a finite wait ends one unit late).
+    const uint32_t late = timeOut != 0 && hcts::mutant("ref_wait_timeout_one_unit_late") ? 1 : 0;
+    return channel_wait_on_thread("HcommChannelNotifyWaitOnThread", thread, channel, localNotifyIdx, timeOut + late);
 }
 
 HCOMM_EXPORT int32_t HcommChannelNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread, ChannelHandle channel,

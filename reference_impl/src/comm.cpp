@@ -251,6 +251,11 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
                             break;
                         }
                 }
+                // Mutant: a bank whose size is not a power of two decodes its last,
+                // unpaired slot as the pair (N-2, N-1): a write on N-1 also raises N-2.
+                if (hcts::mutant("ref_notify_top_index_pairs") && index > 0 && index + 1 == raw->notify_num &&
+                    !std::has_single_bit(raw->notify_num))
+                    raw->notifies->record(index - 1);
                 if (!raw->notifies->record(index)) {
                     ++stats_.notify_overruns;
                     HREF_LOG_DEBUG(rank_, "notify ", index, " from rank ", raw->remote_rank,

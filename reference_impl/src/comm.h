@@ -59,6 +59,8 @@ struct ThreadCore {
     std::mutex scratch_mutex; // reductions stage through registered scratch
     std::vector<uint8_t> scratch;
     std::unique_ptr<MemoryRegion> scratch_mr;
+    // Only under mutant ref_thread_error_shared_by_batch: the other queues of its HcclThreadAcquire.
+    std::vector<std::weak_ptr<TaskQueue>> batch;
     ThreadCore(std::shared_ptr<TaskQueue> q, uint32_t notify_num) : queue(std::move(q)), notifies(notify_num) {}
 };
 

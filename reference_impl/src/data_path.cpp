@@ -336,6 +336,12 @@ HcclResult check_reduce(const char *api, Comm *comm, uint64_t count, int32_t dat
 void submit(const std::shared_ptr<ThreadObj> &thread, TaskQueue::Task task)
 {
     std::shared_ptr<TaskQueue> queue = thread->core->queue;
+    // Mutant ref_thread_error_shared_by_batch: a sibling's failure fails this thread's next task.
+    for (const auto &weak : thread->core->batch)
+        if (const auto sibling = weak.lock(); sibling && sibling->error() != HCCL_SUCCESS) {
+            task = [rc = sibling->error()] { return rc; };
+            break;
+        }
     if (LaunchRecord *launch = current_launch()) {
         launch->note(queue);
         if (launch->batching) {
@@ -494,8 +500,12 @@ HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore
 HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout)
 {
     Comm &comm = *channel->comm;
+    // Mutant: timeOut 0 taken as "do not wait" (poll once), not as "wait forever".
+    const bool poll_once = timeout == 0 && hcts::mutant("ref_wait_zero_polls_once");
     const std::optional<Deadline> deadline =
-        timeout == 0 ? std::nullopt : std::optional<Deadline>(Clock::now() + env::timeout_to_duration(timeout));
+        poll_once      ? std::optional<Deadline>(Clock::now())
+        : timeout == 0 ? std::nullopt
+                       : std::optional<Deadline>(Clock::now() + env::timeout_to_duration(timeout));
     switch (channel->notifies->wait(index, deadline, comm.closing())) {
     case NotifyBank::WaitResult::consumed: ++comm.stats().notifies_consumed; return HCCL_SUCCESS;
     case NotifyBank::WaitResult::timed_out:

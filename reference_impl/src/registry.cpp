@@ -3,6 +3,9 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <vector>
+
+#include <hcts/mutant.h>
 
 namespace hcomm_ref::registry {
 namespace {
@@ -17,6 +20,7 @@ struct Tables {
     std::map<uint64_t, std::shared_ptr<ThreadObj>> threads;
     std::map<uint64_t, std::shared_ptr<ChannelObj>> channels;
     uint64_t next = 1;
+    std::vector<uint64_t> freed_threads; // only under mutant ref_thread_handle_recycled
 };
 
 Tables &tables()
@@ -81,9 +85,31 @@ Comm *comm_by_pointer(const void *comm)
     return tables().comms.count(comm) != 0 ? static_cast<Comm *>(const_cast<void *>(comm)) : nullptr;
 }
 
-ThreadHandle add_thread(const std::shared_ptr<ThreadObj> &thread) { return add(&Tables::threads, kThreadTag, thread); }
+ThreadHandle add_thread(const std::shared_ptr<ThreadObj> &thread)
+{
+    // Mutant: the handles of removed threads are handed out again, so a stale
+    // handle of a destroyed comm names a live thread of another.
+    if (hcts::mutant("ref_thread_handle_recycled")) {
+        std::lock_guard lock(tables().mutex);
+        if (!tables().freed_threads.empty()) {
+            const uint64_t handle = tables().freed_threads.back();
+            tables().freed_threads.pop_back();
+            thread->handle = handle;
+            tables().threads[handle] = thread;
+            return handle;
+        }
+    }
+    return add(&Tables::threads, kThreadTag, thread);
+}
 std::shared_ptr<ThreadObj> thread(ThreadHandle handle) { return find(&Tables::threads, handle); }
-void remove_thread(ThreadHandle handle) { remove(&Tables::threads, handle); }
+void remove_thread(ThreadHandle handle)
+{
+    remove(&Tables::threads, handle);
+    if (hcts::mutant("ref_thread_handle_recycled")) {
+        std::lock_guard lock(tables().mutex);
+        tables().freed_threads.push_back(handle);
+    }
+}
 
 ChannelHandle add_channel(const std::shared_ptr<ChannelObj> &channel)
 {

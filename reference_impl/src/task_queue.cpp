@@ -1,5 +1,7 @@
 #include "task_queue.h"
 
+#include <hcts/mutant.h>
+
 #include "log.h"
 
 namespace hcomm_ref {
@@ -69,7 +71,9 @@ void TaskQueue::run(std::stop_token stop)
         }
         Task task = std::move(tasks_.front());
         tasks_.pop_front();
-        const bool skip = error_ != HCCL_SUCCESS || stop.stop_requested();
+        // Mutant: the error state is not sticky; only the failing task is lost.
+        const bool sticky = !hcts::mutant("ref_thread_error_not_sticky");
+        const bool skip = (sticky && error_ != HCCL_SUCCESS) || stop.stop_requested();
         lock.unlock();
         const HcclResult result = skip ? HCCL_SUCCESS : task();
         task = nullptr; // release what the task holds outside the lock
