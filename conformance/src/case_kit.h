@@ -33,4 +33,7 @@ HCTS_SUITE(Threads);
 HCTS_SUITE(Litmus);
 HCTS_SUITE(Batch);
 HCTS_SUITE(Ordering);
+HCTS_SUITE(ReadCopy);
+HCTS_SUITE(Reduce);
+HCTS_SUITE(NbiCalls);
 } // namespace hcts

@@ -76,7 +76,19 @@ typedef enum {
     HCTS_OP_TC_START = 46,            /* HcommAicpuTsTaskCacheStart(tag at aux, addrs at dst, sizes at src, len) */
     HCTS_OP_TC_END = 47,              /* HcommAicpuTsTaskCacheEnd(tag at aux) */
     HCTS_OP_TC_EXECUTE = 48,          /* HcommAicpuTsTaskCacheExecute(tag at aux, addrs at dst, sizes at src, len) */
-    HCTS_OP_TC_CLEAR = 49             /* HcommAicpuTsTaskCacheClear(tag at aux) */
+    HCTS_OP_TC_CLEAR = 49,            /* HcommAicpuTsTaskCacheClear(tag at aux) */
+    /* Reductions: `len` is the element count, `data_type` / `reduce_op` the HcommDataType / HcommReduceOp. */
+    HCTS_OP_LOCAL_REDUCE = 10,             /* HcommLocalReduceOnThread(thread, dst, src, count, type, op) */
+    HCTS_OP_WRITE_REDUCE = 11,             /* HcommWriteReduceOnThread(thread, channel, dst, src, count, type, op) */
+    HCTS_OP_WRITE_REDUCE_WITH_NOTIFY = 12, /* HcommWriteReduceWithNotifyOnThread(..., count, type, op, idx) */
+    HCTS_OP_READ_REDUCE = 13,         /* HcommReadReduceOnThread(thread, channel, dst (local), src (remote), ...) */
+    HCTS_OP_WRITE_NBI_ON_THREAD = 14, /* HcommWriteNbiOnThread(thread, channel, dst, src, len) */
+    HCTS_OP_WRITE_NBI = 15,           /* HcommWriteNbi(channel, dst, src, len): `thread` unused */
+    HCTS_OP_WRITE_WITH_NOTIFY_NBI_ON_THREAD =
+        16,                             /* HcommWriteWithNotifyNbiOnThread(thread, channel, dst, src, len, idx) */
+    HCTS_OP_WRITE_WITH_NOTIFY_NBI = 17, /* HcommWriteWithNotifyNbi(channel, dst, src, len, idx) */
+    HCTS_OP_READ_NBI_ON_THREAD = 18,    /* HcommReadNbiOnThread(thread, channel, dst (local), src (remote), len) */
+    HCTS_OP_READ_NBI = 19               /* HcommReadNbi(channel, dst (local), src (remote), len) */
 } hcts_op_kind;
 
 /* A pool offset that stands for a NULL argument. */
