@@ -56,7 +56,8 @@ void judge_reads_untouched(const World &w, uint64_t base, const std::string &cla
     for (size_t k = 0; k < nbi_calls().size(); ++k)
         if (!nbi_calls()[k].write) {
             size_t first = 0;
-            const size_t bad = count_not_pattern(w.device().get(w.scratch() + base + k * kRegion, kLen), kPoisonWord, &first);
+            const size_t bad =
+                count_not_pattern(w.device().get(w.scratch() + base + k * kRegion, kLen), kPoisonWord, &first);
             ev.check(clause, bad == 0,
                      std::string(nbi_calls()[k].name) + ": " + std::to_string(bad) +
                          " bytes of the refused read's local dst changed (first at +" + std::to_string(first) + ")");
@@ -84,7 +85,8 @@ HCTS_CASE(NbiCalls, DeviceSideRefused, clauses("API.NBI.1"),
         Script s;
         for (size_t k = 0; k < nbi_calls().size(); ++k) {
             const NbiCall &n = nbi_calls()[k];
-            std::byte *const dst = n.write ? w.remote_inbox(1, 0) + base + k * kRegion : w.scratch() + base + k * kRegion;
+            std::byte *const dst =
+                n.write ? w.remote_inbox(1, 0) + base + k * kRegion : w.scratch() + base + k * kRegion;
             const void *const src = n.write ? static_cast<const void *>(w.outbox()) : remote_outbox;
             const uint32_t idx = first_idx + static_cast<uint32_t>(k);
             s.nbi(n.kind, w.thread(), w.channel_to(1), nullptr, src, kLen, idx);
@@ -131,7 +133,8 @@ HCTS_CASE(NbiCalls, HostSideAicpuTsRefused, clauses("API.NBI.2"),
         const ChannelHandle ch = w.channel_to(1);
         for (size_t k = 0; k < nbi_calls().size(); ++k) {
             const NbiCall &n = nbi_calls()[k];
-            std::byte *const dst = n.write ? w.remote_inbox(1, 0) + base + k * kRegion : w.scratch() + base + k * kRegion;
+            std::byte *const dst =
+                n.write ? w.remote_inbox(1, 0) + base + k * kRegion : w.scratch() + base + k * kRegion;
             const uint32_t idx = first_idx + static_cast<uint32_t>(k);
             int32_t rc = 0;
             switch (n.kind) {

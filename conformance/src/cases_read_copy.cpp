@@ -18,7 +18,7 @@ struct Piece {
 // Lengths from one byte to beyond a segment and several pages, at odd offsets.
 const std::vector<Piece> &pieces()
 {
-    static const std::vector<Piece> kPieces{{1, 0},       {2, 3},         {7, 13},       {64, 64},
+    static const std::vector<Piece> kPieces{{1, 0},       {2, 3},        {7, 13},       {64, 64},
                                             {4093, 1001}, {65537, 4099}, {262147, 8191}};
     return kPieces;
 }

@@ -256,6 +256,14 @@ Script &Script::only_if_previous_ok()
     return *this;
 }
 
+Script &Script::only_if_previous_failed()
+{
+    if (block_->op_count < 2)
+        throw std::logic_error("hcts: only_if_previous_failed() needs two ops");
+    block_->ops[block_->op_count - 1].flags |= HCTS_OP_F_IF_PREV_FAILED;
+    return *this;
+}
+
 LaunchResult Device::run(Script &s, uint32_t timeout_ms, const CaseSpec *declared) const
 {
     LaunchResult r;

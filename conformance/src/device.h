@@ -96,6 +96,8 @@ class Script {
     // The op just added runs only if the one before it returned 0
     // (e.g. a snapshot copy behind a wait).
     Script &only_if_previous_ok();
+    // The op just added runs only if the one before it did not return 0.
+    Script &only_if_previous_failed();
     size_t size() const { return block_->op_count; }
     bool empty() const { return block_->op_count == 0; }
     const hcts_op &op(size_t i) const { return block_->ops[i]; }

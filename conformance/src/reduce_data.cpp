@@ -37,12 +37,12 @@ void put(std::vector<std::byte> &out, T v)
 const std::vector<ReduceType> &reduce_types()
 {
     static const std::vector<ReduceType> kTypes{
-        {HCOMM_DATA_TYPE_INT8, "INT8", 1, K::Signed},      {HCOMM_DATA_TYPE_INT16, "INT16", 2, K::Signed},
-        {HCOMM_DATA_TYPE_INT32, "INT32", 4, K::Signed},    {HCOMM_DATA_TYPE_INT64, "INT64", 8, K::Signed},
-        {HCOMM_DATA_TYPE_UINT8, "UINT8", 1, K::Unsigned},  {HCOMM_DATA_TYPE_UINT16, "UINT16", 2, K::Unsigned},
+        {HCOMM_DATA_TYPE_INT8, "INT8", 1, K::Signed},       {HCOMM_DATA_TYPE_INT16, "INT16", 2, K::Signed},
+        {HCOMM_DATA_TYPE_INT32, "INT32", 4, K::Signed},     {HCOMM_DATA_TYPE_INT64, "INT64", 8, K::Signed},
+        {HCOMM_DATA_TYPE_UINT8, "UINT8", 1, K::Unsigned},   {HCOMM_DATA_TYPE_UINT16, "UINT16", 2, K::Unsigned},
         {HCOMM_DATA_TYPE_UINT32, "UINT32", 4, K::Unsigned}, {HCOMM_DATA_TYPE_UINT64, "UINT64", 8, K::Unsigned},
-        {HCOMM_DATA_TYPE_FP32, "FP32", 4, K::Float},       {HCOMM_DATA_TYPE_FP64, "FP64", 8, K::Float},
-        {HCOMM_DATA_TYPE_FP16, "FP16", 2, K::Half},        {HCOMM_DATA_TYPE_BFP16, "BFP16", 2, K::BFloat},
+        {HCOMM_DATA_TYPE_FP32, "FP32", 4, K::Float},        {HCOMM_DATA_TYPE_FP64, "FP64", 8, K::Float},
+        {HCOMM_DATA_TYPE_FP16, "FP16", 2, K::Half},         {HCOMM_DATA_TYPE_BFP16, "BFP16", 2, K::BFloat},
     };
     return kTypes;
 }

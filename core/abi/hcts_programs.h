@@ -94,7 +94,9 @@ typedef enum {
 /* A pool offset that stands for a NULL argument. */
 #define HCTS_OP_POOL_NULL UINT64_MAX
 
-enum { HCTS_OP_F_IF_PREV_OK = 1U };
+/* HCTS_OP_F_IF_PREV_FAILED: the op is skipped (HCTS_OP_RC_SKIPPED) when the op before it returned 0,
+ * e.g. a plain notify record standing in for a refused call's notify so the peer's wait still ends. */
+enum { HCTS_OP_F_IF_PREV_OK = 1U, HCTS_OP_F_IF_PREV_FAILED = 2U };
 
 typedef struct {
     uint32_t kind; /* hcts_op_kind */
@@ -130,7 +132,7 @@ uint32_t hcts_prog_ops(void *args);
 #define HCTS_PROG_MISSING_API 2U                /* an op needed a call the implementation lacks */
 #define HCTS_OP_RC_MISSING INT32_MIN            /* ops[i].rc: the call is absent from the implementation */
 #define HCTS_OP_RC_UNKNOWN_KIND (INT32_MIN + 1) /* ops[i].rc: this program does not know the op kind */
-#define HCTS_OP_RC_SKIPPED (INT32_MIN + 2)      /* ops[i].rc: HCTS_OP_F_IF_PREV_OK and the op before failed */
+#define HCTS_OP_RC_SKIPPED (INT32_MIN + 2)      /* ops[i].rc: its HCTS_OP_F_IF_PREV_* condition did not hold */
 
 #ifdef __cplusplus
 }

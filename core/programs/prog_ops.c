@@ -157,7 +157,8 @@ uint32_t hcts_prog_ops(void *args)
     a->calls_made = 0;
     for (uint32_t i = 0; i < a->op_count; ++i) {
         hcts_op *op = &a->ops[i];
-        if ((op->flags & HCTS_OP_F_IF_PREV_OK) != 0 && i > 0 && a->ops[i - 1].rc != 0)
+        if (((op->flags & HCTS_OP_F_IF_PREV_OK) != 0 && i > 0 && a->ops[i - 1].rc != 0) ||
+            ((op->flags & HCTS_OP_F_IF_PREV_FAILED) != 0 && i > 0 && a->ops[i - 1].rc == 0))
             op->rc = HCTS_OP_RC_SKIPPED;
         else
             op->rc = op->kind >= 30 && op->kind < 60 ? issue_with_pool(a, op) : issue(op);
