@@ -36,4 +36,5 @@ HCTS_SUITE(Ordering);
 HCTS_SUITE(ReadCopy);
 HCTS_SUITE(Reduce);
 HCTS_SUITE(NbiCalls);
+HCTS_SUITE(DataPlaneErrors);
 } // namespace hcts

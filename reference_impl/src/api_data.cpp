@@ -133,6 +133,14 @@ int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, Channe
 int32_t read_on_thread(const char *api, Api family, ThreadHandle thread, ChannelHandle channel, void *dst,
                        const void *src, uint64_t len)
 {
+    // Mutant: a NULL dst of a read is left to the local range check (E_PARA) instead of E_PTR.
+    if (hcts::mutant("ref_read_null_dst_left_to_range") && family == Api::on_thread && dst == nullptr &&
+        src != nullptr) {
+        Target t;
+        if (const HcclResult rc = resolve_operands(api, family, thread, channel, src, src, t); rc != HCCL_SUCCESS)
+            return rc;
+        return check_transfer(api, t, dst, src, len, false, std::nullopt);
+    }
     Target t;
     if (const HcclResult rc = resolve_operands(api, family, thread, channel, dst, src, t); rc != HCCL_SUCCESS) {
         return rc;
