@@ -49,8 +49,7 @@ constexpr uint32_t kFirstQuiet = 56;
 
 HCTS_CASE(DataPlaneErrors, NullPointersAndZeroHandles, clauses("API.PTR.1"),
           needs(Feature::Read, Feature::LocalCopy, Feature::LocalReduce, Feature::WriteReduce, Feature::ReadReduce,
-                Feature::WriteReduceWithNotify, Feature::WriteWithNotify, Feature::NotifyWait,
-                Feature::DeviceThreads))
+                Feature::WriteReduceWithNotify, Feature::WriteWithNotify, Feature::NotifyWait, Feature::DeviceThreads))
 {
     const Ctx c = ctx();
     const World &w = c.w;
@@ -85,8 +84,8 @@ HCTS_CASE(DataPlaneErrors, NullPointersAndZeroHandles, clauses("API.PTR.1"),
         Script s;
         for (const Bad &b : bad) {
             const DataCall &k = *b.call;
-            std::byte *dst = k.remote_dst ? w.remote_inbox(1, 0) + 8192 + b.region * kRegion
-                                          : w.scratch() + b.region * kRegion;
+            std::byte *dst =
+                k.remote_dst ? w.remote_inbox(1, 0) + 8192 + b.region * kRegion : w.scratch() + b.region * kRegion;
             const std::byte *src = !k.channel || k.remote_dst ? w.outbox() : remote_outbox;
             ThreadHandle t = w.thread();
             ChannelHandle ch = w.channel_to(1);
