@@ -144,6 +144,7 @@ HCTS_CASE(Reduce, EveryTypeAndOp, clauses("API.RED.1", "API.RED.2", "API.RED.3",
                           kCount, k.type->type, k.op);
         const LaunchResult r = c.run(s);
         judge_launch(r, "API.RED.1", "the program of reductions", ev());
+        judge_launch(r, "API.RED.2", "the program of reductions", ev());
         judge_launch(r, "API.RED.3", "the program of reductions", ev());
         judge_combos(all, rcs_from(s, 0, all.size()), get_results(dev, local_dst, all), "HcommLocalReduceOnThread",
                      "API.RED.1", ev());
@@ -228,8 +229,8 @@ HCTS_CASE(Reduce, WithNotifyVisibleAtWait, clauses("API.RED.4", "API.RED.5"),
         judge_combos(all, rcs, get_results(dev, snap, all),
                      "HcommWriteReduceWithNotifyOnThread (snapshot right after the wait)", "API.RED.4", ev(), unseen);
     }
-    if (w.rank == 0)
-        judge_launch(r, "API.RED.4", "the sender's program", ev());
+    if (w.rank <= 1)
+        judge_launch(r, "API.RED.4", w.rank == 0 ? "the sender's program" : "the receiver's program", ev());
 }
 
 } // namespace hcts
