@@ -83,6 +83,34 @@ std::string unmet(Feature f, const Suite &s)
                : !api.HcommAicpuTsTaskCacheClear   ? lacks("HcommAicpuTsTaskCacheClear")
                                                    : "";
     case Feature::ThreadJoin: return api.HcommThreadJoin ? "" : lacks("HcommThreadJoin");
+    case Feature::LocalReduce: return api.HcommLocalReduceOnThread ? "" : lacks("HcommLocalReduceOnThread");
+    case Feature::WriteReduce: return api.HcommWriteReduceOnThread ? "" : lacks("HcommWriteReduceOnThread");
+    case Feature::ReadReduce: return api.HcommReadReduceOnThread ? "" : lacks("HcommReadReduceOnThread");
+    case Feature::WriteReduceWithNotify: {
+        if (api.HcommWriteReduceWithNotifyOnThread == nullptr)
+            return lacks("HcommWriteReduceWithNotifyOnThread");
+        const std::string product = s.adapter->product();
+        const products::Product *row = products::Table::builtin().find(product);
+        if (row == nullptr || !row->write_with_notify)
+            return "product '" + product + "' has no HcommWriteReduceWithNotifyOnThread (api §8, spec/products.yaml)";
+        return {};
+    }
+    case Feature::Nbi:
+        for (const auto &[fn, name] :
+             {std::pair{api.HcommWriteNbiOnThread != nullptr, "HcommWriteNbiOnThread"},
+              {api.HcommWriteNbi != nullptr, "HcommWriteNbi"},
+              {api.HcommWriteWithNotifyNbiOnThread != nullptr, "HcommWriteWithNotifyNbiOnThread"},
+              {api.HcommWriteWithNotifyNbi != nullptr, "HcommWriteWithNotifyNbi"},
+              {api.HcommReadNbiOnThread != nullptr, "HcommReadNbiOnThread"},
+              {api.HcommReadNbi != nullptr, "HcommReadNbi"}})
+            if (!fn)
+                return lacks(name);
+        return {};
+    case Feature::DeviceThreads:
+        return s.world->setup_engine == COMM_ENGINE_AICPU_TS
+                   ? ""
+                   : "the product row has no AICPU_TS engine: the world's threads are host-side (" +
+                         std::string(products::engine_name(s.world->setup_engine)) + ")";
     case Feature::ThreeRanks:
         return s.world->size >= 3
                    ? ""
@@ -118,6 +146,12 @@ std::string_view feature_name(Feature f)
     case Feature::CommAccess: return "CommAccess";
     case Feature::TaskCache: return "TaskCache";
     case Feature::ThreadJoin: return "ThreadJoin";
+    case Feature::LocalReduce: return "LocalReduce";
+    case Feature::WriteReduce: return "WriteReduce";
+    case Feature::ReadReduce: return "ReadReduce";
+    case Feature::WriteReduceWithNotify: return "WriteReduceWithNotify";
+    case Feature::Nbi: return "Nbi";
+    case Feature::DeviceThreads: return "DeviceThreads";
     }
     return "?";
 }

@@ -53,6 +53,15 @@ enum class Feature {
     CommAccess,         // HcommAcquireComm + HcommReleaseComm
     TaskCache,          // the five HcommAicpuTsTaskCache* calls
     ThreadJoin,         // HcommThreadJoin (called on the host)
+    LocalReduce,        // HcommLocalReduceOnThread
+    WriteReduce,        // HcommWriteReduceOnThread
+    ReadReduce,         // HcommReadReduceOnThread
+    // HcommWriteReduceWithNotifyOnThread, on a product whose table row has write with notify (api §8)
+    WriteReduceWithNotify,
+    Nbi, // the six HcommWrite/WriteWithNotify/ReadNbi(OnThread) calls, only to see them refused on the device
+    // The world's threads are AICPU_TS (device side): a product row without that
+    // engine sets up on host-side CPU_TS threads, where device-side data calls are refused.
+    DeviceThreads,
     // Judges the product table itself: may issue HcommWriteWithNotifyOnThread on
     // any product (that is what it checks), so it is never NOT_SUPPORTED for it.
     ProductRow,

@@ -35,4 +35,8 @@ HCTS_SUITE(Batch);
 HCTS_SUITE(Ordering);
 HCTS_SUITE(Lifecycle);
 HCTS_SUITE(Big);
+HCTS_SUITE(ReadCopy);
+HCTS_SUITE(Reduce);
+HCTS_SUITE(NbiCalls);
+HCTS_SUITE(DataPlaneErrors);
 } // namespace hcts

@@ -47,6 +47,16 @@ Feature feature_of(uint32_t kind)
     case HCTS_OP_TC_END:
     case HCTS_OP_TC_EXECUTE:
     case HCTS_OP_TC_CLEAR: return Feature::TaskCache;
+    case HCTS_OP_LOCAL_REDUCE: return Feature::LocalReduce;
+    case HCTS_OP_WRITE_REDUCE: return Feature::WriteReduce;
+    case HCTS_OP_WRITE_REDUCE_WITH_NOTIFY: return Feature::WriteReduceWithNotify;
+    case HCTS_OP_READ_REDUCE: return Feature::ReadReduce;
+    case HCTS_OP_WRITE_NBI_ON_THREAD:
+    case HCTS_OP_WRITE_NBI:
+    case HCTS_OP_WRITE_WITH_NOTIFY_NBI_ON_THREAD:
+    case HCTS_OP_WRITE_WITH_NOTIFY_NBI:
+    case HCTS_OP_READ_NBI_ON_THREAD:
+    case HCTS_OP_READ_NBI: return Feature::Nbi;
     default: throw std::logic_error("hcts: op kind " + std::to_string(kind) + " has no feature");
     }
 }
@@ -212,11 +222,45 @@ Script &Script::tc_start(std::optional<std::string_view> tag) { return add_tagge
 Script &Script::tc_end(std::optional<std::string_view> tag) { return add_tagged(HCTS_OP_TC_END, tag); }
 Script &Script::tc_execute(std::optional<std::string_view> tag) { return add_tagged(HCTS_OP_TC_EXECUTE, tag); }
 Script &Script::tc_clear(std::optional<std::string_view> tag) { return add_tagged(HCTS_OP_TC_CLEAR, tag); }
+Script &Script::local_reduce(ThreadHandle t, void *dst, const void *src, uint64_t count, uint32_t type, uint32_t op)
+{
+    return add({HCTS_OP_LOCAL_REDUCE, 0, t, 0, addr(dst), addr(src), count, 0, 0, 0, type, op, 0, 0});
+}
+Script &Script::write_reduce(ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t count, uint32_t type,
+                             uint32_t op)
+{
+    return add({HCTS_OP_WRITE_REDUCE, 0, t, c, addr(dst), addr(src), count, 0, 0, 0, type, op, 0, 0});
+}
+Script &Script::write_reduce_notify(ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t count,
+                                    uint32_t type, uint32_t op, uint32_t idx)
+{
+    return add({HCTS_OP_WRITE_REDUCE_WITH_NOTIFY, idx, t, c, addr(dst), addr(src), count, 0, 0, 0, type, op, 0, 0});
+}
+Script &Script::read_reduce(ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t count, uint32_t type,
+                            uint32_t op)
+{
+    return add({HCTS_OP_READ_REDUCE, 0, t, c, addr(dst), addr(src), count, 0, 0, 0, type, op, 0, 0});
+}
+Script &Script::nbi(uint32_t kind, ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t len,
+                    uint32_t idx)
+{
+    if (kind < HCTS_OP_WRITE_NBI_ON_THREAD || kind > HCTS_OP_READ_NBI)
+        throw std::logic_error("hcts: op kind " + std::to_string(kind) + " is not an Nbi call");
+    return add({kind, idx, t, c, addr(dst), addr(src), len, 0, 0, 0, 0, 0, 0, 0});
+}
 Script &Script::only_if_previous_ok()
 {
     if (block_->op_count < 2)
         throw std::logic_error("hcts: only_if_previous_ok() needs two ops");
     block_->ops[block_->op_count - 1].flags |= HCTS_OP_F_IF_PREV_OK;
+    return *this;
+}
+
+Script &Script::only_if_previous_failed()
+{
+    if (block_->op_count < 2)
+        throw std::logic_error("hcts: only_if_previous_failed() needs two ops");
+    block_->ops[block_->op_count - 1].flags |= HCTS_OP_F_IF_PREV_FAILED;
     return *this;
 }
 

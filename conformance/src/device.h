@@ -82,9 +82,22 @@ class Script {
     Script &tc_end(std::optional<std::string_view> tag);
     Script &tc_execute(std::optional<std::string_view> tag);
     Script &tc_clear(std::optional<std::string_view> tag);
+    // Reductions (count elements of `type`, combined with `op`).
+    Script &local_reduce(ThreadHandle t, void *dst, const void *src, uint64_t count, uint32_t type, uint32_t op);
+    Script &write_reduce(ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t count, uint32_t type,
+                         uint32_t op);
+    Script &write_reduce_notify(ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t count,
+                                uint32_t type, uint32_t op, uint32_t idx);
+    Script &read_reduce(ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t count, uint32_t type,
+                        uint32_t op);
+    // One of the six Nbi calls (kind HCTS_OP_WRITE_NBI_ON_THREAD .. HCTS_OP_READ_NBI); `t`
+    // and `idx` are ignored by the calls that do not take them.
+    Script &nbi(uint32_t kind, ThreadHandle t, ChannelHandle c, void *dst, const void *src, uint64_t len, uint32_t idx);
     // The op just added runs only if the one before it returned 0
     // (e.g. a snapshot copy behind a wait).
     Script &only_if_previous_ok();
+    // The op just added runs only if the one before it did not return 0.
+    Script &only_if_previous_failed();
     size_t size() const { return block_->op_count; }
     bool empty() const { return block_->op_count == 0; }
     const hcts_op &op(size_t i) const { return block_->ops[i]; }

@@ -76,13 +76,27 @@ typedef enum {
     HCTS_OP_TC_START = 46,            /* HcommAicpuTsTaskCacheStart(tag at aux, addrs at dst, sizes at src, len) */
     HCTS_OP_TC_END = 47,              /* HcommAicpuTsTaskCacheEnd(tag at aux) */
     HCTS_OP_TC_EXECUTE = 48,          /* HcommAicpuTsTaskCacheExecute(tag at aux, addrs at dst, sizes at src, len) */
-    HCTS_OP_TC_CLEAR = 49             /* HcommAicpuTsTaskCacheClear(tag at aux) */
+    HCTS_OP_TC_CLEAR = 49,            /* HcommAicpuTsTaskCacheClear(tag at aux) */
+    /* Reductions: `len` is the element count, `data_type` / `reduce_op` the HcommDataType / HcommReduceOp. */
+    HCTS_OP_LOCAL_REDUCE = 10,             /* HcommLocalReduceOnThread(thread, dst, src, count, type, op) */
+    HCTS_OP_WRITE_REDUCE = 11,             /* HcommWriteReduceOnThread(thread, channel, dst, src, count, type, op) */
+    HCTS_OP_WRITE_REDUCE_WITH_NOTIFY = 12, /* HcommWriteReduceWithNotifyOnThread(..., count, type, op, idx) */
+    HCTS_OP_READ_REDUCE = 13,         /* HcommReadReduceOnThread(thread, channel, dst (local), src (remote), ...) */
+    HCTS_OP_WRITE_NBI_ON_THREAD = 14, /* HcommWriteNbiOnThread(thread, channel, dst, src, len) */
+    HCTS_OP_WRITE_NBI = 15,           /* HcommWriteNbi(channel, dst, src, len): `thread` unused */
+    HCTS_OP_WRITE_WITH_NOTIFY_NBI_ON_THREAD =
+        16,                             /* HcommWriteWithNotifyNbiOnThread(thread, channel, dst, src, len, idx) */
+    HCTS_OP_WRITE_WITH_NOTIFY_NBI = 17, /* HcommWriteWithNotifyNbi(channel, dst, src, len, idx) */
+    HCTS_OP_READ_NBI_ON_THREAD = 18,    /* HcommReadNbiOnThread(thread, channel, dst (local), src (remote), len) */
+    HCTS_OP_READ_NBI = 19               /* HcommReadNbi(channel, dst (local), src (remote), len) */
 } hcts_op_kind;
 
 /* A pool offset that stands for a NULL argument. */
 #define HCTS_OP_POOL_NULL UINT64_MAX
 
-enum { HCTS_OP_F_IF_PREV_OK = 1U };
+/* HCTS_OP_F_IF_PREV_FAILED: the op is skipped (HCTS_OP_RC_SKIPPED) when the op before it returned 0,
+ * e.g. a plain notify record standing in for a refused call's notify so the peer's wait still ends. */
+enum { HCTS_OP_F_IF_PREV_OK = 1U, HCTS_OP_F_IF_PREV_FAILED = 2U };
 
 typedef struct {
     uint32_t kind; /* hcts_op_kind */
@@ -118,7 +132,7 @@ uint32_t hcts_prog_ops(void *args);
 #define HCTS_PROG_MISSING_API 2U                /* an op needed a call the implementation lacks */
 #define HCTS_OP_RC_MISSING INT32_MIN            /* ops[i].rc: the call is absent from the implementation */
 #define HCTS_OP_RC_UNKNOWN_KIND (INT32_MIN + 1) /* ops[i].rc: this program does not know the op kind */
-#define HCTS_OP_RC_SKIPPED (INT32_MIN + 2)      /* ops[i].rc: HCTS_OP_F_IF_PREV_OK and the op before failed */
+#define HCTS_OP_RC_SKIPPED (INT32_MIN + 2)      /* ops[i].rc: its HCTS_OP_F_IF_PREV_* condition did not hold */
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,16 @@
 #pragma weak HcommAicpuTsTaskCacheEnd
 #pragma weak HcommAicpuTsTaskCacheExecute
 #pragma weak HcommAicpuTsTaskCacheClear
+#pragma weak HcommLocalReduceOnThread
+#pragma weak HcommWriteReduceOnThread
+#pragma weak HcommWriteReduceWithNotifyOnThread
+#pragma weak HcommReadReduceOnThread
+#pragma weak HcommWriteNbiOnThread
+#pragma weak HcommWriteNbi
+#pragma weak HcommWriteWithNotifyNbiOnThread
+#pragma weak HcommWriteWithNotifyNbi
+#pragma weak HcommReadNbiOnThread
+#pragma weak HcommReadNbi
 
 #define CALL_OR_MISSING(fn, ...) ((fn) == NULL ? HCTS_OP_RC_MISSING : (fn)(__VA_ARGS__))
 
@@ -45,6 +55,35 @@ static float float_of_aux(uint64_t aux)
     float f;
     memcpy(&f, &bits, sizeof f);
     return f;
+}
+
+/* The reductions and the Nbi calls (op kinds 10..19). */
+static int32_t issue_more(const hcts_op *op, void *dst, const void *src)
+{
+    const HcommDataType type = (HcommDataType)op->data_type;
+    const HcommReduceOp red = (HcommReduceOp)op->reduce_op;
+    switch (op->kind) {
+    case HCTS_OP_LOCAL_REDUCE:
+        return CALL_OR_MISSING(HcommLocalReduceOnThread, op->thread, dst, src, op->len, type, red);
+    case HCTS_OP_WRITE_REDUCE:
+        return CALL_OR_MISSING(HcommWriteReduceOnThread, op->thread, op->channel, dst, src, op->len, type, red);
+    case HCTS_OP_WRITE_REDUCE_WITH_NOTIFY:
+        return CALL_OR_MISSING(HcommWriteReduceWithNotifyOnThread, op->thread, op->channel, dst, src, op->len, type,
+                               red, op->idx);
+    case HCTS_OP_READ_REDUCE:
+        return CALL_OR_MISSING(HcommReadReduceOnThread, op->thread, op->channel, dst, src, op->len, type, red);
+    case HCTS_OP_WRITE_NBI_ON_THREAD:
+        return CALL_OR_MISSING(HcommWriteNbiOnThread, op->thread, op->channel, dst, src, op->len);
+    case HCTS_OP_WRITE_NBI: return CALL_OR_MISSING(HcommWriteNbi, op->channel, dst, src, op->len);
+    case HCTS_OP_WRITE_WITH_NOTIFY_NBI_ON_THREAD:
+        return CALL_OR_MISSING(HcommWriteWithNotifyNbiOnThread, op->thread, op->channel, dst, src, op->len, op->idx);
+    case HCTS_OP_WRITE_WITH_NOTIFY_NBI:
+        return CALL_OR_MISSING(HcommWriteWithNotifyNbi, op->channel, dst, src, op->len, op->idx);
+    case HCTS_OP_READ_NBI_ON_THREAD:
+        return CALL_OR_MISSING(HcommReadNbiOnThread, op->thread, op->channel, dst, src, op->len);
+    case HCTS_OP_READ_NBI: return CALL_OR_MISSING(HcommReadNbi, op->channel, dst, src, op->len);
+    default: return HCTS_OP_RC_UNKNOWN_KIND;
+    }
 }
 
 static int32_t issue(const hcts_op *op)
@@ -64,7 +103,7 @@ static int32_t issue(const hcts_op *op)
     case HCTS_OP_WAIT_DEFAULT:
         return CALL_OR_MISSING(HcommChannelNotifyWaitOnThreadWithDefaultTimeout, op->thread, op->channel, op->idx);
     case HCTS_OP_SET_WAIT_TIMEOUT: return CALL_OR_MISSING(HcommSetNotifyWaitTimeOut, float_of_aux(op->aux));
-    default: return HCTS_OP_RC_UNKNOWN_KIND;
+    default: return issue_more(op, dst, src);
     }
 }
 
@@ -118,7 +157,8 @@ uint32_t hcts_prog_ops(void *args)
     a->calls_made = 0;
     for (uint32_t i = 0; i < a->op_count; ++i) {
         hcts_op *op = &a->ops[i];
-        if ((op->flags & HCTS_OP_F_IF_PREV_OK) != 0 && i > 0 && a->ops[i - 1].rc != 0)
+        if (((op->flags & HCTS_OP_F_IF_PREV_OK) != 0 && i > 0 && a->ops[i - 1].rc != 0) ||
+            ((op->flags & HCTS_OP_F_IF_PREV_FAILED) != 0 && i > 0 && a->ops[i - 1].rc == 0))
             op->rc = HCTS_OP_RC_SKIPPED;
         else
             op->rc = op->kind >= 30 && op->kind < 60 ? issue_with_pool(a, op) : issue(op);

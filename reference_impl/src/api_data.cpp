@@ -1,5 +1,6 @@
 // Data movement: local copies and reductions, one-sided transfers over channels,
 // with and without a notify, their Nbi forms and batches.
+#include <algorithm>
 #include <cstring>
 
 #include <hcts/mutant.h>
@@ -132,6 +133,14 @@ int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, Channe
 int32_t read_on_thread(const char *api, Api family, ThreadHandle thread, ChannelHandle channel, void *dst,
                        const void *src, uint64_t len)
 {
+    // Mutant: a NULL dst of a read is left to the local range check (E_PARA) instead of E_PTR.
+    if (hcts::mutant("ref_read_null_dst_left_to_range") && family == Api::on_thread && dst == nullptr &&
+        src != nullptr) {
+        Target t;
+        if (const HcclResult rc = resolve_operands(api, family, thread, channel, src, src, t); rc != HCCL_SUCCESS)
+            return rc;
+        return check_transfer(api, t, dst, src, len, false, std::nullopt);
+    }
     Target t;
     if (const HcclResult rc = resolve_operands(api, family, thread, channel, dst, src, t); rc != HCCL_SUCCESS) {
         return rc;
@@ -139,7 +148,10 @@ int32_t read_on_thread(const char *api, Api family, ThreadHandle thread, Channel
     if (const HcclResult rc = check_transfer(api, t, dst, src, len, false, std::nullopt); rc != HCCL_SUCCESS) {
         return rc;
     }
-    submit(t.thread, [c = t.channel, dst, src, len] { return do_read(c, dst, src, len); });
+    // Mutant: the read's length is taken as the last offset, so its last byte is never fetched.
+    const uint64_t fetched =
+        hcts::mutant("ref_read_drops_last_byte") && family == Api::on_thread && len > 1 ? len - 1 : len;
+    submit(t.thread, [c = t.channel, dst, src, fetched] { return do_read(c, dst, src, fetched); });
     return HCCL_SUCCESS;
 }
 
@@ -157,6 +169,15 @@ int32_t reduce_on_thread(const char *api, Api family, ThreadHandle thread, Chann
     if (const HcclResult rc = check_transfer(api, t, dst, src, bytes, write, notify); rc != HCCL_SUCCESS)
         return rc;
     auto core = t.thread->core;
+    if (write && !notify && hcts::mutant("ref_write_reduce_overwrites")) {
+        // Mutant: the transfer type WRITE_REDUCE dispatched as a plain WRITE: dst = src.
+        submit(t.thread, [c = t.channel, dst, src, bytes] { return do_write(c, dst, src, bytes, std::nullopt); });
+        return HCCL_SUCCESS;
+    }
+    if (!write && hcts::mutant("ref_read_reduce_count_as_bytes")) {
+        // Mutant: count taken as a byte count, so only count / element size elements are reduced.
+        count = std::max<uint64_t>(1, bytes / reduce_type_size(type) / reduce_type_size(type));
+    }
     if (write) {
         submit(t.thread, [c = t.channel, core, dst, src, count, type, op, notify] {
             return do_write_reduce(c, *core, dst, src, count, type, op, notify);
@@ -243,8 +264,12 @@ HCOMM_EXPORT int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, cons
         return refuse(t.comm, api, HCCL_E_PARA, "len ", len, " with dst ", dst, " and src ", src,
                       ": len must be > 0 and the ranges must neither wrap nor overlap");
     }
-    submit(t.thread, [dst, src, len] {
-        std::memcpy(dst, src, len);
+    // Mutant: the copy runs in 64 KiB chunks and drops a final partial chunk.
+    const uint64_t copied = hcts::mutant("ref_local_copy_chunk_tail_dropped") && len > (64U << 10)
+                                ? len & ~((uint64_t{64} << 10) - 1)
+                                : len;
+    submit(t.thread, [dst, src, copied] {
+        std::memcpy(dst, src, copied);
         return HCCL_SUCCESS;
     });
     return HCCL_SUCCESS;
@@ -267,8 +292,13 @@ HCOMM_EXPORT int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, co
         return refuse(t.comm, api, HCCL_E_PARA, "dst ", dst, " and src ", src, " over ", bytes,
                       " bytes wrap or partly overlap");
     }
-    submit(t.thread, [dst, src, count, dataType, reduceOp] {
-        reduce_into(dst, src, count, dataType, reduceOp);
+    // Mutant: MAX and MIN swapped in the local path's op table.
+    const HcommReduceOp op = !hcts::mutant("ref_local_reduce_max_min_swapped") ? reduceOp
+                             : reduceOp == HCOMM_REDUCE_MAX                    ? HCOMM_REDUCE_MIN
+                             : reduceOp == HCOMM_REDUCE_MIN                    ? HCOMM_REDUCE_MAX
+                                                                               : reduceOp;
+    submit(t.thread, [dst, src, count, dataType, op] {
+        reduce_into(dst, src, count, dataType, op);
         return HCCL_SUCCESS;
     });
     return HCCL_SUCCESS;

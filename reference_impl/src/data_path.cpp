@@ -447,6 +447,8 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
                            uint64_t count, HcommDataType type, HcommReduceOp op, std::optional<uint32_t> notify)
 {
     const uint64_t element = reduce_type_size(type);
+    // Mutant: the notify is raised with the last chunk's read, before its reduced write-back (which follows late).
+    const bool notify_early = notify && hcts::mutant("ref_wrwn_notify_before_writeback");
     return through_scratch(
         *channel, core, count, element,
         [&](uint8_t *scratch, uint32_t lkey, uint64_t done, uint64_t n) {
@@ -455,6 +457,13 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
                                                   {remote, channel->peer.rkey}, n * element, channel->comm->closing());
             if (step != HCCL_SUCCESS)
                 return step;
+            if (notify_early && done + n == count) {
+                step = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
+                                            0, kImmNotifyTag | *notify, channel->comm->closing());
+                if (step != HCCL_SUCCESS)
+                    return step;
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
             reduce_into(scratch, static_cast<const uint8_t *>(src) + done * element, n, type, op);
             return channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
                                         n * element, std::nullopt, channel->comm->closing());
@@ -462,7 +471,7 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
         [&](uint8_t *scratch, uint32_t lkey) {
             Comm &comm = *channel->comm;
             comm.stats().bytes_written += count * element;
-            if (!notify)
+            if (!notify || notify_early)
                 return HCCL_SUCCESS;
             // A zero-byte WRITE WITH IMM: the scratch only has to supply a valid local key.
             const HcclResult sent = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey},

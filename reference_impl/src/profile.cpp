@@ -89,6 +89,12 @@ HcclResult check_support(Api api, CommEngine engine)
         break;
     case Api::nbi:
         ok = p.ascend950 && !is_device_side() && engine == COMM_ENGINE_CPU && profile_has_engine(engine);
+        // Mutant: the Nbi support rule checks the side only, so a host call on any engine's thread or channel passes.
+        if (hcts::mutant("ref_nbi_host_any_engine"))
+            ok = p.ascend950 && !is_device_side();
+        // Mutant: the Nbi support rule checks the engine only where the call has a thread (AICPU passes on the device).
+        if (hcts::mutant("ref_nbi_device_side_accepted"))
+            ok = ok || (p.ascend950 && is_device_side());
         break;
     case Api::on_thread: ok = side_matches(engine); break;
     case Api::host_channel: ok = !is_device_side() && engine == COMM_ENGINE_CPU; break;

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include <hcts/mutant.h>
+
 namespace hcomm_ref {
 namespace {
 
@@ -153,8 +155,9 @@ uint64_t reduce_type_size(int32_t data_type)
     case HCOMM_DATA_TYPE_UINT8: return 1;
     case HCOMM_DATA_TYPE_INT16:
     case HCOMM_DATA_TYPE_UINT16:
-    case HCOMM_DATA_TYPE_FP16:
-    case HCOMM_DATA_TYPE_BFP16: return 2;
+    case HCOMM_DATA_TYPE_FP16: return 2;
+    // Mutant: bf16 missing from the type table, so every bf16 reduction is refused.
+    case HCOMM_DATA_TYPE_BFP16: return hcts::mutant("ref_reduce_bf16_unsupported") ? 0 : 2;
     case HCOMM_DATA_TYPE_INT32:
     case HCOMM_DATA_TYPE_UINT32:
     case HCOMM_DATA_TYPE_FP32: return 4;
@@ -165,7 +168,13 @@ uint64_t reduce_type_size(int32_t data_type)
     }
 }
 
-bool reduce_op_is_valid(int32_t op) { return op >= HCOMM_REDUCE_SUM && op <= HCOMM_REDUCE_MIN; }
+bool reduce_op_is_valid(int32_t op)
+{
+    // Mutant: the bound is the enum's last value (RESERVED), so 4..255 pass and reduce nothing.
+    if (hcts::mutant("ref_reduce_op_bound_reserved"))
+        return op >= HCOMM_REDUCE_SUM && op <= HCOMM_REDUCE_RESERVED;
+    return op >= HCOMM_REDUCE_SUM && op <= HCOMM_REDUCE_MIN;
+}
 
 void reduce_into(void *dst, const void *src, uint64_t count, HcommDataType data_type, HcommReduceOp op)
 {
