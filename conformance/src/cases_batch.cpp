@@ -46,16 +46,7 @@ HCTS_CASE(Batch, TransferPerformsEveryDescriptor, clauses("API.BT.1"),
     const uint32_t a = 30, b = 31;
     const StampKey k1{31, 1, 0}, k2{31, 2, 0};
     std::byte *snap = w.scratch();
-    if (w.rank == 0) {
-        std::vector<std::byte> p(kLen);
-        fill_payload(p, k1);
-        dev.put(w.outbox(), p);
-        fill_payload(p, k2);
-        dev.put(w.outbox() + 8192, p);
-    } else if (w.rank == 1) {
-        dev.poison(w.inbox(0), 2 * 8192);
-        dev.poison(snap, kLen);
-    }
+    stage_write_pair(w, k1, k2, kLen, snap);
     mpi::phase_barrier("batch transfer prepared");
     Script s;
     if (w.rank == 0) {

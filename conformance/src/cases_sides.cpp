@@ -34,16 +34,7 @@ HCTS_CASE(Ordering, ChannelFenceOrdersWrites, clauses("API.FEN.1"),
     constexpr uint32_t kIdx = 32;
     const StampKey k1{34, 1, 0}, k2{34, 2, 0};
     std::byte *snap = w.scratch();
-    if (w.rank == 0) {
-        std::vector<std::byte> p(kLen);
-        fill_payload(p, k1);
-        dev.put(w.outbox(), p);
-        fill_payload(p, k2);
-        dev.put(w.outbox() + 8192, p);
-    } else if (w.rank == 1) {
-        dev.poison(w.inbox(0), 2 * 8192);
-        dev.poison(snap, kLen);
-    }
+    stage_write_pair(w, k1, k2, kLen, snap);
     mpi::phase_barrier("fence prepared");
     Script s;
     if (w.rank == 0) {

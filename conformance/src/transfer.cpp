@@ -204,4 +204,22 @@ std::string describe(const PayloadCheck &c)
     return std::to_string(c.new_words) + " of " + std::to_string(c.words) + " words of the payload; " + c.first_bad;
 }
 
+void stage_write_pair(const World &w, const StampKey &first, const StampKey &second, uint64_t len, std::byte *snap)
+{
+    if (len > kPairSlot)
+        throw std::logic_error("stage_write_pair: len " + std::to_string(len) + " exceeds the slot of " +
+                               std::to_string(kPairSlot) + " bytes");
+    const Device &dev = w.device();
+    if (w.rank == 0) {
+        std::vector<std::byte> p(len);
+        fill_payload(p, first);
+        dev.put(w.outbox(), p);
+        fill_payload(p, second);
+        dev.put(w.outbox() + kPairSlot, p);
+    } else if (w.rank == 1) {
+        dev.poison(w.inbox(0), 2 * kPairSlot);
+        dev.poison(snap, len);
+    }
+}
+
 } // namespace hcts

@@ -77,6 +77,13 @@ void count_seen(const std::vector<Xfer> &plan, const Exchange &ex, int rank, std
 // doing fails it, the harness's is ERROR, an absent call NOT_SUPPORTED.
 void judge_launch(const LaunchResult &r, const std::string &clause, const std::string &what, Evidence &ev);
 
+// Cases with two writes in one program (one in front, a write with notify behind
+// it, e.g. across a fence or in one batch): rank 0 stages payload `first` at its
+// outbox and `second` kPairSlot bytes further; rank 1 poisons both inbox slots
+// of its channel to rank 0 and `snap` (where it copies dst right after the wait).
+inline constexpr uint64_t kPairSlot = 8192;
+void stage_write_pair(const World &w, const StampKey &first, const StampKey &second, uint64_t len, std::byte *snap);
+
 std::string hex(uint64_t v);
 // "the whole payload", or how many words were new and the first bad one.
 std::string describe(const PayloadCheck &c);
