@@ -61,7 +61,9 @@ bool check_remote(Qp *qp, uint32_t rkey, uint64_t addr, uint64_t len, uint32_t n
 {
     if (!(qp->attr.qp_access_flags & need))
         return false;
-    return mr_lookup(local_mr_table(), rkey, v) && mr_check(*v, addr, len, need) == 0;
+    // IBTA: an R_Key of another protection domain is a remote access error like a bad one.
+    return mr_lookup(local_mr_table(), rkey, v) && v->pd == pd_handle(qp->qpx.qp_base.pd) &&
+           mr_check(*v, addr, len, need) == 0;
 }
 
 // Executes one request (the head of r->pending, or one arriving while nothing is
@@ -215,10 +217,35 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
     return true;
 }
 
+// Refuses a stream whose requester is not the peer this QP is connected to: nothing of
+// it executes, the requester sees its peer unreachable, this QP is left as it was.
+void refuse_stream_locked(Responder *r, const Frame &head)
+{
+    log(1, "QP 0x%x: refusing requests from QP 0x%x, which is not its connected peer", r->qp->qpx.qp_base.qp_num,
+        r->src_qpn);
+    if (r->local_requester)
+        nak_locked(r, head, IBV_WC_RETRY_EXC_ERR);
+    r->broken = true;
+    r->pending.clear();
+    if (r->conn) {
+        r->conn->responder = nullptr;
+        r->conn->closed = true;
+        r->conn.reset();
+        transport_kick(); // the progress thread drops the connection
+    }
+}
+
 // Whether requests may execute now; NAKs and breaks the stream in ERR/RESET.
 bool responder_ready_locked(Responder *r, const Frame &head)
 {
     ibv_qp_state st = r->qp->qpx.qp_base.state;
+    if (!r->verified && (st == IBV_QPS_RTR || st == IBV_QPS_RTS)) {
+        if (!responder_peer_ok_locked(r->qp, r)) {
+            refuse_stream_locked(r, head);
+            return false;
+        }
+        r->verified = true;
+    }
     if (st == IBV_QPS_ERR || st == IBV_QPS_RESET) {
         // A responder in error drops requests; the requester retries until it gives up.
         nak_locked(r, head, IBV_WC_RETRY_EXC_ERR);

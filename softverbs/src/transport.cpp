@@ -33,7 +33,7 @@ Clock::time_point responder_timers_locked();
 
 namespace {
 
-constexpr uint32_t kHelloMagic = 0x53564831; // "SVH1"
+constexpr uint32_t kHelloMagic = 0x53564832; // "SVH2"
 
 struct Hello {
     uint32_t magic;
@@ -47,16 +47,59 @@ struct Hello {
     uint64_t netns;
     uint32_t pid;
     int32_t table_fd;
+    // The requester's GID parts: the responder QP must be connected to exactly this peer.
+    uint32_t src_ip; // network order
+    uint16_t src_port, src_salt;
 };
 struct HelloReply {
     uint32_t magic;
-    uint32_t status; // 0 ok, 1 bad secret, 2 no such QP
+    uint32_t status; // 0 ok, 1 refused (wrong secret, no such QP, or not this QP's peer)
     uint8_t boot_id[40];
     uint64_t netns;
     uint32_t pid;
     int32_t table_fd;
     uint64_t cookie;
+    uint32_t qp_slot; // the responder QP's entry in the published table
+    uint32_t pad;
 };
+
+// Compares secrets in time independent of where they differ.
+bool same_secret(const char *a, size_t alen, const std::string &b)
+{
+    if (alen != b.size())
+        return false;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < alen; ++i)
+        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+// A frame must be one this side of the connection can receive, with its payload
+// length consistent with its header: anything else is a broken or hostile peer.
+bool frame_ok(bool outbound, const Frame &f)
+{
+    if (f.plen > kMaxMsg || f.len > kMaxMsg || (f.flags & ~(kPlaced | kMore)))
+        return false;
+    if (outbound) { // replies to our requests
+        switch (f.op) {
+        case kAck:
+        case kNak:
+        case kAtomicResp: return f.plen == 0;
+        case kReadResp: return f.plen == f.len;
+        default: return false;
+        }
+    }
+    switch (f.op) {
+    case kWrite:
+    case kWriteImm: return (f.flags & kPlaced) ? f.plen == 0 : f.plen == f.len;
+    case kSend:
+    case kSendImm: return !(f.flags & kPlaced) && f.plen == f.len;
+    case kRead: return f.plen == 0;
+    case kCmpSwp:
+    case kFetchAdd: return f.plen == 0 && f.len == 8;
+    default: return false;
+    }
+}
 
 struct Engine {
     int listen_fd = -1;
@@ -180,13 +223,24 @@ void handle_frames_locked(const std::shared_ptr<Conn> &c)
     while (c->in.size() >= sizeof(Frame)) {
         Frame f;
         std::memcpy(&f, c->in.data(), sizeof f);
+        if (!frame_ok(c->outbound, f)) {
+            log(1, "fd %d: malformed frame (op %u, len %u, payload %u): closing the connection", c->fd, f.op, f.len,
+                f.plen);
+            c->closed = true;
+            break;
+        }
         if (c->in.size() - sizeof f < f.plen) {
             c->in.reserve(sizeof f + f.plen - c->in.size()); // room for the rest in one piece
             break;
         }
         const uint8_t *payload = c->in.data() + sizeof f;
         if (c->outbound) {
-            requester_reply_locked(c->qp, f, payload);
+            if (!requester_reply_locked(c->qp, f, payload)) {
+                log(1, "fd %d: a reply (op %u, seq %llu) does not match its request: closing the connection", c->fd,
+                    f.op, static_cast<unsigned long long>(f.seq));
+                c->closed = true;
+                break;
+            }
         } else if (c->responder) {
             responder_deliver_locked(c->responder, f, payload, f.plen);
         }
@@ -205,23 +259,39 @@ void accept_hello_locked(int fd, const Hello &h)
     rep.pid = static_cast<uint32_t>(getpid());
     rep.table_fd = local_mr_table_fd();
     rep.cookie = local_mr_table()->cookie;
-    const std::string &secret = config().secret;
-    bool ok_secret = h.secret_len == secret.size() && std::memcmp(h.secret, secret.data(), secret.size()) == 0;
-    Qp *qp = ok_secret ? find_qp_locked(h.dest_qpn) : nullptr;
-    rep.status = !ok_secret ? 1 : !qp ? 2 : 0;
-    if (rep.status) {
-        log(1, "refusing a connection for QP 0x%x: %s", h.dest_qpn, rep.status == 1 ? "wrong secret" : "no such QP");
+    // The requester must know the secret of the very QP it names, claim to be that QP's
+    // peer (checked now if the QP is connected, else before its first request runs), and
+    // the QP must not already have a live stream: a connected QP accepts only its peer.
+    auto r = std::make_unique<Responder>();
+    r->src_qpn = h.src_qpn;
+    r->src_ip = h.src_ip;
+    r->src_port = h.src_port;
+    r->src_salt = h.src_salt;
+    Qp *qp = find_qp_locked(h.dest_qpn);
+    const char *why = nullptr;
+    if (!qp || h.secret_len > sizeof h.secret || !same_secret(h.secret, h.secret_len, qp->secret)) {
+        why = "wrong secret or no such QP";
+    } else if (ibv_qp_state st = qp->qpx.qp_base.state;
+               (st == IBV_QPS_RTR || st == IBV_QPS_RTS) && !responder_peer_ok_locked(qp, r.get())) {
+        why = "not the QP's connected peer";
+    } else {
+        for (const auto &o : qp->responders)
+            if (!o->broken)
+                why = "the QP already has a connected peer";
+    }
+    rep.status = why ? 1 : 0;
+    if (why) {
+        log(1, "refusing a connection from QP 0x%x for QP 0x%x: %s", h.src_qpn, h.dest_qpn, why);
         (void)::send(fd, &rep, sizeof rep, MSG_NOSIGNAL | MSG_DONTWAIT);
         epoll_ctl(E().epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
         close(fd);
         return;
     }
+    rep.qp_slot = qp->slot;
     auto c = std::make_shared<Conn>();
     c->fd = fd;
-    auto r = std::make_unique<Responder>();
     r->qp = qp;
     r->conn = c;
-    r->src_qpn = h.src_qpn;
     r->rnr_retry = h.rnr_retry;
     c->responder = r.get();
     qp->responders.push_back(std::move(r));
@@ -489,6 +559,9 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
             r->qp = peer;
             r->local_requester = qp;
             r->src_qpn = src_qpn;
+            r->src_ip = me.ip;
+            r->src_port = me.port;
+            r->src_salt = me.salt;
             r->rnr_retry = rnr_retry;
             qp->local_peer = peer;
             qp->local_resp = r.get();
@@ -511,9 +584,15 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
     h.dest_qpn = dest_qpn;
     h.src_qpn = src_qpn;
     h.rnr_retry = rnr_retry;
-    const std::string &secret = config().secret;
-    h.secret_len = static_cast<uint8_t>(secret.size());
-    std::memcpy(h.secret, secret.data(), secret.size());
+    {
+        std::lock_guard lk(G().mu);
+        const std::string &secret = qp->secret;
+        h.secret_len = static_cast<uint8_t>(std::min(secret.size(), sizeof h.secret));
+        std::memcpy(h.secret, secret.data(), h.secret_len);
+    }
+    h.src_ip = me.ip;
+    h.src_port = me.port;
+    h.src_salt = me.salt;
     host_facts(h.boot_id, &h.netns);
     h.pid = static_cast<uint32_t>(getpid());
     h.table_fd = local_mr_table_fd();
@@ -537,6 +616,7 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
         return;
     qp->conn = c;
     qp->peer = same_host_peer_locked(rep);
+    qp->peer_slot = rep.qp_slot < kMaxQpSlots ? rep.qp_slot : 0;
     log(2, "QP 0x%x -> %s:%u QP 0x%x connected (%s)", src_qpn, ipstr, port, dest_qpn,
         qp->peer ? (qp->peer->allow_map ? "same host: map/CMA" : "same host: CMA") : "TCP");
     E().conns[fd] = c;
