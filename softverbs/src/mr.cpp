@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <thread>
 
 namespace sv {
 
@@ -320,7 +321,17 @@ int ibv_dereg_mr(ibv_mr *mr)
     Global &g = G();
     std::unique_ptr<Mr> m(reinterpret_cast<Mr *>(mr)); // ibv_mr is Mr's first member
     std::lock_guard lk(g.mu);
-    local_mr_table()->e[m->index].key.store(0, std::memory_order_release);
+    MrEntry &e = local_mr_table()->e[m->index];
+    e.key.store(0); // seq_cst: pairs with the peers' inflight increment, then key re-check
+    // Same-host peers still placing data into (or reading) this MR finish first; a peer
+    // that died mid-copy is given up on after a while rather than hanging us.
+    for (auto end = Clock::now() + std::chrono::seconds(5); e.inflight.load() != 0;) {
+        if (Clock::now() > end) {
+            log(1, "ibv_dereg_mr: a same-host peer stays in flight on MR index %u; giving up waiting", m->index);
+            break;
+        }
+        std::this_thread::yield();
+    }
     g.mrs[m->index] = nullptr;
     // Keys never repeat: an index whose generations are used up is never handed out again.
     if (g.mr_gen[m->index] < kMrMaxGen)

@@ -155,7 +155,17 @@ int direct_locked(Qp *qp, uint32_t rkey, uint64_t raddr, size_t len, uint32_t ac
         if (!mr_lookup(qp->peer->table, rkey, &v) || v.pd != t.pd.load(std::memory_order_relaxed) ||
             mr_check(v, raddr, len, access))
             return -1;
-        return peer(v);
+        // Fence against the owner's ibv_dereg_mr (Dekker-style, both sides seq_cst): either
+        // we see the key cleared, or it sees us in flight and waits until we are done.
+        auto &e = const_cast<MrEntry &>(qp->peer->table->e[rkey & (kMaxMr - 1)]);
+        e.inflight.fetch_add(1);
+        if (e.key.load() != rkey) {
+            e.inflight.fetch_sub(1);
+            return -1;
+        }
+        int rc = peer(v);
+        e.inflight.fetch_sub(1);
+        return rc;
     }
     return -1;
 }

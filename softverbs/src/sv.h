@@ -57,7 +57,9 @@ struct MrEntry {
     std::atomic<uint32_t> key; // 0 = free; written last on register, first on deregister
     uint32_t access;
     uint32_t pd; // protection domain handle (unique within the process)
-    uint32_t pad;
+    // Same-host peers placing data or reading right now (they map the table read-write):
+    // ibv_dereg_mr clears key, then waits for this to drain, so no byte lands after it returns.
+    std::atomic<uint32_t> inflight;
     uint64_t addr, len;
     uint64_t vma_start, vma_end, vma_off, vma_ino; // vma_ino 0: not shareable (CMA only)
 };

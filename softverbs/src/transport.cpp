@@ -472,12 +472,12 @@ std::shared_ptr<PeerProc> same_host_peer_locked(const HelloReply &rep)
     }
     char path[64];
     std::snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, rep.table_fd);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDWR | O_CLOEXEC); // read-write: the in-flight counts fence deregistration
     if (fd < 0) {
         log(1, "cannot open peer MR table %s (%s); using TCP", path, std::strerror(errno));
         return nullptr;
     }
-    void *m = mmap(nullptr, sizeof(MrTable), PROT_READ, MAP_SHARED, fd, 0);
+    void *m = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (m == MAP_FAILED)
         return nullptr;

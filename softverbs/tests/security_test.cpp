@@ -126,8 +126,9 @@ struct Attacker {
         if (send(fd, &h, sizeof h, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof h))
             return -1;
         HelloReply rep{};
-        return recv(fd, &rep, sizeof rep, MSG_WAITALL) == static_cast<ssize_t>(sizeof rep) ? static_cast<int>(rep.status)
-                                                                                             : -1;
+        return recv(fd, &rep, sizeof rep, MSG_WAITALL) == static_cast<ssize_t>(sizeof rep)
+                   ? static_cast<int>(rep.status)
+                   : -1;
     }
     void frame(const Frame &f, const void *payload, size_t n)
     {
@@ -350,9 +351,8 @@ TEST(Security, ConnectedQpAcceptsOnlyItsPeer)
         SCOPED_TRACE("a third QP connecting to the connected QP");
         Qp c(dev);
         c.connect(v.endpoint());
-        ASSERT_EQ(c.post(IBV_WR_RDMA_WRITE, 1, pmr.mr, 0, 4096, reinterpret_cast<uintptr_t>(vbuf.p), vmr.mr->rkey, 0,
-                         0),
-                  0);
+        ASSERT_EQ(
+            c.post(IBV_WR_RDMA_WRITE, 1, pmr.mr, 0, 4096, reinterpret_cast<uintptr_t>(vbuf.p), vmr.mr->rkey, 0, 0), 0);
         ASSERT_EQ(c.post(IBV_WR_RDMA_WRITE_WITH_IMM, 2, pmr.mr, 0, 64, reinterpret_cast<uintptr_t>(vbuf.p),
                          vmr.mr->rkey, 0xbad),
                   0);
@@ -365,9 +365,9 @@ TEST(Security, ConnectedQpAcceptsOnlyItsPeer)
     EXPECT_EQ(state_of(v.qp), IBV_QPS_RTS);
 
     // The real peer is still served.
-    ASSERT_EQ(p.post(IBV_WR_RDMA_WRITE_WITH_IMM, 3, pmr.mr, 0, 128, reinterpret_cast<uintptr_t>(vbuf.p), vmr.mr->rkey,
-                     42),
-              0);
+    ASSERT_EQ(
+        p.post(IBV_WR_RDMA_WRITE_WITH_IMM, 3, pmr.mr, 0, 128, reinterpret_cast<uintptr_t>(vbuf.p), vmr.mr->rkey, 42),
+        0);
     ibv_wc wc{};
     ASSERT_TRUE(wait_wc(p.scq, &wc));
     EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
@@ -409,7 +409,7 @@ TEST(Security, RkeyOfAnotherPdIsRefused)
 // Priority 3, same-host route: two processes; the responder's QP allows no remote
 // access, or the MR is in another PD. Before the fix the requester placed the data
 // itself through the shared mapping, checking only the MR's access bits.
-TEST(Security, SameHostRouteChecksQpAccessAndPd)
+TEST(SecurityTwoProcess, SameHostRouteChecksQpAccessAndPd)
 {
     constexpr size_t kSize = 1 << 16;
     std::string err = run_two(
@@ -478,6 +478,67 @@ TEST(Security, SameHostRouteChecksQpAccessAndPd)
     EXPECT_EQ(err, "");
 }
 
+// Priority 5: no byte lands after ibv_dereg_mr returns. The requester keeps an 8 MiB
+// WRITE in flight (alternating two patterns) over the same-host route while the
+// responder deregisters at a random moment, snapshots the memory and looks again
+// 50 ms later. Before the fix a mapped memcpy already under way kept landing.
+TEST(SecurityTwoProcess, NoWriteLandsAfterDeregistration)
+{
+    constexpr size_t kSize = 8 << 20;
+    constexpr int kTries = 12;
+    std::string err = run_two(
+        [&](Link link) { // requester
+            Device dev;
+            Buffer one(kSize, true), two(kSize, true);
+            std::memset(one.p, 1, kSize);
+            std::memset(two.p, 2, kSize);
+            Mr m1(dev.pd, one.p, kSize, kAllAccess), m2(dev.pd, two.p, kSize, kAllAccess);
+            for (int t = 0; t < kTries; ++t) {
+                Qp a(dev);
+                Endpoint peer = link.get<Endpoint>();
+                link.put(a.endpoint());
+                a.connect(peer);
+                if (link.get<int>() != 1)
+                    fail("peer not ready");
+                for (int i = 0;; ++i) {
+                    const ibv_mr *src = (i & 1) ? m2.mr : m1.mr;
+                    if (a.post(IBV_WR_RDMA_WRITE, 1, src, 0, kSize, peer.addr, peer.rkey) != 0)
+                        fail("post");
+                    ibv_wc wc{};
+                    if (!wait_wc(a.scq, &wc, std::chrono::milliseconds(20000)))
+                        fail("no completion");
+                    if (i == 0)
+                        link.put(2); // data is flowing: deregister whenever you like
+                    if (wc.status != IBV_WC_SUCCESS)
+                        break; // refused once deregistered
+                }
+                if (link.get<int>() != 3)
+                    fail("bytes landed after ibv_dereg_mr returned (try " + std::to_string(t) + ")");
+            }
+        },
+        [&](Link link) { // responder
+            Device dev;
+            Buffer buf(kSize, true);
+            std::vector<uint8_t> snap(kSize);
+            for (int t = 0; t < kTries; ++t) {
+                ibv_mr *mr = ibv_reg_mr(dev.pd, buf.p, kSize, kAllAccess);
+                Qp b(dev);
+                link.put(b.endpoint(mr));
+                b.connect(link.get<Endpoint>());
+                link.put(1);
+                if (link.get<int>() != 2)
+                    fail("requester failed");
+                std::this_thread::sleep_for(std::chrono::microseconds(137 * t % 1500));
+                ibv_dereg_mr(mr);
+                std::memcpy(snap.data(), buf.p, kSize);
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                link.put(std::memcmp(snap.data(), buf.p, kSize) == 0 ? 3 : 4);
+            }
+        },
+        std::chrono::seconds(90));
+    EXPECT_EQ(err, "");
+}
+
 // Priority 4: an rkey never comes back. Before the fix an index's 8-bit generation
 // wrapped after 255 re-registrations and a stale rkey was valid again.
 TEST(Security, StaleRkeyNeverComesBack)
@@ -495,8 +556,8 @@ TEST(Security, StaleRkeyNeverComesBack)
     for (int i = 0; i < 600; ++i) {
         m = ibv_reg_mr(dev.pd, target.p, 4096, kAllAccess);
         ASSERT_NE(m, nullptr);
-        ASSERT_TRUE(seen.insert(m->rkey).second) << "rkey 0x" << std::hex << m->rkey << " repeated after " << std::dec
-                                                 << i + 1 << " re-registrations";
+        ASSERT_TRUE(seen.insert(m->rkey).second)
+            << "rkey 0x" << std::hex << m->rkey << " repeated after " << std::dec << i + 1 << " re-registrations";
         if (i + 1 == 255)
             break; // keep the 256th registration: the one the old 8-bit generation collided with
         ASSERT_EQ(ibv_dereg_mr(m), 0);
