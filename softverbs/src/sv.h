@@ -309,6 +309,7 @@ struct Conn {
     ByteQueue out;                  // bytes not yet written
     bool out_armed = false;         // EPOLLOUT requested (spares an epoll_ctl per send)
     ByteQueue in;                   // received bytes not yet handled (at most a partial frame)
+    bool paused = false;            // not reading: our replies to this peer are piling up (see kOutHigh)
     bool closed = false;
     ~Conn();
 };

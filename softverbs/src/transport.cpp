@@ -109,6 +109,7 @@ struct Engine {
     std::map<int, std::shared_ptr<Conn>> conns; // guarded by G().mu
     struct Pending {                            // inbound connections still in their handshake
         std::vector<uint8_t> in;
+        Clock::time_point deadline; // a peer that has not authenticated by then is dropped
     };
     std::map<int, Pending> handshakes;
 };
@@ -164,15 +165,35 @@ bool read_all(int fd, void *p, size_t n)
 // A connection keeps up to this much buffer between messages (more only while a huge one passes).
 constexpr size_t kKeepBuffer = 32u << 20;
 
+// A responder stops reading a peer's requests while this much of its replies (READ
+// responses) is still unsent, and resumes below half of it: a peer that asks but does
+// not read cannot make us queue without bound.
+constexpr size_t kOutHigh = 64u << 20;
+
+void set_events(Conn *c)
+{
+    epoll_event ev{};
+    ev.events = (c->paused ? 0u : uint32_t{EPOLLIN}) | (c->out_armed ? uint32_t{EPOLLOUT} : 0u);
+    ev.data.fd = c->fd;
+    epoll_ctl(E().epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
 void want_out(Conn *c, bool on)
 {
     if (c->out_armed == on)
         return;
     c->out_armed = on;
-    epoll_event ev{};
-    ev.events = on ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
-    ev.data.fd = c->fd;
-    epoll_ctl(E().epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
+    set_events(c);
+}
+
+// Whether a responder connection must stop reading (and pauses it).
+bool should_pause(Conn *c)
+{
+    if (c->outbound || c->paused || c->out.size() <= kOutHigh)
+        return false;
+    c->paused = true;
+    set_events(c);
+    return true;
 }
 
 void flush_locked(Conn *c)
@@ -221,6 +242,8 @@ void conn_failed_locked(const std::shared_ptr<Conn> &c)
 void handle_frames_locked(const std::shared_ptr<Conn> &c)
 {
     while (c->in.size() >= sizeof(Frame)) {
+        if (c->paused || should_pause(c.get()))
+            break; // resumed by resume_locked once the replies drain
         Frame f;
         std::memcpy(&f, c->in.data(), sizeof f);
         if (!frame_ok(c->outbound, f)) {
@@ -333,6 +356,8 @@ void on_readable_locked(int fd)
         return;
     std::shared_ptr<Conn> c = it->second;
     for (;;) {
+        if (c->paused)
+            return;
         // Read straight into the frame buffer's spare room, at least 256 KiB of it.
         c->in.reserve(256u << 10);
         ssize_t k = ::recv(fd, c->in.tail(), c->in.room(), MSG_DONTWAIT);
@@ -358,6 +383,48 @@ void on_readable_locked(int fd)
         conn_failed_locked(c);
 }
 
+// A paused connection whose replies drained below half the mark reads again, starting
+// with the frames it already holds.
+void resume_locked(const std::shared_ptr<Conn> &c)
+{
+    if (!c->paused || c->closed || c->out.size() > kOutHigh / 2)
+        return;
+    c->paused = false;
+    set_events(c.get());
+    handle_frames_locked(c);
+    if (c->closed)
+        conn_failed_locked(c);
+}
+
+// Before authentication a peer gets little: a short deadline for its hello and a
+// bounded number of handshakes (the oldest is dropped to make room for a new one).
+constexpr auto kHandshakeDeadline = std::chrono::seconds(2);
+constexpr size_t kMaxHandshakes = 64;
+
+void drop_handshake_locked(std::map<int, Engine::Pending>::iterator it)
+{
+    epoll_ctl(E().epoll_fd, EPOLL_CTL_DEL, it->first, nullptr);
+    close(it->first);
+    E().handshakes.erase(it);
+}
+
+// Drops expired handshakes; returns the nearest deadline of the others.
+Clock::time_point handshake_timers_locked()
+{
+    Clock::time_point next = Clock::time_point::max(), now = Clock::now();
+    auto &hs = E().handshakes;
+    for (auto it = hs.begin(); it != hs.end();) {
+        auto cur = it++;
+        if (cur->second.deadline <= now) {
+            log(1, "dropping a connection that sent no valid hello in time");
+            drop_handshake_locked(cur);
+        } else {
+            next = std::min(next, cur->second.deadline);
+        }
+    }
+    return next;
+}
+
 void progress_loop()
 {
     Engine &e = E();
@@ -366,7 +433,7 @@ void progress_loop()
         int timeout = -1;
         {
             std::lock_guard lk(G().mu);
-            Clock::time_point next = responder_timers_locked();
+            Clock::time_point next = std::min(responder_timers_locked(), handshake_timers_locked());
             if (next != Clock::time_point::max()) {
                 auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
                 timeout = static_cast<int>(std::clamp<long long>(ms + 1, 1, 1000));
@@ -383,6 +450,12 @@ void progress_loop()
                 for (auto &[cfd, c] : e.conns)
                     if (!c->out.empty())
                         flush_locked(c.get());
+                std::vector<std::shared_ptr<Conn>> paused;
+                for (auto &[cfd, c] : e.conns)
+                    if (c->paused)
+                        paused.push_back(c);
+                for (auto &c : paused)
+                    resume_locked(c);
             } else if (fd == e.listen_fd) {
                 for (;;) {
                     int cfd = accept4(e.listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -390,7 +463,13 @@ void progress_loop()
                         break;
                     int one = 1;
                     setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-                    e.handshakes[cfd];
+                    if (e.handshakes.size() >= kMaxHandshakes) {
+                        auto oldest = std::min_element(
+                            e.handshakes.begin(), e.handshakes.end(),
+                            [](const auto &a, const auto &b) { return a.second.deadline < b.second.deadline; });
+                        drop_handshake_locked(oldest);
+                    }
+                    e.handshakes[cfd].deadline = Clock::now() + kHandshakeDeadline;
                     epoll_event ev{};
                     ev.events = EPOLLIN;
                     ev.data.fd = cfd;
@@ -399,8 +478,17 @@ void progress_loop()
             } else {
                 if (evs[i].events & EPOLLOUT) {
                     auto it = e.conns.find(fd);
-                    if (it != e.conns.end())
-                        flush_locked(it->second.get());
+                    if (it != e.conns.end()) {
+                        std::shared_ptr<Conn> c = it->second;
+                        flush_locked(c.get());
+                        resume_locked(c);
+                    }
+                }
+                if (auto it = e.conns.find(fd);
+                    it != e.conns.end() && it->second->paused && (evs[i].events & (EPOLLHUP | EPOLLERR))) {
+                    std::shared_ptr<Conn> c = it->second; // not reading, and the peer is gone: drop it
+                    conn_failed_locked(c);
+                    continue;
                 }
                 if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
                     on_readable_locked(fd);

@@ -377,6 +377,83 @@ TEST(Security, ConnectedQpAcceptsOnlyItsPeer)
     EXPECT_TRUE(all_equal(vbuf.p, 128, 0xaa));
 }
 
+long rss_kib()
+{
+    FILE *f = std::fopen("/proc/self/status", "re");
+    long kib = -1;
+    char line[256];
+    while (f && std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    if (f)
+        std::fclose(f);
+    return kib;
+}
+
+// Priority 5: a peer that asks for READs but never reads the responses cannot make the
+// responder queue them without bound (before the fix: every response was appended to
+// the connection's send queue, here 512 MiB).
+TEST(Security, UnreadReadResponsesAreBounded)
+{
+    Device dev;
+    constexpr size_t kSize = 16 << 20;
+    Buffer buf(kSize, true);
+    std::memset(buf.p, 0x3c, kSize);
+    Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+    Qp v(dev);
+    DeadPort dead;
+    Gid me = parse(v.endpoint().gid);
+    Gid claim{me.ip, dead.port, 0x1237};
+    Endpoint fake{};
+    fake.gid = make(claim);
+    fake.qpn = 0x4243;
+    v.connect(fake);
+    Attacker at(me.port);
+    ASSERT_EQ(at.hello(v.qp->qp_num, fake.qpn, job_secret(), claim), 0);
+    int small = 4096;
+    setsockopt(at.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    long before = rss_kib();
+    for (int i = 0; i < 32; ++i) {
+        Frame f{};
+        f.op = kRead;
+        f.seq = static_cast<uint64_t>(i + 1);
+        f.raddr = reinterpret_cast<uintptr_t>(buf.p);
+        f.rkey = mr.mr->rkey;
+        f.len = kSize;
+        at.frame(f, nullptr, 0);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    long grown = rss_kib() - before;
+    EXPECT_LT(grown, 200L << 10) << "the responder queued " << grown / 1024 << " MiB of unread READ responses";
+    EXPECT_EQ(state_of(v.qp), IBV_QPS_RTS);
+}
+
+// Priority 2 (before authentication): idle connections that never send a hello are
+// dropped after a short deadline and cannot crowd out a real peer.
+TEST(Security, IdleUnauthenticatedConnectionsAreDropped)
+{
+    Device dev;
+    Qp probe(dev);
+    Gid me = parse(probe.endpoint().gid);
+    std::vector<std::unique_ptr<Attacker>> idle;
+    for (int i = 0; i < 80; ++i)
+        idle.push_back(std::make_unique<Attacker>(me.port));
+    // A real pair connects (over TCP in the tcp variant) while they sit there.
+    Buffer b(4096, true);
+    Mr mr(dev.pd, b.p, b.n, kAllAccess);
+    Qp x(dev), y(dev);
+    x.connect(y.endpoint());
+    y.connect(x.endpoint());
+    ASSERT_EQ(x.post(IBV_WR_RDMA_WRITE, 1, mr.mr, 0, 64, reinterpret_cast<uintptr_t>(b.p) + 1024, mr.mr->rkey), 0);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(x.scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+    int dropped = 0;
+    for (auto &a : idle)
+        dropped += a->closed_by_victim(4000) ? 1 : 0;
+    EXPECT_EQ(dropped, 80) << "idle unauthenticated connections kept open";
+}
+
 // Priority 3: an rkey of another protection domain is a remote access error for WRITE
 // and READ (IBTA); before the fix PDs were not compared at all.
 TEST(Security, RkeyOfAnotherPdIsRefused)
