@@ -272,6 +272,7 @@ struct Responder {
         std::vector<uint8_t> payload;
     };
     std::deque<Req> pending;
+    size_t pending_bytes = 0; // payload bytes held in pending (a connection pauses above kOutHigh)
     Clock::time_point rnr_deadline{};
     bool rnr_waiting = false;
     Clock::time_point recheck = Clock::time_point::max(); // a delayed RECV becomes visible

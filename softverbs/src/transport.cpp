@@ -166,8 +166,9 @@ bool read_all(int fd, void *p, size_t n)
 constexpr size_t kKeepBuffer = 32u << 20;
 
 // A responder stops reading a peer's requests while this much of its replies (READ
-// responses) is still unsent, and resumes below half of it: a peer that asks but does
-// not read cannot make us queue without bound.
+// responses) is still unsent, or this much of its requests waits for RECVs, and
+// resumes below half of it: a peer that asks but does not read, or sends into a QP
+// with no RECVs, cannot make us queue without bound.
 constexpr size_t kOutHigh = 64u << 20;
 
 void set_events(Conn *c)
@@ -186,10 +187,12 @@ void want_out(Conn *c, bool on)
     set_events(c);
 }
 
-// Whether a responder connection must stop reading (and pauses it).
+// Whether a responder connection must stop reading (and pauses it): too many of our
+// replies unsent, or too many of its requests held (SENDs waiting for a RECV).
 bool should_pause(Conn *c)
 {
-    if (c->outbound || c->paused || c->out.size() <= kOutHigh)
+    if (c->outbound || c->paused ||
+        (c->out.size() <= kOutHigh && (!c->responder || c->responder->pending_bytes <= kOutHigh)))
         return false;
     c->paused = true;
     set_events(c);
@@ -387,7 +390,8 @@ void on_readable_locked(int fd)
 // with the frames it already holds.
 void resume_locked(const std::shared_ptr<Conn> &c)
 {
-    if (!c->paused || c->closed || c->out.size() > kOutHigh / 2)
+    if (!c->paused || c->closed || c->out.size() > kOutHigh / 2 ||
+        (c->responder && c->responder->pending_bytes > kOutHigh / 2))
         return;
     c->paused = false;
     set_events(c.get());

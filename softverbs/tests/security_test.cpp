@@ -130,13 +130,14 @@ struct Attacker {
                    ? static_cast<int>(rep.status)
                    : -1;
     }
-    void frame(const Frame &f, const void *payload, size_t n)
+    // false when not all of it was sent (the victim stopped reading)
+    bool frame(const Frame &f, const void *payload, size_t n)
     {
         std::vector<uint8_t> b(sizeof f + n);
         std::memcpy(b.data(), &f, sizeof f);
         if (n)
             std::memcpy(b.data() + sizeof f, payload, n);
-        (void)send(fd, b.data(), b.size(), MSG_NOSIGNAL);
+        return send(fd, b.data(), b.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(b.size());
     }
     // true when the victim closed the connection within the deadline (reading and
     // discarding what it sent first); false when it is still open.
@@ -425,6 +426,43 @@ TEST(Security, UnreadReadResponsesAreBounded)
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     long grown = rss_kib() - before;
     EXPECT_LT(grown, 200L << 10) << "the responder queued " << grown / 1024 << " MiB of unread READ responses";
+    EXPECT_EQ(state_of(v.qp), IBV_QPS_RTS);
+}
+
+// Beyond the list: SENDs into a QP with no RECVs posted wait (receiver not ready, rnr_retry 7:
+// forever); a peer that keeps sending them cannot make the responder hold them without
+// bound (before: every one was copied into the responder's queue, here 384 MiB).
+TEST(Security, SendsWithoutRecvsAreBounded)
+{
+    Device dev;
+    Qp v(dev);
+    DeadPort dead;
+    Gid me = parse(v.endpoint().gid);
+    Gid claim{me.ip, dead.port, 0x1239};
+    Endpoint fake{};
+    fake.gid = make(claim);
+    fake.qpn = 0x4244;
+    v.connect(fake);
+    Attacker at(me.port);
+    ASSERT_EQ(at.hello(v.qp->qp_num, fake.qpn, job_secret(), claim), 0);
+    timeval tv{0, 300000};
+    setsockopt(at.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    constexpr uint32_t kLen = 16 << 20;
+    std::vector<uint8_t> payload(kLen, 0x77);
+    long before = rss_kib();
+    for (int i = 0; i < 24; ++i) {
+        Frame f{};
+        f.op = kSend;
+        f.seq = static_cast<uint64_t>(i + 1);
+        f.len = kLen;
+        f.plen = kLen;
+        if (!at.frame(f, payload.data(), payload.size()))
+            break; // the victim stopped reading us: what it holds is bounded
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    long grown = rss_kib() - before;
+    EXPECT_LT(grown, 200L << 10) << "the responder holds " << grown / 1024 << " MiB of SENDs waiting for RECVs";
+    EXPECT_TRUE(stays_empty(v.rcq, 50));
     EXPECT_EQ(state_of(v.qp), IBV_QPS_RTS);
 }
 
