@@ -489,8 +489,12 @@ bool requester_reply_locked(Qp *qp, const Frame &f, const uint8_t *payload)
     if (w->parts == 0 && w->executed)
         finish(*w, IBV_WC_SUCCESS);
     sq_advance_locked(qp);
-    if (f.op == kReadResp || f.op == kAtomicResp || f.op == kNak)
-        sq_pump_locked(qp); // a READ/atomic slot may have freed up
+    if (f.op == kReadResp || f.op == kAtomicResp || f.op == kNak) { // a READ/atomic slot may have freed up
+        if (qp->adv)
+            adversary_schedule_locked(qp);
+        else
+            sq_pump_locked(qp);
+    }
     return true;
 }
 

@@ -366,6 +366,8 @@ bool sq_held_locked(Qp *qp);
 // After executing WQE seq of opcode op: holds later WQEs if it may be waiting for a RECV.
 void sq_note_hold_locked(Qp *qp, uint64_t seq, ibv_wr_opcode op);
 void adversary_schedule_locked(Qp *qp);
+// Whether max_rd_atomic READs/atomics are already issued and unanswered (a new one waits).
+bool rd_atomic_full_locked(const Qp *qp);
 Clock::time_point adversary_recv_delay_locked(Qp *qp); // when a new RECV becomes visible
 
 } // namespace sv

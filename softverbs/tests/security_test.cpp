@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <vector>
@@ -506,6 +507,90 @@ TEST(Security, IdleUnauthenticatedConnectionsAreDropped)
     for (auto &a : idle)
         dropped += a->closed_by_victim(4000) ? 1 : 0;
     EXPECT_EQ(dropped, 80) << "idle unauthenticated connections kept open";
+}
+
+// Priority 5: a requester issues at most max_rd_atomic READs before answers come back
+// (IBTA), so a responder never has to hold more READ responses for it. The responder
+// here is a raw socket that counts the READ requests it receives before answering.
+TEST(Security, ReadsLimitedToMaxRdAtomic)
+{
+    Device dev;
+    Buffer buf(4096, true);
+    Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof a;
+    ASSERT_EQ(bind(lfd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+    ASSERT_EQ(listen(lfd, 4), 0);
+    ASSERT_EQ(getsockname(lfd, reinterpret_cast<sockaddr *>(&a), &alen), 0);
+    Qp v(dev);
+    Gid me = parse(v.endpoint().gid);
+    Endpoint fake{};
+    fake.gid = make(Gid{me.ip, ntohs(a.sin_port), 0x123b});
+    fake.qpn = 0x4245;
+    std::vector<Frame> reads;
+    int cfd = -1;
+    std::thread server([&] { // accepts the QP's connection and says yes
+        cfd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+        Hello h{};
+        if (cfd < 0 || recv(cfd, &h, sizeof h, MSG_WAITALL) != static_cast<ssize_t>(sizeof h))
+            return;
+        HelloReply rep{};
+        rep.magic = kHelloMagic; // boot id left empty: not the same host, so everything goes over TCP
+        (void)send(cfd, &rep, sizeof rep, MSG_NOSIGNAL);
+    });
+    ASSERT_EQ(v.to_init(), 0);
+    ASSERT_EQ(v.to_rtr(fake), 0);
+    ibv_qp_attr at{};
+    at.qp_state = IBV_QPS_RTS;
+    at.timeout = 14;
+    at.retry_cnt = 7;
+    at.rnr_retry = 7;
+    at.max_rd_atomic = 2;
+    ASSERT_EQ(ibv_modify_qp(v.qp, &at,
+                            IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+                                IBV_QP_MAX_QP_RD_ATOMIC),
+              0);
+    server.join();
+    ASSERT_GE(cfd, 0);
+    for (int i = 0; i < 8; ++i)
+        ASSERT_EQ(v.post(IBV_WR_RDMA_READ, static_cast<uint64_t>(i), mr.mr, static_cast<uint64_t>(i) * 64, 64,
+                         0x1000 + static_cast<uint64_t>(i) * 64, 0x2001),
+                  0);
+    auto drain = [&](int ms) { // collects the requests that arrive within ms
+        auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+        while (std::chrono::steady_clock::now() < end) {
+            pollfd p{cfd, POLLIN, 0};
+            if (poll(&p, 1, 20) <= 0)
+                continue;
+            Frame f{};
+            if (recv(cfd, &f, sizeof f, MSG_WAITALL) != static_cast<ssize_t>(sizeof f))
+                return;
+            reads.push_back(f);
+        }
+    };
+    drain(400);
+    EXPECT_EQ(reads.size(), 2u) << "READs outstanding before any answer (max_rd_atomic 2)";
+    // One answer (to the oldest: completions are in order) lets exactly one more READ out.
+    ASSERT_FALSE(reads.empty());
+    Frame r{};
+    r.op = kReadResp;
+    r.seq =
+        std::min_element(reads.begin(), reads.end(), [](const Frame &x, const Frame &y) { return x.seq < y.seq; })->seq;
+    r.len = 64;
+    r.plen = 64;
+    std::vector<uint8_t> b(sizeof r + 64, 0x42);
+    std::memcpy(b.data(), &r, sizeof r);
+    ASSERT_EQ(send(cfd, b.data(), b.size(), MSG_NOSIGNAL), static_cast<ssize_t>(b.size()));
+    drain(400);
+    EXPECT_EQ(reads.size(), 3u);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(v.scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+    close(cfd);
+    close(lfd);
 }
 
 // Priority 3: an rkey of another protection domain is a remote access error for WRITE
