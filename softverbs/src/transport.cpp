@@ -3,6 +3,7 @@
 // blocking on a write. Same-host peers are recognised at the handshake and get
 // direct placement instead (see mr.cpp).
 #include "dma.h"
+#include "siphash.h"
 #include "sv.h"
 
 #include <hcts/mutant.h>
@@ -16,6 +17,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,16 +35,18 @@ Clock::time_point responder_timers_locked();
 
 namespace {
 
-constexpr uint32_t kHelloMagic = 0x53564832; // "SVH2"
+constexpr uint32_t kHelloMagic = 0x53564833; // "SVH3"
 
+// The handshake: Hello (requester) -> Challenge (responder: its nonce and its proof of
+// the QP's secret) -> Answer (requester's proof) -> HelloReply. The secret itself never
+// travels; each side refuses a peer whose proof is wrong.
 struct Hello {
     uint32_t magic;
     uint32_t dest_qpn;
     uint32_t src_qpn;
     uint8_t rnr_retry;
-    uint8_t secret_len;
-    uint16_t pad;
-    char secret[64];
+    uint8_t pad[3];
+    uint8_t nonce[16];
     uint8_t boot_id[40];
     uint64_t netns;
     uint32_t pid;
@@ -50,6 +54,17 @@ struct Hello {
     // The requester's GID parts: the responder QP must be connected to exactly this peer.
     uint32_t src_ip; // network order
     uint16_t src_port, src_salt;
+};
+struct Challenge {
+    uint32_t magic;
+    uint32_t status; // 0: go on, 1: refused (no such QP)
+    uint8_t nonce[16];
+    Proof proof;
+};
+struct Answer {
+    uint32_t magic;
+    uint32_t pad;
+    Proof proof;
 };
 struct HelloReply {
     uint32_t magic;
@@ -63,15 +78,13 @@ struct HelloReply {
     uint32_t pad;
 };
 
-// Compares secrets in time independent of where they differ.
-bool same_secret(const char *a, size_t alen, const std::string &b)
+void random_bytes(uint8_t *p, size_t n)
 {
-    if (alen != b.size())
-        return false;
-    unsigned char diff = 0;
-    for (size_t i = 0; i < alen; ++i)
-        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-    return diff == 0;
+    if (getrandom(p, n, 0) != static_cast<ssize_t>(n)) {
+        std::random_device rd;
+        for (size_t i = 0; i < n; ++i)
+            p[i] = static_cast<uint8_t>(rd());
+    }
 }
 
 // A frame must be one this side of the connection can receive, with its payload
@@ -110,6 +123,9 @@ struct Engine {
     struct Pending {                            // inbound connections still in their handshake
         std::vector<uint8_t> in;
         Clock::time_point deadline; // a peer that has not authenticated by then is dropped
+        bool challenged = false;    // Hello received, Challenge sent: waiting for the Answer
+        Hello hello{};
+        Proof expect{}; // the requester's proof, if it knows the QP's secret
     };
     std::map<int, Pending> handshakes;
 };
@@ -277,6 +293,7 @@ void handle_frames_locked(const std::shared_ptr<Conn> &c)
     c->in.trim(kKeepBuffer);
 }
 
+// After a valid Answer: the requester knows the secret of the QP it names.
 void accept_hello_locked(int fd, const Hello &h)
 {
     HelloReply rep{};
@@ -295,8 +312,8 @@ void accept_hello_locked(int fd, const Hello &h)
     r->src_salt = h.src_salt;
     Qp *qp = find_qp_locked(h.dest_qpn);
     const char *why = nullptr;
-    if (!qp || h.secret_len > sizeof h.secret || !same_secret(h.secret, h.secret_len, qp->secret)) {
-        why = "wrong secret or no such QP";
+    if (!qp) {
+        why = "no such QP";
     } else if (ibv_qp_state st = qp->qpx.qp_base.state;
                (st == IBV_QPS_RTR || st == IBV_QPS_RTS) && !responder_peer_ok_locked(qp, r.get())) {
         why = "not the QP's connected peer";
@@ -330,23 +347,57 @@ void on_readable_locked(int fd)
 {
     Engine &e = E();
     if (auto h = e.handshakes.find(fd); h != e.handshakes.end()) {
+        Engine::Pending &pd = h->second;
+        const size_t want = pd.challenged ? sizeof(Answer) : sizeof(Hello);
         uint8_t buf[sizeof(Hello)];
-        size_t need = sizeof(Hello) - h->second.in.size();
-        ssize_t k = ::recv(fd, buf, need, MSG_DONTWAIT);
-        if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
+        ssize_t k = ::recv(fd, buf, want - pd.in.size(), MSG_DONTWAIT);
+        auto drop = [&] {
             epoll_ctl(e.epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
             close(fd);
             e.handshakes.erase(h);
+        };
+        if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
+            return drop();
+        if (k > 0)
+            pd.in.insert(pd.in.end(), buf, buf + k);
+        if (pd.in.size() < want)
+            return;
+        if (!pd.challenged) {
+            std::memcpy(&pd.hello, pd.in.data(), sizeof pd.hello);
+            pd.in.clear();
+            if (pd.hello.magic != kHelloMagic)
+                return drop();
+            Challenge ch{};
+            ch.magic = kHelloMagic;
+            Qp *qp = find_qp_locked(pd.hello.dest_qpn);
+            ch.status = qp ? 0 : 1;
+            if (qp) {
+                random_bytes(ch.nonce, sizeof ch.nonce);
+                ch.proof =
+                    handshake_proof(qp->secret, 'S', pd.hello.nonce, ch.nonce, pd.hello.dest_qpn, pd.hello.src_qpn);
+                pd.expect =
+                    handshake_proof(qp->secret, 'C', pd.hello.nonce, ch.nonce, pd.hello.dest_qpn, pd.hello.src_qpn);
+                pd.challenged = true;
+            }
+            // A fresh socket has room for these few bytes.
+            if (::send(fd, &ch, sizeof ch, MSG_NOSIGNAL | MSG_DONTWAIT) != static_cast<ssize_t>(sizeof ch) || !qp) {
+                if (!qp)
+                    log(1, "refusing a connection for QP 0x%x: no such QP", pd.hello.dest_qpn);
+                return drop();
+            }
             return;
         }
-        if (k > 0)
-            h->second.in.insert(h->second.in.end(), buf, buf + k);
-        if (h->second.in.size() < sizeof(Hello))
-            return;
-        Hello hello;
-        std::memcpy(&hello, h->second.in.data(), sizeof hello);
+        Answer ans;
+        std::memcpy(&ans, pd.in.data(), sizeof ans);
+        Hello hello = pd.hello;
+        bool ok = ans.magic == kHelloMagic && same_proof(ans.proof, pd.expect);
         e.handshakes.erase(h);
-        if (hello.magic != kHelloMagic) {
+        if (!ok) {
+            log(1, "refusing a connection from QP 0x%x for QP 0x%x: wrong secret", hello.src_qpn, hello.dest_qpn);
+            HelloReply rep{};
+            rep.magic = kHelloMagic;
+            rep.status = 1;
+            (void)::send(fd, &rep, sizeof rep, MSG_NOSIGNAL | MSG_DONTWAIT);
             epoll_ctl(e.epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
             close(fd);
             return;
@@ -676,12 +727,12 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
     h.dest_qpn = dest_qpn;
     h.src_qpn = src_qpn;
     h.rnr_retry = rnr_retry;
+    std::string secret;
     {
         std::lock_guard lk(G().mu);
-        const std::string &secret = qp->secret;
-        h.secret_len = static_cast<uint8_t>(std::min(secret.size(), sizeof h.secret));
-        std::memcpy(h.secret, secret.data(), h.secret_len);
+        secret = qp->secret;
     }
+    random_bytes(h.nonce, sizeof h.nonce);
     h.src_ip = me.ip;
     h.src_port = me.port;
     h.src_salt = me.salt;
@@ -691,7 +742,22 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
     HelloReply rep{};
     char ipstr[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &a.sin_addr, ipstr, sizeof ipstr);
+    Challenge ch{};
+    Answer ans{};
+    ans.magic = kHelloMagic;
+    auto server_proved = [&] {
+        if (ch.magic != kHelloMagic || ch.status != 0)
+            return false;
+        if (!same_proof(ch.proof, handshake_proof(secret, 'S', h.nonce, ch.nonce, dest_qpn, src_qpn))) {
+            log(1, "QP 0x%x: the peer at port %u does not know the secret of QP 0x%x: not connecting", src_qpn, port,
+                dest_qpn);
+            return false;
+        }
+        ans.proof = handshake_proof(secret, 'C', h.nonce, ch.nonce, dest_qpn, src_qpn);
+        return true;
+    };
     if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || !write_all(fd, &h, sizeof h) ||
+        !read_all(fd, &ch, sizeof ch) || !server_proved() || !write_all(fd, &ans, sizeof ans) ||
         !read_all(fd, &rep, sizeof rep) || rep.magic != kHelloMagic || rep.status != 0) {
         log(0 + 1, "QP 0x%x: cannot connect to %s:%u QP 0x%x (%s, status %u)", src_qpn, ipstr, port, dest_qpn,
             std::strerror(errno), rep.status);

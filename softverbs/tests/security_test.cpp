@@ -15,6 +15,7 @@
 #include <set>
 #include <vector>
 
+#include "../src/siphash.h"
 #include "two_process.h"
 #include "verbs_fixture.h"
 
@@ -23,21 +24,33 @@ using namespace svt;
 namespace {
 
 // ---- the wire, as transport.cpp and sv.h define it ----
-constexpr uint32_t kHelloMagic = 0x53564832;
+using sv::handshake_proof;
+using sv::Proof;
+constexpr uint32_t kHelloMagic = 0x53564833;
 struct Hello {
     uint32_t magic;
     uint32_t dest_qpn;
     uint32_t src_qpn;
     uint8_t rnr_retry;
-    uint8_t secret_len;
-    uint16_t pad;
-    char secret[64];
+    uint8_t pad[3];
+    uint8_t nonce[16];
     uint8_t boot_id[40];
     uint64_t netns;
     uint32_t pid;
     int32_t table_fd;
     uint32_t src_ip;
     uint16_t src_port, src_salt;
+};
+struct Challenge {
+    uint32_t magic;
+    uint32_t status;
+    uint8_t nonce[16];
+    Proof proof;
+};
+struct Answer {
+    uint32_t magic;
+    uint32_t pad;
+    Proof proof;
 };
 struct HelloReply {
     uint32_t magic;
@@ -119,12 +132,21 @@ struct Attacker {
         h.dest_qpn = dest_qpn;
         h.src_qpn = src_qpn;
         h.rnr_retry = 7;
-        h.secret_len = static_cast<uint8_t>(secret.size());
-        std::memcpy(h.secret, secret.data(), std::min<size_t>(secret.size(), 64));
+        h.nonce[0] = 0x5a;
         h.src_ip = claim.ip;
         h.src_port = claim.port;
         h.src_salt = claim.salt;
         if (send(fd, &h, sizeof h, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof h))
+            return -1;
+        Challenge ch{};
+        if (recv(fd, &ch, sizeof ch, MSG_WAITALL) != static_cast<ssize_t>(sizeof ch))
+            return -1;
+        if (ch.status != 0)
+            return static_cast<int>(ch.status);
+        Answer ans{};
+        ans.magic = kHelloMagic;
+        ans.proof = handshake_proof(secret, 'C', h.nonce, ch.nonce, dest_qpn, src_qpn);
+        if (send(fd, &ans, sizeof ans, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof ans))
             return -1;
         HelloReply rep{};
         return recv(fd, &rep, sizeof rep, MSG_WAITALL) == static_cast<ssize_t>(sizeof rep)
@@ -537,6 +559,15 @@ TEST(Security, ReadsLimitedToMaxRdAtomic)
         Hello h{};
         if (cfd < 0 || recv(cfd, &h, sizeof h, MSG_WAITALL) != static_cast<ssize_t>(sizeof h))
             return;
+        // The handshake, knowing the job secret as a real peer does.
+        Challenge ch{};
+        ch.magic = kHelloMagic;
+        ch.nonce[3] = 7;
+        ch.proof = handshake_proof(job_secret(), 'S', h.nonce, ch.nonce, h.dest_qpn, h.src_qpn);
+        Answer ans{};
+        if (send(cfd, &ch, sizeof ch, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof ch) ||
+            recv(cfd, &ans, sizeof ans, MSG_WAITALL) != static_cast<ssize_t>(sizeof ans))
+            return;
         HelloReply rep{};
         rep.magic = kHelloMagic; // boot id left empty: not the same host, so everything goes over TCP
         (void)send(cfd, &rep, sizeof rep, MSG_NOSIGNAL);
@@ -591,6 +622,65 @@ TEST(Security, ReadsLimitedToMaxRdAtomic)
     EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
     close(cfd);
     close(lfd);
+}
+
+// Port takeover: whoever listens where a QP connects (e.g. on the port of a peer that
+// died) learns nothing of the secret from the handshake, and a QP does not connect to
+// a listener that cannot prove it knows the secret. Before: the secret was sent in the
+// clear and the requester trusted any answer.
+TEST(Security, ImpostorListenerLearnsNoSecretAndIsRefused)
+{
+    Device dev;
+    Buffer buf(4096, true);
+    std::memset(buf.p, 0x61, buf.n);
+    Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof a;
+    ASSERT_EQ(bind(lfd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+    ASSERT_EQ(listen(lfd, 4), 0);
+    ASSERT_EQ(getsockname(lfd, reinterpret_cast<sockaddr *>(&a), &alen), 0);
+    Qp v(dev);
+    Gid me = parse(v.endpoint().gid);
+    Endpoint fake{};
+    fake.gid = make(Gid{me.ip, ntohs(a.sin_port), 0x123d});
+    fake.qpn = 0x4246;
+    std::vector<uint8_t> seen;
+    std::vector<uint8_t> later;
+    std::thread impostor([&] {
+        int cfd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+        Hello h{};
+        if (cfd < 0 || recv(cfd, &h, sizeof h, MSG_WAITALL) != static_cast<ssize_t>(sizeof h))
+            return;
+        seen.assign(reinterpret_cast<uint8_t *>(&h), reinterpret_cast<uint8_t *>(&h) + sizeof h);
+        Challenge ch{}; // a proof made without the secret
+        ch.magic = kHelloMagic;
+        ch.proof = handshake_proof("guess", 'S', h.nonce, ch.nonce, h.dest_qpn, h.src_qpn);
+        (void)send(cfd, &ch, sizeof ch, MSG_NOSIGNAL);
+        uint8_t b[4096];
+        timeval tv{1, 0};
+        setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        for (ssize_t k; (k = recv(cfd, b, sizeof b, 0)) > 0;)
+            later.insert(later.end(), b, b + k);
+        close(cfd);
+    });
+    v.connect(fake);
+    impostor.join();
+    close(lfd);
+    ASSERT_EQ(seen.size(), sizeof(Hello)) << "the impostor got no handshake";
+    const std::string secret = job_secret();
+    ASSERT_FALSE(secret.empty());
+    auto contains = [&](const std::vector<uint8_t> &b) {
+        return std::search(b.begin(), b.end(), secret.begin(), secret.end()) != b.end();
+    };
+    EXPECT_FALSE(contains(seen)) << "the handshake carried the secret";
+    EXPECT_TRUE(later.empty()) << "the QP went on talking to a listener that did not prove the secret";
+    ASSERT_EQ(v.post(IBV_WR_RDMA_WRITE, 1, mr.mr, 0, 64, 0x1000, 0x2001), 0);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(v.scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_RETRY_EXC_ERR) << ibv_wc_status_str(wc.status);
 }
 
 // Priority 3: an rkey of another protection domain is a remote access error for WRITE
