@@ -72,9 +72,6 @@ inline Proof handshake_proof(std::string_view secret, char dir, const uint8_t no
     return Proof{{siphash24(k[0], k[1], msg, sizeof msg), siphash24(k[2], k[3], msg, sizeof msg)}};
 }
 
-inline bool same_proof(const Proof &a, const Proof &b)
-{
-    return ((a.w[0] ^ b.w[0]) | (a.w[1] ^ b.w[1])) == 0;
-}
+inline bool same_proof(const Proof &a, const Proof &b) { return ((a.w[0] ^ b.w[0]) | (a.w[1] ^ b.w[1])) == 0; }
 
 } // namespace sv
