@@ -63,6 +63,7 @@ HcclResult Comm::create(uint32_t n_ranks, const RootInfoWire &root, uint32_t ran
     comm->rank_ = rank;
     comm->size_ = n_ranks;
     comm->name_ = "hcomm_ref_" + token_hex(root.token);
+    std::memcpy(comm->token_.data(), root.token, kTokenBytes);
     // The documented buffer is twice the HCCL_BUFFSIZE setting (hcomm-api.md §7.7).
     // Mutant: the buffer is the setting itself (task_sched.md's 200 MB), not twice it.
     const uint64_t bytes = *buffsize_mb * (hcts::mutant("ref_buffer_size_as_setting") ? 1 : 2) * (1ULL << 20);
@@ -262,7 +263,7 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
                                    " was already set: overrun (binary notifies coalesce)");
                 }
             },
-            max_write);
+            max_write, token_);
         if (!c->link) {
             return HCCL_E_ROCE_CONNECT;
         }

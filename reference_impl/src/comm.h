@@ -2,6 +2,7 @@
 // resources (opened at the first channel), threads, channels and counters.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -134,6 +135,7 @@ class Comm {
     uint32_t rank_ = 0;
     uint32_t size_ = 0;
     std::string name_;
+    std::array<uint8_t, kTokenBytes> token_{}; // the job token: also the softverbs QP secret
     Mesh mesh_;
     std::unique_ptr<CommMemory> memory_;
     std::unique_ptr<VerbsDevice> device_;

@@ -1,6 +1,7 @@
 #include "verbs_channel.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <sys/random.h>
 
 #include <algorithm>
@@ -34,7 +35,23 @@ constexpr auto kOpDeadline = std::chrono::seconds(120);
 
 } // namespace
 
-std::unique_ptr<RcLink> RcLink::create(VerbsDevice &device, ImmHandler on_imm, uint64_t max_write)
+namespace {
+
+// softverbs' private hook (absent on real providers): the secret a QP presents to its
+// peer and requires from it. Without it, softverbs uses a per-process random secret
+// that ranks started apart from each other would not share.
+void bind_qp_secret(ibv_qp *qp, std::span<const uint8_t> secret, uint32_t rank)
+{
+    using SetSecret = int (*)(ibv_qp *, const void *, size_t);
+    static const auto set = reinterpret_cast<SetSecret>(dlsym(RTLD_DEFAULT, "softverbs_set_qp_secret"));
+    if (set != nullptr && !secret.empty() && set(qp, secret.data(), secret.size()) != 0)
+        HREF_LOG_WARN(rank, "softverbs_set_qp_secret refused the job token");
+}
+
+} // namespace
+
+std::unique_ptr<RcLink> RcLink::create(VerbsDevice &device, ImmHandler on_imm, uint64_t max_write,
+                                       std::span<const uint8_t> secret)
 {
     std::unique_ptr<RcLink> link(new RcLink(device, std::move(on_imm), max_write));
     link->send_depth_ = std::min<uint32_t>(128, device.max_qp_wr());
@@ -59,6 +76,7 @@ std::unique_ptr<RcLink> RcLink::create(VerbsDevice &device, ImmHandler on_imm, u
         HREF_LOG_ERROR(device.rank(), "ibv_create_qp failed: ", std::strerror(errno));
         return nullptr;
     }
+    bind_qp_secret(link->qp_, secret, device.rank());
     ibv_qp_attr attr{};
     attr.qp_state = IBV_QPS_INIT;
     attr.pkey_index = 0;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 
 #include "hccl/hccl_types.h"
 #include "verbs_device.h"
@@ -39,7 +40,10 @@ class RcLink final : public CompletionSink {
   public:
     using ImmHandler = std::function<void(uint32_t imm)>;
 
-    static std::unique_ptr<RcLink> create(VerbsDevice &device, ImmHandler on_imm, uint64_t max_write);
+    // `secret`: the job token, handed to a verbs provider that authenticates connections
+    // with it (softverbs); other providers ignore it.
+    static std::unique_ptr<RcLink> create(VerbsDevice &device, ImmHandler on_imm, uint64_t max_write,
+                                          std::span<const uint8_t> secret);
     ~RcLink();
     RcLink(const RcLink &) = delete;
     RcLink &operator=(const RcLink &) = delete;

@@ -72,6 +72,11 @@ std::vector<int> run_job(uint32_t n, std::chrono::seconds deadline)
                     "HCOMM_REF_BOOTSTRAP_IF=" + ifname,
                     "SOFTVERBS_LISTEN=" + ifname};
         }
+        // Every rank gets its own softverbs job secret: they connect only because the
+        // reference hands its bootstrap token down to each QP (softverbs_set_qp_secret).
+        if (args.empty())
+            args.push_back("env");
+        args.push_back("SOFTVERBS_SECRET=rank" + std::to_string(r) + "-own-secret");
         for (const std::string &a : {std::string(HCTS_RANK_PROCESS), hex, std::to_string(n), std::to_string(r)}) {
             args.push_back(a);
         }

@@ -195,6 +195,7 @@ Clock::time_point step_qp(Qp *qp, Clock::time_point now)
         ++i;
     }
     auto it = std::find_if(qp->sq.begin(), qp->sq.end(), [](const Wqe &w) { return !w.executed; });
+    bool blocked = false;
     if (it != qp->sq.end()) {
         if (sq_flushing_locked(qp)) {
             // An earlier WQE failed: nothing behind it executes.
@@ -209,14 +210,20 @@ Clock::time_point step_qp(Qp *qp, Clock::time_point now)
             sq_advance_locked(qp);
             return next;
         } else if (qp->next_exec <= now) {
-            uint64_t seq = it->seq;
-            ibv_wr_opcode op = it->op;
-            execute_adversarial(qp, *it, now);
-            note_failure_locked(qp, seq);
-            sq_note_hold_locked(qp, seq, op);
-            qp->next_exec = now + delay(qp, 150);
+            bool rd = it->op == IBV_WR_RDMA_READ || it->op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+                      it->op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+            if (rd && rd_atomic_full_locked(qp)) {
+                blocked = true; // an answer wakes us (requester_reply_locked)
+            } else {
+                uint64_t seq = it->seq;
+                ibv_wr_opcode op = it->op;
+                execute_adversarial(qp, *it, now);
+                note_failure_locked(qp, seq);
+                sq_note_hold_locked(qp, seq, op);
+                qp->next_exec = now + delay(qp, 150);
+            }
         }
-        if (std::any_of(qp->sq.begin(), qp->sq.end(), [](const Wqe &w) { return !w.executed; }))
+        if (!blocked && std::any_of(qp->sq.begin(), qp->sq.end(), [](const Wqe &w) { return !w.executed; }))
             next = std::min(next, qp->next_exec);
         for (const Qp::Pending &p : qp->pend)
             next = std::min(next, p.due);

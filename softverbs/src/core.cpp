@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <random>
 #include <string_view>
 
 namespace sv {
@@ -53,8 +54,23 @@ Config load_config()
     }
     if (const char *l = std::getenv("SOFTVERBS_LISTEN"); l && *l)
         c.listen = l;
-    if (const char *s = std::getenv("SOFTVERBS_SECRET"))
+    if (const char *s = std::getenv("SOFTVERBS_SECRET"); s && *s) {
         c.secret = s;
+    } else {
+        // No secret given: a random one for this job, never an empty one. Children
+        // inherit it (the variable is set for them); unrelated processes must be given
+        // the same SOFTVERBS_SECRET, or their QPs a common one (softverbs_set_qp_secret).
+        uint8_t raw[16];
+        std::random_device rd;
+        for (uint8_t &b : raw)
+            b = static_cast<uint8_t>(rd());
+        static const char digits[] = "0123456789abcdef";
+        for (uint8_t b : raw) {
+            c.secret += digits[b >> 4];
+            c.secret += digits[b & 15];
+        }
+        setenv("SOFTVERBS_SECRET", c.secret.c_str(), 0);
+    }
     if (const char *f = std::getenv("SOFTVERBS_FAIL"); f && *f) {
         if (std::strncmp(f, "qp:", 3) == 0 && std::atol(f + 3) > 0)
             c.fail_qp_at = std::atol(f + 3);
@@ -117,6 +133,10 @@ void log(int level, const char *fmt, ...)
     std::fprintf(stderr, "softverbs[%d %ld.%06ld]: %s\n", getpid(), static_cast<long>(ts.tv_sec % 1000),
                  ts.tv_nsec / 1000, buf);
 }
+
+// Loads the configuration when the library is loaded, before a program can fork:
+// forked workers of one program share its job secret.
+__attribute__((constructor)) void load_config_early() { (void)config(); }
 
 Global &G()
 {

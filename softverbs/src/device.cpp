@@ -2,6 +2,8 @@
 // and asynchronous events.
 #include "sv.h"
 
+#include <atomic>
+
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -270,7 +272,10 @@ ibv_pd *ibv_alloc_pd(ibv_context *ctx)
 {
     auto pd = std::make_unique<ibv_pd>();
     pd->context = ctx;
-    pd->handle = 1;
+    // Unique within the process (never reused): MRs and QPs are matched by it, so an
+    // rkey of one PD is refused on a QP of another.
+    static std::atomic<uint32_t> next{1};
+    pd->handle = next.fetch_add(1, std::memory_order_relaxed);
     return pd.release();
 }
 

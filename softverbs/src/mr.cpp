@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <thread>
 
 namespace sv {
 
@@ -88,13 +89,14 @@ int local_mr_table_fd()
 
 bool mr_lookup(const MrTable *t, uint32_t key, MrView *out)
 {
-    uint32_t idx = key >> 8;
-    if (!t || idx == 0 || idx >= kMaxMr)
+    uint32_t idx = key & (kMaxMr - 1);
+    if (!t || idx == 0 || key == 0)
         return false;
     const MrEntry &e = t->e[idx];
     if (e.key.load(std::memory_order_acquire) != key)
         return false;
     out->access = e.access;
+    out->pd = e.pd;
     out->addr = e.addr;
     out->len = e.len;
     out->vma_start = e.vma_start;
@@ -107,6 +109,8 @@ bool mr_lookup(const MrTable *t, uint32_t key, MrView *out)
 #endif
     return e.key.load(std::memory_order_acquire) == key;
 }
+
+uint32_t pd_handle(const ibv_pd *pd) { return pd ? pd->handle : 0; }
 
 int mr_check(const MrView &v, uint64_t addr, uint64_t len, uint32_t need)
 {
@@ -262,13 +266,10 @@ ibv_mr *reg_mr_common(ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsi
         errno = ENOMEM;
         return nullptr;
     }
-    uint8_t gen = static_cast<uint8_t>(g.mr_gen[idx] + 1);
-    if (gen == 0)
-        gen = 1;
-    g.mr_gen[idx] = gen;
+    uint32_t gen = ++g.mr_gen[idx]; // 1 .. kMrMaxGen; an index at kMrMaxGen is retired on deregistration
     auto m = std::make_unique<Mr>();
     m->index = idx;
-    uint32_t key = idx << 8 | gen;
+    uint32_t key = gen << kMrIndexBits | idx;
     m->mr.context = pd->context;
     m->mr.pd = pd;
     m->mr.addr = addr;
@@ -278,6 +279,7 @@ ibv_mr *reg_mr_common(ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsi
     m->mr.rkey = key;
     MrEntry &e = t->e[idx];
     e.access = access;
+    e.pd = pd_handle(pd);
     e.addr = reinterpret_cast<uintptr_t>(addr);
     e.len = length;
     e.vma_start = v.vma_start;
@@ -319,9 +321,21 @@ int ibv_dereg_mr(ibv_mr *mr)
     Global &g = G();
     std::unique_ptr<Mr> m(reinterpret_cast<Mr *>(mr)); // ibv_mr is Mr's first member
     std::lock_guard lk(g.mu);
-    local_mr_table()->e[m->index].key.store(0, std::memory_order_release);
+    MrEntry &e = local_mr_table()->e[m->index];
+    e.key.store(0); // seq_cst: pairs with the peers' inflight increment, then key re-check
+    // Same-host peers still placing data into (or reading) this MR finish first; a peer
+    // that died mid-copy is given up on after a while rather than hanging us.
+    for (auto end = Clock::now() + std::chrono::seconds(5); e.inflight.load() != 0;) {
+        if (Clock::now() > end) {
+            log(1, "ibv_dereg_mr: a same-host peer stays in flight on MR index %u; giving up waiting", m->index);
+            break;
+        }
+        std::this_thread::yield();
+    }
     g.mrs[m->index] = nullptr;
-    g.mr_free.push_back(m->index);
+    // Keys never repeat: an index whose generations are used up is never handed out again.
+    if (g.mr_gen[m->index] < kMrMaxGen)
+        g.mr_free.push_back(m->index);
     return 0;
 }
 

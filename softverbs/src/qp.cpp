@@ -85,6 +85,29 @@ void set_state_locked(Qp *qp, ibv_qp_state s)
 
 } // namespace
 
+void qp_publish_locked(Qp *qp)
+{
+    if (!qp->slot)
+        return;
+    QpEntry &q = local_mr_table()->q[qp->slot];
+    ibv_qp_state st = qp->qpx.qp_base.state;
+    bool connected = st == IBV_QPS_RTR || st == IBV_QPS_RTS;
+    q.pd.store(pd_handle(qp->qpx.qp_base.pd), std::memory_order_relaxed);
+    q.access.store(st == IBV_QPS_RESET || st == IBV_QPS_ERR ? 0u : qp->attr.qp_access_flags, std::memory_order_relaxed);
+    q.peer_qpn.store(connected ? qp->attr.dest_qp_num : 0u, std::memory_order_relaxed);
+    q.peer_portsalt.store(connected ? uint32_t{qp->dest_port} << 16 | qp->dest_salt : 0u, std::memory_order_relaxed);
+    q.qpn.store(qp->qpx.qp_base.qp_num, std::memory_order_release);
+}
+
+bool responder_peer_ok_locked(const Qp *qp, const Responder *r)
+{
+    ibv_qp_state st = qp->qpx.qp_base.state;
+    if (st != IBV_QPS_RTR && st != IBV_QPS_RTS)
+        return false;
+    return qp->attr.dest_qp_num == r->src_qpn && qp->dest_ip == r->src_ip && qp->dest_port == r->src_port &&
+           (qp->dest_salt == 0 || qp->dest_salt == r->src_salt);
+}
+
 void flush_recvs_locked(Qp *qp)
 {
     while (!qp->rq.empty()) {
@@ -104,6 +127,7 @@ void qp_to_error_locked(Qp *qp, ibv_event_type ev)
     if (qp->qpx.qp_base.state == IBV_QPS_ERR)
         return;
     set_state_locked(qp, IBV_QPS_ERR);
+    qp_publish_locked(qp);
     flush_locked(qp);
     ibv_async_event e{};
     e.element.qp = &qp->qpx.qp_base;
@@ -168,6 +192,14 @@ ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
     qp->rng.seed(current_seed() ^ (0x9e3779b97f4a7c15ULL * b.qp_num));
     qp->adv = current_seed() != 0;
     qp->skew = 0.25 + std::uniform_real_distribution<double>(0, 3.75)(qp->rng);
+    qp->secret = config().secret;
+    if (!g.qp_slot_free.empty()) {
+        qp->slot = g.qp_slot_free.back();
+        g.qp_slot_free.pop_back();
+    } else if (g.qp_slot_next < kMaxQpSlots) {
+        qp->slot = g.qp_slot_next++;
+    }
+    qp_publish_locked(qp.get());
     g.qps[b.qp_num] = qp.get();
     return &qp.release()->qpx.qp_base;
 }
@@ -300,12 +332,15 @@ int ibv_modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int mask)
             qp->local_peer = nullptr;
             qp->local_resp = nullptr;
             set_state_locked(qp, to);
+            qp_publish_locked(qp);
         } else if (to == IBV_QPS_ERR) {
             set_state_locked(qp, to);
+            qp_publish_locked(qp);
             flush_locked(qp);
         } else {
             connect = cur == IBV_QPS_RTR && to == IBV_QPS_RTS;
             set_state_locked(qp, to);
+            qp_publish_locked(qp);
             rq_changed_locked(qp);
         }
     }
@@ -360,6 +395,10 @@ int ibv_destroy_qp(ibv_qp *ibqp)
             }
         }
         qp->dead = true;
+        if (qp->slot) {
+            local_mr_table()->q[qp->slot].qpn.store(0, std::memory_order_release);
+            g.qp_slot_free.push_back(qp->slot);
+        }
         conn = std::move(qp->conn);
         if (conn) {
             conn->qp = nullptr;
@@ -378,6 +417,19 @@ int ibv_destroy_qp(ibv_qp *ibqp)
 }
 
 ibv_qp_ex *ibv_qp_to_qp_ex(ibv_qp *qp) { return &to_qp(qp)->qpx; }
+
+// Private (SOFTVERBS_PRIVATE_1, found with dlsym): the secret this QP presents to its
+// peer and requires from it, instead of the process's job secret. A library that
+// already shares a random job token among its ranks (the reference's bootstrap) hands
+// it down here, so its QPs are protected without configuration. Call before RTS.
+int softverbs_set_qp_secret(ibv_qp *ibqp, const void *secret, size_t len)
+{
+    if (!ibqp || (!secret && len) || len == 0 || len > 64)
+        return EINVAL;
+    std::lock_guard lk(G().mu);
+    to_qp(ibqp)->secret.assign(static_cast<const char *>(secret), len);
+    return 0;
+}
 
 int ibv_query_qp_data_in_order(ibv_qp *, ibv_wr_opcode, uint32_t) { return 0; }
 

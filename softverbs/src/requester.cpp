@@ -120,11 +120,18 @@ template <typename Local, typename Peer>
 int direct_locked(Qp *qp, uint32_t rkey, uint64_t raddr, size_t len, uint32_t access, Local local, Peer peer)
 {
     MrView v;
-    // A check that fails here is left to the responder, which NAKs and moves its QP to ERR.
-    if (qp->local_peer) {
-        if (!(qp->local_peer->attr.qp_access_flags & access))
+    // The checks the responder would make: the target QP is connected to this very QP,
+    // allows the access, and the MR is of its PD and allows it too. A check that fails
+    // here is left to the responder, which refuses the stream or NAKs and moves its QP to ERR.
+    uint32_t me = qp->qpx.qp_base.qp_num;
+    if (Qp *t = qp->local_peer) {
+        ibv_qp_state st = t->qpx.qp_base.state;
+        if ((st != IBV_QPS_RTR && st != IBV_QPS_RTS) || t->attr.dest_qp_num != me)
             return -1;
-        if (!mr_lookup(local_mr_table(), rkey, &v) || mr_check(v, raddr, len, access))
+        if (!(t->attr.qp_access_flags & access))
+            return -1;
+        if (!mr_lookup(local_mr_table(), rkey, &v) || v.pd != pd_handle(t->qpx.qp_base.pd) ||
+            mr_check(v, raddr, len, access))
             return -1;
         if (len)
             local(reinterpret_cast<void *>(raddr));
@@ -133,9 +140,32 @@ int direct_locked(Qp *qp, uint32_t rkey, uint64_t raddr, size_t len, uint32_t ac
     if (qp->peer) {
         if (!qp->conn || qp->conn->closed)
             return IBV_WC_RETRY_EXC_ERR; // the peer is gone
-        if (!mr_lookup(qp->peer->table, rkey, &v) || mr_check(v, raddr, len, access))
+        if (!qp->peer_slot)
             return -1;
-        return peer(v);
+        const QpEntry &t = qp->peer->table->q[qp->peer_slot];
+        const Identity &id = identity();
+        if (t.qpn.load(std::memory_order_acquire) != qp->attr.dest_qp_num ||
+            t.peer_qpn.load(std::memory_order_relaxed) != me)
+            return -1;
+        uint32_t ps = t.peer_portsalt.load(std::memory_order_relaxed);
+        if (ps >> 16 != id.port || ((ps & 0xffff) != 0 && (ps & 0xffff) != id.salt))
+            return -1;
+        if (!(t.access.load(std::memory_order_relaxed) & access))
+            return -1;
+        if (!mr_lookup(qp->peer->table, rkey, &v) || v.pd != t.pd.load(std::memory_order_relaxed) ||
+            mr_check(v, raddr, len, access))
+            return -1;
+        // Fence against the owner's ibv_dereg_mr (Dekker-style, both sides seq_cst): either
+        // we see the key cleared, or it sees us in flight and waits until we are done.
+        auto &e = const_cast<MrEntry &>(qp->peer->table->e[rkey & (kMaxMr - 1)]);
+        e.inflight.fetch_add(1);
+        if (e.key.load() != rkey) {
+            e.inflight.fetch_sub(1);
+            return -1;
+        }
+        int rc = peer(v);
+        e.inflight.fetch_sub(1);
+        return rc;
     }
     return -1;
 }
@@ -349,6 +379,17 @@ void sq_note_hold_locked(Qp *qp, uint64_t seq, ibv_wr_opcode op)
         qp->hold_seq = seq;
 }
 
+// READs and atomics issued and not yet answered: at most max_rd_atomic may be (IBTA),
+// which also bounds the READ responses a responder queues for us.
+bool rd_atomic_full_locked(const Qp *qp)
+{
+    uint32_t limit = std::max<uint32_t>(1, qp->attr.max_rd_atomic), n = 0;
+    for (const Wqe &w : qp->sq)
+        if (w.executed && !w.done && (w.op == IBV_WR_RDMA_READ || is_atomic(w.op)) && ++n >= limit)
+            return true;
+    return false;
+}
+
 // Sane mode: executes posted WQEs in order, unless an earlier one is held (RNR) or failed.
 void sq_pump_locked(Qp *qp)
 {
@@ -358,6 +399,9 @@ void sq_pump_locked(Qp *qp)
     bool ran = false;
     while (qp->exec_seq < qp->next_seq && !sq_held_locked(qp)) {
         Wqe *w = wqe_at(qp, qp->exec_seq);
+        if (w && !w->done && !w->executed && (w->op == IBV_WR_RDMA_READ || is_atomic(w->op)) &&
+            !sq_flushing_locked(qp) && rd_atomic_full_locked(qp))
+            break; // runs when an answer arrives (requester_reply_locked pumps again)
         uint64_t seq = qp->exec_seq++;
         if (!w || w->done || w->executed)
             continue; // flushed, or completed already
@@ -410,13 +454,20 @@ void sq_advance_locked(Qp *qp)
     }
 }
 
-void requester_reply_locked(Qp *qp, const Frame &f, const uint8_t *payload)
+bool requester_reply_locked(Qp *qp, const Frame &f, const uint8_t *payload)
 {
     if (!qp || qp->dead)
-        return;
+        return true;
     Wqe *w = find_wqe(qp, f.seq);
     if (!w || w->done)
-        return;
+        return true; // late reply to a WQE that already completed (flushed, failed)
+    // A reply must answer what the WQE asked: a READ response of exactly its length, an
+    // atomic response to an atomic, and a NAK with an error status.
+    bool read = w->op == IBV_WR_RDMA_READ, atomic = is_atomic(w->op);
+    if (!w->executed || (f.op == kReadResp && (!read || f.len != w->length)) || (f.op == kAtomicResp && !atomic) ||
+        (f.op == kAck && (read || atomic)) ||
+        (f.op == kNak && (f.status == IBV_WC_SUCCESS || f.status > IBV_WC_TM_RNDV_INCOMPLETE)))
+        return false;
     if (w->parts > 0)
         --w->parts;
     switch (f.op) {
@@ -438,6 +489,13 @@ void requester_reply_locked(Qp *qp, const Frame &f, const uint8_t *payload)
     if (w->parts == 0 && w->executed)
         finish(*w, IBV_WC_SUCCESS);
     sq_advance_locked(qp);
+    if (f.op == kReadResp || f.op == kAtomicResp || f.op == kNak) { // a READ/atomic slot may have freed up
+        if (qp->adv)
+            adversary_schedule_locked(qp);
+        else
+            sq_pump_locked(qp);
+    }
+    return true;
 }
 
 // Validates one work request as the hardware would at post time; 0 or errno.

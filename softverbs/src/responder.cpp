@@ -19,6 +19,12 @@ constexpr uint32_t kRnrUs[32] = {655360, 10,    20,    30,    40,    60,     80,
                                  480,    640,   960,   1280,  1920,  2560,   3840,   5120,   7680,   10240, 15360,
                                  20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520};
 
+void clear_pending(Responder *r)
+{
+    r->pending.clear();
+    r->pending_bytes = 0;
+}
+
 void reply_locked(Responder *r, Frame f, const uint8_t *payload, size_t len)
 {
     f.len = static_cast<uint32_t>(len);
@@ -52,7 +58,7 @@ void access_error_locked(Responder *r, const Frame &req, ibv_wc_status st)
 {
     nak_locked(r, req, st);
     r->broken = true;
-    r->pending.clear();
+    clear_pending(r);
     if (r->qp)
         qp_to_error_locked(r->qp, IBV_EVENT_QP_ACCESS_ERR);
 }
@@ -61,7 +67,9 @@ bool check_remote(Qp *qp, uint32_t rkey, uint64_t addr, uint64_t len, uint32_t n
 {
     if (!(qp->attr.qp_access_flags & need))
         return false;
-    return mr_lookup(local_mr_table(), rkey, v) && mr_check(*v, addr, len, need) == 0;
+    // IBTA: an R_Key of another protection domain is a remote access error like a bad one.
+    return mr_lookup(local_mr_table(), rkey, v) && v->pd == pd_handle(qp->qpx.qp_base.pd) &&
+           mr_check(*v, addr, len, need) == 0;
 }
 
 // Executes one request (the head of r->pending, or one arriving while nothing is
@@ -103,7 +111,7 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
             log(1, "QP 0x%x: receiver not ready past rnr_retry %u", qp->qpx.qp_base.qp_num, r->rnr_retry);
             nak_locked(r, f, IBV_WC_RNR_RETRY_EXC_ERR);
             r->broken = true;
-            r->pending.clear();
+            clear_pending(r);
             return true;
         }
         r->rnr_waiting = false;
@@ -215,15 +223,40 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
     return true;
 }
 
+// Refuses a stream whose requester is not the peer this QP is connected to: nothing of
+// it executes, the requester sees its peer unreachable, this QP is left as it was.
+void refuse_stream_locked(Responder *r, const Frame &head)
+{
+    log(1, "QP 0x%x: refusing requests from QP 0x%x, which is not its connected peer", r->qp->qpx.qp_base.qp_num,
+        r->src_qpn);
+    if (r->local_requester)
+        nak_locked(r, head, IBV_WC_RETRY_EXC_ERR);
+    r->broken = true;
+    clear_pending(r);
+    if (r->conn) {
+        r->conn->responder = nullptr;
+        r->conn->closed = true;
+        r->conn.reset();
+        transport_kick(); // the progress thread drops the connection
+    }
+}
+
 // Whether requests may execute now; NAKs and breaks the stream in ERR/RESET.
 bool responder_ready_locked(Responder *r, const Frame &head)
 {
     ibv_qp_state st = r->qp->qpx.qp_base.state;
+    if (!r->verified && (st == IBV_QPS_RTR || st == IBV_QPS_RTS)) {
+        if (!responder_peer_ok_locked(r->qp, r)) {
+            refuse_stream_locked(r, head);
+            return false;
+        }
+        r->verified = true;
+    }
     if (st == IBV_QPS_ERR || st == IBV_QPS_RESET) {
         // A responder in error drops requests; the requester retries until it gives up.
         nak_locked(r, head, IBV_WC_RETRY_EXC_ERR);
         r->broken = true;
-        r->pending.clear();
+        clear_pending(r);
         return false;
     }
     return st != IBV_QPS_INIT; // in INIT packets wait (as retries would) until RTR
@@ -239,8 +272,12 @@ void responder_run_locked(Responder *r)
         Responder::Req &q = r->pending.front();
         if (!run_one_locked(r, q.f, q.payload.data()))
             return;
-        if (!r->broken)
+        if (!r->broken) {
+            r->pending_bytes -= r->pending.front().payload.size();
             r->pending.pop_front(); // a broken stream has already dropped everything
+            if (r->conn && r->conn->paused)
+                transport_kick(); // the progress thread may read this peer again
+        }
     }
 }
 
@@ -248,6 +285,7 @@ void responder_push_locked(Responder *r, Frame f, std::vector<uint8_t> payload)
 {
     if (r->broken)
         return;
+    r->pending_bytes += payload.size();
     r->pending.push_back({f, std::move(payload)});
     if (r->pending.size() == 1)
         responder_run_locked(r);
@@ -262,6 +300,7 @@ void responder_deliver_locked(Responder *r, const Frame &f, const uint8_t *paylo
         return;
     if (r->broken)
         return;
+    r->pending_bytes += len;
     r->pending.push_back({f, std::vector<uint8_t>(payload, payload + len)});
     if (r->pending.size() == 1)
         responder_run_locked(r);

@@ -45,13 +45,33 @@ inline constexpr int kMaxCqe = 1 << 20;
 inline constexpr uint32_t kMaxMsg = 1u << 30;
 inline constexpr uint32_t kMaxInline = 256;
 inline constexpr int kMaxMr = 8192;
+inline constexpr int kMaxQpSlots = 4096; // QPs published to same-host peers (more: wire only)
+// An lkey/rkey is generation << kMrIndexBits | index. The generation of an index never
+// repeats within a process: an index whose generations are used up is retired.
+inline constexpr int kMrIndexBits = 13;
+static_assert(kMaxMr == 1 << kMrIndexBits);
+inline constexpr uint32_t kMrMaxGen = (1u << (32 - kMrIndexBits)) - 1;
 
 // ---- memory regions: published in a memfd that same-host peers map read-only ----
 struct MrEntry {
     std::atomic<uint32_t> key; // 0 = free; written last on register, first on deregister
     uint32_t access;
+    uint32_t pd; // protection domain handle (unique within the process)
+    // Same-host peers placing data or reading right now (they map the table read-write):
+    // ibv_dereg_mr clears key, then waits for this to drain, so no byte lands after it returns.
+    std::atomic<uint32_t> inflight;
     uint64_t addr, len;
     uint64_t vma_start, vma_end, vma_off, vma_ino; // vma_ino 0: not shareable (CMA only)
+};
+// A QP as same-host requesters must see it before placing data directly: its PD, its
+// access flags and the peer it is connected to (what the responder would check).
+struct QpEntry {
+    std::atomic<uint32_t> qpn; // 0 = free
+    std::atomic<uint32_t> pd;
+    std::atomic<uint32_t> access;        // qp_access_flags; 0 until set, also in RESET/ERR
+    std::atomic<uint32_t> peer_qpn;      // dest_qp_num from RTR on; 0 otherwise
+    std::atomic<uint32_t> peer_portsalt; // dest port << 16 | dest salt (salt 0: any)
+    uint32_t pad[3];
 };
 struct MrTable {
     uint64_t magic;
@@ -59,8 +79,9 @@ struct MrTable {
     uint32_t nentries;
     uint64_t cookie; // random per process: a reused pid is not the same peer
     MrEntry e[kMaxMr];
+    QpEntry q[kMaxQpSlots];
 };
-inline constexpr uint64_t kMrMagic = 0x31544d5256534fULL;
+inline constexpr uint64_t kMrMagic = 0x32544d5256534fULL;
 
 struct Mr {
     ibv_mr mr{};
@@ -70,6 +91,7 @@ struct Mr {
 // A validated view of one MR (local or a peer's copy).
 struct MrView {
     uint32_t access = 0;
+    uint32_t pd = 0;
     uint64_t addr = 0, len = 0;
     uint64_t vma_start = 0, vma_end = 0, vma_off = 0, vma_ino = 0;
 };
@@ -166,7 +188,10 @@ struct Qp {
     Responder *local_resp = nullptr; // the peer's stream for our requests (in-process)
     std::shared_ptr<Conn> conn;
     bool connecting = false;
-    std::shared_ptr<PeerProc> peer;                     // same-host peer for direct placement (may be null)
+    std::shared_ptr<PeerProc> peer; // same-host peer for direct placement (may be null)
+    uint32_t peer_slot = 0;         // the destination QP's entry in peer->table->q (0: none, wire only)
+    uint32_t slot = 0;              // this QP's entry in our published table (0: none)
+    std::string secret;             // presented to and required from the peer (job secret or set per QP)
     std::vector<std::unique_ptr<Responder>> responders; // incoming streams targeting this QP
     // adversary state: WRITEs issued but not yet fully placed, READs not yet run
     struct Pending {
@@ -236,12 +261,18 @@ struct Responder {
     std::shared_ptr<Conn> conn;    // replies go here, or:
     Qp *local_requester = nullptr; // in-process requester
     uint32_t src_qpn = 0;
+    // The requester's identity as claimed at the handshake; requests run only once
+    // the QP is connected (RTR) to exactly this peer (verified).
+    uint32_t src_ip = 0;
+    uint16_t src_port = 0, src_salt = 0;
+    bool verified = false;
     uint8_t rnr_retry = 7;
     struct Req {
         Frame f;
         std::vector<uint8_t> payload;
     };
     std::deque<Req> pending;
+    size_t pending_bytes = 0; // payload bytes held in pending (a connection pauses above kOutHigh)
     Clock::time_point rnr_deadline{};
     bool rnr_waiting = false;
     Clock::time_point recheck = Clock::time_point::max(); // a delayed RECV becomes visible
@@ -251,7 +282,12 @@ void responder_push_locked(Responder *r, Frame f, std::vector<uint8_t> payload);
 // As responder_push_locked, copying the payload only if the request has to wait.
 void responder_deliver_locked(Responder *r, const Frame &f, const uint8_t *payload, size_t len);
 void responder_run_locked(Responder *r);
-void requester_reply_locked(Qp *qp, const Frame &f, const uint8_t *payload);
+// false: the reply is inconsistent with what was asked (the connection must close).
+bool requester_reply_locked(Qp *qp, const Frame &f, const uint8_t *payload);
+// Whether qp is connected (RTR or later) to the peer r claims to be.
+bool responder_peer_ok_locked(const Qp *qp, const Responder *r);
+uint32_t pd_handle(const ibv_pd *pd);
+void qp_publish_locked(Qp *qp); // refreshes qp's entry in the published table
 
 // ---- same-host peers: their MR table and mapped shareable memory ----
 struct PeerProc {
@@ -274,6 +310,7 @@ struct Conn {
     ByteQueue out;                  // bytes not yet written
     bool out_armed = false;         // EPOLLOUT requested (spares an epoll_ctl per send)
     ByteQueue in;                   // received bytes not yet handled (at most a partial frame)
+    bool paused = false;            // not reading: our replies to this peer are piling up (see kOutHigh)
     bool closed = false;
     ~Conn();
 };
@@ -302,7 +339,9 @@ struct Global {
     uint32_t next_qpn = 0x11;
     std::vector<Mr *> mrs; // by index
     std::vector<uint32_t> mr_free;
-    uint8_t mr_gen[kMaxMr] = {};
+    uint32_t mr_gen[kMaxMr] = {};
+    std::vector<uint32_t> qp_slot_free; // published QP entries free for reuse
+    uint32_t qp_slot_next = 1;          // entry 0 is never used
     std::map<int, std::shared_ptr<PeerProc>> peers;
 };
 Global &G();
@@ -327,6 +366,8 @@ bool sq_held_locked(Qp *qp);
 // After executing WQE seq of opcode op: holds later WQEs if it may be waiting for a RECV.
 void sq_note_hold_locked(Qp *qp, uint64_t seq, ibv_wr_opcode op);
 void adversary_schedule_locked(Qp *qp);
+// Whether max_rd_atomic READs/atomics are already issued and unanswered (a new one waits).
+bool rd_atomic_full_locked(const Qp *qp);
 Clock::time_point adversary_recv_delay_locked(Qp *qp); // when a new RECV becomes visible
 
 } // namespace sv

@@ -3,6 +3,7 @@
 // blocking on a write. Same-host peers are recognised at the handshake and get
 // direct placement instead (see mr.cpp).
 #include "dma.h"
+#include "siphash.h"
 #include "sv.h"
 
 #include <hcts/mutant.h>
@@ -16,6 +17,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,30 +35,84 @@ Clock::time_point responder_timers_locked();
 
 namespace {
 
-constexpr uint32_t kHelloMagic = 0x53564831; // "SVH1"
+constexpr uint32_t kHelloMagic = 0x53564833; // "SVH3"
 
+// The handshake: Hello (requester) -> Challenge (responder: its nonce and its proof of
+// the QP's secret) -> Answer (requester's proof) -> HelloReply. The secret itself never
+// travels; each side refuses a peer whose proof is wrong.
 struct Hello {
     uint32_t magic;
     uint32_t dest_qpn;
     uint32_t src_qpn;
     uint8_t rnr_retry;
-    uint8_t secret_len;
-    uint16_t pad;
-    char secret[64];
+    uint8_t pad[3];
+    uint8_t nonce[16];
     uint8_t boot_id[40];
     uint64_t netns;
     uint32_t pid;
     int32_t table_fd;
+    // The requester's GID parts: the responder QP must be connected to exactly this peer.
+    uint32_t src_ip; // network order
+    uint16_t src_port, src_salt;
+};
+struct Challenge {
+    uint32_t magic;
+    uint32_t status; // 0: go on, 1: refused (no such QP)
+    uint8_t nonce[16];
+    Proof proof;
+};
+struct Answer {
+    uint32_t magic;
+    uint32_t pad;
+    Proof proof;
 };
 struct HelloReply {
     uint32_t magic;
-    uint32_t status; // 0 ok, 1 bad secret, 2 no such QP
+    uint32_t status; // 0 ok, 1 refused (wrong secret, no such QP, or not this QP's peer)
     uint8_t boot_id[40];
     uint64_t netns;
     uint32_t pid;
     int32_t table_fd;
     uint64_t cookie;
+    uint32_t qp_slot; // the responder QP's entry in the published table
+    uint32_t pad;
 };
+
+void random_bytes(uint8_t *p, size_t n)
+{
+    if (getrandom(p, n, 0) != static_cast<ssize_t>(n)) {
+        std::random_device rd;
+        for (size_t i = 0; i < n; ++i)
+            p[i] = static_cast<uint8_t>(rd());
+    }
+}
+
+// A frame must be one this side of the connection can receive, with its payload
+// length consistent with its header: anything else is a broken or hostile peer.
+bool frame_ok(bool outbound, const Frame &f)
+{
+    if (f.plen > kMaxMsg || f.len > kMaxMsg || (f.flags & ~(kPlaced | kMore)))
+        return false;
+    if (outbound) { // replies to our requests
+        switch (f.op) {
+        case kAck:
+        case kNak:
+        case kAtomicResp: return f.plen == 0;
+        case kReadResp: return f.plen == f.len;
+        default: return false;
+        }
+    }
+    switch (f.op) {
+    case kWrite:
+    case kWriteImm: return (f.flags & kPlaced) ? f.plen == 0 : f.plen == f.len;
+    case kSend:
+    case kSendImm: return !(f.flags & kPlaced) && f.plen == f.len;
+    case kRead: return f.plen == 0;
+    case kCmpSwp:
+    case kFetchAdd: return f.plen == 0 && f.len == 8;
+    default: return false;
+    }
+}
 
 struct Engine {
     int listen_fd = -1;
@@ -66,6 +122,10 @@ struct Engine {
     std::map<int, std::shared_ptr<Conn>> conns; // guarded by G().mu
     struct Pending {                            // inbound connections still in their handshake
         std::vector<uint8_t> in;
+        Clock::time_point deadline; // a peer that has not authenticated by then is dropped
+        bool challenged = false;    // Hello received, Challenge sent: waiting for the Answer
+        Hello hello{};
+        Proof expect{}; // the requester's proof, if it knows the QP's secret
     };
     std::map<int, Pending> handshakes;
 };
@@ -121,15 +181,38 @@ bool read_all(int fd, void *p, size_t n)
 // A connection keeps up to this much buffer between messages (more only while a huge one passes).
 constexpr size_t kKeepBuffer = 32u << 20;
 
+// A responder stops reading a peer's requests while this much of its replies (READ
+// responses) is still unsent, or this much of its requests waits for RECVs, and
+// resumes below half of it: a peer that asks but does not read, or sends into a QP
+// with no RECVs, cannot make us queue without bound.
+constexpr size_t kOutHigh = 64u << 20;
+
+void set_events(Conn *c)
+{
+    epoll_event ev{};
+    ev.events = (c->paused ? 0u : uint32_t{EPOLLIN}) | (c->out_armed ? uint32_t{EPOLLOUT} : 0u);
+    ev.data.fd = c->fd;
+    epoll_ctl(E().epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
 void want_out(Conn *c, bool on)
 {
     if (c->out_armed == on)
         return;
     c->out_armed = on;
-    epoll_event ev{};
-    ev.events = on ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
-    ev.data.fd = c->fd;
-    epoll_ctl(E().epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
+    set_events(c);
+}
+
+// Whether a responder connection must stop reading (and pauses it): too many of our
+// replies unsent, or too many of its requests held (SENDs waiting for a RECV).
+bool should_pause(Conn *c)
+{
+    if (c->outbound || c->paused ||
+        (c->out.size() <= kOutHigh && (!c->responder || c->responder->pending_bytes <= kOutHigh)))
+        return false;
+    c->paused = true;
+    set_events(c);
+    return true;
 }
 
 void flush_locked(Conn *c)
@@ -178,15 +261,28 @@ void conn_failed_locked(const std::shared_ptr<Conn> &c)
 void handle_frames_locked(const std::shared_ptr<Conn> &c)
 {
     while (c->in.size() >= sizeof(Frame)) {
+        if (c->paused || should_pause(c.get()))
+            break; // resumed by resume_locked once the replies drain
         Frame f;
         std::memcpy(&f, c->in.data(), sizeof f);
+        if (!frame_ok(c->outbound, f)) {
+            log(1, "fd %d: malformed frame (op %u, len %u, payload %u): closing the connection", c->fd, f.op, f.len,
+                f.plen);
+            c->closed = true;
+            break;
+        }
         if (c->in.size() - sizeof f < f.plen) {
             c->in.reserve(sizeof f + f.plen - c->in.size()); // room for the rest in one piece
             break;
         }
         const uint8_t *payload = c->in.data() + sizeof f;
         if (c->outbound) {
-            requester_reply_locked(c->qp, f, payload);
+            if (!requester_reply_locked(c->qp, f, payload)) {
+                log(1, "fd %d: a reply (op %u, seq %llu) does not match its request: closing the connection", c->fd,
+                    f.op, static_cast<unsigned long long>(f.seq));
+                c->closed = true;
+                break;
+            }
         } else if (c->responder) {
             responder_deliver_locked(c->responder, f, payload, f.plen);
         }
@@ -197,6 +293,7 @@ void handle_frames_locked(const std::shared_ptr<Conn> &c)
     c->in.trim(kKeepBuffer);
 }
 
+// After a valid Answer: the requester knows the secret of the QP it names.
 void accept_hello_locked(int fd, const Hello &h)
 {
     HelloReply rep{};
@@ -205,23 +302,39 @@ void accept_hello_locked(int fd, const Hello &h)
     rep.pid = static_cast<uint32_t>(getpid());
     rep.table_fd = local_mr_table_fd();
     rep.cookie = local_mr_table()->cookie;
-    const std::string &secret = config().secret;
-    bool ok_secret = h.secret_len == secret.size() && std::memcmp(h.secret, secret.data(), secret.size()) == 0;
-    Qp *qp = ok_secret ? find_qp_locked(h.dest_qpn) : nullptr;
-    rep.status = !ok_secret ? 1 : !qp ? 2 : 0;
-    if (rep.status) {
-        log(1, "refusing a connection for QP 0x%x: %s", h.dest_qpn, rep.status == 1 ? "wrong secret" : "no such QP");
+    // The requester must know the secret of the very QP it names, claim to be that QP's
+    // peer (checked now if the QP is connected, else before its first request runs), and
+    // the QP must not already have a live stream: a connected QP accepts only its peer.
+    auto r = std::make_unique<Responder>();
+    r->src_qpn = h.src_qpn;
+    r->src_ip = h.src_ip;
+    r->src_port = h.src_port;
+    r->src_salt = h.src_salt;
+    Qp *qp = find_qp_locked(h.dest_qpn);
+    const char *why = nullptr;
+    if (!qp) {
+        why = "no such QP";
+    } else if (ibv_qp_state st = qp->qpx.qp_base.state;
+               (st == IBV_QPS_RTR || st == IBV_QPS_RTS) && !responder_peer_ok_locked(qp, r.get())) {
+        why = "not the QP's connected peer";
+    } else {
+        for (const auto &o : qp->responders)
+            if (!o->broken)
+                why = "the QP already has a connected peer";
+    }
+    rep.status = why ? 1 : 0;
+    if (why) {
+        log(1, "refusing a connection from QP 0x%x for QP 0x%x: %s", h.src_qpn, h.dest_qpn, why);
         (void)::send(fd, &rep, sizeof rep, MSG_NOSIGNAL | MSG_DONTWAIT);
         epoll_ctl(E().epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
         close(fd);
         return;
     }
+    rep.qp_slot = qp->slot;
     auto c = std::make_shared<Conn>();
     c->fd = fd;
-    auto r = std::make_unique<Responder>();
     r->qp = qp;
     r->conn = c;
-    r->src_qpn = h.src_qpn;
     r->rnr_retry = h.rnr_retry;
     c->responder = r.get();
     qp->responders.push_back(std::move(r));
@@ -234,23 +347,57 @@ void on_readable_locked(int fd)
 {
     Engine &e = E();
     if (auto h = e.handshakes.find(fd); h != e.handshakes.end()) {
+        Engine::Pending &pd = h->second;
+        const size_t want = pd.challenged ? sizeof(Answer) : sizeof(Hello);
         uint8_t buf[sizeof(Hello)];
-        size_t need = sizeof(Hello) - h->second.in.size();
-        ssize_t k = ::recv(fd, buf, need, MSG_DONTWAIT);
-        if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
+        ssize_t k = ::recv(fd, buf, want - pd.in.size(), MSG_DONTWAIT);
+        auto drop = [&] {
             epoll_ctl(e.epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
             close(fd);
             e.handshakes.erase(h);
+        };
+        if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
+            return drop();
+        if (k > 0)
+            pd.in.insert(pd.in.end(), buf, buf + k);
+        if (pd.in.size() < want)
+            return;
+        if (!pd.challenged) {
+            std::memcpy(&pd.hello, pd.in.data(), sizeof pd.hello);
+            pd.in.clear();
+            if (pd.hello.magic != kHelloMagic)
+                return drop();
+            Challenge ch{};
+            ch.magic = kHelloMagic;
+            Qp *qp = find_qp_locked(pd.hello.dest_qpn);
+            ch.status = qp ? 0 : 1;
+            if (qp) {
+                random_bytes(ch.nonce, sizeof ch.nonce);
+                ch.proof =
+                    handshake_proof(qp->secret, 'S', pd.hello.nonce, ch.nonce, pd.hello.dest_qpn, pd.hello.src_qpn);
+                pd.expect =
+                    handshake_proof(qp->secret, 'C', pd.hello.nonce, ch.nonce, pd.hello.dest_qpn, pd.hello.src_qpn);
+                pd.challenged = true;
+            }
+            // A fresh socket has room for these few bytes.
+            if (::send(fd, &ch, sizeof ch, MSG_NOSIGNAL | MSG_DONTWAIT) != static_cast<ssize_t>(sizeof ch) || !qp) {
+                if (!qp)
+                    log(1, "refusing a connection for QP 0x%x: no such QP", pd.hello.dest_qpn);
+                return drop();
+            }
             return;
         }
-        if (k > 0)
-            h->second.in.insert(h->second.in.end(), buf, buf + k);
-        if (h->second.in.size() < sizeof(Hello))
-            return;
-        Hello hello;
-        std::memcpy(&hello, h->second.in.data(), sizeof hello);
+        Answer ans;
+        std::memcpy(&ans, pd.in.data(), sizeof ans);
+        Hello hello = pd.hello;
+        bool ok = ans.magic == kHelloMagic && same_proof(ans.proof, pd.expect);
         e.handshakes.erase(h);
-        if (hello.magic != kHelloMagic) {
+        if (!ok) {
+            log(1, "refusing a connection from QP 0x%x for QP 0x%x: wrong secret", hello.src_qpn, hello.dest_qpn);
+            HelloReply rep{};
+            rep.magic = kHelloMagic;
+            rep.status = 1;
+            (void)::send(fd, &rep, sizeof rep, MSG_NOSIGNAL | MSG_DONTWAIT);
             epoll_ctl(e.epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
             close(fd);
             return;
@@ -263,6 +410,8 @@ void on_readable_locked(int fd)
         return;
     std::shared_ptr<Conn> c = it->second;
     for (;;) {
+        if (c->paused)
+            return;
         // Read straight into the frame buffer's spare room, at least 256 KiB of it.
         c->in.reserve(256u << 10);
         ssize_t k = ::recv(fd, c->in.tail(), c->in.room(), MSG_DONTWAIT);
@@ -288,6 +437,49 @@ void on_readable_locked(int fd)
         conn_failed_locked(c);
 }
 
+// A paused connection whose replies drained below half the mark reads again, starting
+// with the frames it already holds.
+void resume_locked(const std::shared_ptr<Conn> &c)
+{
+    if (!c->paused || c->closed || c->out.size() > kOutHigh / 2 ||
+        (c->responder && c->responder->pending_bytes > kOutHigh / 2))
+        return;
+    c->paused = false;
+    set_events(c.get());
+    handle_frames_locked(c);
+    if (c->closed)
+        conn_failed_locked(c);
+}
+
+// Before authentication a peer gets little: a short deadline for its hello and a
+// bounded number of handshakes (the oldest is dropped to make room for a new one).
+constexpr auto kHandshakeDeadline = std::chrono::seconds(2);
+constexpr size_t kMaxHandshakes = 64;
+
+void drop_handshake_locked(std::map<int, Engine::Pending>::iterator it)
+{
+    epoll_ctl(E().epoll_fd, EPOLL_CTL_DEL, it->first, nullptr);
+    close(it->first);
+    E().handshakes.erase(it);
+}
+
+// Drops expired handshakes; returns the nearest deadline of the others.
+Clock::time_point handshake_timers_locked()
+{
+    Clock::time_point next = Clock::time_point::max(), now = Clock::now();
+    auto &hs = E().handshakes;
+    for (auto it = hs.begin(); it != hs.end();) {
+        auto cur = it++;
+        if (cur->second.deadline <= now) {
+            log(1, "dropping a connection that sent no valid hello in time");
+            drop_handshake_locked(cur);
+        } else {
+            next = std::min(next, cur->second.deadline);
+        }
+    }
+    return next;
+}
+
 void progress_loop()
 {
     Engine &e = E();
@@ -296,7 +488,7 @@ void progress_loop()
         int timeout = -1;
         {
             std::lock_guard lk(G().mu);
-            Clock::time_point next = responder_timers_locked();
+            Clock::time_point next = std::min(responder_timers_locked(), handshake_timers_locked());
             if (next != Clock::time_point::max()) {
                 auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
                 timeout = static_cast<int>(std::clamp<long long>(ms + 1, 1, 1000));
@@ -313,6 +505,12 @@ void progress_loop()
                 for (auto &[cfd, c] : e.conns)
                     if (!c->out.empty())
                         flush_locked(c.get());
+                std::vector<std::shared_ptr<Conn>> paused;
+                for (auto &[cfd, c] : e.conns)
+                    if (c->paused)
+                        paused.push_back(c);
+                for (auto &c : paused)
+                    resume_locked(c);
             } else if (fd == e.listen_fd) {
                 for (;;) {
                     int cfd = accept4(e.listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -320,7 +518,13 @@ void progress_loop()
                         break;
                     int one = 1;
                     setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-                    e.handshakes[cfd];
+                    if (e.handshakes.size() >= kMaxHandshakes) {
+                        auto oldest = std::min_element(
+                            e.handshakes.begin(), e.handshakes.end(),
+                            [](const auto &a, const auto &b) { return a.second.deadline < b.second.deadline; });
+                        drop_handshake_locked(oldest);
+                    }
+                    e.handshakes[cfd].deadline = Clock::now() + kHandshakeDeadline;
                     epoll_event ev{};
                     ev.events = EPOLLIN;
                     ev.data.fd = cfd;
@@ -329,8 +533,17 @@ void progress_loop()
             } else {
                 if (evs[i].events & EPOLLOUT) {
                     auto it = e.conns.find(fd);
-                    if (it != e.conns.end())
-                        flush_locked(it->second.get());
+                    if (it != e.conns.end()) {
+                        std::shared_ptr<Conn> c = it->second;
+                        flush_locked(c.get());
+                        resume_locked(c);
+                    }
+                }
+                if (auto it = e.conns.find(fd);
+                    it != e.conns.end() && it->second->paused && (evs[i].events & (EPOLLHUP | EPOLLERR))) {
+                    std::shared_ptr<Conn> c = it->second; // not reading, and the peer is gone: drop it
+                    conn_failed_locked(c);
+                    continue;
                 }
                 if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
                     on_readable_locked(fd);
@@ -402,12 +615,12 @@ std::shared_ptr<PeerProc> same_host_peer_locked(const HelloReply &rep)
     }
     char path[64];
     std::snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, rep.table_fd);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDWR | O_CLOEXEC); // read-write: the in-flight counts fence deregistration
     if (fd < 0) {
         log(1, "cannot open peer MR table %s (%s); using TCP", path, std::strerror(errno));
         return nullptr;
     }
-    void *m = mmap(nullptr, sizeof(MrTable), PROT_READ, MAP_SHARED, fd, 0);
+    void *m = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (m == MAP_FAILED)
         return nullptr;
@@ -489,6 +702,9 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
             r->qp = peer;
             r->local_requester = qp;
             r->src_qpn = src_qpn;
+            r->src_ip = me.ip;
+            r->src_port = me.port;
+            r->src_salt = me.salt;
             r->rnr_retry = rnr_retry;
             qp->local_peer = peer;
             qp->local_resp = r.get();
@@ -511,16 +727,37 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
     h.dest_qpn = dest_qpn;
     h.src_qpn = src_qpn;
     h.rnr_retry = rnr_retry;
-    const std::string &secret = config().secret;
-    h.secret_len = static_cast<uint8_t>(secret.size());
-    std::memcpy(h.secret, secret.data(), secret.size());
+    std::string secret;
+    {
+        std::lock_guard lk(G().mu);
+        secret = qp->secret;
+    }
+    random_bytes(h.nonce, sizeof h.nonce);
+    h.src_ip = me.ip;
+    h.src_port = me.port;
+    h.src_salt = me.salt;
     host_facts(h.boot_id, &h.netns);
     h.pid = static_cast<uint32_t>(getpid());
     h.table_fd = local_mr_table_fd();
     HelloReply rep{};
     char ipstr[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &a.sin_addr, ipstr, sizeof ipstr);
+    Challenge ch{};
+    Answer ans{};
+    ans.magic = kHelloMagic;
+    auto server_proved = [&] {
+        if (ch.magic != kHelloMagic || ch.status != 0)
+            return false;
+        if (!same_proof(ch.proof, handshake_proof(secret, 'S', h.nonce, ch.nonce, dest_qpn, src_qpn))) {
+            log(1, "QP 0x%x: the peer at port %u does not know the secret of QP 0x%x: not connecting", src_qpn, port,
+                dest_qpn);
+            return false;
+        }
+        ans.proof = handshake_proof(secret, 'C', h.nonce, ch.nonce, dest_qpn, src_qpn);
+        return true;
+    };
     if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || !write_all(fd, &h, sizeof h) ||
+        !read_all(fd, &ch, sizeof ch) || !server_proved() || !write_all(fd, &ans, sizeof ans) ||
         !read_all(fd, &rep, sizeof rep) || rep.magic != kHelloMagic || rep.status != 0) {
         log(0 + 1, "QP 0x%x: cannot connect to %s:%u QP 0x%x (%s, status %u)", src_qpn, ipstr, port, dest_qpn,
             std::strerror(errno), rep.status);
@@ -537,6 +774,7 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
         return;
     qp->conn = c;
     qp->peer = same_host_peer_locked(rep);
+    qp->peer_slot = rep.qp_slot < kMaxQpSlots ? rep.qp_slot : 0;
     log(2, "QP 0x%x -> %s:%u QP 0x%x connected (%s)", src_qpn, ipstr, port, dest_qpn,
         qp->peer ? (qp->peer->allow_map ? "same host: map/CMA" : "same host: CMA") : "TCP");
     E().conns[fd] = c;

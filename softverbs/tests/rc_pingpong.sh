@@ -4,6 +4,8 @@
 # The out-of-band TCP port is chosen from the pid; on a collision with another
 # user of the machine, it retries with another port (at most 3 attempts).
 set -uo pipefail
+# Two unrelated processes: they share a job secret only if given one.
+export SOFTVERBS_SECRET=${SOFTVERBS_SECRET:-$(od -An -N16 -tx1 /dev/urandom | tr -d " \n")}
 run=$1; shift
 out=$(mktemp -d)
 srv=
