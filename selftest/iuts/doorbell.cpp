@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "notify_num_tracker.h"
+#include "world_comm.h"
 
 namespace {
 
@@ -36,7 +37,6 @@ struct Op {
     uint32_t idx = 0;
 };
 
-HcclComm g_comm = nullptr;
 // Held transfers of the device program running on this OS thread, per hcomm thread.
 thread_local std::map<ThreadHandle, Op> t_held;
 thread_local bool t_in_program = false;
@@ -106,13 +106,14 @@ bool inside(const void *p, uint64_t len, const void *base, uint64_t size)
 bool acceptable(const Op &op)
 {
     static const auto fence = real<decltype(&HcommChannelFenceOnThread)>("HcommChannelFenceOnThread");
-    if (!t_in_program || g_comm == nullptr || op.dst == nullptr || op.src == nullptr || op.len == 0 || op.thread == 0 ||
+    const HcclComm comm = world_comm();
+    if (!t_in_program || comm == nullptr || op.dst == nullptr || op.src == nullptr || op.len == 0 || op.thread == 0 ||
         op.channel == 0)
         return false;
     void *lb = nullptr, *rb = nullptr;
     uint64_t ls = 0, rs = 0;
-    if (HcclGetHcclBuffer(g_comm, &lb, &ls) != HCCL_SUCCESS ||
-        HcclChannelGetHcclBuffer(g_comm, op.channel, &rb, &rs) != HCCL_SUCCESS || !inside(op.src, op.len, lb, ls) ||
+    if (HcclGetHcclBuffer(comm, &lb, &ls) != HCCL_SUCCESS ||
+        HcclChannelGetHcclBuffer(comm, op.channel, &rb, &rs) != HCCL_SUCCESS || !inside(op.src, op.len, lb, ls) ||
         !inside(op.dst, op.len, rb, rs))
         return false;
     if (op.notify) {
@@ -162,16 +163,6 @@ uint32_t run_program(void *p)
 }
 
 } // namespace
-
-HCTS_SHIM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t n, const HcclRootInfo *root, uint32_t rank, HcclComm *comm)
-{
-    static const auto fn = real<decltype(&HcclCommInitRootInfo)>("HcclCommInitRootInfo");
-    const HcclResult rc = fn(n, root, rank, comm);
-    // The world's communicator: a second one a case makes (and destroys) must not replace it.
-    if (rc == HCCL_SUCCESS && g_comm == nullptr)
-        g_comm = *comm;
-    return rc;
-}
 
 HCTS_SHIM_EXPORT HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn, void *args, uint32_t timeoutMs,
                                                  HcommRefLaunchResult *result)

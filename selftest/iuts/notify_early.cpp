@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include "shim_common.h"
+#include "world_comm.h"
 
 namespace {
-HcclComm g_comm = nullptr;
 
 bool inside(const void *p, uint64_t len, const void *base, uint64_t size)
 {
@@ -16,25 +16,16 @@ bool inside(const void *p, uint64_t len, const void *base, uint64_t size)
 }
 } // namespace
 
-HCTS_SHIM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t n, const HcclRootInfo *root, uint32_t rank, HcclComm *comm)
-{
-    static const auto fn = real<decltype(&HcclCommInitRootInfo)>("HcclCommInitRootInfo");
-    const HcclResult rc = fn(n, root, rank, comm);
-    // The world's communicator: a second one a case makes (and destroys) must not replace it.
-    if (rc == HCCL_SUCCESS && g_comm == nullptr)
-        g_comm = *comm;
-    return rc;
-}
-
 HCTS_SHIM_EXPORT int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                                       const void *src, uint64_t len, uint32_t idx)
 {
     static const auto wwn = real<decltype(&HcommWriteWithNotifyOnThread)>("HcommWriteWithNotifyOnThread");
     void *lb = nullptr, *rb = nullptr;
     uint64_t ls = 0, rs = 0;
-    const bool plausible = g_comm != nullptr && dst != nullptr && src != nullptr && len >= 2 &&
-                           HcclGetHcclBuffer(g_comm, &lb, &ls) == HCCL_SUCCESS &&
-                           HcclChannelGetHcclBuffer(g_comm, channel, &rb, &rs) == HCCL_SUCCESS &&
+    const HcclComm comm = world_comm();
+    const bool plausible = comm != nullptr && dst != nullptr && src != nullptr && len >= 2 &&
+                           HcclGetHcclBuffer(comm, &lb, &ls) == HCCL_SUCCESS &&
+                           HcclChannelGetHcclBuffer(comm, channel, &rb, &rs) == HCCL_SUCCESS &&
                            inside(src, len, lb, ls) && inside(dst, len, rb, rs);
     if (!plausible)
         return wwn(thread, channel, dst, src, len, idx);
