@@ -18,6 +18,9 @@ fi
 # Defined, exported symbols of softverbs as name@NODE (readelf prints name@@NODE).
 exports=$(readelf --dyn-syms -W "$lib" | awk '$7 != "UND" && $8 ~ /@@?IBVERBS_/ {sub(/@@/, "@", $8); print $8}' | sort -u)
 [[ -n $exports ]] || { echo "FAIL: $lib exports no IBVERBS_* symbol"; exit 1; }
+# Variables: an importer that reads data (OBJECT) must find data, not code.
+objects=$(readelf --dyn-syms -W "$lib" |
+  awk '$7 != "UND" && $4 == "OBJECT" && $8 ~ /@@?IBVERBS_/ {sub(/@@/, "@", $8); print $8}' | sort -u)
 
 checked=0 missing=0
 while read -r file; do
@@ -28,6 +31,11 @@ while read -r file; do
   [[ -n $imports ]] || continue
   checked=$((checked + 1))
   absent=$(comm -23 <(echo "$imports") <(echo "$exports"))
+  data=$(readelf --dyn-syms -W "$file" | awk '$7 == "UND" && $4 == "OBJECT" && $8 ~ /@IBVERBS_/ {print $8}' | sort -u)
+  if [[ -n $data ]]; then
+    notdata=$(comm -12 <(echo "$data") <(echo "$exports") | comm -23 - <(echo "$objects") | sed 's/$/ (a variable there, not one in softverbs)/')
+    absent=$(printf '%s\n%s' "$absent" "$notdata" | grep .)
+  fi
   n=$(echo "$imports" | wc -l)
   if [[ -n $absent ]]; then
     missing=$((missing + $(echo "$absent" | wc -l)))
