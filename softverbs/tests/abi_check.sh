@@ -2,7 +2,8 @@
 # Every IBVERBS_* symbol that a Debian package's ELF files import must be
 # exported by softverbs with the same version node, or the dynamic loader
 # refuses to load them on softverbs (as libmlx5 once did for
-# verbs_allow_disassociate_destroy@IBVERBS_PRIVATE_34).
+# verbs_allow_disassociate_destroy@IBVERBS_PRIVATE_34). Checked twice: from the
+# symbol tables (readelf), and as the loader resolves them (ldd -r, with softverbs first).
 # usage: abi_check.sh SOFTVERBS_LIBIBVERBS DEBIAN_PACKAGE
 # Exit 0: all imports resolved; 1: some missing (listed); 77: package not installed.
 set -uo pipefail
@@ -14,6 +15,7 @@ if [[ $status != installed ]]; then
   exit 77
 fi
 [[ -f $lib ]] || { echo "FAIL: softverbs library $lib not built"; exit 1; }
+libdir=$(cd "$(dirname "$lib")" && pwd)
 
 # Defined, exported symbols of softverbs as name@NODE (readelf prints name@@NODE).
 exports=$(readelf --dyn-syms -W "$lib" | awk '$7 != "UND" && $8 ~ /@@?IBVERBS_/ {sub(/@@/, "@", $8); print $8}' | sort -u)
@@ -36,6 +38,10 @@ while read -r file; do
     notdata=$(comm -12 <(echo "$data") <(echo "$exports") | comm -23 - <(echo "$objects") | sed 's/$/ (a variable there, not one in softverbs)/')
     absent=$(printf '%s\n%s' "$absent" "$notdata" | grep .)
   fi
+  # And as the dynamic loader sees it (with the libraries it pulls in, e.g. perftest's libmlx5).
+  unresolved=$(LD_LIBRARY_PATH=$libdir ldd -r "$file" 2>&1 | grep -E "undefined symbol: .*IBVERBS|IBVERBS.* not found" |
+    sed 's/^[[:space:]]*/loader: /')
+  absent=$(printf '%s\n%s' "$absent" "$unresolved" | grep .)
   n=$(echo "$imports" | wc -l)
   if [[ -n $absent ]]; then
     missing=$((missing + $(echo "$absent" | wc -l)))
