@@ -158,6 +158,10 @@ ibv_cq_ex *create_cq_ex(ibv_context *ctx, ibv_cq_init_attr_ex *a)
         errno = EOPNOTSUPP;
         return nullptr;
     }
+    if (a->comp_vector >= static_cast<uint32_t>(ctx->num_comp_vectors)) { // as ibv_create_cq
+        errno = EINVAL;
+        return nullptr;
+    }
     Cq *cq = make_cq(ctx, static_cast<int>(a->cqe), a->cq_context, a->channel);
     if (!cq)
         return nullptr;

@@ -43,7 +43,7 @@ void fill_device_attr(ibv_device_attr *a)
     std::snprintf(a->fw_ver, sizeof a->fw_ver, "softverbs-1.0");
     a->node_guid = htobe64(kGuid);
     a->sys_image_guid = htobe64(kGuid);
-    a->max_mr_size = kMaxMsg;
+    a->max_mr_size = kMaxMrSize;
     a->page_size_cap = 0xfffff000;
     a->vendor_id = 0x1af4;
     a->vendor_part_id = 1;
@@ -106,6 +106,7 @@ int vctx_query_device_ex(ibv_context *, const ibv_query_device_ex_input *input, 
     ibv_device_attr_ex a{};
     fill_device_attr(&a.orig_attr);
     a.max_dm_size = 0;
+    a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
     std::memcpy(attr, &a, std::min(size, sizeof a));
     return 0;
 }

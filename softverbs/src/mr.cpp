@@ -228,7 +228,7 @@ constexpr unsigned kKnownAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRI
 
 ibv_mr *reg_mr_common(ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned access)
 {
-    if (!pd || (!addr && length) || length == 0) {
+    if (!pd || (!addr && length) || length == 0 || length > kMaxMrSize) {
         errno = EINVAL;
         return nullptr;
     }

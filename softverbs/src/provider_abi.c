@@ -3,7 +3,13 @@
  * stub that fails cleanly. Declared here without prototypes from driver.h,
  * which Debian does not ship. ibv_query_gid_type lives in device.cpp. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
+
+/* A variable, not a function: libmlx5 reads it (through its GOT) while destroying
+ * objects after a device disassociation. rdma-core sets it from
+ * IBV_ALLOW_DISASSOCIATE_DESTROY; softverbs has no disassociation, so it stays false. */
+bool verbs_allow_disassociate_destroy;
 
 #define SV_FAIL_INT(name)                                                                                              \
     int name(void);                                                                                                    \

@@ -43,6 +43,8 @@ inline constexpr int kMaxQpWr = 16384;
 inline constexpr int kMaxSge = 16;
 inline constexpr int kMaxCqe = 1 << 20;
 inline constexpr uint32_t kMaxMsg = 1u << 30;
+// Registration pins nothing, so an MR may span any user mapping (x86-64: 47-bit space).
+inline constexpr uint64_t kMaxMrSize = uint64_t{1} << 47;
 inline constexpr uint32_t kMaxInline = 256;
 inline constexpr int kMaxMr = 8192;
 inline constexpr int kMaxQpSlots = 4096; // QPs published to same-host peers (more: wire only)

@@ -515,6 +515,53 @@ TEST(Channel, PollableFdWakesOnCompletion)
     EXPECT_EQ(poll(&pfd, 1, 0), 0) << "fd still readable after the event was consumed";
 }
 
+// Issue 15 (rdma-core's own tests): what the extended verbs accept matches what
+// the device advertises; an unsupported request is refused at creation.
+TEST(QpEx, ExtendedAttributesMatchTheAdvertisedCaps)
+{
+    Device dev;
+    ibv_device_attr_ex ax{};
+    ASSERT_EQ(ibv_query_device_ex(dev.ctx, nullptr, &ax), 0);
+    EXPECT_EQ(ax.phys_port_cnt_ex, 1u);
+    EXPECT_GE(ax.orig_attr.max_mr_size, uint64_t{4} << 30) << "registration pins nothing: any mapping fits";
+    Buffer buf(4096, true);
+    errno = 0;
+    EXPECT_EQ(ibv_reg_mr(dev.pd, buf.p, ax.orig_attr.max_mr_size + 1, IBV_ACCESS_LOCAL_WRITE), nullptr);
+    EXPECT_EQ(errno, EINVAL) << "a length beyond max_mr_size";
+
+    ibv_cq_init_attr_ex cqa{};
+    cqa.cqe = 4;
+    cqa.comp_vector = static_cast<uint32_t>(dev.ctx->num_comp_vectors);
+    errno = 0;
+    EXPECT_EQ(ibv_create_cq_ex(dev.ctx, &cqa), nullptr);
+    EXPECT_EQ(errno, EINVAL) << "comp_vector " << cqa.comp_vector << " of " << dev.ctx->num_comp_vectors;
+    cqa.comp_vector = 0;
+    ibv_cq_ex *cqx = ibv_create_cq_ex(dev.ctx, &cqa);
+    ASSERT_NE(cqx, nullptr);
+
+    ibv_qp_init_attr_ex qa{};
+    qa.qp_type = IBV_QPT_RC;
+    qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(cqx);
+    qa.cap = {4, 4, 1, 1, 0};
+    qa.pd = dev.pd;
+    qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+    qa.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
+    ibv_qp *qp = ibv_create_qp_ex(dev.ctx, &qa);
+    EXPECT_NE(qp, nullptr) << "create_flags 0 requests nothing: errno " << errno;
+    if (qp)
+        ibv_destroy_qp(qp);
+    qa.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+    errno = 0;
+    EXPECT_EQ(ibv_create_qp_ex(dev.ctx, &qa), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    qa.create_flags = 0;
+    qa.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_ATOMIC_WRITE;
+    errno = 0;
+    EXPECT_EQ(ibv_create_qp_ex(dev.ctx, &qa), nullptr) << "atomic write is not carried out: refuse it now";
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+}
+
 TEST(QpEx, WrInterfaceAndCqEx)
 {
     Device dev;
