@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "hccl/hccl_res_expt.h"
 #include "job.h"
 
 using namespace hcts_test;
@@ -27,16 +28,20 @@ struct Ctx {
     HcclComm comm = nullptr;
     Buffer buf;
     ThreadHandle thread = 0;
-    uint8_t *readonly = nullptr; // one PROT_READ page
-    uint8_t *noaccess = nullptr; // one PROT_NONE page
-    uint8_t *last = nullptr;     // one read-write page followed by an unmapped one
+    uint8_t *readonly = nullptr;   // one PROT_READ page
+    uint8_t *noaccess = nullptr;   // one PROT_NONE page
+    uint8_t *last = nullptr;       // one read-write page followed by an unmapped one
+    HcclComm stale_comm = nullptr; // a destroyed comm of another job
+    ThreadHandle stale_thread = 0; // a thread of that destroyed comm
 };
 
 struct Row {
     std::string name;
     std::function<int32_t(Ctx &)> call;
-    int32_t expected; // the refusal code
+    int32_t expected; // the refusal code, or kAnyRefusal
 };
+
+constexpr int32_t kAnyRefusal = INT32_MIN; // any code but HCCL_SUCCESS
 
 constexpr int kExitRefusalWrong = 10;
 constexpr int kExitAfterWrong = 11;
@@ -58,8 +63,15 @@ uint8_t *map_pages(size_t pages, int prot)
 [[noreturn]] void child(const Row &row)
 {
     alarm(20); // a hang becomes SIGALRM, told apart from a crash by the parent
-    Job job(1);
     Ctx c;
+    {
+        Job other(1);
+        c.stale_comm = other[0];
+        if (other.init_result() != HCCL_SUCCESS ||
+            HcclThreadAcquire(other[0], COMM_ENGINE_CPU_TS, 1, 1, &c.stale_thread) != HCCL_SUCCESS)
+            _exit(kExitSetup);
+    }
+    Job job(1);
     c.comm = job[0];
     void *base = nullptr;
     if (job.init_result() != HCCL_SUCCESS || HcclGetHcclBuffer(c.comm, &base, &c.buf.size) != HCCL_SUCCESS ||
@@ -74,7 +86,7 @@ uint8_t *map_pages(size_t pages, int prot)
     c.last = two;
     const int32_t rc = row.call(c);
     HcommThreadJoin(c.thread, 5);
-    if (rc != row.expected) {
+    if (row.expected == kAnyRefusal ? rc == HCCL_SUCCESS : rc != row.expected) {
         std::fprintf(stderr, "%s: returned %d, expected %d\n", row.name.c_str(), rc, row.expected);
         _exit(kExitRefusalWrong);
     }
@@ -126,6 +138,178 @@ HcommBatchTransferDesc write_desc(void *dst, const void *src, uint64_t len)
     d.transferInfo.write.src = const_cast<void *>(src);
     d.transferInfo.write.len = len;
     return d;
+}
+
+// Zero, garbage, foreign (an address posing as a handle) and stale handles, for every
+// call that takes a thread, channel or comm: refused, whatever the code.
+void handle_rows(std::vector<Row> &r)
+{
+    struct Kind {
+        const char *name;
+        std::function<uint64_t(Ctx &)> handle;
+    };
+    const std::vector<Kind> threads{
+        {"zero", [](Ctx &) { return uint64_t{0}; }},
+        {"garbage", [](Ctx &) { return uint64_t{kGarbageThread}; }},
+        {"foreign", [](Ctx &c) { return reinterpret_cast<uint64_t>(c.buf.base); }},
+        {"stale", [](Ctx &c) { return uint64_t{c.stale_thread}; }},
+    };
+    using ThreadCall = std::function<int32_t(Ctx &, ThreadHandle)>;
+    const std::vector<std::pair<const char *, ThreadCall>> thread_calls{
+        {"HcommThreadNotifyRecordOnThread",
+         [](Ctx &, ThreadHandle h) { return HcommThreadNotifyRecordOnThread(h, h, 0); }},
+        {"HcommThreadNotifyWaitOnThread", [](Ctx &, ThreadHandle h) { return HcommThreadNotifyWaitOnThread(h, 0, 0); }},
+        {"HcommThreadNotifyWaitOnThreadWithDefaultTimeout",
+         [](Ctx &, ThreadHandle h) { return HcommThreadNotifyWaitOnThreadWithDefaultTimeout(h, 0); }},
+        {"HcommAclrtNotifyRecordOnThread", [](Ctx &, ThreadHandle h) { return HcommAclrtNotifyRecordOnThread(h, 0); }},
+        {"HcommAclrtNotifyWaitOnThread", [](Ctx &, ThreadHandle h) { return HcommAclrtNotifyWaitOnThread(h, 0, 0); }},
+        {"HcommFenceOnThread", [](Ctx &, ThreadHandle h) { return HcommFenceOnThread(h); }},
+        {"HcommThreadJoin", [](Ctx &, ThreadHandle h) { return int32_t{HcommThreadJoin(h, 0)}; }},
+        {"HcommLocalCopyOnThread",
+         [](Ctx &c, ThreadHandle h) { return HcommLocalCopyOnThread(h, c.buf.base + 64, c.buf.base, 8); }},
+        {"HcclThreadResGetInfo",
+         [](Ctx &c, ThreadHandle h) {
+             void *info = nullptr;
+             return int32_t{HcclThreadResGetInfo(c.comm, h, THREAD_RES_TYPE_STREAM, 8, &info)};
+         }},
+        {"HcclThreadExportToCommEngine",
+         [](Ctx &c, ThreadHandle h) {
+             ThreadHandle out = 0;
+             return int32_t{HcclThreadExportToCommEngine(c.comm, 1, &h, COMM_ENGINE_AICPU_TS, &out)};
+         }},
+        {"HcommWriteOnThread (garbage channel)",
+         [](Ctx &c, ThreadHandle h) { return HcommWriteOnThread(h, kGarbageChannel, c.buf.base, c.buf.base, 8); }},
+    };
+    for (const auto &[name, call] : thread_calls) {
+        for (const Kind &k : threads) {
+            r.push_back({std::string(name) + " " + k.name + " thread",
+                         [call, k](Ctx &c) { return call(c, k.handle(c)); }, kAnyRefusal});
+        }
+    }
+    // Channels: no live channel exists in a one-rank job, so every kind is foreign here.
+    const std::vector<Kind> channels{
+        {"zero", [](Ctx &) { return uint64_t{0}; }},
+        {"garbage", [](Ctx &) { return uint64_t{kGarbageChannel}; }},
+        {"foreign (a thread)", [](Ctx &c) { return uint64_t{c.thread}; }},
+        {"foreign (an address)", [](Ctx &c) { return reinterpret_cast<uint64_t>(c.buf.base); }},
+    };
+    using ChannelCall = std::function<int32_t(Ctx &, ChannelHandle)>;
+    const auto b = [](Ctx &c, uint64_t off) { return c.buf.base + off; };
+    const std::vector<std::pair<const char *, ChannelCall>> channel_calls{
+        {"HcommWriteOnThread",
+         [b](Ctx &c, ChannelHandle h) { return HcommWriteOnThread(c.thread, h, b(c, 0), b(c, 64), 8); }},
+        {"HcommReadOnThread",
+         [b](Ctx &c, ChannelHandle h) { return HcommReadOnThread(c.thread, h, b(c, 0), b(c, 64), 8); }},
+        {"HcommWriteWithNotifyOnThread",
+         [b](Ctx &c, ChannelHandle h) { return HcommWriteWithNotifyOnThread(c.thread, h, b(c, 0), b(c, 64), 8, 0); }},
+        {"HcommWriteReduceOnThread",
+         [b](Ctx &c, ChannelHandle h) {
+             return HcommWriteReduceOnThread(c.thread, h, b(c, 0), b(c, 64), 2, HCOMM_DATA_TYPE_INT32,
+                                             HCOMM_REDUCE_SUM);
+         }},
+        {"HcommReadReduceOnThread",
+         [b](Ctx &c, ChannelHandle h) {
+             return HcommReadReduceOnThread(c.thread, h, b(c, 0), b(c, 64), 2, HCOMM_DATA_TYPE_INT32, HCOMM_REDUCE_SUM);
+         }},
+        {"HcommWriteNbiOnThread",
+         [b](Ctx &c, ChannelHandle h) { return HcommWriteNbiOnThread(c.thread, h, b(c, 0), b(c, 64), 8); }},
+        {"HcommReadNbiOnThread",
+         [b](Ctx &c, ChannelHandle h) { return HcommReadNbiOnThread(c.thread, h, b(c, 0), b(c, 64), 8); }},
+        {"HcommWriteNbi", [b](Ctx &c, ChannelHandle h) { return HcommWriteNbi(h, b(c, 0), b(c, 64), 8); }},
+        {"HcommReadNbi", [b](Ctx &c, ChannelHandle h) { return HcommReadNbi(h, b(c, 0), b(c, 64), 8); }},
+        {"HcommWriteWithNotifyNbi",
+         [b](Ctx &c, ChannelHandle h) { return HcommWriteWithNotifyNbi(h, b(c, 0), b(c, 64), 8, 0); }},
+        {"HcommChannelNotifyRecordOnThread",
+         [](Ctx &c, ChannelHandle h) { return HcommChannelNotifyRecordOnThread(c.thread, h, 0); }},
+        {"HcommChannelNotifyRecord", [](Ctx &, ChannelHandle h) { return HcommChannelNotifyRecord(h, 0); }},
+        {"HcommChannelNotifyWaitOnThread",
+         [](Ctx &c, ChannelHandle h) { return HcommChannelNotifyWaitOnThread(c.thread, h, 0, 0); }},
+        {"HcommChannelNotifyWait", [](Ctx &, ChannelHandle h) { return HcommChannelNotifyWait(h, 0, 0); }},
+        {"HcommChannelFenceOnThread", [](Ctx &c, ChannelHandle h) { return HcommChannelFenceOnThread(c.thread, h); }},
+        {"HcommChannelFence", [](Ctx &, ChannelHandle h) { return HcommChannelFence(h); }},
+        {"HcommChannelDrainOnThread", [](Ctx &c, ChannelHandle h) { return HcommChannelDrainOnThread(c.thread, h); }},
+        {"HcclChannelGetHcclBuffer",
+         [](Ctx &c, ChannelHandle h) {
+             void *p = nullptr;
+             uint64_t n = 0;
+             return int32_t{HcclChannelGetHcclBuffer(c.comm, h, &p, &n)};
+         }},
+        {"HcclChannelGetRemoteMems",
+         [](Ctx &c, ChannelHandle h) {
+             uint32_t n = 0;
+             CommMem *mems = nullptr;
+             char **tags = nullptr;
+             return int32_t{HcclChannelGetRemoteMems(c.comm, h, &n, &mems, &tags)};
+         }},
+        {"HcclChannelDestroy", [](Ctx &c, ChannelHandle h) { return int32_t{HcclChannelDestroy(c.comm, &h, 1)}; }},
+    };
+    for (const auto &[name, call] : channel_calls) {
+        for (const Kind &k : channels) {
+            r.push_back({std::string(name) + " " + k.name + " channel",
+                         [call, k](Ctx &c) { return call(c, k.handle(c)); }, kAnyRefusal});
+        }
+    }
+    // Comms: null, foreign (an address that is no comm) and stale (destroyed).
+    const std::vector<std::pair<const char *, std::function<HcclComm(Ctx &)>>> comms{
+        {"null", [](Ctx &) { return HcclComm{nullptr}; }},
+        {"foreign", [](Ctx &c) { return reinterpret_cast<HcclComm>(c.buf.base); }},
+        {"stale", [](Ctx &c) { return c.stale_comm; }},
+    };
+    using CommCall = std::function<int32_t(Ctx &, HcclComm)>;
+    const std::vector<std::pair<const char *, CommCall>> comm_calls{
+        {"HcclGetRankId",
+         [](Ctx &, HcclComm h) {
+             uint32_t v = 0;
+             return int32_t{HcclGetRankId(h, &v)};
+         }},
+        {"HcclGetRankSize",
+         [](Ctx &, HcclComm h) {
+             uint32_t v = 0;
+             return int32_t{HcclGetRankSize(h, &v)};
+         }},
+        {"HcclGetHcclBuffer",
+         [](Ctx &, HcclComm h) {
+             void *p = nullptr;
+             uint64_t n = 0;
+             return int32_t{HcclGetHcclBuffer(h, &p, &n)};
+         }},
+        {"HcclGetHcclBufferCleared",
+         [](Ctx &, HcclComm h) {
+             void *p = nullptr;
+             uint64_t n = 0;
+             return int32_t{HcclGetHcclBufferCleared(h, &p, &n)};
+         }},
+        {"HcclThreadAcquire",
+         [](Ctx &, HcclComm h) {
+             ThreadHandle t = 0;
+             return int32_t{HcclThreadAcquire(h, COMM_ENGINE_CPU_TS, 1, 1, &t)};
+         }},
+        {"HcclEngineCtxCreate",
+         [](Ctx &, HcclComm h) {
+             void *p = nullptr;
+             return int32_t{HcclEngineCtxCreate(h, "t", COMM_ENGINE_CPU_TS, 8, &p)};
+         }},
+        {"HcclEngineCtxGet",
+         [](Ctx &, HcclComm h) {
+             void *p = nullptr;
+             uint64_t n = 0;
+             return int32_t{HcclEngineCtxGet(h, "t", COMM_ENGINE_CPU_TS, &p, &n)};
+         }},
+        {"HcclChannelAcquire",
+         [](Ctx &, HcclComm h) {
+             HcclChannelDesc d{};
+             HcclChannelDescInit(&d, 1);
+             ChannelHandle ch = 0;
+             return int32_t{HcclChannelAcquire(h, COMM_ENGINE_CPU_TS, &d, 1, &ch)};
+         }},
+        {"HcclCommDestroy", [](Ctx &, HcclComm h) { return int32_t{HcclCommDestroy(h)}; }},
+    };
+    for (const auto &[name, call] : comm_calls) {
+        for (const auto &[kind, comm] : comms) {
+            r.push_back({std::string(name) + " " + kind + " comm", [call, comm](Ctx &c) { return call(c, comm(c)); },
+                         kAnyRefusal});
+        }
+    }
 }
 
 std::vector<Row> rows()
@@ -254,6 +438,7 @@ std::vector<Row> rows()
                                                         COMM_ENGINE_CPU_TS, 8, &ctx)};
                  },
                  HCCL_E_PARA});
+    handle_rows(r);
     return r;
 }
 
