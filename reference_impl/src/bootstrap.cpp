@@ -218,12 +218,21 @@ class RootService {
 
 // Every service of the process; finished ones are reaped when a new one starts,
 // the rest are stopped and joined at exit.
+// Each unfinished one holds a thread and 2 fds until its job joins or the bootstrap
+// timeout: at most kMaxUnjoined at once, beyond that HcclGetRootInfo is refused.
 class RootServices {
   public:
-    void add(std::unique_ptr<RootService> service)
+    static constexpr size_t kMaxUnjoined = 256;
+    // False (nothing started) when kMaxUnjoined services are still waiting for their job.
+    bool has_room()
     {
         std::lock_guard lock(mutex_);
         services_.remove_if([](const auto &s) { return s->finished(); });
+        return services_.size() < kMaxUnjoined;
+    }
+    void add(std::unique_ptr<RootService> service)
+    {
+        std::lock_guard lock(mutex_);
         services_.push_back(std::move(service));
     }
 
@@ -245,6 +254,11 @@ HcclResult create_root_info(HcclRootInfo &out)
     const auto address = bootstrap_address();
     if (!address) {
         return HCCL_E_PARA;
+    }
+    if (!root_services().has_room()) {
+        HREF_LOG_ERROR(-1, "HcclGetRootInfo: ", RootServices::kMaxUnjoined,
+                       " root infos are still waiting for their ranks; join or let them time out first");
+        return HCCL_E_UNAVAIL;
     }
     RootInfoWire wire{};
     std::memcpy(wire.magic, kMagic, sizeof(kMagic));

@@ -440,6 +440,17 @@ std::vector<Row> rows()
                                                         COMM_ENGINE_CPU_TS, 8, &ctx)};
                  },
                  HCCL_E_PARA});
+    // Unjoined root infos are bounded (issue 13: each holds a thread and 2 fds).
+    r.push_back({"HcclGetRootInfo past 256 unjoined",
+                 [](Ctx &) {
+                     HcclRootInfo root{};
+                     for (int i = 0; i < 256; ++i) {
+                         if (HcclGetRootInfo(&root) != HCCL_SUCCESS)
+                             return int32_t{-1};
+                     }
+                     return int32_t{HcclGetRootInfo(&root)};
+                 },
+                 HCCL_E_UNAVAIL});
     handle_rows(r);
     return r;
 }
