@@ -8,6 +8,7 @@
 #include "data_path.h"
 #include "env.h"
 #include "hcomm/hcomm_primitives.h"
+#include "mem_probe.h"
 #include "reduce.h"
 
 using namespace hcomm_ref;
@@ -21,7 +22,26 @@ bool overlap(const void *a, const void *b, uint64_t len)
     return x < y ? y - x < len : x - y < len;
 }
 
+// The most entries one batch may hold: a bound so that a garbage count is refused
+// before the array is read (the documents name none; docs/security.md).
+constexpr uint32_t kMaxBatchDescs = 1U << 16;
+
 bool wraps(const void *addr, uint64_t len) { return reinterpret_cast<uint64_t>(addr) > UINT64_MAX - len; }
+
+// Local copies run on the thread's worker: a range this process cannot read (src) or
+// write (dst) would kill the process there, so it is refused here (issue 13).
+HcclResult check_process_range(const Target &t, const char *api, void *dst, const void *src, uint64_t len)
+{
+    if (!range_accessible(src, len, Access::read)) {
+        return refuse(t.comm, api, HCCL_E_PARA, "src ", src, " over ", len,
+                      " bytes is not readable memory of this process");
+    }
+    if (!range_accessible(dst, len, Access::write)) {
+        return refuse(t.comm, api, HCCL_E_PARA, "dst ", dst, " over ", len,
+                      " bytes is not writable memory of this process");
+    }
+    return HCCL_SUCCESS;
+}
 
 // Checks shared by every channel transfer of `bytes` from local memory to the peer
 // (write) or back (read); `notify` when the call raises one.
@@ -156,7 +176,7 @@ int32_t read_on_thread(const char *api, Api family, ThreadHandle thread, Channel
 }
 
 int32_t reduce_on_thread(const char *api, Api family, ThreadHandle thread, ChannelHandle channel, void *dst,
-                         const void *src, uint64_t count, HcommDataType type, HcommReduceOp op, bool write,
+                         const void *src, uint64_t count, int32_t raw_type, int32_t raw_op, bool write,
                          std::optional<uint32_t> notify)
 {
     Target t;
@@ -164,8 +184,11 @@ int32_t reduce_on_thread(const char *api, Api family, ThreadHandle thread, Chann
         return rc;
     }
     uint64_t bytes = 0;
-    if (const HcclResult rc = check_reduce(api, t.comm, count, type, op, bytes); rc != HCCL_SUCCESS)
+    if (const HcclResult rc = check_reduce(api, t.comm, count, raw_type, raw_op, bytes); rc != HCCL_SUCCESS)
         return rc;
+    // In range now: the enum values are made only after check_reduce.
+    const auto type = static_cast<HcommDataType>(raw_type);
+    const auto op = static_cast<HcommReduceOp>(raw_op);
     if (const HcclResult rc = check_transfer(api, t, dst, src, bytes, write, notify); rc != HCCL_SUCCESS)
         return rc;
     auto core = t.thread->core;
@@ -264,6 +287,8 @@ HCOMM_EXPORT int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, cons
         return refuse(t.comm, api, HCCL_E_PARA, "len ", len, " with dst ", dst, " and src ", src,
                       ": len must be > 0 and the ranges must neither wrap nor overlap");
     }
+    if (const HcclResult rc = check_process_range(t, api, dst, src, len); rc != HCCL_SUCCESS)
+        return rc;
     // Mutant: the copy runs in 64 KiB chunks and drops a final partial chunk.
     const uint64_t copied = hcts::mutant("ref_local_copy_chunk_tail_dropped") && len > (64U << 10)
                                 ? len & ~((uint64_t{64} << 10) - 1)
@@ -276,7 +301,7 @@ HCOMM_EXPORT int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, cons
 }
 
 HCOMM_EXPORT int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, const void *src, uint64_t count,
-                                              HcommDataType dataType, HcommReduceOp reduceOp)
+                                              HcommDataType dataTypeIn, HcommReduceOp reduceOpIn)
 {
     const char *api = "HcommLocalReduceOnThread";
     Target t;
@@ -285,13 +310,19 @@ HCOMM_EXPORT int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, co
         return rc;
     }
     uint64_t bytes = 0;
-    if (const HcclResult rc = check_reduce(api, t.comm, count, dataType, reduceOp, bytes); rc != HCCL_SUCCESS) {
+    if (const HcclResult rc = check_reduce(api, t.comm, count, raw_enum(dataTypeIn), raw_enum(reduceOpIn), bytes);
+        rc != HCCL_SUCCESS) {
         return rc;
     }
+    // Enum values only once in range (an out-of-range enum load is undefined behaviour).
+    const auto dataType = static_cast<HcommDataType>(raw_enum(dataTypeIn));
+    const auto reduceOp = static_cast<HcommReduceOp>(raw_enum(reduceOpIn));
     if (wraps(dst, bytes) || wraps(src, bytes) || (dst != src && overlap(dst, src, bytes))) {
         return refuse(t.comm, api, HCCL_E_PARA, "dst ", dst, " and src ", src, " over ", bytes,
                       " bytes wrap or partly overlap");
     }
+    if (const HcclResult rc = check_process_range(t, api, dst, src, bytes); rc != HCCL_SUCCESS)
+        return rc;
     // Mutant: MAX and MIN swapped in the local path's op table.
     const HcommReduceOp op = !hcts::mutant("ref_local_reduce_max_min_swapped") ? reduceOp
                              : reduceOp == HCOMM_REDUCE_MAX                    ? HCOMM_REDUCE_MIN
@@ -313,8 +344,8 @@ HCOMM_EXPORT int32_t HcommWriteOnThread(ThreadHandle thread, ChannelHandle chann
 HCOMM_EXPORT int32_t HcommWriteReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                               uint64_t count, HcommDataType dataType, HcommReduceOp reduceOp)
 {
-    return reduce_on_thread("HcommWriteReduceOnThread", Api::on_thread, thread, channel, dst, src, count, dataType,
-                            reduceOp, true, std::nullopt);
+    return reduce_on_thread("HcommWriteReduceOnThread", Api::on_thread, thread, channel, dst, src, count,
+                            raw_enum(dataType), raw_enum(reduceOp), true, std::nullopt);
 }
 
 HCOMM_EXPORT int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
@@ -336,7 +367,7 @@ HCOMM_EXPORT int32_t HcommWriteReduceWithNotifyOnThread(ThreadHandle thread, Cha
                                                         HcommReduceOp reduceOp, uint32_t remoteNotifyIdx)
 {
     return reduce_on_thread("HcommWriteReduceWithNotifyOnThread", Api::write_with_notify, thread, channel, dst, src,
-                            count, dataType, reduceOp, true, remoteNotifyIdx);
+                            count, raw_enum(dataType), raw_enum(reduceOp), true, remoteNotifyIdx);
 }
 
 HCOMM_EXPORT int32_t HcommReadOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
@@ -348,8 +379,8 @@ HCOMM_EXPORT int32_t HcommReadOnThread(ThreadHandle thread, ChannelHandle channe
 HCOMM_EXPORT int32_t HcommReadReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                              uint64_t count, HcommDataType dataType, HcommReduceOp reduceOp)
 {
-    return reduce_on_thread("HcommReadReduceOnThread", Api::on_thread, thread, channel, dst, src, count, dataType,
-                            reduceOp, false, std::nullopt);
+    return reduce_on_thread("HcommReadReduceOnThread", Api::on_thread, thread, channel, dst, src, count,
+                            raw_enum(dataType), raw_enum(reduceOp), false, std::nullopt);
 }
 
 HCOMM_EXPORT int32_t HcommWriteNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
@@ -397,6 +428,15 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
                       : channel == 0           ? "channel"
                                                : "thread",
                       " is NULL/0");
+    }
+    // The count and the array are checked before any entry is read (issue 13: a huge
+    // count read past the caller's array).
+    if (transferDescNum > kMaxBatchDescs ||
+        (transferDescNum != 0 &&
+         !range_accessible(transferDescs, uint64_t{transferDescNum} * sizeof(HcommBatchTransferDesc), Access::read))) {
+        return refuse(nullptr, api, HCCL_E_PARA, "transferDescNum ", transferDescNum, " (allowed 1..", kMaxBatchDescs,
+                      ") or transferDescs ", static_cast<const void *>(transferDescs),
+                      " not readable for that many entries");
     }
     // Every entry is checked before anything is enqueued: a refused batch moves nothing.
     bool any_notify_write = false;

@@ -6,9 +6,11 @@
 #include <set>
 
 #include "api_util.h"
+#include "data_path.h"
 #include "hccl/hccl_channel.h"
 #include "hccl/hccl_res.h"
 #include "hccl/hccl_res_expt.h"
+#include "mem_probe.h"
 #include "profile.h"
 
 using namespace hcomm_ref;
@@ -20,6 +22,14 @@ constexpr uint32_t kMaxNotifyPerThread = 65535;
 constexpr uint32_t kMaxNotifyPerChannel = 64;
 constexpr uint32_t kMaxChannelsPerCall = 1U << 20;
 constexpr uint64_t kMaxEngineCtxBytes = 1ULL << 30;
+// What all engine contexts of one comm may hold together (there is no destroy call:
+// they live as long as the comm), how many there may be, and the longest tag.
+constexpr uint64_t kMaxEngineCtxTotalBytes = 1ULL << 30;
+constexpr size_t kMaxEngineCtxCount = 4096;
+constexpr size_t kMaxEngineCtxTagLen = 255;
+// An engine parameter outside CommEngine's value range (-8..7) is read as 7, which
+// names no engine and is refused like any other unknown engine.
+constexpr CommEngine kNoEngine = static_cast<CommEngine>(7);
 
 bool engine_can_host_threads(int32_t engine)
 {
@@ -167,9 +177,10 @@ HCOMM_EXPORT HcclResult HcclGetHcclBufferCleared(HcclComm comm, void **buffer, u
     return comm_buffer("HcclGetHcclBufferCleared", comm, buffer, size, true);
 }
 
-HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine, uint32_t threadNum,
+HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine_arg, uint32_t threadNum,
                                           uint32_t notifyNumPerThread, ThreadHandle *threads)
 {
+    const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
     const char *api = "HcclThreadAcquire";
     if (comm == nullptr || threads == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, comm == nullptr ? "comm" : "threads", " is NULL");
@@ -185,9 +196,12 @@ HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine, uint
     return acquire_threads(api, live, engine, threadNum, notifyNumPerThread, threads);
 }
 
-HCOMM_EXPORT HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine engine, uint32_t threadNum,
-                                                    ThreadType type, const ThreadConfig *config, ThreadHandle *threads)
+HCOMM_EXPORT HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine engine_arg, uint32_t threadNum,
+                                                    ThreadType type_arg, const ThreadConfig *config,
+                                                    ThreadHandle *threads)
 {
+    const ThreadType type = enum_or(type_arg, -1, 0, THREAD_TYPE_INVALID);
+    CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
     const char *api = "HcclThreadAcquireWithConfig";
     if (comm == nullptr || config == nullptr || threads == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, config and threads must not be NULL");
@@ -214,9 +228,10 @@ HCOMM_EXPORT HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine en
     return acquire_threads(api, live, engine, threadNum, config->notifyNumPerThread, threads);
 }
 
-HCOMM_EXPORT HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine engine, aclrtStream stream,
+HCOMM_EXPORT HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine engine_arg, aclrtStream stream,
                                                     uint32_t notifyNum, ThreadHandle *thread)
 {
+    const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
     const char *api = "HcclThreadAcquireWithStream";
     // Mutant: a NULL stream taken as "the thread's own stream" and accepted.
     if (comm == nullptr || (stream == nullptr && !hcts::mutant("ref_thread_stream_null_accepted")) ||
@@ -238,9 +253,10 @@ HCOMM_EXPORT HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine en
     return acquire_threads(api, live, engine, 1, notifyNum, thread);
 }
 
-HCOMM_EXPORT HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, CommEngine engine, uint64_t size,
+HCOMM_EXPORT HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, CommEngine engine_arg, uint64_t size,
                                             void **ctx)
 {
+    const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
     const char *api = "HcclEngineCtxCreate";
     if (comm == nullptr || ctxTag == nullptr || ctx == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag and ctx must not be NULL");
@@ -252,26 +268,38 @@ HCOMM_EXPORT HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, C
     }
     // Mutant: size 0 accepted (an empty context).
     if (!engine_is_valid(engine) || (size == 0 && !hcts::mutant("ref_engine_ctx_size_zero_accepted")) ||
-        size > kMaxEngineCtxBytes || std::strlen(ctxTag) == 0) {
+        size > kMaxEngineCtxBytes || ctxTag[0] == '\0' ||
+        ::strnlen(ctxTag, kMaxEngineCtxTagLen + 1) > kMaxEngineCtxTagLen) {
         return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", size ", size,
-                      ": engine must be 0..5, size in [1, 1 GiB], ctxTag non-empty");
+                      ": engine must be 0..5, size in [1, 1 GiB], ctxTag of 1..255 characters");
     }
     std::lock_guard lock(live->ctx_mutex);
+    uint64_t held = 0;
+    for (const auto &[k, v] : live->engine_ctx)
+        held += v.size();
+    if (live->engine_ctx.size() >= kMaxEngineCtxCount || size > kMaxEngineCtxTotalBytes - held) {
+        return refuse(live, api, HCCL_E_MEMORY, "size ", size, " with ", held, " bytes in ", live->engine_ctx.size(),
+                      " contexts held: at most 1 GiB in 4096 contexts per comm");
+    }
     const auto key = std::make_pair(std::string(ctxTag), static_cast<int>(engine));
     // Mutant: a second create with the same tag replaces the context.
     if (live->engine_ctx.count(key) != 0 && !hcts::mutant("ref_engine_ctx_duplicate_replaces")) {
         return refuse(live, api, HCCL_E_PARA, "context '", ctxTag, "' already exists for engine ",
                       static_cast<int>(engine));
     }
-    auto &memory = live->engine_ctx[key];
-    memory.assign(size, 0);
-    *ctx = memory.data();
+    try {
+        std::vector<uint8_t> memory(size, 0);
+        *ctx = live->engine_ctx.insert_or_assign(key, std::move(memory)).first->second.data();
+    } catch (const std::bad_alloc &) {
+        return refuse(live, api, HCCL_E_MEMORY, "no memory for a context of ", size, " bytes");
+    }
     return HCCL_SUCCESS;
 }
 
-HCOMM_EXPORT HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, CommEngine engine, void **ctx,
+HCOMM_EXPORT HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, CommEngine engine_arg, void **ctx,
                                          uint64_t *size)
 {
+    const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
     const char *api = "HcclEngineCtxGet";
     if (comm == nullptr || ctxTag == nullptr || ctx == nullptr || size == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag, ctx and size must not be NULL");
@@ -289,9 +317,10 @@ HCOMM_EXPORT HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, Comm
     return HCCL_SUCCESS;
 }
 
-HCOMM_EXPORT HcclResult HcclThreadResGetInfo(HcclComm comm, ThreadHandle thread, ThreadResType resType,
+HCOMM_EXPORT HcclResult HcclThreadResGetInfo(HcclComm comm, ThreadHandle thread, ThreadResType resTypeArg,
                                              uint32_t infoLen, void **info)
 {
+    const ThreadResType resType = enum_or(resTypeArg, -1, 0, THREAD_RES_TYPE_INVALID);
     const char *api = "HcclThreadResGetInfo";
     if (comm == nullptr || thread == 0 || info == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, thread and info must not be NULL/0");
@@ -311,8 +340,9 @@ HCOMM_EXPORT HcclResult HcclThreadResGetInfo(HcclComm comm, ThreadHandle thread,
 }
 
 HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t threadNum, const ThreadHandle *threads,
-                                                     CommEngine dstCommEngine, ThreadHandle *exportedThreads)
+                                                     CommEngine dstCommEngineArg, ThreadHandle *exportedThreads)
 {
+    const CommEngine dstCommEngine = enum_or(dstCommEngineArg, -8, 7, kNoEngine);
     const char *api = "HcclThreadExportToCommEngine";
     if (comm == nullptr || threads == nullptr || exportedThreads == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, threads and exportedThreads must not be NULL");
@@ -342,9 +372,10 @@ HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t thr
                        [&](uint32_t i) { return live->export_thread(*sources[i], dstCommEngine); });
 }
 
-HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, const HcclChannelDesc *channelDescs,
+HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine_arg, const HcclChannelDesc *channelDescs,
                                            uint32_t channelNum, ChannelHandle *channels)
 {
+    const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
     const char *api = "HcclChannelAcquire";
     if (comm == nullptr || channelDescs == nullptr || channels == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, channelDescs and channels must not be NULL");
@@ -358,10 +389,14 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, con
     // Only an in-range channelNum is trusted as the array's length: a huge one is
     // refused below without reading past the caller's descriptors.
     const uint32_t checked = channelNum <= kMaxChannelsPerCall ? channelNum : 0;
+    if (checked != 0 && !range_accessible(channelDescs, uint64_t{checked} * sizeof(HcclChannelDesc), Access::read)) {
+        return refuse(live, api, HCCL_E_PARA, "channelDescs ", static_cast<const void *>(channelDescs), " over ",
+                      checked, " entries is not readable memory");
+    }
     if (engine_is_valid(engine)) {
         for (uint32_t i = 0; i < checked; ++i) {
-            const CommProtocol protocol = channelDescs[i].channelProtocol;
-            if (protocol_is_valid(protocol) && !profile_allows_protocol(engine, protocol)) {
+            const int32_t protocol = raw_enum(channelDescs[i].channelProtocol);
+            if (protocol_is_valid(protocol) && !profile_allows_protocol(engine, static_cast<CommProtocol>(protocol))) {
                 return refuse(live, api, HCCL_E_NOT_SUPPORT, "channelDescs[", i, "]: protocol ",
                               static_cast<int>(protocol), " is not available on engine ", static_cast<int>(engine),
                               " of product ", profile().name);
@@ -385,9 +420,9 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, con
                           ", magic 0x", std::hex, d.header.magicWord, std::dec, ", size ", d.header.size,
                           "} was not made by HcclChannelDescInit");
         }
-        if (!protocol_is_valid(d.channelProtocol)) {
-            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: protocol ",
-                          static_cast<int>(d.channelProtocol), " is not a CommProtocol (0..9); set channelProtocol");
+        if (!protocol_is_valid(raw_enum(d.channelProtocol))) {
+            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: protocol ", raw_enum(d.channelProtocol),
+                          " is not a CommProtocol (0..9); set channelProtocol");
         }
         // Mutant: the bound is the notify bank's capacity (128), not the API's 64.
         // Mutant: only the first descriptor's notifyNum is bounded (the vendor's quirk, api §9.5).

@@ -91,14 +91,70 @@ class RootService {
     }
 
   private:
-    bool stopped(Deadline deadline) const
+    // Connections accepted but not yet joined: each gets kPreAuth to send its join, and
+    // at most kMaxPending wait at once (the oldest is dropped), so idle connections can
+    // neither stall the rendezvous nor pile up (issue 13: three idle ones made it fail).
+    static constexpr auto kPreAuth = std::chrono::seconds(2);
+    static constexpr size_t kMaxPending = 64;
+    struct Pending {
+        Fd fd;
+        Deadline until;
+    };
+
+    // Waits for the listener, a pending connection or the stop event. False when
+    // stopped or past `deadline`.
+    bool wait(Deadline deadline, std::vector<Pending> &pending, bool &listener_ready, std::vector<bool> &ready) const
     {
-        pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}};
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0)
-            return true;
-        const int rc = poll(fds, 2, static_cast<int>(left));
-        return rc <= 0 || (fds[1].revents & POLLIN) != 0;
+        Deadline next = deadline;
+        for (const Pending &p : pending)
+            next = std::min(next, p.until);
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
+        if (deadline <= Clock::now())
+            return false;
+        std::vector<pollfd> fds{{listener_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}};
+        for (const Pending &p : pending)
+            fds.push_back({p.fd.get(), POLLIN, 0});
+        const int rc = poll(fds.data(), fds.size(), static_cast<int>(std::max<int64_t>(left, 0)));
+        if (rc < 0 || (fds[1].revents & POLLIN) != 0)
+            return false;
+        listener_ready = (fds[0].revents & POLLIN) != 0;
+        ready.assign(pending.size(), false);
+        for (size_t i = 0; i < pending.size(); ++i)
+            ready[i] = fds[i + 2].revents != 0;
+        return true;
+    }
+
+    // The next connection that sent a message (its type and payload), or nullopt when
+    // nothing did this round; `alive` false when stopped or past the deadline.
+    std::optional<Fd> next_message(Deadline deadline, std::vector<Pending> &pending, uint32_t &type,
+                                   std::vector<uint8_t> &payload, bool &alive)
+    {
+        bool listener_ready = false;
+        std::vector<bool> ready;
+        alive = wait(deadline, pending, listener_ready, ready);
+        if (!alive)
+            return std::nullopt;
+        const Deadline now = Clock::now();
+        std::optional<Fd> found;
+        std::vector<Pending> kept;
+        for (size_t i = 0; i < pending.size(); ++i) {
+            if (!found && ready[i]) {
+                Fd fd = std::move(pending[i].fd);
+                if (recv_message(fd, std::min(deadline, pending[i].until), type, payload, 4096))
+                    found = std::move(fd);
+            } else if (pending[i].until > now) {
+                kept.push_back(std::move(pending[i]));
+            }
+        }
+        pending = std::move(kept);
+        if (listener_ready) {
+            if (auto fd = accept_until(listener_, now)) {
+                if (pending.size() >= kMaxPending)
+                    pending.erase(pending.begin());
+                pending.push_back({std::move(*fd), Clock::now() + kPreAuth});
+            }
+        }
+        return found;
     }
 
     void run()
@@ -107,20 +163,19 @@ class RootService {
         uint32_t n_ranks = 0;
         std::vector<Fd> joined;
         std::vector<SockAddr> table;
+        std::vector<Pending> pending;
         size_t count = 0;
         while (n_ranks == 0 || count < n_ranks) {
-            if (stopped(deadline)) {
+            uint32_t type = 0;
+            std::vector<uint8_t> payload;
+            bool alive = true;
+            auto fd = next_message(deadline, pending, type, payload, alive);
+            if (!alive) {
                 HREF_LOG_WARN(-1, "bootstrap root gave up: ", count, " of ", n_ranks, " ranks joined in time");
                 break;
             }
-            auto fd = accept_until(listener_, deadline);
             if (!fd)
                 continue;
-            uint32_t type = 0;
-            std::vector<uint8_t> payload;
-            if (!recv_message(*fd, std::min(deadline, Clock::now() + std::chrono::seconds(10)), type, payload)) {
-                continue;
-            }
             const auto join = type == kJoin ? decode<JoinMessage>(payload) : std::nullopt;
             if (!join || !same_token(join->token, token_)) {
                 HREF_LOG_WARN(-1, "bootstrap root refused a peer without the job token");
@@ -163,12 +218,21 @@ class RootService {
 
 // Every service of the process; finished ones are reaped when a new one starts,
 // the rest are stopped and joined at exit.
+// Each unfinished one holds a thread and 2 fds until its job joins or the bootstrap
+// timeout: at most kMaxUnjoined at once, beyond that HcclGetRootInfo is refused.
 class RootServices {
   public:
-    void add(std::unique_ptr<RootService> service)
+    static constexpr size_t kMaxUnjoined = 256;
+    // False (nothing started) when kMaxUnjoined services are still waiting for their job.
+    bool has_room()
     {
         std::lock_guard lock(mutex_);
         services_.remove_if([](const auto &s) { return s->finished(); });
+        return services_.size() < kMaxUnjoined;
+    }
+    void add(std::unique_ptr<RootService> service)
+    {
+        std::lock_guard lock(mutex_);
         services_.push_back(std::move(service));
     }
 
@@ -190,6 +254,11 @@ HcclResult create_root_info(HcclRootInfo &out)
     const auto address = bootstrap_address();
     if (!address) {
         return HCCL_E_PARA;
+    }
+    if (!root_services().has_room()) {
+        HREF_LOG_ERROR(-1, "HcclGetRootInfo: ", RootServices::kMaxUnjoined,
+                       " root infos are still waiting for their ranks; join or let them time out first");
+        return HCCL_E_UNAVAIL;
     }
     RootInfoWire wire{};
     std::memcpy(wire.magic, kMagic, sizeof(kMagic));

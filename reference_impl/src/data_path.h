@@ -52,6 +52,16 @@ int32_t raw_enum(const E &field)
     return v;
 }
 
+// An enum parameter as a value its type can hold: `field` read as its bytes, kept if
+// within [lo, hi] (the range of the enum's values), else `fallback`, a value the callee
+// refuses. Passing an out-of-range value through the enum type is undefined behaviour.
+template <class E>
+E enum_or(const E &field, int32_t lo, int32_t hi, E fallback)
+{
+    const int32_t v = raw_enum(field);
+    return v >= lo && v <= hi ? static_cast<E>(v) : fallback;
+}
+
 // Enqueues on the thread (held back while the device program is in batch mode).
 void submit(const std::shared_ptr<ThreadObj> &thread, TaskQueue::Task task);
 

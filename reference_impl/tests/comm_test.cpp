@@ -1,6 +1,10 @@
 // Communicator life cycle, memory and root-info bootstrap (no verbs needed).
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <chrono>
 
 #include <cstdlib>
 #include <set>
@@ -84,6 +88,45 @@ TEST(Comm, PeerWithoutTokenIsRefused)
     EXPECT_EQ(comm, nullptr);
     ASSERT_EQ(HcclCommInitRootInfo(1, &root, 0, &comm), HCCL_SUCCESS) << "the genuine rank still joins";
     EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);
+}
+
+// Issue 13: the rendezvous served one connection at a time with a 10 s read each, so
+// a few idle connections (no job token needed) made every rank time out.
+TEST(Comm, IdleConnectionsDoNotStallTheRendezvous)
+{
+    HcclRootInfo root{};
+    ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+    uint32_t ipv4 = 0; // the root info's layout: magic[8], version, ipv4 (network order), port (host order)
+    uint16_t port = 0;
+    std::memcpy(&ipv4, root.internal + 12, sizeof ipv4);
+    std::memcpy(&port, root.internal + 16, sizeof port);
+    std::vector<int> idle;
+    for (int i = 0; i < 3; ++i) {
+        const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = ipv4;
+        addr.sin_port = htons(port);
+        ASSERT_EQ(connect(fd, reinterpret_cast<const sockaddr *>(&addr), sizeof addr), 0) << "connection " << i;
+        idle.push_back(fd);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<HcclComm> comms(2, nullptr);
+    std::vector<std::future<HcclResult>> results;
+    for (uint32_t r = 0; r < 2; ++r)
+        results.push_back(
+            std::async(std::launch::async, [&, r] { return HcclCommInitRootInfo(2, &root, r, &comms[r]); }));
+    for (auto &f : results)
+        EXPECT_EQ(f.get(), HCCL_SUCCESS);
+    const auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_LT(took, std::chrono::seconds(5)) << "the ranks waited behind the idle connections";
+    for (HcclComm c : comms) {
+        if (c != nullptr) {
+            EXPECT_EQ(HcclCommDestroy(c), HCCL_SUCCESS);
+        }
+    }
+    for (int fd : idle)
+        close(fd);
 }
 
 TEST(Comm, ClusterInfoIsNotSupported)

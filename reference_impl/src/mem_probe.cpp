@@ -1,0 +1,68 @@
+// range_accessible: reads /proc/self/maps. Why maps and not a probe: writability
+// cannot be probed without writing (process_vm_writev would race the caller's own
+// writers), and a SIGSEGV handler is process-wide state a library must not own.
+#include "mem_probe.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+namespace hcomm_ref {
+
+namespace {
+
+// The whole of /proc/self/maps (read in one pass of read(2) calls).
+std::string self_maps()
+{
+    std::string text;
+    const int fd = ::open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return text;
+    char chunk[16384];
+    for (;;) {
+        const ssize_t n = ::read(fd, chunk, sizeof chunk);
+        if (n <= 0)
+            break;
+        text.append(chunk, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return text;
+}
+
+} // namespace
+
+bool range_accessible(const void *addr, uint64_t len, Access access)
+{
+    const auto begin = reinterpret_cast<uintptr_t>(addr);
+    if (len == 0 || addr == nullptr || begin + len < begin)
+        return false;
+    const uintptr_t end = begin + len;
+    const std::string maps = self_maps();
+    // The lines are sorted by address; walk them, extending the covered prefix.
+    uintptr_t covered = begin;
+    size_t pos = 0;
+    while (pos < maps.size() && covered < end) {
+        const size_t eol = maps.find('\n', pos);
+        const std::string line = maps.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+        pos = eol == std::string::npos ? maps.size() : eol + 1;
+        uintptr_t lo = 0;
+        uintptr_t hi = 0;
+        char perms[8] = {};
+        if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " %7s", &lo, &hi, perms) != 3)
+            continue;
+        if (hi <= covered)
+            continue;
+        if (lo > covered)
+            return false; // a hole
+        const bool allowed = access == Access::read ? perms[0] == 'r' : perms[1] == 'w';
+        if (!allowed)
+            return false;
+        covered = hi;
+    }
+    return covered >= end;
+}
+
+} // namespace hcomm_ref
