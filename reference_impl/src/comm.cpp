@@ -102,8 +102,11 @@ Comm::~Comm()
             c->link->cancel_all();
     }
     // Joining the queues ends every task before the channels and the device go.
+    // shutdown() joins even when another holder (a concurrent HcommThreadJoin, a
+    // launch record) keeps the queue alive; the queue object itself stays valid
+    // for them (never reset here: a concurrent join would read a null queue).
     for (auto &t : threads) {
-        t->core->queue.reset();
+        t->core->queue->shutdown();
     }
     threads.clear();
     channels.clear();
