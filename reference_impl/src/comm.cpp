@@ -1,5 +1,8 @@
 #include "comm.h"
 
+#include <poll.h>
+#include <sys/socket.h>
+
 #include <hcts/mutant.h>
 
 #include <bit>
@@ -112,6 +115,20 @@ Comm::~Comm()
     channels.clear();
     memory_mr_.reset();
     device_.reset();
+}
+
+bool Comm::peer_gone(uint32_t peer) const
+{
+    if (peer >= mesh_.links.size() || mesh_.links[peer].get() < 0)
+        return false;
+    pollfd p{mesh_.links[peer].get(), POLLIN | POLLRDHUP, 0};
+    if (::poll(&p, 1, 0) <= 0)
+        return false;
+    if ((p.revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL)) != 0)
+        return true;
+    // Readable: end of stream, or bytes of a later handshake (left for their reader).
+    char byte = 0;
+    return ::recv(p.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
 std::shared_ptr<ThreadObj> Comm::new_thread(CommEngine engine, uint32_t notify_num)

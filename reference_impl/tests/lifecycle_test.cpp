@@ -72,7 +72,8 @@ TEST(DestroyRace, JoinForeverConcurrentWithDestroy)
         ASSERT_EQ(HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, 1, 1, &t), HCCL_SUCCESS);
         HcclResult launch_rc = HCCL_SUCCESS;
         // A wait nobody records, without a deadline: the thread stays busy.
-        launch(comm, [&] { return static_cast<uint32_t>(HcommThreadNotifyWaitOnThread(t, 0, 0)); }, 50, &launch_rc);
+        launch(
+            comm, [&] { return static_cast<uint32_t>(HcommThreadNotifyWaitOnThread(t, 0, 0)); }, 50, &launch_rc);
         ASSERT_EQ(launch_rc, HCCL_E_TIMEOUT) << "the wait is pending";
         std::atomic<bool> joining{false};
         auto joined = std::async(std::launch::async, [&] {

@@ -33,8 +33,8 @@ TEST(DestroyInFlight, WriteWithNotifyTasksWhileTheWriterIsDestroyed)
                 [&] {
                     int32_t rc = HCCL_SUCCESS;
                     for (uint64_t n = 0; rc == HCCL_SUCCESS && n < 200000; ++n) {
-                        rc = HcommWriteWithNotifyOnThread(mesh.thread[0], mesh.channel[0][1], b1.base + 4096,
-                                                          b0.base, 64 * 1024, 1);
+                        rc = HcommWriteWithNotifyOnThread(mesh.thread[0], mesh.channel[0][1], b1.base + 4096, b0.base,
+                                                          64 * 1024, 1);
                         if (rc == HCCL_SUCCESS)
                             ++accepted;
                     }
@@ -46,7 +46,8 @@ TEST(DestroyInFlight, WriteWithNotifyTasksWhileTheWriterIsDestroyed)
         while (accepted < 8)
             std::this_thread::yield();
         auto destroyed = std::async(std::launch::async, [&] { return job.destroy(0); });
-        if (destroyed.wait_for(30s) != std::future_status::ready || program.wait_for(30s) != std::future_status::ready) {
+        if (destroyed.wait_for(30s) != std::future_status::ready ||
+            program.wait_for(30s) != std::future_status::ready) {
             std::fprintf(stderr, "HANG: destroy or the writing program did not end within 30 s\n");
             std::fflush(stderr);
             std::_Exit(3);
