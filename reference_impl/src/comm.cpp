@@ -112,6 +112,13 @@ Comm::~Comm()
         t->core->queue->shutdown();
     }
     threads.clear();
+    // A call racing this destroy may still hold a channel object; its QP and CQ must
+    // still go before the device does (else the device's completion channel leaks and
+    // the late ~RcLink would reach a freed device).
+    for (auto &c : channels) {
+        c->destroyed = true;
+        c->link.reset();
+    }
     channels.clear();
     memory_mr_.reset();
     device_.reset();

@@ -84,6 +84,20 @@ bool comm_is_live(const void *comm)
     return tables().comms.count(comm) != 0;
 }
 
+int64_t count_rejection(Comm *comm)
+{
+    if (comm == nullptr)
+        return -1;
+    std::lock_guard lock(tables().mutex);
+    for (const auto &entry : tables().comms) {
+        if (entry.second == comm) {
+            ++comm->stats().rejected_calls;
+            return comm->rank();
+        }
+    }
+    return -1;
+}
+
 Comm *comm_by_pointer(const void *comm)
 {
     std::lock_guard lock(tables().mutex);

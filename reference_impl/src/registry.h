@@ -15,6 +15,10 @@ namespace hcomm_ref::registry {
 void *add_comm(Comm *comm);
 void remove_comm(Comm *comm);
 bool comm_is_live(const void *comm);
+// Counts a refused call on `comm` if it is still live, under the table lock (a
+// concurrent HcclCommDestroy unregisters first, so a dying comm is never touched);
+// returns its rank, or -1 when the comm is null or gone.
+int64_t count_rejection(Comm *comm);
 // The live comm behind the handle `comm`, or null for a stale, foreign or made-up one.
 Comm *comm_by_pointer(const void *comm);
 
