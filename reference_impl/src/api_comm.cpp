@@ -54,8 +54,7 @@ HCOMM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo
         return rc;
     }
     Comm *raw = created.release(); // owned by the registry until HcclCommDestroy
-    registry::add_comm(raw);
-    *comm = raw;
+    *comm = registry::add_comm(raw);
     return HCCL_SUCCESS;
 }
 

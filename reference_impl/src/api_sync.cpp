@@ -483,7 +483,9 @@ HCOMM_EXPORT HcclResult HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
     if (!t) {
         return refuse(nullptr, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec, " is not a live thread");
     }
-    const auto &queue = t->core->queue;
+    // A copy: the thread's comm may be destroyed meanwhile (the queue then ends
+    // its tasks and this wait returns with their failure).
+    const std::shared_ptr<TaskQueue> queue = t->core->queue;
     if (!queue->wait_done(queue->enqueued(), deadline_after(timeout))) {
         return HCCL_E_TIMEOUT;
     }

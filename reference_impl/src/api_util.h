@@ -23,12 +23,10 @@ inline Comm *blame(Comm *comm)
 template <typename... Parts>
 HcclResult refuse(Comm *comm, const char *api, HcclResult code, const Parts &...parts)
 {
-    Comm *counted = blame(comm);
-    if (counted != nullptr) {
-        ++counted->stats().rejected_calls;
-    }
-    log(LogLevel::info, counted != nullptr ? static_cast<int64_t>(counted->rank()) : -1, api, " refused (", code,
-        "): ", parts...);
+    // Through the registry: the comm may be destroyed concurrently (a device program
+    // still running while its comm is destroyed), and a dead one is not counted.
+    const int64_t rank = registry::count_rejection(blame(comm));
+    log(LogLevel::info, rank, api, " refused (", code, "): ", parts...);
     return code;
 }
 

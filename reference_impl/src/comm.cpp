@@ -1,5 +1,8 @@
 #include "comm.h"
 
+#include <poll.h>
+#include <sys/socket.h>
+
 #include <hcts/mutant.h>
 
 #include <bit>
@@ -102,13 +105,37 @@ Comm::~Comm()
             c->link->cancel_all();
     }
     // Joining the queues ends every task before the channels and the device go.
+    // shutdown() joins even when another holder (a concurrent HcommThreadJoin, a
+    // launch record) keeps the queue alive; the queue object itself stays valid
+    // for them (never reset here: a concurrent join would read a null queue).
     for (auto &t : threads) {
-        t->core->queue.reset();
+        t->core->queue->shutdown();
     }
     threads.clear();
+    // A call racing this destroy may still hold a channel object; its QP and CQ must
+    // still go before the device does (else the device's completion channel leaks and
+    // the late ~RcLink would reach a freed device).
+    for (auto &c : channels) {
+        c->destroyed = true;
+        c->link.reset();
+    }
     channels.clear();
     memory_mr_.reset();
     device_.reset();
+}
+
+bool Comm::peer_gone(uint32_t peer) const
+{
+    if (peer >= mesh_.links.size() || mesh_.links[peer].get() < 0)
+        return false;
+    pollfd p{mesh_.links[peer].get(), POLLIN | POLLRDHUP, 0};
+    if (::poll(&p, 1, 0) <= 0)
+        return false;
+    if ((p.revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL)) != 0)
+        return true;
+    // Readable: end of stream, or bytes of a later handshake (left for their reader).
+    char byte = 0;
+    return ::recv(p.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
 std::shared_ptr<ThreadObj> Comm::new_thread(CommEngine engine, uint32_t notify_num)

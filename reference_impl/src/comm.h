@@ -94,6 +94,7 @@ struct ChannelObj {
     char remote_tag[16] = "HcclBuffer";
     char *remote_tag_ptr = nullptr;
     std::atomic<bool> destroyed{false};
+    std::atomic<bool> peer_lost{false}; // the peer's bootstrap link closed: waits fail at once
 };
 
 class Comm {
@@ -109,6 +110,9 @@ class Comm {
     CommMemory &memory() { return *memory_; }
     Stats &stats() { return stats_; }
     const std::atomic<bool> &closing() const { return closing_; }
+    // True once rank `peer`'s bootstrap link has closed (its process died or its comm was
+    // destroyed): the kernel closes the socket, so this sees a SIGKILL too. Never blocks.
+    bool peer_gone(uint32_t peer) const;
 
     // Threads: created here, registered by the caller.
     std::shared_ptr<ThreadObj> new_thread(CommEngine engine, uint32_t notify_num);

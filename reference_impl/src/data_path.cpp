@@ -506,6 +506,9 @@ HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore
         });
 }
 
+// How often a waiting channel wait looks whether its peer is gone.
+constexpr auto kPeerCheckInterval = std::chrono::milliseconds(100);
+
 HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout)
 {
     Comm &comm = *channel->comm;
@@ -515,7 +518,27 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
         poll_once      ? std::optional<Deadline>(Clock::now())
         : timeout == 0 ? std::nullopt
                        : std::optional<Deadline>(Clock::now() + env::timeout_to_duration(timeout));
-    switch (channel->notifies->wait(index, deadline, comm.closing())) {
+    // The wait runs in slices so that a lost peer ends it (issue 13): a notify already
+    // delivered is still consumed, otherwise the wait fails with HCCL_E_REMOTE, and so
+    // does every later wait on the channel, at once.
+    NotifyBank::WaitResult result = NotifyBank::WaitResult::timed_out;
+    for (;;) {
+        const auto slice_end = Clock::now() + kPeerCheckInterval;
+        const bool lost = channel->peer_lost.load();
+        const Deadline slice = lost ? Clock::now() : deadline ? std::min(*deadline, slice_end) : slice_end;
+        result = channel->notifies->wait(index, slice, comm.closing());
+        if (result != NotifyBank::WaitResult::timed_out)
+            break;
+        if (lost || comm.peer_gone(channel->remote_rank)) {
+            if (!channel->peer_lost.exchange(true))
+                HREF_LOG_ERROR(comm.rank(), "rank ", channel->remote_rank,
+                               " is gone (its bootstrap link closed): waits on its channel fail");
+            return HCCL_E_REMOTE;
+        }
+        if (deadline && Clock::now() >= *deadline)
+            break;
+    }
+    switch (result) {
     case NotifyBank::WaitResult::consumed: ++comm.stats().notifies_consumed; return HCCL_SUCCESS;
     case NotifyBank::WaitResult::timed_out:
         HREF_LOG_ERROR(comm.rank(), "wait on notify ", index, " of the channel to rank ", channel->remote_rank,

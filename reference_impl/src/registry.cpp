@@ -1,5 +1,6 @@
 #include "registry.h"
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <set>
@@ -13,10 +14,12 @@ namespace {
 // Tags keep thread and channel handles apart (and bit 63, the vendor's plugin flag, clear).
 constexpr uint64_t kThreadTag = 0x5448000000000000ULL;
 constexpr uint64_t kChannelTag = 0x4348000000000000ULL;
+// Comm handles: not an address any allocation can have (user space ends below 2^47).
+constexpr uint64_t kCommTag = 0x434F000000000000ULL;
 
 struct Tables {
     std::mutex mutex;
-    std::set<const void *> comms;
+    std::map<const void *, Comm *> comms; // handle -> comm
     std::map<uint64_t, std::shared_ptr<ThreadObj>> threads;
     std::map<uint64_t, std::shared_ptr<ChannelObj>> channels;
     uint64_t next = 1;
@@ -61,16 +64,18 @@ void remove(Table<Obj> table, uint64_t handle)
 
 } // namespace
 
-void add_comm(Comm *comm)
+void *add_comm(Comm *comm)
 {
     std::lock_guard lock(tables().mutex);
-    tables().comms.insert(comm);
+    void *handle = reinterpret_cast<void *>(static_cast<uintptr_t>(kCommTag | tables().next++));
+    tables().comms[handle] = comm;
+    return handle;
 }
 
 void remove_comm(Comm *comm)
 {
     std::lock_guard lock(tables().mutex);
-    tables().comms.erase(comm);
+    std::erase_if(tables().comms, [comm](const auto &entry) { return entry.second == comm; });
 }
 
 bool comm_is_live(const void *comm)
@@ -79,10 +84,25 @@ bool comm_is_live(const void *comm)
     return tables().comms.count(comm) != 0;
 }
 
+int64_t count_rejection(Comm *comm)
+{
+    if (comm == nullptr)
+        return -1;
+    std::lock_guard lock(tables().mutex);
+    for (const auto &entry : tables().comms) {
+        if (entry.second == comm) {
+            ++comm->stats().rejected_calls;
+            return comm->rank();
+        }
+    }
+    return -1;
+}
+
 Comm *comm_by_pointer(const void *comm)
 {
     std::lock_guard lock(tables().mutex);
-    return tables().comms.count(comm) != 0 ? static_cast<Comm *>(const_cast<void *>(comm)) : nullptr;
+    const auto it = tables().comms.find(comm);
+    return it == tables().comms.end() ? nullptr : it->second;
 }
 
 ThreadHandle add_thread(const std::shared_ptr<ThreadObj> &thread)

@@ -31,6 +31,13 @@ class TaskQueue {
     TaskQueue(const TaskQueue &) = delete;
     TaskQueue &operator=(const TaskQueue &) = delete;
 
+    // Stops the worker and joins it, whoever else still holds the queue: what is
+    // queued is skipped and counted failed (HCCL_E_INTERNAL), the running task
+    // ends (its waits observe the comm's cancel flag). Idempotent. After it, an
+    // enqueued task is never run: it completes at once as failed. The comm's
+    // destruction calls it so that no task outlives the comm it points into.
+    void shutdown();
+
     // Returns the task's sequence number (1, 2, ...).
     uint64_t enqueue(Task task);
     uint64_t enqueued() const;
@@ -55,7 +62,9 @@ class TaskQueue {
     uint64_t enqueued_ = 0;
     uint64_t completed_ = 0;
     HcclResult error_ = HCCL_SUCCESS;
-    std::jthread worker_; // last: stopped and joined before the rest goes
+    bool stopped_ = false;      // the worker has returned: nothing will run again
+    std::mutex shutdown_mutex_; // one joiner of worker_ at a time
+    std::jthread worker_;       // last: stopped and joined before the rest goes
 };
 
 } // namespace hcomm_ref
