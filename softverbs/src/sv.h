@@ -6,6 +6,7 @@
 #include <infiniband/verbs.h>
 
 #include "byte_queue.h"
+#include "wire.h"
 
 #include <algorithm>
 #include <atomic>
@@ -228,34 +229,6 @@ struct Context {
 };
 Context *to_ctx(ibv_context *c);
 void fill_context_ops(Context *c);
-
-// ---- wire format (TCP and in-process alike) ----
-enum WireOp : uint8_t {
-    kWrite = 1,
-    kWriteImm,
-    kSend,
-    kSendImm,
-    kRead,
-    kCmpSwp,
-    kFetchAdd,
-    kAck = 16,
-    kNak,
-    kReadResp,
-    kAtomicResp,
-};
-enum WireFlag : uint8_t { kPlaced = 1, kMore = 2 };
-struct Frame {
-    uint8_t op, flags, status, pad;
-    uint32_t len; // payload bytes that follow (or placed byte count)
-    uint64_t seq;
-    uint64_t raddr;
-    uint32_t rkey;
-    uint32_t imm;
-    uint64_t a, b; // compare/add, swap
-    uint32_t plen; // payload bytes on the wire after this header
-    uint32_t reserved;
-};
-static_assert(sizeof(Frame) == 56);
 
 // A stream of requests arriving at one responder QP, processed strictly in order.
 struct Responder {

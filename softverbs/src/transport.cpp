@@ -35,49 +35,6 @@ Clock::time_point responder_timers_locked();
 
 namespace {
 
-constexpr uint32_t kHelloMagic = 0x53564833; // "SVH3"
-
-// The handshake: Hello (requester) -> Challenge (responder: its nonce and its proof of
-// the QP's secret) -> Answer (requester's proof) -> HelloReply. The secret itself never
-// travels; each side refuses a peer whose proof is wrong.
-struct Hello {
-    uint32_t magic;
-    uint32_t dest_qpn;
-    uint32_t src_qpn;
-    uint8_t rnr_retry;
-    uint8_t pad[3];
-    uint8_t nonce[16];
-    uint8_t boot_id[40];
-    uint64_t netns;
-    uint32_t pid;
-    int32_t table_fd;
-    // The requester's GID parts: the responder QP must be connected to exactly this peer.
-    uint32_t src_ip; // network order
-    uint16_t src_port, src_salt;
-};
-struct Challenge {
-    uint32_t magic;
-    uint32_t status; // 0: go on, 1: refused (no such QP)
-    uint8_t nonce[16];
-    Proof proof;
-};
-struct Answer {
-    uint32_t magic;
-    uint32_t pad;
-    Proof proof;
-};
-struct HelloReply {
-    uint32_t magic;
-    uint32_t status; // 0 ok, 1 refused (wrong secret, no such QP, or not this QP's peer)
-    uint8_t boot_id[40];
-    uint64_t netns;
-    uint32_t pid;
-    int32_t table_fd;
-    uint64_t cookie;
-    uint32_t qp_slot; // the responder QP's entry in the published table
-    uint32_t pad;
-};
-
 void random_bytes(uint8_t *p, size_t n)
 {
     if (getrandom(p, n, 0) != static_cast<ssize_t>(n)) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../src/siphash.h"
+#include "../src/wire.h"
 #include "two_process.h"
 #include "verbs_fixture.h"
 
@@ -23,59 +24,16 @@ using namespace svt;
 
 namespace {
 
-// ---- the wire, as transport.cpp and sv.h define it ----
+// ---- the wire (softverbs/src/wire.h) ----
+using sv::Answer;
+using sv::Challenge;
+using sv::Frame;
 using sv::handshake_proof;
+using sv::Hello;
+using sv::HelloReply;
+using sv::kHelloMagic;
 using sv::Proof;
-constexpr uint32_t kHelloMagic = 0x53564833;
-struct Hello {
-    uint32_t magic;
-    uint32_t dest_qpn;
-    uint32_t src_qpn;
-    uint8_t rnr_retry;
-    uint8_t pad[3];
-    uint8_t nonce[16];
-    uint8_t boot_id[40];
-    uint64_t netns;
-    uint32_t pid;
-    int32_t table_fd;
-    uint32_t src_ip;
-    uint16_t src_port, src_salt;
-};
-struct Challenge {
-    uint32_t magic;
-    uint32_t status;
-    uint8_t nonce[16];
-    Proof proof;
-};
-struct Answer {
-    uint32_t magic;
-    uint32_t pad;
-    Proof proof;
-};
-struct HelloReply {
-    uint32_t magic;
-    uint32_t status;
-    uint8_t boot_id[40];
-    uint64_t netns;
-    uint32_t pid;
-    int32_t table_fd;
-    uint64_t cookie;
-    uint32_t qp_slot;
-    uint32_t pad;
-};
-struct Frame {
-    uint8_t op, flags, status, pad;
-    uint32_t len;
-    uint64_t seq;
-    uint64_t raddr;
-    uint32_t rkey;
-    uint32_t imm;
-    uint64_t a, b;
-    uint32_t plen;
-    uint32_t reserved;
-};
-static_assert(sizeof(Frame) == 56);
-enum : uint8_t { kWrite = 1, kWriteImm, kSend, kSendImm, kRead, kAck = 16, kReadResp = 18 };
+using enum sv::WireOp;
 
 struct Gid {
     uint32_t ip; // network order

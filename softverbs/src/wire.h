@@ -1,0 +1,84 @@
+// softverbs' wire format: the frames of the TCP and in-process routes, and the
+// connection handshake. One definition for the library and for the tests that
+// speak it as an attacker would (security_test.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "siphash.h"
+
+namespace sv {
+
+// ---- frames (TCP and in-process alike) ----
+enum WireOp : uint8_t {
+    kWrite = 1,
+    kWriteImm,
+    kSend,
+    kSendImm,
+    kRead,
+    kCmpSwp,
+    kFetchAdd,
+    kAck = 16,
+    kNak,
+    kReadResp,
+    kAtomicResp,
+};
+enum WireFlag : uint8_t { kPlaced = 1, kMore = 2 };
+struct Frame {
+    uint8_t op, flags, status, pad;
+    uint32_t len; // payload bytes that follow (or placed byte count)
+    uint64_t seq;
+    uint64_t raddr;
+    uint32_t rkey;
+    uint32_t imm;
+    uint64_t a, b; // compare/add, swap
+    uint32_t plen; // payload bytes on the wire after this header
+    uint32_t reserved;
+};
+static_assert(sizeof(Frame) == 56);
+
+// ---- the handshake ----
+constexpr uint32_t kHelloMagic = 0x53564833; // "SVH3"
+
+// The handshake: Hello (requester) -> Challenge (responder: its nonce and its proof of
+// the QP's secret) -> Answer (requester's proof) -> HelloReply. The secret itself never
+// travels; each side refuses a peer whose proof is wrong.
+struct Hello {
+    uint32_t magic;
+    uint32_t dest_qpn;
+    uint32_t src_qpn;
+    uint8_t rnr_retry;
+    uint8_t pad[3];
+    uint8_t nonce[16];
+    uint8_t boot_id[40];
+    uint64_t netns;
+    uint32_t pid;
+    int32_t table_fd;
+    // The requester's GID parts: the responder QP must be connected to exactly this peer.
+    uint32_t src_ip; // network order
+    uint16_t src_port, src_salt;
+};
+struct Challenge {
+    uint32_t magic;
+    uint32_t status; // 0: go on, 1: refused (no such QP)
+    uint8_t nonce[16];
+    Proof proof;
+};
+struct Answer {
+    uint32_t magic;
+    uint32_t pad;
+    Proof proof;
+};
+struct HelloReply {
+    uint32_t magic;
+    uint32_t status; // 0 ok, 1 refused (wrong secret, no such QP, or not this QP's peer)
+    uint8_t boot_id[40];
+    uint64_t netns;
+    uint32_t pid;
+    int32_t table_fd;
+    uint64_t cookie;
+    uint32_t qp_slot; // the responder QP's entry in the published table
+    uint32_t pad;
+};
+
+} // namespace sv
