@@ -18,7 +18,14 @@ set -euo pipefail
   echo "usage: steps.sh SOURCE_DIR IUT ADAPTER WRONG_IUT" >&2
   exit 2
 }
-src=$1 iut=$2 adapter=$3 wrong=$4
+for f in "$2" "$3" "$4"; do
+  [[ -f $f ]] || {
+    echo "'$f' does not exist; build it first (cmake --build build)" >&2
+    exit 1
+  }
+done
+# Absolute: the jobs below run in a workspace of their own.
+src=$(realpath -- "$1") iut=$(realpath -- "$2") adapter=$(realpath -- "$3") wrong=$(realpath -- "$4")
 script=$src/docs/ci/hcts-gate.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/hcts-ci-steps.XXXXXX")
 trap 'rm -rf -- "$work"' EXIT
@@ -60,7 +67,7 @@ gate() {
   shift
   status=0
   env -u HCTS_IUT -u HCTS_ADAPTER -u HCTS_GATE -u HCTS_EXPECTATIONS -u HCTS_OUT -u HCTS_CMD -u HCTS_EXTRA_ARGS \
-    timeout --kill-after=5 90 env "$@" >"$work/$log.log" 2>&1 || status=$?
+    timeout --kill-after=5 150 env "$@" >"$work/$log.log" 2>&1 || status=$?
 }
 has() { grep -qF -- "$2" "$work/$1.log"; }
 # A field of hcts-results/results.json (a Python expression over d), printed.
