@@ -32,7 +32,7 @@ check_file() {
   [[ -n $path ]] || die "$var is not set; it must name $what"
   [[ -e $path ]] || die "$var '$path' does not exist; it must name $what"
   [[ -f $path ]] || die "$var '$path' is not a regular file; it must name $what"
-  [[ -r $path ]] || die "$var '$path' is not readable by $(id -un); it must name $what"
+  [[ -r $path ]] || die "$var '$path' is not readable by user $(id -un 2>/dev/null || id -u); it must name $what"
 }
 
 check_file HCTS_IUT "the hcomm library under test (.so)"
