@@ -9,7 +9,8 @@
 // afterwards every call with the comm's handles is HCCL_E_PARA.
 //
 // HCTS_DESTROY_RACE_SEED (default: random, printed) and HCTS_DESTROY_RACE_ROUNDS
-// (default 12) repeat a schedule.
+// (default 12) repeat a schedule. Under HCOMM_REF_PRODUCT=ascend950 the host calls
+// that run in the caller (a channel wait with timeOut 0, Nbi writes) race too.
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
@@ -52,10 +53,11 @@ struct Round {
     std::string where;
     HcclComm comm = nullptr;
     HcclComm peer = nullptr;
-    ThreadHandle thread = 0;      // AICPU_TS: writes and reads, in device programs
-    ThreadHandle wait_thread = 0; // AICPU_TS: the channel wait with timeOut 0
-    ThreadHandle host_thread = 0; // CPU_TS: thread notifies and local copies, from the host
-    ChannelHandle channel = 0;    // to rank 1
+    ThreadHandle thread = 0;        // AICPU_TS: writes and reads, in device programs
+    ThreadHandle wait_thread = 0;   // AICPU_TS: the channel wait with timeOut 0
+    ThreadHandle host_thread = 0;   // CPU_TS: thread notifies and local copies, from the host
+    ChannelHandle channel = 0;      // to rank 1
+    ChannelHandle host_channel = 0; // CPU engine over RoCE to rank 1 (ascend950 only, else 0)
     Buffer local;
     Buffer remote;
     RaceLedger *ledger = nullptr;
@@ -161,6 +163,36 @@ void race_channel_handshake(Round &r)
         r.ledger->fail(r.where + ": a channel the peer never acquired was acquired");
 }
 
+// Host calls that run in the caller (ascend950): a channel wait with timeOut 0
+// blocks in the call itself until the destroy wakes it.
+void race_host_channel_wait(Round &r)
+{
+    Racer racer(*r.ledger, r.where);
+    r.go.wait();
+    for (uint64_t n = 0; n < kMaxLoops && !racer.gone(); ++n) {
+        const int32_t rc =
+            racer.note("HcommChannelNotifyWait", HcommChannelNotifyWait(r.host_channel, kWaitIndex, 0), true);
+        if (rc == HCCL_SUCCESS)
+            r.ledger->fail(r.where + ": a host wait for a notify nobody records completed");
+        if (rc == HCCL_E_INTERNAL)
+            break;
+    }
+}
+
+void race_host_writes(Round &r)
+{
+    Racer racer(*r.ledger, r.where);
+    r.go.wait();
+    for (uint64_t n = 0; n < kMaxLoops && !racer.gone(); ++n) {
+        if (racer.note("HcommWriteNbi", HcommWriteNbi(r.host_channel, r.remote.base + 16384, r.local.base, 4096),
+                       true) == HCCL_E_INTERNAL)
+            break;
+        if (racer.note("HcommChannelNotifyRecord", HcommChannelNotifyRecord(r.host_channel, 1), true) ==
+            HCCL_E_INTERNAL)
+            break;
+    }
+}
+
 // Device programs submitting writes with notify and reads on rank 0's thread.
 void race_device_transfers(Round &r)
 {
@@ -257,6 +289,10 @@ void expect_all_refused(const Round &r)
         return all ? 1U : 0U;
     });
     EXPECT_EQ(refused.programReturn, 1U) << r.where << ": device calls with the destroyed comm's handles";
+    if (r.host_channel != 0) {
+        EXPECT_EQ(HcommChannelNotifyWait(r.host_channel, kWaitIndex, 0), HCCL_E_PARA) << r.where;
+        EXPECT_EQ(HcommWriteNbi(r.host_channel, r.remote.base, r.local.base, 64), HCCL_E_PARA) << r.where;
+    }
     EXPECT_EQ(HcclGetRankSize(r.peer, &value), HCCL_SUCCESS) << r.where << ": the peer's comm lives on";
 }
 
@@ -305,6 +341,12 @@ TEST(DestroyRace, EveryCallRacingTwoDestroys)
         r.peer = job[1];
         r.thread = mesh.thread[0];
         r.channel = mesh.channel[0][1];
+        Mesh host_mesh; // the host calls that run in the caller exist on ascend950 only
+        if (std::string(HcommRefProductName()) == "ascend950") {
+            ASSERT_EQ(build_mesh(job, host_mesh, kNotifies, COMM_ENGINE_CPU, COMM_PROTOCOL_ROCE), HCCL_SUCCESS)
+                << r.where;
+            r.host_channel = host_mesh.channel[0][1];
+        }
         r.wait_thread = acquire_thread(r.comm, COMM_ENGINE_AICPU_TS, kNotifies);
         r.host_thread = acquire_thread(r.comm, COMM_ENGINE_CPU_TS, kNotifies);
         r.local = buffer_of(r.comm);
@@ -320,6 +362,9 @@ TEST(DestroyRace, EveryCallRacingTwoDestroys)
             racers.push_back(std::async(std::launch::async, racer, std::ref(r)));
         if (handshake)
             racers.push_back(std::async(std::launch::async, race_channel_handshake, std::ref(r)));
+        if (r.host_channel != 0)
+            for (auto *racer : {race_host_channel_wait, race_host_writes})
+                racers.push_back(std::async(std::launch::async, racer, std::ref(r)));
         auto destroy_after = [&r](std::chrono::microseconds delay) {
             r.go.wait();
             std::this_thread::sleep_for(delay);
