@@ -1,5 +1,8 @@
 // Communicator life cycle: root info, init, destroy, rank queries.
 #include <hcts/mutant.h>
+
+#include <algorithm>
+#include <chrono>
 #include <memory>
 
 #include "api_util.h"
@@ -9,6 +12,10 @@ using namespace hcomm_ref;
 
 namespace {
 
+// How long HcclCommDestroy waits for the calls inside the comm to return once it
+// woke them; none blocks beyond a wake-up, so this only bounds a defect.
+constexpr auto kDrainDeadline = std::chrono::seconds(30);
+
 // HcclGetRankId and HcclGetRankSize differ only in what they read from the comm.
 template <typename Read>
 HcclResult query(const char *api, HcclComm comm, uint32_t *out, const char *out_name, Read read)
@@ -16,7 +23,7 @@ HcclResult query(const char *api, HcclComm comm, uint32_t *out, const char *out_
     if (comm == nullptr || out == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, comm == nullptr ? "comm" : out_name, " is NULL");
     }
-    Comm *live = nullptr;
+    registry::CommRef live;
     if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
         return rc;
     *out = read(*live);
@@ -78,19 +85,40 @@ HCOMM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
     if (comm == nullptr) {
         return refuse(nullptr, "HcclCommDestroy", HCCL_E_PTR, "comm is NULL");
     }
-    Comm *live = nullptr;
-    if (const HcclResult rc = live_comm("HcclCommDestroy", comm, live); rc != HCCL_SUCCESS)
-        return rc;
-    if (is_device_side()) {
-        return refuse(live, "HcclCommDestroy", HCCL_E_NOT_SUPPORT, "called from a device program");
+    {
+        registry::CommRef live;
+        if (const HcclResult rc = live_comm("HcclCommDestroy", comm, live); rc != HCCL_SUCCESS)
+            return rc;
+        if (is_device_side()) {
+            return refuse(live, "HcclCommDestroy", HCCL_E_NOT_SUPPORT, "called from a device program");
+        }
+        // Mutant: a communicator that still owns threads is refused (busy).
+        if (hcts::mutant("ref_comm_destroy_refuses_threads") && live->thread_count() > 0) {
+            return refuse(live, "HcclCommDestroy", HCCL_E_UNAVAIL, "the communicator still has threads");
+        }
+    } // the checks' own hold ends before the destroy waits for the holders
+    // 1. Unregister: later lookups of the comm, its threads and channels fail (HCCL_E_PARA).
+    //    Of two concurrent destroys, one takes the comm; the other finds it gone.
+    Comm *taken = registry::take_comm(comm);
+    if (taken == nullptr)
+        return refuse_dead_comm("HcclCommDestroy", comm);
+    // 2. Wake the calls inside that may block and wait until every call that found the
+    //    comm has returned (waits fail with HCCL_E_INTERNAL, a channel handshake too).
+    const Deadline deadline = Clock::now() + kDrainDeadline;
+    bool drained = false;
+    do {
+        taken->interrupt(); // again each slice: a call may have started a wait since
+        drained = taken->wait_calls_left(std::min(deadline, Clock::now() + std::chrono::milliseconds(100)));
+    } while (!drained && Clock::now() < deadline);
+    if (!drained) {
+        // Freeing it now would pull the comm from under a call: leak it instead.
+        HREF_LOG_ERROR(taken->rank(), "HcclCommDestroy: calls on the comm still running after ",
+                       std::chrono::duration_cast<std::chrono::seconds>(kDrainDeadline).count(),
+                       " s; the comm is left allocated (unreachable) rather than freed under them");
+        return HCCL_E_TIMEOUT;
     }
-    // Mutant: a communicator that still owns threads is refused (busy).
-    if (hcts::mutant("ref_comm_destroy_refuses_threads") && live->thread_count() > 0) {
-        return refuse(live, "HcclCommDestroy", HCCL_E_UNAVAIL, "the communicator still has threads");
-    }
-    registry::remove_comm(live);
-    std::unique_ptr<Comm> owned(live);
-    owned.reset();
+    // 3. Free: stops and joins every thread's queue, then channels, device, memory.
+    delete taken;
     return HCCL_SUCCESS;
 }
 

@@ -82,10 +82,12 @@ HcclResult check_transfer(const char *api, const Target &t, void *dst, const voi
 void host_refusal_after_submit(const char *api, ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                uint64_t len, std::optional<uint32_t> notify)
 {
-    Target t{registry::thread(thread), registry::channel(channel), nullptr};
+    Target t{registry::thread(thread), registry::channel(channel), {}};
     if (!t.thread || !t.channel)
         return;
-    t.comm = t.thread->comm;
+    t.comm = registry::pin_comm(t.thread->comm_id);
+    if (t.comm == nullptr)
+        return;
     if (check_transfer(api, t, dst, src, len, true, notify) == HCCL_SUCCESS)
         submit(t.thread, [c = t.channel, dst, src, len, notify] { return do_write(c, dst, src, len, notify); });
 }

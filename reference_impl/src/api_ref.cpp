@@ -16,7 +16,7 @@ HCOMM_EXPORT HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn,
     if (comm == nullptr || fn == nullptr || result == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, fn and result must not be NULL");
     }
-    Comm *live = nullptr;
+    registry::CommRef live;
     if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
         return rc;
     if (is_device_side()) {
@@ -29,14 +29,20 @@ HCOMM_EXPORT HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn,
             ? std::nullopt
             : std::optional<Deadline>(start + std::chrono::milliseconds(timeoutMs));
     LaunchRecord record;
-    record.comm = live;
+    record.comm = comm;
+    record.comm_name = live->name();
+    const uint32_t rank = live->rank();
+    // Released before the program runs: its calls hold the comm each while they run,
+    // and a destroy meanwhile must not wait for the caller's program (it ends the
+    // program's tasks, and the launch reads nothing of the comm from here on).
+    live = {};
     uint32_t returned = 0;
     {
         DeviceScope scope(record);
         returned = fn(args);
     }
     if (record.batching) {
-        HREF_LOG_WARN(live->rank(), "device program returned inside batch '", record.batch_tag,
+        HREF_LOG_WARN(rank, "device program returned inside batch '", record.batch_tag,
                       "'; its tasks are submitted now");
         record.batching = false;
         record.flush_held();
@@ -85,7 +91,7 @@ HCOMM_EXPORT HcclResult HcommRefGetStats(HcclComm comm, HcommRefStats *stats)
     if (comm == nullptr || stats == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm and stats must not be NULL");
     }
-    Comm *live = nullptr;
+    registry::CommRef live;
     if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
         return rc;
     if (stats->size < 2 * sizeof(uint32_t)) {
@@ -116,9 +122,9 @@ HCOMM_EXPORT HcclResult HcommRefPeekNotify(HcclComm comm, ChannelHandle channel,
     if (comm == nullptr || channel == 0 || isSet == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, channel and isSet must not be NULL/0");
     }
-    Comm *live = registry::comm_by_pointer(comm);
+    registry::CommRef live = registry::pin_comm(comm);
     auto c = registry::channel(channel);
-    if (live == nullptr || !c || c->comm != live || localNotifyIdx >= c->notify_num) {
+    if (live == nullptr || !c || c->comm_id != live->handle() || localNotifyIdx >= c->notify_num) {
         return refuse(live, api, HCCL_E_PARA, "channel 0x", std::hex, channel, std::dec, " / index ", localNotifyIdx,
                       ": needs a live channel of the comm and an index below its notifyNum");
     }
@@ -132,7 +138,7 @@ HCOMM_EXPORT HcclResult HcommRefGetCommName(HcclComm comm, char *name, uint32_t 
     if (comm == nullptr || name == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm and name must not be NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
+    registry::CommRef live = registry::pin_comm(comm);
     if (live == nullptr || len <= live->name().size()) {
         return refuse(live, api, HCCL_E_PARA, "needs a live comm and len > ",
                       live != nullptr ? live->name().size() : 0U);

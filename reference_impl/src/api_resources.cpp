@@ -71,16 +71,17 @@ HcclResult acquire_threads(const char *api, Comm *comm, CommEngine engine, uint3
     return rc;
 }
 
-std::shared_ptr<ThreadObj> thread_of(Comm *comm, ThreadHandle handle)
+// `comm` is held by the caller.
+std::shared_ptr<ThreadObj> thread_of(const Comm *comm, ThreadHandle handle)
 {
     auto thread = registry::thread(handle);
-    return thread && thread->comm == comm ? thread : nullptr;
+    return thread && thread->comm_id == comm->handle() ? thread : nullptr;
 }
 
-std::shared_ptr<ChannelObj> channel_of(Comm *comm, ChannelHandle handle)
+std::shared_ptr<ChannelObj> channel_of(const Comm *comm, ChannelHandle handle)
 {
     auto channel = registry::channel(handle);
-    return channel && channel->comm == comm ? channel : nullptr;
+    return channel && channel->comm_id == comm->handle() ? channel : nullptr;
 }
 
 // Whether a product offers an engine is a support question only for engines the
@@ -107,9 +108,9 @@ HcclResult host_support(const char *api, Comm *live, const char *device_reason, 
 
 // After a host-only call's null checks: support, then the comm.
 HcclResult host_comm(const char *api, HcclComm comm, const char *device_reason, std::optional<CommEngine> engine,
-                     Comm *&live)
+                     registry::CommRef &live)
 {
-    live = registry::comm_by_pointer(comm);
+    live = registry::pin_comm(comm);
     if (const HcclResult rc = host_support(api, live, device_reason, engine); rc != HCCL_SUCCESS)
         return rc;
     return live != nullptr ? HCCL_SUCCESS : refuse_dead_comm(api, comm);
@@ -117,7 +118,7 @@ HcclResult host_comm(const char *api, HcclComm comm, const char *device_reason, 
 
 // After the null checks of the HcclThreadAcquire* calls: support, the comm, and
 // an engine that can own threads.
-HcclResult thread_acquire_comm(const char *api, HcclComm comm, CommEngine engine, Comm *&live)
+HcclResult thread_acquire_comm(const char *api, HcclComm comm, CommEngine engine, registry::CommRef &live)
 {
     if (const HcclResult rc = host_comm(api, comm, "threads are acquired on the host, not in a device program",
                                         offered_if(engine_can_host_threads(engine), engine), live);
@@ -140,7 +141,7 @@ HcclResult comm_buffer(const char *api, HcclComm comm, void **buffer, uint64_t *
         const bool as_para = comm != nullptr && hcts::mutant("ref_buffer_null_as_para");
         return refuse(nullptr, api, as_para ? HCCL_E_PARA : HCCL_E_PTR, "comm, buffer and size must not be NULL");
     }
-    Comm *live = nullptr;
+    registry::CommRef live;
     if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
         return rc;
     // Mutant: "cleared" taken from the allocator's word; the memory is not cleared.
@@ -154,9 +155,10 @@ HcclResult comm_buffer(const char *api, HcclComm comm, void **buffer, uint64_t *
 }
 
 // The channel queries take a comm and one of its channels; either not live is HCCL_E_PARA.
-HcclResult live_channel(const char *api, HcclComm comm, ChannelHandle channel, std::shared_ptr<ChannelObj> &obj)
+HcclResult live_channel(const char *api, HcclComm comm, ChannelHandle channel, registry::CommRef &live,
+                        std::shared_ptr<ChannelObj> &obj)
 {
-    Comm *live = registry::comm_by_pointer(comm);
+    live = registry::pin_comm(comm);
     obj = live != nullptr ? channel_of(live, channel) : nullptr;
     if (!obj) {
         return refuse(live, api, HCCL_E_PARA, "channel 0x", std::hex, channel, std::dec,
@@ -185,7 +187,7 @@ HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine_arg, 
     if (comm == nullptr || threads == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, comm == nullptr ? "comm" : "threads", " is NULL");
     }
-    Comm *live = nullptr;
+    registry::CommRef live;
     if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS)
         return rc;
     // Mutant: threadNum 0 taken as "nothing to do" and accepted.
@@ -209,7 +211,7 @@ HCOMM_EXPORT HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine en
     // Mutant: AIV and CCU threads quietly served by AICPU_TS threads instead of refused.
     if (hcts::mutant("ref_thread_config_aiv_fallback") && (engine == COMM_ENGINE_AIV || engine == COMM_ENGINE_CCU))
         engine = COMM_ENGINE_AICPU_TS;
-    Comm *live = nullptr;
+    registry::CommRef live;
     if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS)
         return rc;
     // Mutant: the config header is not checked (any ThreadConfig-sized block taken).
@@ -238,7 +240,7 @@ HCOMM_EXPORT HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine en
         thread == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, stream and thread must not be NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
+    registry::CommRef live = registry::pin_comm(comm);
     if (is_device_side() || !profile_has_engine(COMM_ENGINE_CPU_TS)) {
         return refuse(live, api, HCCL_E_NOT_SUPPORT, "needs the host side and a CPU_TS engine");
     }
@@ -261,7 +263,7 @@ HCOMM_EXPORT HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, C
     if (comm == nullptr || ctxTag == nullptr || ctx == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag and ctx must not be NULL");
     }
-    Comm *live = nullptr;
+    registry::CommRef live;
     if (const HcclResult rc = host_comm(api, comm, "called from a device program", std::nullopt, live);
         rc != HCCL_SUCCESS) {
         return rc;
@@ -304,7 +306,7 @@ HCOMM_EXPORT HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, Comm
     if (comm == nullptr || ctxTag == nullptr || ctx == nullptr || size == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag, ctx and size must not be NULL");
     }
-    Comm *live = nullptr;
+    registry::CommRef live;
     if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
         return rc;
     std::lock_guard lock(live->ctx_mutex);
@@ -325,7 +327,7 @@ HCOMM_EXPORT HcclResult HcclThreadResGetInfo(HcclComm comm, ThreadHandle thread,
     if (comm == nullptr || thread == 0 || info == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, thread and info must not be NULL/0");
     }
-    Comm *live = nullptr;
+    registry::CommRef live;
     if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
         return rc;
     auto obj = thread_of(live, thread);
@@ -347,7 +349,7 @@ HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t thr
     if (comm == nullptr || threads == nullptr || exportedThreads == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, threads and exportedThreads must not be NULL");
     }
-    Comm *live = nullptr;
+    registry::CommRef live;
     if (const HcclResult rc = host_comm(api, comm, "called from a device program",
                                         offered_if(engine_can_host_threads(dstCommEngine), dstCommEngine), live);
         rc != HCCL_SUCCESS) {
@@ -380,7 +382,7 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine_arg,
     if (comm == nullptr || channelDescs == nullptr || channels == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, channelDescs and channels must not be NULL");
     }
-    Comm *live = registry::comm_by_pointer(comm);
+    registry::CommRef live = registry::pin_comm(comm);
     if (const HcclResult rc = host_support(api, live, "channels are acquired on the host, not in a device program",
                                            offered_if(engine_is_valid(engine), engine));
         rc != HCCL_SUCCESS) {
@@ -462,7 +464,7 @@ HCOMM_EXPORT HcclResult HcclChannelDestroy(HcclComm comm, const ChannelHandle *c
     if (comm == nullptr || channels == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm and channels must not be NULL");
     }
-    Comm *live = nullptr;
+    registry::CommRef live;
     if (const HcclResult rc = host_comm(api, comm, "called from a device program", std::nullopt, live);
         rc != HCCL_SUCCESS) {
         return rc;
@@ -496,8 +498,9 @@ HCOMM_EXPORT HcclResult HcclChannelGetHcclBuffer(HcclComm comm, ChannelHandle ch
     if (comm == nullptr || channel == 0 || buffer == nullptr || size == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, buffer and size must not be NULL/0");
     }
+    registry::CommRef live;
     std::shared_ptr<ChannelObj> obj;
-    if (const HcclResult rc = live_channel(api, comm, channel, obj); rc != HCCL_SUCCESS)
+    if (const HcclResult rc = live_channel(api, comm, channel, live, obj); rc != HCCL_SUCCESS)
         return rc;
     *buffer = reinterpret_cast<void *>(obj->peer.addr);
     *size = obj->peer.size;
@@ -511,8 +514,9 @@ HCOMM_EXPORT HcclResult HcclChannelGetRemoteMems(HcclComm comm, ChannelHandle ch
     if (comm == nullptr || channel == 0 || memNum == nullptr || remoteMems == nullptr || memTags == nullptr) {
         return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, memNum, remoteMems and memTags must not be NULL/0");
     }
+    registry::CommRef live;
     std::shared_ptr<ChannelObj> obj;
-    if (const HcclResult rc = live_channel(api, comm, channel, obj); rc != HCCL_SUCCESS)
+    if (const HcclResult rc = live_channel(api, comm, channel, live, obj); rc != HCCL_SUCCESS)
         return rc;
     // The peer's communication memory is the one remote memory of a channel; the
     // arrays stay valid until the channel or the comm is destroyed.
@@ -520,7 +524,7 @@ HCOMM_EXPORT HcclResult HcclChannelGetRemoteMems(HcclComm comm, ChannelHandle ch
     // Mutant: the local communication memory reported instead of the peer's.
     if (hcts::mutant("ref_remote_mems_local")) {
         static thread_local CommMem local;
-        local = {COMM_MEM_TYPE_DEVICE, obj->comm->memory().base(), obj->comm->memory().size()};
+        local = {COMM_MEM_TYPE_DEVICE, live->memory().base(), live->memory().size()};
         *remoteMems = &local;
         *memTags = &obj->remote_tag_ptr;
         return HCCL_SUCCESS;

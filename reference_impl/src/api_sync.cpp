@@ -143,7 +143,7 @@ int32_t thread_wait_on_thread(const char *api, ThreadHandle thread, uint32_t ind
     }
     // Mutant: thread waits wait forever, whatever their timeOut.
     const bool forever = hcts::mutant("ref_thread_wait_timeout_ignored");
-    submit(t.thread, [core = t.thread->core, comm = t.comm, index, timeout, forever] {
+    submit(t.thread, [core = t.thread->core, comm = t.comm.get(), index, timeout, forever] {
         return finish_wait(
             *comm, core->notifies.wait(index, forever ? std::nullopt : deadline_after(timeout), comm->closing()),
             "thread", index, timeout);
@@ -168,7 +168,8 @@ int32_t ordering_task(const char *api, Api family, ThreadHandle thread, std::opt
 
 // The calls that exist only inside a device program: HCCL_E_PTR for a NULL
 // `arg` (named `arg_name`), then HCCL_E_NOT_SUPPORT on the host; only then does
-// `body` judge the call against the program's launch record.
+// `body` judge the call against the program's launch record. Their refusals name
+// no comm: blame() counts them on the program's (by handle; it may be destroyed).
 template <typename Body>
 HcclResult in_device_program(const char *api, const char *arg, const char *arg_name, const char *host_refusal,
                              Body body)
@@ -192,9 +193,9 @@ HcclResult with_program_comm(const char *api, const char *commId, const char *ho
 {
     return in_device_program(api, commId, "commId", host_refusal, [&](LaunchRecord &launch) {
         // Mutant: any name is taken for the program's comm.
-        if (launch.comm->name() != commId && !hcts::mutant("ref_comm_name_unchecked")) {
-            return refuse(launch.comm, api, HCCL_E_NOT_FOUND, "'", commId, "' is not the program's comm ('",
-                          launch.comm->name(), "', from HcommRefGetCommName)");
+        if (launch.comm_name != commId && !hcts::mutant("ref_comm_name_unchecked")) {
+            return refuse(nullptr, api, HCCL_E_NOT_FOUND, "'", commId, "' is not the program's comm ('",
+                          launch.comm_name, "', from HcommRefGetCommName)");
         }
         return body(launch);
     });
@@ -237,14 +238,14 @@ HCOMM_EXPORT int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, Thread
     if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS)
         return rc;
     auto dst = registry::thread(dstThread);
-    if (!dst || dst->comm != t.comm) {
+    if (!dst || dst->comm_id != t.thread->comm_id) {
         return refuse(t.comm, api, HCCL_E_PARA, "dstThread 0x", std::hex, dstThread, std::dec,
                       " is not a live thread of the same comm");
     }
     const bool in_range = dstNotifyIdx < dst->core->notifies.size();
     if (hcts::mutant("ref_thread_record_index_in_task")) {
         // Mutant: the index is checked when the record runs, so the call itself succeeds.
-        submit(t.thread, [core = dst->core, comm = t.comm, dstNotifyIdx, in_range] {
+        submit(t.thread, [core = dst->core, comm = t.comm.get(), dstNotifyIdx, in_range] {
             if (!in_range)
                 return HCCL_E_PARA;
             core->notifies.record(dstNotifyIdx);
@@ -263,7 +264,7 @@ HCOMM_EXPORT int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, Thread
         dst->core->notifies.record(dstNotifyIdx);
         return HCCL_SUCCESS;
     }
-    submit(t.thread, [core = dst->core, comm = t.comm, dstNotifyIdx] {
+    submit(t.thread, [core = dst->core, comm = t.comm.get(), dstNotifyIdx] {
         ++comm->stats().notifies_raised;
         if (!core->notifies.record(dstNotifyIdx))
             ++comm->stats().notify_overruns;
@@ -290,7 +291,7 @@ HCOMM_EXPORT int32_t HcommAclrtNotifyRecordOnThread(ThreadHandle thread, uint64_
     if (const HcclResult rc = resolve_handles(api, Api::aclrt_notify, thread, std::nullopt, t); rc != HCCL_SUCCESS) {
         return rc;
     }
-    submit(t.thread, [comm = t.comm, dstNotifyId] {
+    submit(t.thread, [comm = t.comm.get(), dstNotifyId] {
         ++comm->stats().notifies_raised;
         if (!aclrt_notifies().record(dstNotifyId))
             ++comm->stats().notify_overruns;
@@ -306,7 +307,7 @@ HCOMM_EXPORT int32_t HcommAclrtNotifyWaitOnThread(ThreadHandle thread, uint64_t 
     if (const HcclResult rc = resolve_handles(api, Api::aclrt_notify, thread, std::nullopt, t); rc != HCCL_SUCCESS) {
         return rc;
     }
-    submit(t.thread, [comm = t.comm, notifyId, timeOut] {
+    submit(t.thread, [comm = t.comm.get(), notifyId, timeOut] {
         return finish_wait(*comm, aclrt_notifies().wait(notifyId, deadline_after(timeOut), comm->closing()), "ACL",
                            notifyId, timeOut);
     });
@@ -424,7 +425,7 @@ HCOMM_EXPORT int32_t HcommBatchModeStart(const char *batchTag)
     batchTag = batchTag != nullptr ? batchTag : ""; // NULL, like "", is a temporary batch (vendor page)
     return in_device_program(api, batchTag, "batchTag", kBatchOnHost, [&](LaunchRecord &launch) {
         if (launch.batching) {
-            return refuse(launch.comm, api, HCCL_E_PARA, "batch '", launch.batch_tag, "' is still open");
+            return refuse(nullptr, api, HCCL_E_PARA, "batch '", launch.batch_tag, "' is still open");
         }
         launch.batching = true;
         launch.batch_tag = batchTag;
@@ -440,7 +441,7 @@ HCOMM_EXPORT int32_t HcommBatchModeEnd(const char *batchTag)
         // Mutant: End closes whatever batch is open, whatever its tag.
         const bool tag_matches = launch.batch_tag == batchTag || hcts::mutant("ref_batch_end_tag_unchecked");
         if (!launch.batching || !tag_matches) {
-            return refuse(launch.comm, api, HCCL_E_PARA, "batch '", batchTag, "' is not the open batch ('",
+            return refuse(nullptr, api, HCCL_E_PARA, "batch '", batchTag, "' is not the open batch ('",
                           launch.batching ? launch.batch_tag : std::string("none"), "')");
         }
         launch.batching = false;
@@ -466,7 +467,7 @@ HCOMM_EXPORT int32_t HcommReleaseComm(const char *commId)
     const char *api = "HcommReleaseComm";
     return with_program_comm(api, commId, "device programs release comms", [&](LaunchRecord &launch) {
         if (launch.acquired_comm == 0) {
-            return refuse(launch.comm, api, HCCL_E_PARA, "released more often than acquired");
+            return refuse(nullptr, api, HCCL_E_PARA, "released more often than acquired");
         }
         --launch.acquired_comm;
         return HCCL_SUCCESS;

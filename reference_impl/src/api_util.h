@@ -12,19 +12,19 @@
 
 namespace hcomm_ref {
 
-// The comm a refusal is counted on: the device program's (the caller), else the
-// one the call's handles belong to.
-inline Comm *blame(Comm *comm)
+// The comm a refusal is counted on, by handle: the device program's (the caller),
+// else the one the call's handles belong to (held by the caller, so readable).
+inline const void *blame(const Comm *comm)
 {
     LaunchRecord *launch = current_launch();
-    return launch != nullptr ? launch->comm : comm;
+    return launch != nullptr ? launch->comm : comm != nullptr ? comm->handle() : nullptr;
 }
 
 template <typename... Parts>
-HcclResult refuse(Comm *comm, const char *api, HcclResult code, const Parts &...parts)
+HcclResult refuse(const Comm *comm, const char *api, HcclResult code, const Parts &...parts)
 {
-    // Through the registry: the comm may be destroyed concurrently (a device program
-    // still running while its comm is destroyed), and a dead one is not counted.
+    // Through the registry: the device program's comm may be destroyed while the
+    // program runs, and a dead one is not counted.
     const int64_t rank = registry::count_rejection(blame(comm));
     log(LogLevel::info, rank, api, " refused (", code, "): ", parts...);
     return code;
@@ -37,10 +37,11 @@ inline HcclResult refuse_dead_comm(const char *api, const void *comm)
     return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
 }
 
-// For the calls with no support rule before the comm: sets `live` or refuses.
-inline HcclResult live_comm(const char *api, const void *comm, Comm *&live)
+// For the calls with no support rule before the comm: holds the comm in `live`
+// for the rest of the call, or refuses.
+inline HcclResult live_comm(const char *api, const void *comm, registry::CommRef &live)
 {
-    live = registry::comm_by_pointer(comm);
+    live = registry::pin_comm(comm);
     return live != nullptr ? HCCL_SUCCESS : refuse_dead_comm(api, comm);
 }
 

@@ -124,6 +124,50 @@ Comm::~Comm()
     device_.reset();
 }
 
+void Comm::enter()
+{
+    std::lock_guard lock(calls_mutex_);
+    ++calls_;
+}
+
+void Comm::leave()
+{
+    std::lock_guard lock(calls_mutex_);
+    if (--calls_ == 0)
+        calls_left_.notify_all();
+}
+
+bool Comm::wait_calls_left(Deadline deadline)
+{
+    std::unique_lock lock(calls_mutex_);
+    return calls_left_.wait_until(lock, deadline, [this] { return calls_ == 0; });
+}
+
+void Comm::interrupt()
+{
+    closing_ = true;
+    std::vector<std::shared_ptr<ThreadObj>> threads;
+    std::vector<std::shared_ptr<ChannelObj>> channels;
+    {
+        std::lock_guard lock(mutex_);
+        threads = threads_;
+        channels = channels_;
+    }
+    // Outside mutex_: a link's completion callback may take it (a mutant does).
+    for (auto &t : threads)
+        t->core->notifies.wake_all();
+    for (auto &c : channels) {
+        c->notifies->wake_all();
+        if (c->link)
+            c->link->cancel_all();
+    }
+    // A channel handshake blocks reading its peer's link (up to the bootstrap
+    // timeout); shutting the links down ends that read now. They close with the comm.
+    for (const Fd &link : mesh_.links)
+        if (link.valid())
+            ::shutdown(link.get(), SHUT_RDWR);
+}
+
 bool Comm::peer_gone(uint32_t peer) const
 {
     if (peer >= mesh_.links.size() || mesh_.links[peer].get() < 0)
@@ -143,6 +187,7 @@ std::shared_ptr<ThreadObj> Comm::new_thread(CommEngine engine, uint32_t notify_n
     std::lock_guard lock(mutex_);
     auto thread = std::make_shared<ThreadObj>();
     thread->comm = this;
+    thread->comm_id = handle_;
     thread->engine = engine;
     const std::string name = "r" + std::to_string(rank_) + ".t" + std::to_string(thread_serial_++);
     auto queue = std::make_shared<TaskQueue>(rank_, name, [this](HcclResult) { ++stats_.task_errors; });
@@ -156,6 +201,7 @@ std::shared_ptr<ThreadObj> Comm::export_thread(const ThreadObj &source, CommEngi
     std::lock_guard lock(mutex_);
     auto thread = std::make_shared<ThreadObj>();
     thread->comm = this;
+    thread->comm_id = handle_;
     thread->engine = engine;
     thread->core = source.core;
     threads_.push_back(thread);
@@ -224,6 +270,14 @@ std::shared_ptr<ChannelObj> Comm::find_channel(CommEngine engine, uint32_t remot
 HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *descs, uint32_t count, ChannelHandle *out)
 {
     std::lock_guard acquire(acquire_mutex_);
+    // A concurrent HcclCommDestroy shuts the bootstrap links down to end a handshake
+    // (interrupt()): the failure is then that interruption, not the peer's.
+    const auto interrupted = [this] {
+        HREF_LOG_INFO(rank_, "channel acquisition interrupted by HcclCommDestroy");
+        return HCCL_E_INTERNAL;
+    };
+    if (closing_)
+        return interrupted();
     if (const HcclResult rc = ensure_verbs(); rc != HCCL_SUCCESS) {
         return rc;
     }
@@ -252,6 +306,7 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
             continue;
         auto c = std::make_shared<ChannelObj>();
         c->comm = this;
+        c->comm_id = handle_;
         c->engine = engine;
         c->protocol = d.channelProtocol;
         c->remote_rank = d.remoteRank;
@@ -311,6 +366,8 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
         hello.buffer_size = memory_->size();
         hello.rkey = memory_mr_->rkey();
         if (!send_message(mesh_.links[c->remote_rank], kChannelHello, bytes_of(hello))) {
+            if (closing_)
+                return interrupted();
             HREF_LOG_ERROR(rank_, "sending the channel handshake to rank ", c->remote_rank, " failed");
             return HCCL_E_TCP_TRANSFER;
         }
@@ -321,6 +378,8 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
         std::vector<uint8_t> payload;
         if (!recv_message(mesh_.links[c->remote_rank], deadline, type, payload) || type != kChannelHello ||
             payload.size() != sizeof(ChannelHello)) {
+            if (closing_)
+                return interrupted();
             HREF_LOG_ERROR(rank_, "rank ", c->remote_rank, " did not answer the channel handshake in time");
             return HCCL_E_TIMEOUT;
         }
@@ -351,6 +410,8 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
     for (const auto &c : fresh) {
         const uint32_t ready = 1;
         if (!send_message(mesh_.links[c->remote_rank], kChannelReady, bytes_of(ready))) {
+            if (closing_)
+                return interrupted();
             return HCCL_E_TCP_TRANSFER;
         }
     }
@@ -358,6 +419,8 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
         uint32_t type = 0;
         std::vector<uint8_t> payload;
         if (!recv_message(mesh_.links[c->remote_rank], deadline, type, payload) || type != kChannelReady) {
+            if (closing_)
+                return interrupted();
             HREF_LOG_ERROR(rank_, "rank ", c->remote_rank, " did not confirm the channel in time");
             return HCCL_E_TIMEOUT;
         }

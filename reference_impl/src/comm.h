@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -67,7 +68,9 @@ struct ThreadCore {
 
 struct ThreadObj {
     ThreadHandle handle = 0;
-    Comm *comm = nullptr;
+    Comm *comm = nullptr;          // for its tasks, which the comm's destruction ends first
+    const void *comm_id = nullptr; // the comm's handle: what a call looks up and holds
+
     CommEngine engine = COMM_ENGINE_RESERVED;
     std::shared_ptr<ThreadCore> core;
 };
@@ -81,7 +84,9 @@ struct PeerMemory {
 
 struct ChannelObj {
     ChannelHandle handle = 0;
-    Comm *comm = nullptr;
+    Comm *comm = nullptr;          // for its tasks, which the comm's destruction ends first
+    const void *comm_id = nullptr; // the comm's handle: what a call looks up and holds
+
     CommEngine engine = COMM_ENGINE_RESERVED;
     CommProtocol protocol = COMM_PROTOCOL_RESERVED;
     uint32_t remote_rank = 0;
@@ -103,6 +108,21 @@ class Comm {
     ~Comm();
     Comm(const Comm &) = delete;
     Comm &operator=(const Comm &) = delete;
+
+    // The HcclComm handed out for this comm (registry::add_comm); never reused.
+    const void *handle() const { return handle_; }
+    void set_handle(const void *handle) { handle_ = handle; }
+
+    // Calls inside the comm (registry::CommRef). enter() only under the registry's
+    // lock while the comm is registered; HcclCommDestroy unregisters it, then
+    // interrupt()s and waits until no call is inside before it deletes the comm.
+    void enter();
+    void leave();
+    // Wakes every call that may block inside: notify waits and transfers see
+    // `closing`, channel handshakes their shut-down bootstrap links. Repeatable.
+    void interrupt();
+    // True once no call is inside; false at `deadline`.
+    bool wait_calls_left(Deadline deadline);
 
     uint32_t rank() const { return rank_; }
     uint32_t size() const { return size_; }
@@ -136,6 +156,10 @@ class Comm {
     Comm() = default;
     HcclResult ensure_verbs();
 
+    const void *handle_ = nullptr;
+    std::mutex calls_mutex_;
+    std::condition_variable calls_left_;
+    uint64_t calls_ = 0;
     uint32_t rank_ = 0;
     uint32_t size_ = 0;
     std::string name_;

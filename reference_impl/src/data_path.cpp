@@ -222,26 +222,31 @@ HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::option
                    Target &target)
 {
     auto t = registry::thread(thread);
+    // The thread's comm, held for the call: the thread of a comm being destroyed is
+    // as dead as a removed one.
+    registry::CommRef comm = t ? registry::pin_comm(t->comm_id) : registry::CommRef{};
+    if (comm == nullptr)
+        t = nullptr;
     // Mutant: the call's engine is the channel's (as the vendor's device path sees it), the thread's is ignored.
     const bool engine_from_channel = hcts::mutant("ref_engine_from_channel") && t && channel;
     if (engine_from_channel) {
         if (auto c = registry::channel(*channel); c && check_support(family, c->engine) == HCCL_SUCCESS) {
-            target = Target{t, c, t->comm};
+            target = Target{t, c, std::move(comm)};
             return HCCL_SUCCESS;
         }
     }
     if (const HcclResult rc = check_handle(api, family, t, thread, "thread"); rc != HCCL_SUCCESS)
         return rc;
     LaunchRecord *launch = current_launch();
-    if (launch != nullptr && launch->comm != t->comm) {
+    if (launch != nullptr && launch->comm != t->comm_id) {
         return refuse(t->comm, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec,
                       " belongs to another comm than the device program's");
     }
     target.thread = t;
-    target.comm = t->comm;
+    target.comm = std::move(comm);
     if (channel) {
         auto c = registry::channel(*channel);
-        if (!c || c->comm != t->comm) {
+        if (!c || c->comm_id != t->comm_id) {
             return refuse(t->comm, api, HCCL_E_PARA, "channel 0x", std::hex, *channel, std::dec,
                           " is not a live channel of the thread's comm");
         }
@@ -257,10 +262,13 @@ HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::option
 HcclResult resolve_channel_only(const char *api, Api family, ChannelHandle channel, Target &target)
 {
     auto c = registry::channel(channel);
+    registry::CommRef comm = c ? registry::pin_comm(c->comm_id) : registry::CommRef{};
+    if (comm == nullptr)
+        c = nullptr; // a channel of a comm being destroyed is as dead as a removed one
     if (const HcclResult rc = check_handle(api, family, c, channel, "channel"); rc != HCCL_SUCCESS)
         return rc;
     target.channel = c;
-    target.comm = c->comm;
+    target.comm = std::move(comm);
     return HCCL_SUCCESS;
 }
 
@@ -529,6 +537,10 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
         result = channel->notifies->wait(index, slice, comm.closing());
         if (result != NotifyBank::WaitResult::timed_out)
             break;
+        if (comm.closing()) { // the comm's own links are shut down: not a lost peer
+            result = NotifyBank::WaitResult::cancelled;
+            break;
+        }
         if (lost || comm.peer_gone(channel->remote_rank)) {
             if (!channel->peer_lost.exchange(true))
                 HREF_LOG_ERROR(comm.rank(), "rank ", channel->remote_rank,

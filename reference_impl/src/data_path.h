@@ -17,7 +17,7 @@ namespace hcomm_ref {
 struct Target {
     std::shared_ptr<ThreadObj> thread;   // null for the calls without a thread
     std::shared_ptr<ChannelObj> channel; // null for the calls without a channel
-    Comm *comm = nullptr;
+    registry::CommRef comm;              // their comm, held until the call returns
 };
 
 // Support, then handle validity. Call after the caller's own null checks (which

@@ -11,12 +11,14 @@
 
 namespace hcomm_ref {
 
-class Comm;
 class TaskQueue;
 
 // What one device program did; lives for one HcommRefDeviceLaunch.
 struct LaunchRecord {
-    Comm *comm = nullptr;
+    // The program's comm, by handle: never read through, since the comm may be
+    // destroyed while the program runs (each of its calls holds the comm itself).
+    const void *comm = nullptr;
+    std::string comm_name;                           // for HcommAcquireComm/ReleaseComm
     std::vector<std::shared_ptr<TaskQueue>> touched; // queues that received tasks
     bool batching = false;                           // HcommBatchModeStart .. End
     std::string batch_tag;

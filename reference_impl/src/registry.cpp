@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include <hcts/mutant.h>
@@ -64,45 +65,52 @@ void remove(Table<Obj> table, uint64_t handle)
 
 } // namespace
 
+void CommRef::release()
+{
+    if (comm_ != nullptr)
+        std::exchange(comm_, nullptr)->leave();
+}
+
 void *add_comm(Comm *comm)
 {
     std::lock_guard lock(tables().mutex);
     void *handle = reinterpret_cast<void *>(static_cast<uintptr_t>(kCommTag | tables().next++));
+    comm->set_handle(handle);
     tables().comms[handle] = comm;
     return handle;
 }
 
-void remove_comm(Comm *comm)
+Comm *take_comm(const void *handle)
 {
     std::lock_guard lock(tables().mutex);
-    std::erase_if(tables().comms, [comm](const auto &entry) { return entry.second == comm; });
+    const auto it = tables().comms.find(handle);
+    if (it == tables().comms.end())
+        return nullptr;
+    Comm *comm = it->second;
+    tables().comms.erase(it);
+    return comm;
 }
 
-bool comm_is_live(const void *comm)
+int64_t count_rejection(const void *handle)
 {
-    std::lock_guard lock(tables().mutex);
-    return tables().comms.count(comm) != 0;
-}
-
-int64_t count_rejection(Comm *comm)
-{
-    if (comm == nullptr)
+    if (handle == nullptr)
         return -1;
     std::lock_guard lock(tables().mutex);
-    for (const auto &entry : tables().comms) {
-        if (entry.second == comm) {
-            ++comm->stats().rejected_calls;
-            return comm->rank();
-        }
-    }
-    return -1;
+    const auto it = tables().comms.find(handle);
+    if (it == tables().comms.end())
+        return -1;
+    ++it->second->stats().rejected_calls;
+    return it->second->rank();
 }
 
-Comm *comm_by_pointer(const void *comm)
+CommRef pin_comm(const void *handle)
 {
     std::lock_guard lock(tables().mutex);
-    const auto it = tables().comms.find(comm);
-    return it == tables().comms.end() ? nullptr : it->second;
+    const auto it = tables().comms.find(handle);
+    if (it == tables().comms.end())
+        return {};
+    it->second->enter();
+    return CommRef(it->second);
 }
 
 ThreadHandle add_thread(const std::shared_ptr<ThreadObj> &thread)

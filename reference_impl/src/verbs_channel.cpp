@@ -165,10 +165,12 @@ HcclResult RcLink::run(ibv_send_wr *first, uint32_t count, const std::atomic<boo
     {
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return free_slots_ >= count || broken_ || cancel.load(); });
-        if (broken_)
-            return HCCL_E_ROCE_TRANSFER;
+        // The comm's destruction (cancel) breaks the link too: it is reported as what
+        // it is, the interruption (HCCL_E_INTERNAL, as every call it interrupts).
         if (cancel.load())
             return HCCL_E_INTERNAL;
+        if (broken_)
+            return HCCL_E_ROCE_TRANSFER;
         free_slots_ -= count;
         id = next_op_++;
         ops_[id] = Op{false, HCCL_SUCCESS, count, !await};
@@ -191,7 +193,7 @@ HcclResult RcLink::run(ibv_send_wr *first, uint32_t count, const std::atomic<boo
     const Op op = ops_.at(id);
     if (op.done) {
         ops_.erase(id);
-        return op.status;
+        return op.status != HCCL_SUCCESS && cancel.load() ? HCCL_E_INTERNAL : op.status;
     }
     // Still in flight: leave the record for its completion to retire, report the task failed.
     HREF_LOG_ERROR(device_.rank(), "operation on QP ", local_.qpn, finished ? " cancelled" : " timed out");
