@@ -42,6 +42,7 @@ set(CPACK_PACKAGE_CONTACT "hcts maintainers <hcts@localhost>")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR}/package)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_STRIP_FILES TRUE) # RelWithDebInfo binaries are ~4x larger with their debug info
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
   "libc6, libstdc++6, libgcc-s1, libssl3, libarchive13, libyaml-cpp0.7, libopenmpi3, libibverbs1, openmpi-bin, python3-jsonschema")
