@@ -30,7 +30,7 @@ function(hcts_man_page)
   set(page ${HCTS_MAN_DIR}/${arg_NAME}.1)
   add_custom_command(OUTPUT ${page}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${HCTS_MAN_DIR}
-    COMMAND ${CMAKE_COMMAND} -E env HCTS_HELP_NAME=${arg_NAME} ${HCTS_HELP2MAN} --no-info --no-discard-stderr --version-string=${PROJECT_VERSION}
+    COMMAND ${CMAKE_COMMAND} -E env HCTS_HELP_NAME=${arg_NAME} ASAN_OPTIONS=detect_leaks=0 ${HCTS_HELP2MAN} --no-info --no-discard-stderr --version-string=${PROJECT_VERSION}
             --name=${arg_DESCRIPTION} --output=${page} ${arg_PROGRAM}
     DEPENDS ${arg_DEPENDS} ${arg_PROGRAM}
     COMMENT "man page ${arg_NAME}.1 from ${arg_NAME} --help"
