@@ -39,6 +39,8 @@ for p in "${programs[@]}"; do
   grep -qi 'usage' <<<"$out" || fail "$p --help prints no usage: $out"
   grep -q "^\.TH" "$prefix/share/man/man1/$p.1" || fail "share/man/man1/$p.1 is no man page"
 done
+# Generated on this machine, shipped to others: no page may name its source or build tree.
+! grep -lF -e "$src" -e "$build" "$prefix"/share/man/man1/*.1 || fail "man pages above name $src or $build"
 [[ $("$prefix/bin/hcts" --version) == "hcts $(cat "$prefix/share/hcts/version")" ]] || fail "hcts --version disagrees with share/hcts/version"
 step "--help and man pages of ${programs[*]}"
 

@@ -308,10 +308,12 @@ int main(int argc, char **argv)
     app.footer("Details: selftest/README.md. Exit status: 0 every expectation held and every API-observable mutant "
                "was killed, 1 not, 2 usage or catalogue error.");
     Options o;
+    // No captured defaults: the man page of an installed hcts-selftest must not name the build machine's trees.
     app.add_option("--source-dir", o.source_dir,
-                   "the hcts source tree (mutant entries and --check-catalogue need it; installed: none)")
-        ->capture_default_str();
-    app.add_option("--build-dir", o.build_dir, "the build tree (bin/, lib/)")->capture_default_str();
+                   "the hcts source tree (default: the one this program was built from; installed: none); mutant "
+                   "entries and --check-catalogue need it");
+    app.add_option("--build-dir", o.build_dir,
+                   "the build tree whose ctests internal mutants run (default: the one this program was built in)");
     app.add_option("--catalogue", o.catalogue,
                    "catalogue directory (default: SOURCE/selftest/catalogue; installed: share/hcts/selftest)");
     app.add_option("--clauses", o.clauses,
