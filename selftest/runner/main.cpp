@@ -5,6 +5,7 @@
 // Exit status: 0 every expectation held (and every API-observable mutant run was
 // killed), 1 not, 2 a usage or catalogue error.
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -13,9 +14,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -54,6 +57,7 @@ struct Options {
     int sample = 0;
     std::optional<uint64_t> seed;
     int deadline_s = 900, repeat = 128, case_timeout_s = 60;
+    int jobs = 1;
 };
 
 std::vector<std::string> split(const std::string &s)
@@ -191,6 +195,32 @@ std::vector<pid_t> descendants(pid_t root)
 RunOutcome run_command(const Command &c, const std::string &log, int deadline_s)
 {
     RunOutcome r;
+    // Entries run on several threads (--jobs): between fork and exec the child may
+    // only make async-signal-safe calls, so argv, the environment and the message
+    // for a failed exec are built here, before the fork.
+    std::vector<std::string> env_store;
+    for (char **e = environ; *e != nullptr; ++e) {
+        const std::string_view kv(*e);
+        const auto name = kv.substr(0, kv.find('='));
+        if (std::none_of(c.env.begin(), c.env.end(), [&](const auto &p) { return p.first == name; }))
+            env_store.emplace_back(kv);
+    }
+    for (const auto &[k, v] : c.env)
+        env_store.push_back(k + "=" + v);
+    std::vector<char *> envp, argv;
+    for (auto &kv : env_store)
+        envp.push_back(kv.data());
+    envp.push_back(nullptr);
+    for (const auto &a : c.argv)
+        argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    const std::string exec_failed =
+        "hcts-selftest: cannot run " + (c.argv.empty() ? std::string("(nothing)") : c.argv[0]) + "\n";
+    if (c.argv.empty()) {
+        r.status = RunOutcome::Status::NotRun;
+        r.note = "no command";
+        return r;
+    }
     const pid_t pid = fork();
     if (pid < 0) {
         r.status = RunOutcome::Status::NotRun;
@@ -199,20 +229,14 @@ RunOutcome run_command(const Command &c, const std::string &log, int deadline_s)
     }
     if (pid == 0) {
         setpgid(0, 0);
-        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd >= 0) {
             dup2(fd, 1);
             dup2(fd, 2);
-            close(fd);
         }
-        for (const auto &[k, v] : c.env)
-            setenv(k.c_str(), v.c_str(), 1);
-        std::vector<char *> argv;
-        for (const auto &a : c.argv)
-            argv.push_back(const_cast<char *>(a.c_str()));
-        argv.push_back(nullptr);
-        execv(argv[0], argv.data());
-        std::fprintf(stderr, "hcts-selftest: cannot run %s: %s\n", argv[0], std::strerror(errno));
+        execve(argv[0], argv.data(), envp.data());
+        const ssize_t ignored = write(2, exec_failed.data(), exec_failed.size());
+        (void)ignored;
         _exit(127);
     }
     setpgid(pid, pid);
@@ -298,6 +322,81 @@ RunOutcome run_internal(const Entry &e, const Options &o, const std::string &dir
     return run_command(cmd, dir + "/ctest.log", o.deadline_s);
 }
 
+// Runs one entry and judges it (any thread: see run_command).
+struct Executed {
+    std::string dir;
+    Command cmd;
+    RunOutcome run;
+    Judgement j;
+    double seconds = 0;
+    bool internal = false;
+};
+
+Executed execute(const Entry &e, const Options &o)
+{
+    Executed x;
+    x.dir = fs::absolute(fs::path(o.out) / e.id).string();
+    x.cmd = command_for(e, o, x.dir);
+    std::error_code ec;
+    fs::create_directories(x.dir, ec);
+    const auto t0 = Clock::now();
+    RunOutcome &run = x.run;
+    const bool internal = x.internal = e.kind == "mutant" && e.observable == "internal";
+    if (internal) {
+        if (o.internal) {
+            run = run_internal(e, o, x.dir, x.cmd);
+        } else {
+            run.status = RunOutcome::Status::NotRun;
+            x.cmd.argv.clear();
+        }
+    } else if (const auto lib = iut_path(e); !fs::exists(lib)) {
+        run.status = RunOutcome::Status::NotRun;
+        run.note = "the IUT " + lib + " does not exist (build it: " +
+                   (e.iut == "reference" ? std::string("hcomm") : "hcts_iut_" + e.iut.substr(5)) + ")";
+    } else {
+        fs::remove(x.dir + "/results.json", ec);
+        run = run_command(x.cmd, x.dir + "/suite.log", o.deadline_s);
+        if (run.status == RunOutcome::Status::Finished) {
+            try {
+                run.results = hcts::read_json_file(x.dir + "/results.json");
+            } catch (const std::exception &err) {
+                run.note = err.what();
+            }
+        }
+    }
+    x.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    Judgement &j = x.j;
+    if (internal && o.internal && run.status == RunOutcome::Status::Finished) {
+        j.killed = run.exit_code != 0;
+        j.ok = *j.killed;
+        if (j.ok)
+            j.killed_by = e.killed_by;
+        else
+            j.problems.push_back("survived: its ctests " + joined(e.killed_by, ", ") + " pass with it on");
+        j.verdict = j.ok ? "killed by ctest " + joined(e.killed_by, ", ") : "SURVIVED (ctests pass)";
+    } else {
+        j = judge(e, run);
+    }
+    // Every document the suite wrote must follow the published schema (as run_suite.sh checks).
+    if (run.results) {
+        Command v;
+        v.argv = {o.validate, "--schema", o.schema, x.dir + "/results.json"};
+        const auto checked = run_command(v, x.dir + "/validate.log", 120);
+        if (checked.status != RunOutcome::Status::Finished || checked.exit_code != 0) {
+            std::ifstream in(x.dir + "/validate.log");
+            std::ostringstream why;
+            why << in.rdbuf();
+            auto text = why.str();
+            while (!text.empty() && text.back() == '\n')
+                text.pop_back();
+            j.ok = false;
+            j.verdict += "; INVALID results.json";
+            j.problems.push_back("its results.json does not validate against reports/schema: " + text);
+        }
+    }
+    return x;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -337,6 +436,9 @@ int main(int argc, char **argv)
     app.add_option("--deadline", o.deadline_s, "wall-clock deadline per entry, seconds (then TIMEOUT)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    app.add_option("--jobs,-j", o.jobs, "entries run at once (internal mutants always one at a time)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 16));
     app.add_option("--repeat", o.repeat, "litmus repetitions per test")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
@@ -473,75 +575,42 @@ int main(int argc, char **argv)
     std::vector<Row> matrix;
     std::size_t api_run = 0, api_killed = 0;
     const auto total = selected.size();
-    for (std::size_t k = 0; k < total; ++k) {
-        const auto &e = selected[k];
-        const std::string dir = fs::absolute(fs::path(o.out) / e.id).string();
-        Command cmd = command_for(e, o, dir);
-        if (o.list) {
+    if (o.list) {
+        for (std::size_t k = 0; k < total; ++k) {
+            const auto &e = selected[k];
+            const Command cmd = command_for(e, o, fs::absolute(fs::path(o.out) / e.id).string());
             std::cout << "[" << k + 1 << "/" << total << "] " << e.id << " (" << e.kind << ", " << e.file
                       << "): " << cmd.text() << "\n";
-            continue;
         }
-        fs::create_directories(dir, ec);
-        std::cout << "[" << k + 1 << "/" << total << "] " << e.id << " (" << e.kind << ") ..." << std::flush;
-        const auto t0 = Clock::now();
-        RunOutcome run;
-        const bool internal = e.kind == "mutant" && e.observable == "internal";
-        if (internal) {
-            if (o.internal) {
-                run = run_internal(e, o, dir, cmd);
-            } else {
-                run.status = RunOutcome::Status::NotRun;
-                cmd.argv.clear();
+        return 0;
+    }
+    // Entries run --jobs at a time: a run mostly waits (timeouts, quiet notifies), so
+    // two at once nearly halve the catalogue's time on two cores. Each line is printed
+    // when its entry ends; the summary below keeps the catalogue's order.
+    std::vector<Executed> done(total);
+    {
+        std::mutex print;
+        std::atomic<std::size_t> next{0};
+        const auto worker = [&] {
+            for (std::size_t k; (k = next++) < total;) {
+                done[k] = execute(selected[k], o);
+                const std::lock_guard lock(print);
+                std::cout << "[" << k + 1 << "/" << total << "] " << selected[k].id << " (" << selected[k].kind
+                          << ") ... " << done[k].j.verdict << " (" << format_s(done[k].seconds) << ")\n";
+                for (const auto &p : done[k].j.problems)
+                    std::cout << "      " << p << "\n";
+                std::cout << std::flush;
             }
-        } else if (const auto lib = iut_path(e); !fs::exists(lib)) {
-            run.status = RunOutcome::Status::NotRun;
-            run.note = "the IUT " + lib + " does not exist (build it: " +
-                       (e.iut == "reference" ? std::string("hcomm") : "hcts_iut_" + e.iut.substr(5)) + ")";
-        } else {
-            fs::remove(dir + "/results.json", ec);
-            run = run_command(cmd, dir + "/suite.log", o.deadline_s);
-            if (run.status == RunOutcome::Status::Finished) {
-                try {
-                    run.results = hcts::read_json_file(dir + "/results.json");
-                } catch (const std::exception &x) {
-                    run.note = x.what();
-                }
-            }
-        }
-        const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        Judgement j;
-        if (internal && o.internal && run.status == RunOutcome::Status::Finished) {
-            j.killed = run.exit_code != 0;
-            j.ok = *j.killed;
-            if (j.ok)
-                j.killed_by = e.killed_by;
-            else
-                j.problems.push_back("survived: its ctests " + joined(e.killed_by, ", ") + " pass with it on");
-            j.verdict = j.ok ? "killed by ctest " + joined(e.killed_by, ", ") : "SURVIVED (ctests pass)";
-        } else {
-            j = judge(e, run);
-        }
-        // Every document the suite wrote must follow the published schema (as run_suite.sh checks).
-        if (run.results) {
-            Command v;
-            v.argv = {o.validate, "--schema", o.schema, dir + "/results.json"};
-            const auto checked = run_command(v, dir + "/validate.log", 120);
-            if (checked.status != RunOutcome::Status::Finished || checked.exit_code != 0) {
-                std::ifstream in(dir + "/validate.log");
-                std::ostringstream why;
-                why << in.rdbuf();
-                auto text = why.str();
-                while (!text.empty() && text.back() == '\n')
-                    text.pop_back();
-                j.ok = false;
-                j.verdict += "; INVALID results.json";
-                j.problems.push_back("its results.json does not validate against reports/schema: " + text);
-            }
-        }
-        std::cout << " " << j.verdict << " (" << format_s(seconds) << ")\n";
-        for (const auto &p : j.problems)
-            std::cout << "      " << p << "\n";
+        };
+        const auto jobs = std::min<std::size_t>(static_cast<std::size_t>(o.internal ? 1 : o.jobs), total);
+        std::vector<std::jthread> pool;
+        for (std::size_t w = 1; w < jobs; ++w)
+            pool.emplace_back(worker);
+        worker();
+    }
+    for (std::size_t k = 0; k < total; ++k) {
+        const auto &e = selected[k];
+        const auto &[dir, cmd, run, j, seconds, internal] = done[k];
         if (!j.ok)
             for (const auto &p : j.problems)
                 failed.push_back(e.id + ": " + p);
@@ -605,8 +674,6 @@ int main(int argc, char **argv)
             entry["observable"] = e.observable;
         entries.push_back(std::move(entry));
     }
-    if (o.list)
-        return 0;
 
     // The kill matrix: mutants (rows) × clauses that killed any of them (columns).
     std::set<std::string> columns;
