@@ -16,6 +16,7 @@
 #include "baseline.h"
 #include "hcts/core/adapter.h"
 #include "hcts/core/library.h"
+#include "hcts/core/locate.h"
 #include "hcts/core/results.h"
 #include "hcts/mpi_harness.h"
 #include "method.h"
@@ -40,13 +41,6 @@ Suite &hcts::the_suite()
 namespace {
 
 constexpr int kExitFailed = 1, kExitUsage = 2, kExitBaseline = 3;
-
-fs::path prefix()
-{
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path(".") : exe.parent_path().parent_path();
-}
 
 // The other methods need the largest size requested (and not more than hcomm can move).
 std::vector<std::unique_ptr<Method>> make_methods(const bench::Options &o, const World &world, int rank,
@@ -93,13 +87,12 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "hcts-bench: %s\n", e.what());
         return kExitUsage;
     }
-    const fs::path pre = prefix();
     if (o.iut.empty())
-        o.iut = (pre / "lib" / "libhcomm.so").string();
+        o.iut = locate::library("libhcomm.so").string();
     if (o.adapter.empty())
-        o.adapter = (pre / "lib" / "libhcts_adapter_ref.so").string();
+        o.adapter = locate::library("libhcts_adapter_ref.so").string();
     if (o.programs.empty())
-        o.programs = (pre / "lib" / "libhcts_programs.so").string();
+        o.programs = locate::library("libhcts_programs.so").string();
     std::vector<Expectation> expectations;
     try {
         if (!o.baseline.empty())

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "catalogue_check.h"
+#include "hcts/core/locate.h"
 #include "hcts/core/results.h"
 #include "hcts/expectations.h"
 #include "hcts/mpi_harness.h"
@@ -34,13 +35,6 @@ Suite &hcts::the_suite()
 }
 
 namespace {
-
-fs::path prefix()
-{
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path(".") : exe.parent_path().parent_path();
-}
 
 // Opens each case's evidence before the harness's listener sees the case and
 // closes it after the harness carried it to rank 0.
@@ -116,13 +110,12 @@ int main(int argc, char **argv)
     }
     if (!o.summary.empty())
         return print_summary(o.summary);
-    const fs::path pre = prefix();
     if (o.iut.empty())
-        o.iut = (pre / "lib" / "libhcomm.so").string();
+        o.iut = locate::library("libhcomm.so").string();
     if (o.adapter.empty())
-        o.adapter = (pre / "lib" / "libhcts_adapter_ref.so").string();
+        o.adapter = locate::library("libhcts_adapter_ref.so").string();
     if (o.programs.empty())
-        o.programs = (pre / "lib" / "libhcts_programs.so").string();
+        o.programs = locate::library("libhcts_programs.so").string();
     std::unique_ptr<expectations::ExpectationSet> waivers;
     try {
         s.catalogue = o.clauses.empty() ? Catalogue::parse(conformance::clauses_yaml(), "conformance/spec/clauses.yaml")
@@ -241,8 +234,8 @@ int main(int argc, char **argv)
                         !w.unit.seconds   ? "unknown"
                         : *w.unit.seconds ? "s"
                                           : "ms");
-            const RunShape shape{o.iut == (pre / "lib" / "libhcomm.so").string() ? "" : o.iut,
-                                 o.adapter == (pre / "lib" / "libhcts_adapter_ref.so").string() ? "" : o.adapter,
+            const RunShape shape{o.iut == locate::library("libhcomm.so").string() ? "" : o.iut,
+                                 o.adapter == locate::library("libhcts_adapter_ref.so").string() ? "" : o.adapter,
                                  w.size,
                                  o.repeat,
                                  o.seed,

@@ -10,6 +10,7 @@ namespace {
 
 void describe(CLI::App &app, Options &o)
 {
+    app.name("hcts-conformance"); // the usage line and the man page (help2man) name the program
     app.description("hcts-conformance: judge an hcomm library clause by clause (run under mpirun -np 2 or more)");
     app.footer("GoogleTest's flags (--gtest_filter=..., --gtest_list_tests, ...) work as usual.\n"
                "Exit status: 0 the gate passed, 1 it failed, 2 bad usage or set-up, 124 a case deadline expired.");

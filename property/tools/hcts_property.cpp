@@ -34,6 +34,7 @@
 #include "driver/sim_driver.h"
 #include "hcts/core/adapter.h"
 #include "hcts/core/library.h"
+#include "hcts/core/locate.h"
 #include "hcts/core/products.h"
 #include "hcts/core/results.h"
 #include "hcts/core/verdict.h"
@@ -45,18 +46,6 @@
 #include "driver/mpi_driver.h"
 #endif
 
-#ifndef HCTS_REFERENCE_LIB
-#define HCTS_REFERENCE_LIB "libhcomm.so"
-#endif
-#ifndef HCTS_REFERENCE_ADAPTER
-#define HCTS_REFERENCE_ADAPTER "libhcts_adapter_ref.so"
-#endif
-#ifndef HCTS_PROGRAMS_LIB
-#define HCTS_PROGRAMS_LIB "libhcts_programs.so"
-#endif
-#ifndef HCTS_MPI_LAUNCH
-#define HCTS_MPI_LAUNCH "mpi_harness/launch"
-#endif
 #ifndef HCTS_SUITE_COMMIT
 #define HCTS_SUITE_COMMIT ""
 #endif
@@ -66,13 +55,25 @@ using nlohmann::json;
 
 namespace {
 
+// The reference, its adapter and the device programs beside this program, built
+// or installed (hcts/core/locate.h); --iut and --adapter override the first two.
+std::string referenceLib() { return hcts::locate::library("libhcomm.so").string(); }
+std::string referenceAdapter() { return hcts::locate::library("libhcts_adapter_ref.so").string(); }
+std::string programsLib() { return hcts::locate::library("libhcts_programs.so").string(); }
+// The launch script, as a reproducer names it.
+std::string mpiLaunch()
+{
+    const auto p = hcts::locate::helper("mpi_harness/launch", "mpi_harness/launch");
+    return p ? p->string() : std::string("mpi_harness/launch");
+}
+
 // Exit statuses (as mpi_harness/launch reads them).
 constexpr int kExitPass = 0, kExitFail = 1, kExitUsage = 2;
 
 struct Options {
     std::string driver = "hcomm";
-    std::string iut = HCTS_REFERENCE_LIB;
-    std::string adapter = HCTS_REFERENCE_ADAPTER;
+    std::string iut = referenceLib();
+    std::string adapter = referenceAdapter();
     std::string simFault = "none";
     std::string results;
     std::string timeoutUnit; // "", "s" or "ms"
@@ -357,16 +358,16 @@ HcommSetup setUpHcomm(const Options &o, int rank, int ranks, const std::function
     HcommSetup s;
     s.iut = hcts::Library::open(o.iut);
     s.adapter = hcts::Adapter::open(o.adapter, *s.iut,
-                                    {HCTS_PROGRAMS_LIB, static_cast<uint32_t>(rank), static_cast<uint32_t>(ranks)});
+                                    {programsLib(), static_cast<uint32_t>(rank), static_cast<uint32_t>(ranks)});
     if (!o.mpi && !s.adapter->multi_rank_per_process())
         throw std::runtime_error("the adapter '" + o.adapter + "' (" + s.adapter->name() +
                                  ") runs one rank per process, and this run puts all " + std::to_string(ranks) +
-                                 " ranks in one: run under MPI instead, e.g. " HCTS_MPI_LAUNCH " --np " +
+                                 " ranks in one: run under MPI instead, e.g. " + mpiLaunch() + " --np " +
                                  std::to_string(ranks) + " -- hcts-property --mpi ...");
     HcommDriverOptions d;
     d.iut = s.iut.get();
     d.adapter = s.adapter.get();
-    d.programs = HCTS_PROGRAMS_LIB;
+    d.programs = programsLib();
     if (!o.timeoutUnit.empty())
         d.timeoutInSeconds = o.timeoutUnit == "s";
     if (o.mpi) {
@@ -403,8 +404,8 @@ int main(int argc, char **argv)
         MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
         MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
         if (worldSize < 2) {
-            std::cerr << "hcts-property: --mpi needs at least 2 ranks (" HCTS_MPI_LAUNCH
-                         " --np 2 -- hcts-property --mpi)\n";
+            std::cerr << "hcts-property: --mpi needs at least 2 ranks (" << mpiLaunch()
+                      << " --np 2 -- hcts-property --mpi)\n";
             return kExitUsage;
         }
         cfg.geometry.ranks = static_cast<uint32_t>(worldSize);
@@ -531,7 +532,7 @@ int main(int argc, char **argv)
             if (adversarial)
                 repro << "SOFTVERBS_SEED=" << hcts::shell_quote(svSeed) << " ";
             if (o.mpi)
-                repro << HCTS_MPI_LAUNCH << " --np " << cfg.geometry.ranks << " -- ";
+                repro << mpiLaunch() << " --np " << cfg.geometry.ranks << " -- ";
             repro << hcts::shell_quote(argv[0]);
             for (const auto &k : keep)
                 repro << " " << hcts::shell_quote(k);

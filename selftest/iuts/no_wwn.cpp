@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 namespace {
 int32_t absent_symbol() { return 5; /* HCCL_E_NOT_SUPPORT */ }
@@ -32,9 +33,22 @@ int32_t absent_symbol() { return 5; /* HCCL_E_NOT_SUPPORT */ }
 #undef X
 
 namespace {
+// The reference is one directory up from this shim, in the build tree
+// (lib/selftest/ -> lib/) and installed (lib/hcts/selftest/ -> lib/hcts/) alike.
+std::string reference_path()
+{
+    Dl_info self{};
+    if (dladdr(reinterpret_cast<void *>(&absent_symbol), &self) == 0 || self.dli_fname == nullptr)
+        return "libhcomm.so";
+    std::string dir = self.dli_fname;
+    dir.erase(dir.find_last_of('/') == std::string::npos ? 0 : dir.find_last_of('/'));
+    return (dir.empty() ? std::string(".") : dir) + "/../libhcomm.so";
+}
+
 __attribute__((constructor)) void load_reference()
 {
-    const char *path = HCTS_SHIM_TARGET;
+    const std::string ref = reference_path();
+    const char *path = ref.c_str();
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == nullptr) {
         std::fprintf(stderr, "hcts absent-symbol shim: cannot load the reference '%s': %s\n", path, dlerror());

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "hcts/core/locate.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -319,11 +321,11 @@ LoadedCatalogue load_catalogue(const std::string &dir, const Catalogue &clauses)
     return out;
 }
 
-std::string iut_path(const Entry &e, const std::string &build_dir)
+std::string iut_path(const Entry &e)
 {
     if (e.iut.rfind("shim:", 0) == 0)
-        return build_dir + "/lib/hcts-selftest/libhcts_iut_" + e.iut.substr(5) + ".so";
-    return build_dir + "/lib/libhcomm.so";
+        return hcts::locate::library("selftest/libhcts_iut_" + e.iut.substr(5) + ".so").string();
+    return hcts::locate::library("libhcomm.so").string();
 }
 
 } // namespace hcts::selftest

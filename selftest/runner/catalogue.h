@@ -62,7 +62,8 @@ void check_unique(const std::vector<Entry> &entries, std::vector<std::string> &p
 // reference with a knob (it claims the reference's checks) and default for a shim.
 std::string legal_gate(const Entry &e);
 
-// The shared object of an entry's IUT, given the build directory.
-std::string iut_path(const Entry &e, const std::string &build_dir);
+// The shared object of an entry's IUT: the reference or a shim (lib/selftest/),
+// beside this program, built or installed (hcts/core/locate.h).
+std::string iut_path(const Entry &e);
 
 } // namespace hcts::selftest

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "hcts/core/cli.h"
+#include "hcts/core/locate.h"
 #include "hcts/core/results.h"
 
 #include "catalogue.h"
@@ -39,8 +40,17 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// The source tree when this program runs from its build tree; installed, none
+// (hcts/core/locate.h): mutant entries and the catalogue check need one.
+std::string default_source_dir()
+{
+    const auto src = hcts::locate::source_dir();
+    return src ? src->string() : std::string();
+}
+
 struct Options {
-    std::string source_dir = HCTS_SOURCE_DIR, build_dir = HCTS_BINARY_DIR;
+    std::string source_dir = default_source_dir(), build_dir = HCTS_BINARY_DIR;
+    std::string launch, validate, schema; // found beside this program, built or installed
     std::string catalogue, clauses, out, json, reference;
     std::string only, kind;
     bool check = false, internal = false, list = false;
@@ -89,20 +99,20 @@ Command command_for(const Entry &e, const Options &o, const std::string &dir)
 {
     Command c;
     const char *ld = std::getenv("LD_LIBRARY_PATH");
-    c.env.emplace_back("LD_LIBRARY_PATH",
-                       o.build_dir + "/lib/softverbs" + (ld && *ld ? ":" + std::string(ld) : std::string()));
+    c.env.emplace_back("LD_LIBRARY_PATH", hcts::locate::library("softverbs").string() +
+                                              (ld && *ld ? ":" + std::string(ld) : std::string()));
     c.env.emplace_back("HCTS_MPI_LOG_DIR", dir + "/logs");
     for (const auto &[k, v] : e.env)
         c.env.emplace_back(k, v);
     // Legal variants of the reference claim its stricter checks; shims and the others gate as declared.
     const std::string gate = e.kind == "legal" ? legal_gate(e) : e.gate;
-    c.argv = {o.source_dir + "/mpi_harness/launch",
+    c.argv = {o.launch,
               "--np",
               std::to_string(e.np),
               "--",
-              o.build_dir + "/bin/hcts-conformance",
+              (hcts::locate::bin_dir() / "hcts-conformance").string(),
               "--iut",
-              iut_path(e, o.build_dir),
+              iut_path(e),
               "--results",
               dir + "/results.json",
               "--repeat",
@@ -259,6 +269,10 @@ std::string format_s(double s)
 
 std::string suite_commit(const std::string &src)
 {
+    if (src.empty()) { // installed: the commit ./hcts or the package recorded, if any
+        const char *c = std::getenv("HCTS_SUITE_COMMIT");
+        return c && *c ? c : "unknown";
+    }
     std::string out;
     const std::string cmd = "git -C " + hcts::shell_quote(src) + " rev-parse --short HEAD 2>/dev/null";
     if (FILE *p = popen(cmd.c_str(), "r")) {
@@ -335,7 +349,7 @@ Executed execute(const Entry &e, const Options &o)
             run.status = RunOutcome::Status::NotRun;
             x.cmd.argv.clear();
         }
-    } else if (const auto lib = iut_path(e, o.build_dir); !fs::exists(lib)) {
+    } else if (const auto lib = iut_path(e); !fs::exists(lib)) {
         run.status = RunOutcome::Status::NotRun;
         run.note = "the IUT " + lib + " does not exist (build it: " +
                    (e.iut == "reference" ? std::string("hcomm") : "hcts_iut_" + e.iut.substr(5)) + ")";
@@ -366,7 +380,7 @@ Executed execute(const Entry &e, const Options &o)
     // Every document the suite wrote must follow the published schema (as run_suite.sh checks).
     if (run.results) {
         Command v;
-        v.argv = {o.source_dir + "/reports/schema/validate", x.dir + "/results.json"};
+        v.argv = {o.validate, "--schema", o.schema, x.dir + "/results.json"};
         const auto checked = run_command(v, x.dir + "/validate.log", 120);
         if (checked.status != RunOutcome::Status::Finished || checked.exit_code != 0) {
             std::ifstream in(x.dir + "/validate.log");
@@ -393,10 +407,16 @@ int main(int argc, char **argv)
     app.footer("Details: selftest/README.md. Exit status: 0 every expectation held and every API-observable mutant "
                "was killed, 1 not, 2 usage or catalogue error.");
     Options o;
-    app.add_option("--source-dir", o.source_dir, "the hcts source tree")->capture_default_str();
-    app.add_option("--build-dir", o.build_dir, "the build tree (bin/, lib/)")->capture_default_str();
-    app.add_option("--catalogue", o.catalogue, "catalogue directory (default: SOURCE/selftest/catalogue)");
-    app.add_option("--clauses", o.clauses, "clause catalogue (default: SOURCE/conformance/spec/clauses.yaml)");
+    // No captured defaults: the man page of an installed hcts-selftest must not name the build machine's trees.
+    app.add_option("--source-dir", o.source_dir,
+                   "the hcts source tree (default: the one this program was built from; installed: none); mutant "
+                   "entries and --check-catalogue need it");
+    app.add_option("--build-dir", o.build_dir,
+                   "the build tree whose ctests internal mutants run (default: the one this program was built in)");
+    app.add_option("--catalogue", o.catalogue,
+                   "catalogue directory (default: SOURCE/selftest/catalogue; installed: share/hcts/selftest)");
+    app.add_option("--clauses", o.clauses,
+                   "clause catalogue (default: SOURCE/conformance/spec/clauses.yaml; installed: share/hcts)");
     app.add_flag("--check-catalogue", o.check, "check the coverage rules and exit");
     app.add_option("--reference", o.reference, "a results.json of the reference: its PROFILE outcomes need no entry")
         ->check(CLI::ExistingFile);
@@ -409,7 +429,9 @@ int main(int argc, char **argv)
         "--seed", [&](const uint64_t &s) { o.seed = s; }, "the sample's seed (default: random, printed)");
     app.add_flag("--internal", o.internal, "also run internal mutants' killed_by ctests with the mutant on");
     app.add_flag("--list", o.list, "list the selected entries and their commands; run nothing");
-    app.add_option("--out", o.out, "directory for each entry's results.json and logs (default: BUILD/selftest)");
+    app.add_option("--out", o.out,
+                   "directory for each entry's results.json and logs (default: BUILD/selftest; installed: "
+                   "./hcts-selftest)");
     app.add_option("--json", o.json, "where selftest.json goes (default: OUT/selftest.json)");
     app.add_option("--deadline", o.deadline_s, "wall-clock deadline per entry, seconds (then TIMEOUT)")
         ->capture_default_str()
@@ -424,12 +446,32 @@ int main(int argc, char **argv)
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     CLI11_PARSE(app, argc, argv);
+    // Data and helpers: the source tree given or built from, else the installed share/ and libexec/.
+    const auto find = [&o](std::string_view installed, std::string_view in_source, bool data) {
+        if (!o.source_dir.empty())
+            return (fs::path(o.source_dir) / in_source).string();
+        const auto p = data ? hcts::locate::data(installed, in_source) : hcts::locate::helper(installed, in_source);
+        return p ? p->string() : std::string();
+    };
     if (o.catalogue.empty())
-        o.catalogue = o.source_dir + "/selftest/catalogue";
+        o.catalogue = find("selftest", "selftest/catalogue", true);
     if (o.clauses.empty())
-        o.clauses = o.source_dir + "/conformance/spec/clauses.yaml";
+        o.clauses = find("clauses.yaml", "conformance/spec/clauses.yaml", true);
+    o.launch = find("mpi_harness/launch", "mpi_harness/launch", false);
+    o.validate = find("validate", "reports/schema/validate", false);
+    o.schema = find("schema/results-v1.schema.json", "reports/schema/results-v1.schema.json", true);
+    for (const auto &[what, path] : {std::pair{"the self-test catalogue", o.catalogue},
+                                     {"the clause catalogue", o.clauses},
+                                     {"mpi_harness/launch", o.launch},
+                                     {"the results validator", o.validate},
+                                     {"the results schema", o.schema}})
+        if (path.empty()) {
+            std::cerr << "hcts-selftest: " << what << " is not installed beside " << hcts::locate::bin_dir().string()
+                      << " (share/hcts, libexec/hcts) and no source tree is known; give --source-dir\n";
+            return 2;
+        }
     if (o.out.empty())
-        o.out = o.build_dir + "/selftest";
+        o.out = o.source_dir.empty() ? "hcts-selftest" : o.build_dir + "/selftest";
     if (o.json.empty())
         o.json = o.out + "/selftest.json";
 
@@ -440,6 +482,15 @@ int main(int argc, char **argv)
         cat = load_catalogue(o.catalogue, clauses);
     } catch (const std::exception &e) {
         std::cerr << "hcts-selftest: " << e.what() << "\n";
+        return 2;
+    }
+    // A mutant is a switch in the reference's source (hcts::mutant guards) whose
+    // entries are checked and, when internal, run against the source and build
+    // trees: an installed suite cannot run them, and says so instead of passing.
+    if (o.check && o.source_dir.empty()) {
+        std::cerr << "hcts-selftest: --check-catalogue scans the source tree for hcts::mutant guards, and this "
+                     "installed suite has none; run it from a source build (./hcts selftest --check-catalogue) "
+                     "or give --source-dir\n";
         return 2;
     }
     if (o.check) {
@@ -494,6 +545,16 @@ int main(int argc, char **argv)
     }
     if (selected.empty()) {
         std::cerr << "hcts-selftest: no entry selected (catalogue " << o.catalogue << ")\n";
+        return 2;
+    }
+    if (const auto mutants =
+            std::count_if(selected.begin(), selected.end(), [](const Entry &e) { return e.kind == "mutant"; });
+        mutants > 0 && o.source_dir.empty()) {
+        std::cerr << "hcts-selftest: " << mutants
+                  << " mutant entries selected, and mutants need the source tree (its hcts::mutant guards and, "
+                     "for internal ones, its ctests), which this installed suite does not have; select "
+                     "--kind wrong, legal or profile (or --only those entries), or run the mutants from a source "
+                     "build (./hcts selftest --kind mutant)\n";
         return 2;
     }
 
