@@ -329,16 +329,28 @@ void op_thread_acquire(State &s, InputReader &in)
     }
 }
 
+// n handles for an input array: each picked, all distinct (garbage counting up), or all
+// one picked handle; placed before the no-access page, so a library that reads past
+// min(n, kArrayCap) entries faults there (and asan reports it) instead of reading on.
+template <typename H>
+H *handle_array(std::vector<H> &made, uint32_t n, InputReader &in)
+{
+    std::vector<H> v(std::min(n, kArrayCap));
+    const uint8_t mode = in.below(3);
+    const H first = pick_handle(made, in);
+    for (size_t i = 0; i < v.size(); ++i)
+        v[i] = mode == 0 ? pick_handle(made, in) : (mode == 1 ? first + i : first);
+    return at_page_end(v);
+}
+
 void op_thread_export(State &s, InputReader &in)
 {
     const HcclComm c = pick_comm(s, in);
     const uint32_t n = in.count(3);
-    std::vector<ThreadHandle> src(std::min(n, kArrayCap));
-    for (ThreadHandle &t : src)
-        t = pick_handle(s.threads, in);
-    std::vector<ThreadHandle> out(src.size());
+    ThreadHandle *src = handle_array(s.threads, n, in);
+    std::vector<ThreadHandle> out(std::min(n, kArrayCap));
     const auto engine = any_enum<CommEngine>(in, -1, 7);
-    keep_threads(s, out, n, HcclThreadExportToCommEngine(c, n, src.data(), engine, out.data()));
+    keep_threads(s, out, n, HcclThreadExportToCommEngine(c, n, src, engine, out.data()));
 }
 
 void op_thread_info(State &s, InputReader &in)
@@ -393,10 +405,8 @@ void op_channel_destroy(State &s, InputReader &in)
 {
     const HcclComm c = pick_comm(s, in);
     const uint32_t n = in.count(3);
-    std::vector<ChannelHandle> chans(std::min(n, kArrayCap));
-    for (ChannelHandle &h : chans)
-        h = pick_handle(s.channels, in);
-    HcclChannelDestroy(c, in.below(16) ? chans.data() : nullptr, n);
+    ChannelHandle *chans = handle_array(s.channels, n, in);
+    HcclChannelDestroy(c, in.below(16) ? chans : nullptr, n);
 }
 
 void op_channel_queries(State &s, InputReader &in)

@@ -2,9 +2,9 @@
 // so each input decodes to one well-defined call sequence whatever its length.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <string>
 

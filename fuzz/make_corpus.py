@@ -68,6 +68,11 @@ def control_plane_seeds():
     for op in range(OPS):
         engine = 3 if op % 2 else 1  # AICPU_TS (device programs) or CPU_TS (host)
         seeds[f"thread_then_op{op:02d}"] = bytes([0]) + acquire(engine) + bytes([op]) + rng.randbytes(64)
+    # Findings, kept (issue 13): HcclChannelDestroy with channelNum UINT32_MAX over 300
+    # distinct handles, and HcclThreadExportToCommEngine with UINT32_MAX over one thread
+    # repeated, read on past the array (see reference_bad_input's rows).
+    seeds["finding_channel_destroy_huge_count"] = bytes([0, 9, 2, 2, 1, 1]) + struct.pack("<Q", 0x4348000000000100) + b"\x01"
+    seeds["finding_thread_export_huge_count"] = bytes([0]) + acquire(1) + bytes([5, 2, 2, 2, 3, 2])
     # Longer programs, and the fuzzed comm init (first byte odd).
     for i in range(6):
         seeds[f"program{i}"] = bytes([rng.randrange(256) | (i & 1)]) + rng.randbytes(256)
