@@ -439,9 +439,14 @@ void op_engine_ctx(State &s, InputReader &in)
         return;
     }
     const uint8_t k = in.u8();
-    // Small sizes, the 1 GiB limit's edge, huge: never a real gigabyte (the comm's
-    // engine contexts live until it is destroyed, within this input).
-    size = k % 4 == 0 ? (1ULL << 30) + 1 : (k % 4 == 1 ? in.u64() : in.u16());
+    // Past the 1 GiB limit (its edge, or anything above 2 GiB), or up to 16 MiB: never a real
+    // gigabyte, which two comms could hold at once past libFuzzer's -rss_limit_mb.
+    switch (k % 4) {
+    case 0: size = (1ULL << 30) + 1; break;
+    case 1: size = in.u64() | (1ULL << 31); break;
+    case 2: size = in.u32() % (16U << 20); break;
+    default: size = in.u16(); break;
+    }
     HcclEngineCtxCreate(c, t, engine, size, &ctx);
 }
 
@@ -645,6 +650,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run_ops(s, in, kMaxOps);
     // Nothing outlives the input: destroying a comm stops and joins its threads,
     // releases its engine contexts and cancels pending waits.
+    // The owner of the data addresses goes last, after every queue that may still copy
+    // into its memory (as in op_comm_destroy).
+    std::stable_partition(s.live.begin(), s.live.end(), [&s](HcclComm c) { return c != s.buf_owner; });
     for (HcclComm c : s.live)
         HcclCommDestroy(c);
     HcommSetNotifyWaitTimeOut(static_cast<float>(kDefaultWaitTimeout));
