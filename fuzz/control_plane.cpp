@@ -150,7 +150,7 @@ void *pick_addr(State &s, InputReader &in)
     case 1: return reinterpret_cast<void *>(uintptr_t{0x10} + in.u8());
     case 2: return pages().readonly;
     case 3: return pages().noaccess;
-    case 4: return s.buf == nullptr ? nullptr : s.buf + s.buf_size - (in.u8() % 128);
+    case 4: return s.buf == nullptr ? nullptr : s.buf + s.buf_size - 1 - (in.u8() % 128);
     case 5: return pages().before_noaccess + pages().page - (in.u8() % 128); // runs into the no-access page
     default: return s.buf == nullptr ? nullptr : s.buf + in.u32() % s.buf_size;
     }
@@ -165,7 +165,7 @@ uint64_t fit(const State &s, const void *p, uint64_t len)
 {
     const auto *b = static_cast<const uint8_t *>(p);
     const auto cut = [&](const uint8_t *lo, uint64_t size) {
-        if (b >= lo && b < lo + size)
+        if (b >= lo && b <= lo + size) // its end too: what follows is not ours
             len = std::min<uint64_t>(len, static_cast<uint64_t>(lo + size - b));
     };
     if (s.buf != nullptr)
