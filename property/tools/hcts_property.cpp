@@ -179,14 +179,14 @@ std::optional<int> parse(int argc, char **argv, Options &o)
     app.add_option("--driver", o.driver, "implementation to drive")
         ->check(oneOf({"sim", "hcomm"}))
         ->capture_default_str();
-    app.add_option("--iut", o.iut, "hcomm library under test (default: the reference built in this tree)")
-        ->envname("HCTS_IUT")
-        ->capture_default_str();
+    // No capture_default_str for the two paths: the man page is made from --help, and
+    // must not carry the build machine's directories.
+    app.add_option("--iut", o.iut, "hcomm library under test (default: the reference beside this program)")
+        ->envname("HCTS_IUT");
     auto *adapter = app.add_option("--adapter", o.adapter,
                                    "platform adapter (core/abi/hcts_adapter.h) for device launches and device memory "
                                    "(default: the reference adapter)")
-                        ->envname("HCTS_ADAPTER")
-                        ->capture_default_str();
+                        ->envname("HCTS_ADAPTER");
     app.add_option("--sim-fault", o.simFault, "simulator fault")->check(oneOf(simFaultNames()))->capture_default_str();
     app.add_option("--property", o.only, "run only NAME (repeatable); --list shows them")
         ->check(oneOf(propertyNames()))

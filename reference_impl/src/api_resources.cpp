@@ -361,6 +361,16 @@ HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t thr
         return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", engine ", static_cast<int>(dstCommEngine),
                       ": needs threadNum > 0 and a thread engine (0..3)");
     }
+    // Counts before arrays (found by fuzz_control_plane): a count the limit refuses anyway
+    // is refused before an entry is read, and the array must be readable for all of it.
+    if (live->thread_count() + threadNum > kMaxThreadsPerComm) {
+        return refuse(live, api, HCCL_E_UNAVAIL, "threadNum ", threadNum, " with ", live->thread_count(),
+                      " threads already acquired exceeds the reference's ", kMaxThreadsPerComm, " per comm");
+    }
+    if (!range_accessible(threads, uint64_t{threadNum} * sizeof(ThreadHandle), Access::read)) {
+        return refuse(live, api, HCCL_E_PARA, "threads ", static_cast<const void *>(threads), " over ", threadNum,
+                      " entries is not readable memory");
+    }
     std::vector<std::shared_ptr<ThreadObj>> sources;
     for (uint32_t i = 0; i < threadNum; ++i) {
         auto obj = thread_of(live, threads[i]);
@@ -469,8 +479,15 @@ HCOMM_EXPORT HcclResult HcclChannelDestroy(HcclComm comm, const ChannelHandle *c
         rc != HCCL_SUCCESS) {
         return rc;
     }
-    if (channelNum == 0) {
-        return refuse(live, api, HCCL_E_PARA, "channelNum is 0");
+    // Counts before arrays (found by fuzz_control_plane: a huge count read on past the
+    // caller's array while looking for repeats): bounded as for acquisition, and the
+    // array must be readable for all of it before an entry is read.
+    if (channelNum == 0 || channelNum > kMaxChannelsPerCall) {
+        return refuse(live, api, HCCL_E_PARA, "channelNum ", channelNum, " must be in [1, 1048576]");
+    }
+    if (!range_accessible(channels, uint64_t{channelNum} * sizeof(ChannelHandle), Access::read)) {
+        return refuse(live, api, HCCL_E_PARA, "channels ", static_cast<const void *>(channels), " over ", channelNum,
+                      " entries is not readable memory");
     }
     std::set<ChannelHandle> seen;
     for (uint32_t i = 0; i < channelNum; ++i) {

@@ -404,6 +404,37 @@ std::vector<Row> rows()
                      return int32_t{HcclChannelAcquire(c.comm, COMM_ENGINE_CPU_TS, d, 4, ch)};
                  },
                  HCCL_E_PARA});
+    // Found by fuzz_control_plane: both read on past a short array while looking at entries.
+    r.push_back({"ChannelDestroy count past the array's page",
+                 [](Ctx &c) {
+                     auto *h = reinterpret_cast<ChannelHandle *>(c.last + kPage) - 1;
+                     *h = kGarbageChannel;
+                     return int32_t{HcclChannelDestroy(c.comm, h, 4)};
+                 },
+                 HCCL_E_PARA});
+    r.push_back({"ChannelDestroy huge count",
+                 [](Ctx &c) {
+                     auto *h = reinterpret_cast<ChannelHandle *>(c.last + kPage) - 1;
+                     *h = kGarbageChannel;
+                     return int32_t{HcclChannelDestroy(c.comm, h, UINT32_MAX)};
+                 },
+                 HCCL_E_PARA});
+    r.push_back({"ThreadExportToCommEngine count past the array's page",
+                 [](Ctx &c) {
+                     auto *h = reinterpret_cast<ThreadHandle *>(c.last + kPage) - 1;
+                     *h = c.thread;
+                     ThreadHandle out[2] = {};
+                     return int32_t{HcclThreadExportToCommEngine(c.comm, 2, h, COMM_ENGINE_AICPU_TS, out)};
+                 },
+                 HCCL_E_PARA});
+    r.push_back({"ThreadExportToCommEngine count past the thread limit",
+                 [](Ctx &c) {
+                     auto *h = reinterpret_cast<ThreadHandle *>(c.last + kPage) - 1;
+                     *h = c.thread;
+                     ThreadHandle out[1] = {};
+                     return int32_t{HcclThreadExportToCommEngine(c.comm, UINT32_MAX, h, COMM_ENGINE_AICPU_TS, out)};
+                 },
+                 HCCL_E_UNAVAIL});
     r.push_back({"ChannelAcquire out-of-range protocol",
                  [](Ctx &c) {
                      HcclChannelDesc d{};

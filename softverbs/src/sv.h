@@ -43,7 +43,7 @@ void log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 inline constexpr int kMaxQpWr = 16384;
 inline constexpr int kMaxSge = 16;
 inline constexpr int kMaxCqe = 1 << 20;
-inline constexpr uint32_t kMaxMsg = 1u << 30;
+inline constexpr uint32_t kMaxMsg = kMaxFramePayload; // one message, one frame
 // Registration pins nothing, so an MR may span any user mapping (x86-64: 47-bit space).
 inline constexpr uint64_t kMaxMrSize = uint64_t{1} << 47;
 inline constexpr uint32_t kMaxInline = 256;

@@ -44,33 +44,6 @@ void random_bytes(uint8_t *p, size_t n)
     }
 }
 
-// A frame must be one this side of the connection can receive, with its payload
-// length consistent with its header: anything else is a broken or hostile peer.
-bool frame_ok(bool outbound, const Frame &f)
-{
-    if (f.plen > kMaxMsg || f.len > kMaxMsg || (f.flags & ~(kPlaced | kMore)))
-        return false;
-    if (outbound) { // replies to our requests
-        switch (f.op) {
-        case kAck:
-        case kNak:
-        case kAtomicResp: return f.plen == 0;
-        case kReadResp: return f.plen == f.len;
-        default: return false;
-        }
-    }
-    switch (f.op) {
-    case kWrite:
-    case kWriteImm: return (f.flags & kPlaced) ? f.plen == 0 : f.plen == f.len;
-    case kSend:
-    case kSendImm: return !(f.flags & kPlaced) && f.plen == f.len;
-    case kRead: return f.plen == 0;
-    case kCmpSwp:
-    case kFetchAdd: return f.plen == 0 && f.len == 8;
-    default: return false;
-    }
-}
-
 struct Engine {
     int listen_fd = -1;
     int epoll_fd = -1;
@@ -221,14 +194,14 @@ void handle_frames_locked(const std::shared_ptr<Conn> &c)
         if (c->paused || should_pause(c.get()))
             break; // resumed by resume_locked once the replies drain
         Frame f;
-        std::memcpy(&f, c->in.data(), sizeof f);
-        if (!frame_ok(c->outbound, f)) {
+        const FrameCut cut = cut_frame(c->outbound, c->in.data(), c->in.size(), &f);
+        if (cut == FrameCut::kMalformed) {
             log(1, "fd %d: malformed frame (op %u, len %u, payload %u): closing the connection", c->fd, f.op, f.len,
                 f.plen);
             c->closed = true;
             break;
         }
-        if (c->in.size() - sizeof f < f.plen) {
+        if (cut == FrameCut::kNeedMore) {
             c->in.reserve(sizeof f + f.plen - c->in.size()); // room for the rest in one piece
             break;
         }

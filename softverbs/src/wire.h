@@ -3,6 +3,7 @@
 // speak it as an attacker would (security_test.cpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "siphash.h"
@@ -36,6 +37,24 @@ struct Frame {
     uint32_t reserved;
 };
 static_assert(sizeof(Frame) == 56);
+
+// The largest message, so the largest payload a frame may carry (the device's max_msg_sz).
+inline constexpr uint32_t kMaxFramePayload = 1u << 30;
+
+// A frame must be one this side of the connection can receive (`outbound`: replies to our
+// requests), with its payload length consistent with its header: anything else comes
+// from a broken or hostile peer.
+bool frame_ok(bool outbound, const Frame &f);
+
+// What the head of a received byte stream holds.
+enum class FrameCut {
+    kNeedMore,  // not yet a whole frame; *f holds the header once n >= sizeof(Frame)
+    kMalformed, // the header is not frame_ok: the connection must close
+    kFrame,     // *f, then f->plen payload bytes at data + sizeof(Frame), all within the n bytes
+};
+// Cuts the first frame off the n bytes at `data` (the one decode step of every route, and
+// what fuzz/ feeds hostile bytes to): never reads past data + n.
+FrameCut cut_frame(bool outbound, const uint8_t *data, size_t n, Frame *f);
 
 // ---- the handshake ----
 constexpr uint32_t kHelloMagic = 0x53564833; // "SVH3"

@@ -10,7 +10,7 @@
 #      reports survive), and exits with hcts' status exactly (124);
 #   4. a wrong library fails the strict gate: exit 1, reports written, the clause FAILs and
 #      the waived one is WAIVED (the expectations file reached hcts).
-# usage: steps.sh SOURCE_DIR IUT ADAPTER WRONG_IUT   (environment: HCTS_CI_PRESET, HCTS_CMD)
+# usage: steps.sh SOURCE_DIR IUT ADAPTER WRONG_IUT   (environment: HCTS_CI_PRESET, HCTS_CMD, HCTS_GATE_SCRIPT)
 # shellcheck disable=SC2015 # ok() only prints, so `check && ok || bad` is if-then-else
 set -euo pipefail
 
@@ -26,7 +26,12 @@ for f in "$2" "$3" "$4"; do
 done
 # Absolute: the jobs below run in a workspace of their own.
 src=$(realpath -- "$1") iut=$(realpath -- "$2") adapter=$(realpath -- "$3") wrong=$(realpath -- "$4")
-script=$src/docs/ci/hcts-gate.sh
+# The installed copy when the test runs against an installed prefix (HCTS_GATE_SCRIPT).
+script=${HCTS_GATE_SCRIPT:-$src/docs/ci/hcts-gate.sh}
+[[ -x $script ]] || {
+  echo "the gate script '$script' is not an executable file" >&2
+  exit 1
+}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hcts-ci-steps.XXXXXX")
 trap 'rm -rf -- "$work"' EXIT
 fails=0
