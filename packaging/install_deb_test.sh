@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ctest install.deb: the Debian package as a vendor's machine gets it. cpack makes
-# the .deb; its Depends are Debian package names apt knows, cover every library the
+# ctest install.deb: the Debian package as a vendor's machine gets it. ./hcts package
+# (cpack) makes the .deb; its Depends are Debian package names apt knows, cover every library the
 # package's ELF files need, and resolve (apt-get install --simulate: nothing is
 # installed); the package is extracted (dpkg-deb -x) into a temporary root outside
 # the source and build trees, and its usr/bin/hcts judges the reference with the
@@ -17,11 +17,20 @@ work=$(mktemp -d /tmp/hcts-install-deb.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cp "$here/check_run.sh" "$work/" # the source tree is hidden during the run
 
-step "cpack -G DEB"
-(cd "$work" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg") >"$work/cpack.log" 2>&1 ||
-  { cat "$work/cpack.log"; fail "cpack failed"; }
+if [[ $build == "$src/build" ]]; then
+  # The default preset's tree: the package as a user makes it, with ./hcts package (its
+  # set-up finds every package present and its build is current, so it only packs).
+  step "./hcts package"
+  made=$(HCTS_JOBS=1 "$src/hcts" package 2>"$work/cpack.log") || { cat "$work/cpack.log"; fail "./hcts package failed"; }
+  [[ -f $made && $made == "$build"/package/hcts_*.deb ]] || { cat "$work/cpack.log"; fail "./hcts package printed '$made', not a .deb in $build/package"; }
+  mkdir -p "$work/pkg" && cp "$made" "$work/pkg/"
+else
+  step "cpack -G DEB (a build tree of no preset: ./hcts package cannot name it)"
+  (cd "$work" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg") >"$work/cpack.log" 2>&1 ||
+    { cat "$work/cpack.log"; fail "cpack failed"; }
+fi
 debs=("$work"/pkg/hcts_*.deb)
-[[ ${#debs[@]} == 1 && -f ${debs[0]} ]] || fail "cpack made no single hcts_*.deb in $work/pkg: ${debs[*]}"
+[[ ${#debs[@]} == 1 && -f ${debs[0]} ]] || fail "no single hcts_*.deb in $work/pkg: ${debs[*]}"
 deb=${debs[0]}
 step "$(basename "$deb") ($(du -h "$deb" | cut -f1))"
 
@@ -42,7 +51,9 @@ usr=$work/root/usr
 missing=()
 while read -r lib; do
   [[ -n $(find "$usr" -name "$lib" -print -quit) ]] && continue
-  path=$(ldconfig -p | awk -v n="$lib" '$1 == n { print $NF; exit }')
+  # awk reads all of ldconfig's output: an early exit would kill ldconfig by SIGPIPE,
+  # which pipefail turns into a failed assignment (and set -e into a silent exit).
+  path=$(ldconfig -p | awk -v n="$lib" '$1 == n && p == "" { p = $NF } END { print p }')
   [[ -n $path ]] || { missing+=("$lib (not on this system)"); continue; }
   owner=$(dpkg -S "$path" 2>/dev/null || dpkg -S "$(realpath "$path")" 2>/dev/null ||
     dpkg -S "/usr$path" 2>/dev/null || dpkg -S "${path#/usr}" 2>/dev/null || true)
