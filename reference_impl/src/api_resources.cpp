@@ -367,7 +367,7 @@ HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t thr
         return refuse(live, api, HCCL_E_UNAVAIL, "threadNum ", threadNum, " with ", live->thread_count(),
                       " threads already acquired exceeds the reference's ", kMaxThreadsPerComm, " per comm");
     }
-    if (!range_accessible(threads, uint64_t{threadNum} * sizeof(ThreadHandle), Access::read)) {
+    if (threadNum > 0 && !range_accessible(threads, uint64_t{threadNum} * sizeof(ThreadHandle), Access::read)) {
         return refuse(live, api, HCCL_E_PARA, "threads ", static_cast<const void *>(threads), " over ", threadNum,
                       " entries is not readable memory");
     }
