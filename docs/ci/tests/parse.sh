@@ -22,14 +22,8 @@ command -v groovy >/dev/null || {
   echo "skipped: no groovy; install groovy (scripts/install-deps.sh)" >&2
   exit 77
 }
-work=$(mktemp -d "${TMPDIR:-/tmp}/hcts-ci-parse.XXXXXX")
-trap 'rm -rf -- "$work"' EXIT
-fails=0
-ok() { echo "ok: $*"; }
-bad() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
+# shellcheck source=checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/checks.sh" parse
 
 # The YAML checks run one file each (Python starts fast); the Jenkinsfiles are collected
 # and go through one groovy run at the end (a JVM start costs about a second).

@@ -32,14 +32,8 @@ script=${HCTS_GATE_SCRIPT:-$src/docs/ci/hcts-gate.sh}
   echo "the gate script '$script' is not an executable file" >&2
   exit 1
 }
-work=$(mktemp -d "${TMPDIR:-/tmp}/hcts-ci-steps.XXXXXX")
-trap 'rm -rf -- "$work"' EXIT
-fails=0
-ok() { echo "ok: $*"; }
-bad() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
+# shellcheck source=checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/checks.sh" steps
 
 # hcts on PATH, as the templates find it after installing the package. A wrapper, not
 # a symlink: an installed hcts may find its prefix from its own path.
