@@ -195,6 +195,11 @@ std::vector<pid_t> descendants(pid_t root)
 RunOutcome run_command(const Command &c, const std::string &log, int deadline_s)
 {
     RunOutcome r;
+    if (c.argv.empty()) {
+        r.status = RunOutcome::Status::NotRun;
+        r.note = "no command";
+        return r;
+    }
     // Entries run on several threads (--jobs): between fork and exec the child may
     // only make async-signal-safe calls, so argv, the environment and the message
     // for a failed exec are built here, before the fork.
@@ -214,13 +219,7 @@ RunOutcome run_command(const Command &c, const std::string &log, int deadline_s)
     for (const auto &a : c.argv)
         argv.push_back(const_cast<char *>(a.c_str()));
     argv.push_back(nullptr);
-    const std::string exec_failed =
-        "hcts-selftest: cannot run " + (c.argv.empty() ? std::string("(nothing)") : c.argv[0]) + "\n";
-    if (c.argv.empty()) {
-        r.status = RunOutcome::Status::NotRun;
-        r.note = "no command";
-        return r;
-    }
+    const std::string exec_failed = "hcts-selftest: cannot run " + c.argv[0] + "\n";
     const pid_t pid = fork();
     if (pid < 0) {
         r.status = RunOutcome::Status::NotRun;
