@@ -115,7 +115,9 @@ uint32_t resolve_listen_ip(const std::string &what)
 
 const Config &config()
 {
-    static const Config c = load_config();
+    // Never destroyed, as G(): progress threads may read it while exit handlers run, and
+    // some programs exit from a signal handler (qperf's server), where destructors must not run.
+    static const Config &c = *new Config(load_config());
     return c;
 }
 

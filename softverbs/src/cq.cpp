@@ -52,16 +52,39 @@ void release_locked(const Cqe &e)
     }
 }
 
+// Empty polls in a row by this thread. A thread that keeps polling an empty CQ is a
+// spinning poller: it consumes the same-host rings itself, so peers need not wake our shm
+// waiter (see poll_lease_renew). One or two empty polls are not enough: an event-driven
+// program polls until empty, arms, polls once more and then sleeps on its channel.
+thread_local int t_empty_polls = 0;
+constexpr int kSpinningPoller = 4;
+
+void polled_empty()
+{
+    if (++t_empty_polls >= kSpinningPoller)
+        shm_poll_lease_renew();
+}
+
 int poll_cq(ibv_cq *ibcq, int n, ibv_wc *wc)
 {
     if (n < 0)
         return -1;
     Cq *cq = to_cq(ibcq);
     if (cq->count.load(std::memory_order_acquire) == 0) {
-        // Busy-polling programs must not starve the progress thread on a 2-core machine.
-        sched_yield();
-        return 0;
+        // A same-host peer may have put requests or replies into a ring: the poller
+        // consumes them itself, without waking another thread.
+        if (shm_work_hint()) {
+            std::lock_guard lk(G().mu);
+            shm_progress_locked();
+        }
+        if (cq->count.load(std::memory_order_acquire) == 0) {
+            polled_empty();
+            // Busy-polling programs must not starve the progress thread on a 2-core machine.
+            sched_yield();
+            return 0;
+        }
     }
+    t_empty_polls = 0;
     std::lock_guard lk(G().mu);
     int i = 0;
     for (; i < n && !cq->q.empty(); ++i) {
@@ -79,6 +102,11 @@ int req_notify_cq(ibv_cq *ibcq, int solicited_only)
     std::lock_guard lk(G().mu);
     cq->armed = true;
     cq->solicited_only = solicited_only != 0;
+    // The program is about to sleep on the channel: the shm waiter takes over at once.
+    t_empty_polls = 0;
+    shm_poll_lease_drop();
+    if (shm_work_hint())
+        shm_progress_locked();
     return 0;
 }
 
@@ -103,9 +131,15 @@ int start_poll(ibv_cq_ex *c, ibv_poll_cq_attr *attr)
     if (attr && attr->comp_mask)
         return EINVAL;
     G().mu.lock(); // held until end_poll, as the verbs contract allows
+    if (of(c)->q.empty() && shm_work_hint())
+        shm_progress_locked();
     int rc = load_next(of(c));
-    if (rc)
+    if (rc) {
         G().mu.unlock();
+        polled_empty();
+    } else {
+        t_empty_polls = 0;
+    }
     return rc;
 }
 int next_poll(ibv_cq_ex *c) { return load_next(of(c)); }
@@ -270,6 +304,11 @@ int ibv_get_cq_event(ibv_comp_channel *ch, ibv_cq **cq, void **cq_context)
 {
     auto *c = reinterpret_cast<Channel *>(ch);
     uint64_t v = 0;
+    shm_poll_lease_drop(); // not polling any more: peers wake our shm waiter from now on
+    if (shm_work_hint()) {
+        std::lock_guard lk(G().mu);
+        shm_progress_locked();
+    }
     // Blocks (or fails with EAGAIN if the app made the fd non-blocking), like the real call.
     if (read(c->efd, &v, sizeof v) != sizeof v)
         return -1;

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace sv {
@@ -28,8 +29,11 @@ ibv_device *the_device()
         d.transport_type = IBV_TRANSPORT_IB;
         std::snprintf(d.name, sizeof d.name, "softverbs0");
         std::snprintf(d.dev_name, sizeof d.dev_name, "uverbs0");
-        std::snprintf(d.dev_path, sizeof d.dev_path, "/sys/class/infiniband_verbs/uverbs0");
-        std::snprintf(d.ibdev_path, sizeof d.ibdev_path, "/sys/class/infiniband/softverbs0");
+        // Under softverbs-run these exist: softverbs' own tree (softverbs/sysfs/), mounted
+        // over /sys/class in a private namespace or named by $SYSFS_PATH (README, "System paths").
+        const char *sys = ibv_get_sysfs_path();
+        std::snprintf(d.dev_path, sizeof d.dev_path, "%s/class/infiniband_verbs/uverbs0", sys);
+        std::snprintf(d.ibdev_path, sizeof d.ibdev_path, "%s/class/infiniband/softverbs0", sys);
         return d;
     }();
     return &dev;
@@ -50,7 +54,8 @@ void fill_device_attr(ibv_device_attr *a)
     a->hw_ver = 1;
     a->max_qp = 1 << 16;
     a->max_qp_wr = kMaxQpWr;
-    a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_CHANGE_PHY_PORT;
+    a->device_cap_flags =
+        IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_CHANGE_PHY_PORT | IBV_DEVICE_SRQ_RESIZE;
     a->max_sge = kMaxSge;
     a->max_sge_rd = kMaxSge;
     a->max_cq = 1 << 16;
@@ -62,7 +67,9 @@ void fill_device_attr(ibv_device_attr *a)
     a->max_res_rd_atom = 1 << 16;
     a->max_qp_init_rd_atom = 16;
     a->atomic_cap = IBV_ATOMIC_HCA;
-    a->max_srq = 0;
+    a->max_srq = 1 << 16;
+    a->max_srq_wr = kMaxQpWr;
+    a->max_srq_sge = kMaxSge;
     a->max_pkeys = 1;
     a->local_ca_ack_delay = 15;
     a->phys_port_cnt = 1;
@@ -133,10 +140,12 @@ void fill_context_ops(Context *c)
     verbs_context &v = c->vctx;
     fill_cq_ops(&v.context.ops);
     fill_qp_ops(&v.context.ops);
+    fill_srq_ops(&v.context.ops);
     v.query_port = vctx_query_port;
     v.query_device_ex = vctx_query_device_ex;
     v.create_cq_ex = create_cq_ex;
     v.create_qp_ex = create_qp_ex;
+    v.create_srq_ex = create_srq_ex;
     v.sz = sizeof(verbs_context);
     v.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 }
@@ -147,17 +156,21 @@ using namespace sv;
 
 extern "C" {
 
+// malloc'd, as rdma-core's list is: some programs (qperf) release it with free().
 ibv_device **ibv_get_device_list(int *num)
 {
-    auto list = std::make_unique<ibv_device *[]>(2);
+    auto **list = static_cast<ibv_device **>(std::calloc(2, sizeof(ibv_device *)));
+    if (!list) {
+        errno = ENOMEM;
+        return nullptr;
+    }
     list[0] = the_device();
-    list[1] = nullptr;
     if (num)
         *num = 1;
-    return list.release();
+    return list;
 }
 
-void ibv_free_device_list(ibv_device **list) { std::unique_ptr<ibv_device *[]> owned(list); }
+void ibv_free_device_list(ibv_device **list) { std::free(list); }
 
 const char *ibv_get_device_name(ibv_device *d) { return d ? d->name : nullptr; }
 __be64 ibv_get_device_guid(ibv_device *) { return htobe64(kGuid); }

@@ -35,7 +35,11 @@ __attribute__((no_sanitize("thread"), noinline)) inline uint64_t dma_cmp_swap(ui
     return expect;
 }
 #else
-inline void dma_copy(void *dst, const void *src, size_t n) { std::memmove(dst, src, n); }
+inline void dma_copy(void *dst, const void *src, size_t n)
+{
+    if (n != 0) // an empty SGE may name address 0, which memmove must not be given
+        std::memmove(dst, src, n);
+}
 inline uint64_t dma_fetch_add(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 inline uint64_t dma_cmp_swap(uint64_t *p, uint64_t expect, uint64_t swap)
 {

@@ -1,12 +1,14 @@
-// RC queue pairs: creation with capacity checks, the state machine with
+// RC and UC queue pairs: creation with capacity checks, the state machine with
 // attribute-mask validation, query and destruction.
 #include "sv.h"
+#include "ud.h"
 
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <span>
 
 namespace sv {
 
@@ -28,7 +30,7 @@ struct Transition {
 };
 
 constexpr int kInitOpt = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
-constexpr Transition kTable[] = {
+constexpr Transition kRcTable[] = {
     {IBV_QPS_RESET, IBV_QPS_INIT, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
     {IBV_QPS_INIT, IBV_QPS_INIT, IBV_QP_STATE, kInitOpt},
     {IBV_QPS_INIT, IBV_QPS_RTR,
@@ -41,12 +43,25 @@ constexpr Transition kTable[] = {
     {IBV_QPS_RTS, IBV_QPS_RTS, IBV_QP_STATE,
      IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE},
 };
+// UC (the IBTA modify-QP tables): as RC without what only acknowledgements need: no
+// read/atomic depths, no timeout, retry or RNR fields.
+constexpr Transition kUcTable[] = {
+    {IBV_QPS_RESET, IBV_QPS_INIT, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
+    {IBV_QPS_INIT, IBV_QPS_INIT, IBV_QP_STATE, kInitOpt},
+    {IBV_QPS_INIT, IBV_QPS_RTR, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
+     IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX},
+    {IBV_QPS_RTR, IBV_QPS_RTS, IBV_QP_STATE | IBV_QP_SQ_PSN,
+     IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE},
+    {IBV_QPS_RTS, IBV_QPS_RTS, IBV_QP_STATE,
+     IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE},
+};
 
-int check_transition(ibv_qp_state from, ibv_qp_state to, int mask)
+int check_transition(ibv_qp_type type, ibv_qp_state from, ibv_qp_state to, int mask)
 {
     if (to == IBV_QPS_RESET || to == IBV_QPS_ERR)
         return (mask & ~(IBV_QP_STATE | IBV_QP_CUR_STATE)) ? EINVAL : 0;
-    for (const Transition &t : kTable)
+    const std::span<const Transition> table = type == IBV_QPT_UC ? std::span(kUcTable) : std::span(kRcTable);
+    for (const Transition &t : table)
         if (t.from == from && t.to == to) {
             if ((mask & t.required) != t.required) {
                 log(1, "modify_qp %d->%d: mask 0x%x lacks required 0x%x", from, to, mask, t.required & ~mask);
@@ -133,6 +148,7 @@ void qp_to_error_locked(Qp *qp, ibv_event_type ev)
     e.element.qp = &qp->qpx.qp_base;
     e.event_type = ev;
     post_async_locked(qp->ctx, e);
+    srq_qp_error_locked(qp);
 }
 
 ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
@@ -141,22 +157,37 @@ ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
         errno = EINVAL;
         return nullptr;
     }
-    if (a->qp_type != IBV_QPT_RC || a->srq) {
+    if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC && a->qp_type != IBV_QPT_UD) {
         errno = EOPNOTSUPP;
+        return nullptr;
+    }
+    // UD (ud.cpp): ibv_post_send only; the qp_ex builder is for RC and UC.
+    if (a->qp_type == IBV_QPT_UD && (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+        errno = EOPNOTSUPP;
+        return nullptr;
+    }
+    if (a->srq && a->srq->context != ctx) {
+        errno = EINVAL;
         return nullptr;
     }
     constexpr uint32_t kMask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_CREATE_FLAGS;
     // The qp_ex operations softverbs carries out (qp_ex.cpp); the others are refused here,
     // not accepted and then failed at wr_complete.
-    constexpr uint64_t kSendOps = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |
-                                  IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
-                                  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+    constexpr uint64_t kUcSendOps = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+                                    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+    constexpr uint64_t kRcSendOps =
+        kUcSendOps | IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+    const uint64_t kSendOps = a->qp_type == IBV_QPT_UC ? kUcSendOps : kRcSendOps;
     if ((a->comp_mask & ~kMask) || ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags) ||
         ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && (a->send_ops_flags & ~kSendOps))) {
         errno = EOPNOTSUPP;
         return nullptr;
     }
     ibv_qp_cap &c = a->cap;
+    if (a->srq) { // the receive queue is the SRQ's: the QP's own RQ sizes are ignored
+        c.max_recv_wr = 0;
+        c.max_recv_sge = 0;
+    }
     if (c.max_send_wr > kMaxQpWr || c.max_recv_wr > kMaxQpWr || c.max_send_sge > kMaxSge || c.max_recv_sge > kMaxSge ||
         c.max_inline_data > kMaxInline) {
         log(1, "create_qp: caps wr %u/%u sge %u/%u inline %u exceed %d/%d/%u", c.max_send_wr, c.max_recv_wr,
@@ -170,9 +201,11 @@ ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
     qp->rcq = to_cq(a->recv_cq);
     // Report what we grant: at least one of each, inline up to our limit.
     c.max_send_wr = std::max(c.max_send_wr, 1u);
-    c.max_recv_wr = std::max(c.max_recv_wr, 1u);
     c.max_send_sge = std::max(c.max_send_sge, 1u);
-    c.max_recv_sge = std::max(c.max_recv_sge, 1u);
+    if (!a->srq) {
+        c.max_recv_wr = std::max(c.max_recv_wr, 1u);
+        c.max_recv_sge = std::max(c.max_recv_sge, 1u);
+    }
     qp->cap = c;
     qp->sq_sig_all = a->sq_sig_all;
     ibv_qp &b = qp->qpx.qp_base;
@@ -181,12 +214,17 @@ ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
     b.pd = a->pd;
     b.send_cq = a->send_cq;
     b.recv_cq = a->recv_cq;
-    b.srq = nullptr;
-    b.qp_type = IBV_QPT_RC;
+    b.srq = a->srq;
+    b.qp_type = a->qp_type;
     pthread_mutex_init(&b.mutex, nullptr);
     pthread_cond_init(&b.cond, nullptr);
     fill_qp_ex_ops(qp.get());
     std::lock_guard lk(G().mu);
+    if (a->qp_type == IBV_QPT_UD && !ud_start()) {
+        log(1, "create_qp: UD unavailable (no datagram socket on the listener's port)");
+        errno = EADDRINUSE;
+        return nullptr;
+    }
     Global &g = G();
     do {
         g.next_qpn = (g.next_qpn + 1) & 0xffffff;
@@ -197,6 +235,7 @@ ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
     qp->attr.cap = c;
     qp->rng.seed(current_seed() ^ (0x9e3779b97f4a7c15ULL * b.qp_num));
     qp->adv = current_seed() != 0;
+    qp->ud_seed = current_seed();
     qp->skew = 0.25 + std::uniform_real_distribution<double>(0, 3.75)(qp->rng);
     qp->secret = config().secret;
     if (!g.qp_slot_free.empty()) {
@@ -206,6 +245,10 @@ ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
         qp->slot = g.qp_slot_next++;
     }
     qp_publish_locked(qp.get());
+    if (a->srq) {
+        qp->srq = to_srq(a->srq);
+        qp->srq->qps.push_back(qp.get());
+    }
     g.qps[b.qp_num] = qp.get();
     return &qp.release()->qpx.qp_base;
 }
@@ -242,6 +285,10 @@ int ibv_modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int mask)
     if (!ibqp || !attr)
         return EINVAL;
     Qp *qp = to_qp(ibqp);
+    if (ibqp->qp_type == IBV_QPT_UD) {
+        std::lock_guard lk(G().mu);
+        return ud_modify_qp_locked(qp, attr, mask);
+    }
     bool connect = false;
     {
         std::lock_guard lk(G().mu);
@@ -251,7 +298,7 @@ int ibv_modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int mask)
         ibv_qp_state to = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
         if (!(mask & IBV_QP_STATE))
             return EINVAL;
-        if (int rc = check_transition(cur, to, mask))
+        if (int rc = check_transition(ibqp->qp_type, cur, to, mask))
             return rc;
         if ((mask & IBV_QP_PORT) && attr->port_num != 1)
             return EINVAL;
@@ -329,6 +376,7 @@ int ibv_modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int mask)
             if (qp->conn) { // the connection outlives the QP's use of it only in the engine's table
                 qp->conn->qp = nullptr;
                 qp->conn->closed = true;
+                transport_kick(); // the progress thread closes it now (a ring brings no socket traffic to wake it)
             }
             qp->conn.reset();
             if (qp->local_peer)
@@ -340,9 +388,12 @@ int ibv_modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int mask)
             set_state_locked(qp, to);
             qp_publish_locked(qp);
         } else if (to == IBV_QPS_ERR) {
+            bool was_err = cur == IBV_QPS_ERR;
             set_state_locked(qp, to);
             qp_publish_locked(qp);
             flush_locked(qp);
+            if (!was_err)
+                srq_qp_error_locked(qp);
         } else {
             connect = cur == IBV_QPS_RTR && to == IBV_QPS_RTS;
             set_state_locked(qp, to);
@@ -368,7 +419,8 @@ int ibv_query_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int, ibv_qp_init_attr *init)
     init->send_cq = ibqp->send_cq;
     init->recv_cq = ibqp->recv_cq;
     init->cap = qp->cap;
-    init->qp_type = IBV_QPT_RC;
+    init->srq = ibqp->srq;
+    init->qp_type = ibqp->qp_type;
     init->sq_sig_all = qp->sq_sig_all;
     return 0;
 }
@@ -379,10 +431,12 @@ int ibv_destroy_qp(ibv_qp *ibqp)
         return EINVAL;
     Qp *qp = to_qp(ibqp);
     std::shared_ptr<Conn> conn;
+    bool closed_any = false;
     {
         std::lock_guard lk(G().mu);
         Global &g = G();
         g.qps.erase(ibqp->qp_num);
+        srq_detach_locked(qp);
         for (auto &[n, other] : g.qps) {
             if (other->local_peer == qp) {
                 other->local_peer = nullptr;
@@ -398,6 +452,7 @@ int ibv_destroy_qp(ibv_qp *ibqp)
             if (r->conn) {
                 r->conn->responder = nullptr;
                 r->conn->closed = true;
+                closed_any = true;
             }
         }
         qp->dead = true;
@@ -409,6 +464,7 @@ int ibv_destroy_qp(ibv_qp *ibqp)
         if (conn) {
             conn->qp = nullptr;
             conn->closed = true;
+            closed_any = true;
         }
         // Completions still queued keep a pointer to the QP only to free SQ slots.
         for (Cq *cq : {qp->scq, qp->rcq})
@@ -416,6 +472,11 @@ int ibv_destroy_qp(ibv_qp *ibqp)
                 if (e.qp == qp)
                     e.qp = nullptr;
     }
+    // The progress thread closes the sockets now, so the peer learns at once that this QP is
+    // gone: with same-host rings no frame on the socket would wake the thread (and a request
+    // left in the ring would wait for an answer forever).
+    if (closed_any)
+        transport_kick();
     pthread_mutex_destroy(&ibqp->mutex);
     pthread_cond_destroy(&ibqp->cond);
     std::unique_ptr<Qp> owned(qp);

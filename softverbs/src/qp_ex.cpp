@@ -55,6 +55,8 @@ int wr_complete(ibv_qp_ex *x)
     t_batches.erase(qp);
     if (qp->batch_err)
         return qp->batch_err;
+    if (qp->qpx.qp_base.qp_type == IBV_QPT_UD)
+        return EOPNOTSUPP; // UD is not offered as qp_ex (no wr_set_ud_addr): ibv_post_send only
     if (batch.empty())
         return 0;
     std::vector<ibv_sge> inl_sge(batch.size());

@@ -3,6 +3,7 @@
 // replies, and in-order send completions with selective signalling.
 #include "dma.h"
 #include "sv.h"
+#include "ud.h"
 
 #include <hcts/mutant.h>
 
@@ -68,7 +69,8 @@ bool start_execution(Wqe &w)
 int gather(const Wqe &w, uint64_t off, uint64_t len, uint8_t *dst)
 {
     if (w.is_inline) {
-        std::memcpy(dst, w.inline_data.data() + off, len);
+        if (len != 0) // an empty message's inline copy has no storage
+            std::memcpy(dst, w.inline_data.data() + off, len);
         return 0;
     }
     uint64_t pos = 0;
@@ -505,10 +507,16 @@ int validate_wr(const Qp *qp, const ibv_send_wr *wr)
     case IBV_WR_RDMA_WRITE:
     case IBV_WR_RDMA_WRITE_WITH_IMM:
     case IBV_WR_SEND:
-    case IBV_WR_SEND_WITH_IMM:
+    case IBV_WR_SEND_WITH_IMM: break;
     case IBV_WR_RDMA_READ:
     case IBV_WR_ATOMIC_CMP_AND_SWP:
-    case IBV_WR_ATOMIC_FETCH_AND_ADD: break;
+    case IBV_WR_ATOMIC_FETCH_AND_ADD:
+        if (qp->qpx.qp_base.qp_type == IBV_QPT_UC) {
+            log(1, "post_send: opcode %d on a UC QP (allowed: SEND, SEND_WITH_IMM, RDMA_WRITE, WRITE_WITH_IMM)",
+                wr->opcode);
+            return EINVAL; // UC has no responses to carry READ data or atomic results
+        }
+        break;
     default: return EINVAL;
     }
     if (wr->num_sge < 0 || static_cast<uint32_t>(wr->num_sge) > qp->cap.max_send_sge)
@@ -533,6 +541,32 @@ int validate_wr(const Qp *qp, const ibv_send_wr *wr)
     return 0;
 }
 
+Wqe wqe_from_wr_locked(Qp *qp, const ibv_send_wr *wr, uint64_t *total)
+{
+    Wqe w;
+    w.wr_id = wr->wr_id;
+    w.seq = qp->next_seq++;
+    w.op = wr->opcode;
+    w.flags = wr->send_flags;
+    w.imm = wr->imm_data;
+    w.sge.assign(wr->sg_list, wr->sg_list + wr->num_sge);
+    *total = 0;
+    for (const ibv_sge &s : w.sge)
+        *total += s.length;
+    if (wr->send_flags & IBV_SEND_INLINE) {
+        w.is_inline = true;
+        w.inline_data.resize(*total);
+        uint64_t pos = 0;
+        for (const ibv_sge &s : w.sge) {
+            if (s.length == 0)
+                continue; // UCX posts empty inline SGEs with addr 0: nothing to read there
+            std::memcpy(w.inline_data.data() + pos, reinterpret_cast<const void *>(s.addr), s.length);
+            pos += s.length;
+        }
+    }
+    return w;
+}
+
 int post_send_locked(Qp *qp, ibv_send_wr *wr, ibv_send_wr **bad)
 {
     if (hcts::mutant("sv_imm_overtakes_data") && wr && wr->next) {
@@ -549,58 +583,22 @@ int post_send_locked(Qp *qp, ibv_send_wr *wr, ibv_send_wr **bad)
             return rc;
         }
     }
-    if (ibv_qp_state st = qp->qpx.qp_base.state; st != IBV_QPS_RTS && st != IBV_QPS_ERR) {
-        *bad = wr;
-        return EINVAL;
-    }
-    for (; wr; wr = wr->next) {
-        if (int rc = validate_wr(qp, wr)) {
-            *bad = wr;
-            return rc;
-        }
-        if (qp->sq_used >= qp->cap.max_send_wr) {
-            *bad = wr;
-            return ENOMEM;
-        }
-        Wqe w;
-        w.wr_id = wr->wr_id;
-        w.seq = qp->next_seq++;
-        w.op = wr->opcode;
-        w.flags = wr->send_flags;
-        w.sge.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-        uint64_t total = 0;
-        for (const ibv_sge &s : w.sge)
-            total += s.length;
+    const int rc = post_chain_locked(qp, wr, bad, validate_wr, [qp](Wqe w, const ibv_send_wr *one, uint64_t total) {
         if (hcts::mutant("sv_length_truncated_32")) {
             w.length = static_cast<uint32_t>(total); // Mutant: the 64-bit total is cut to 32 bits.
         } else {
             w.length = total > kMaxMsg ? kMaxMsg + 1 : static_cast<uint32_t>(total);
         }
-        if (wr->send_flags & IBV_SEND_INLINE) {
-            // Inline data is copied now: the caller may reuse the buffer on return.
-            w.is_inline = true;
-            w.inline_data.resize(total);
-            uint64_t pos = 0;
-            for (const ibv_sge &s : w.sge) {
-                std::memcpy(w.inline_data.data() + pos, reinterpret_cast<const void *>(s.addr), s.length);
-                pos += s.length;
-            }
+        if (one->opcode == IBV_WR_RDMA_WRITE || one->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
+            one->opcode == IBV_WR_RDMA_READ) {
+            w.raddr = one->wr.rdma.remote_addr;
+            w.rkey = one->wr.rdma.rkey;
+        } else if (is_atomic(one->opcode)) {
+            w.raddr = one->wr.atomic.remote_addr;
+            w.rkey = one->wr.atomic.rkey;
+            w.compare_add = one->wr.atomic.compare_add;
+            w.swap = one->wr.atomic.swap;
         }
-        if (wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
-            wr->opcode == IBV_WR_RDMA_READ) {
-            w.raddr = wr->wr.rdma.remote_addr;
-            w.rkey = wr->wr.rdma.rkey;
-        } else if (is_atomic(wr->opcode)) {
-            w.raddr = wr->wr.atomic.remote_addr;
-            w.rkey = wr->wr.atomic.rkey;
-            w.compare_add = wr->wr.atomic.compare_add;
-            w.swap = wr->wr.atomic.swap;
-        }
-        w.imm = wr->imm_data;
-        ++qp->sq_used;
-        ++qp->posted;
-        if (config().fail_qp_at && qp->posted == config().fail_qp_at)
-            w.inject_fail = true;
         qp->sq.push_back(std::move(w));
         // Re-read for every WQE: an earlier one of this very chain may have failed.
         if (sq_flushing_locked(qp)) {
@@ -608,7 +606,9 @@ int post_send_locked(Qp *qp, ibv_send_wr *wr, ibv_send_wr **bad)
         } else {
             sq_pump_locked(qp); // executes it now unless something earlier is held
         }
-    }
+    });
+    if (rc != 0)
+        return rc;
     if (qp->adv)
         adversary_schedule_locked(qp);
     sq_advance_locked(qp);
@@ -623,6 +623,8 @@ int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad)
     if (!bad)
         bad = &dummy;
     std::lock_guard lk(G().mu);
+    if (ibqp->qp_type == IBV_QPT_UD)
+        return ud_post_send_locked(to_qp(ibqp), wr, bad);
     return post_send_locked(to_qp(ibqp), wr, bad);
 }
 
@@ -633,7 +635,9 @@ int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad)
         bad = &dummy;
     Qp *qp = to_qp(ibqp);
     std::lock_guard lk(G().mu);
-    if (ibqp->state == IBV_QPS_RESET) {
+    if (ibqp->state == IBV_QPS_RESET || qp->srq) {
+        if (qp->srq)
+            log(1, "post_recv: QP 0x%x takes its RECVs from an SRQ (use ibv_post_srq_recv)", ibqp->qp_num);
         *bad = wr;
         return EINVAL;
     }

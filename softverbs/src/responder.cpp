@@ -1,7 +1,11 @@
-// The responder side of an RC QP: executes incoming requests strictly in order,
+// The responder side of an RC or UC QP: executes incoming requests strictly in order,
 // checks every remote access against the local MR table (rkey, bounds, access,
-// registration generation), consumes RECVs, holds a request while no RECV is
-// posted (receiver not ready) and answers with ACK, NAK or data.
+// registration generation), consumes RECVs (from the QP's RQ or its SRQ), holds a
+// request while no RECV is posted (RC: receiver not ready) and answers with ACK, NAK
+// or data. UC has no acknowledgements: what RC would NAK (no RECV, remote access
+// error, responder in ERR) is dropped silently, and the requester's WQE still
+// completes successfully; the internal ACK only tells the requester that the message
+// left, so its completions stay in order.
 #include "dma.h"
 #include "sv.h"
 
@@ -52,10 +56,23 @@ void ack_locked(Responder *r, const Frame &req)
     reply_locked(r, f, nullptr, 0);
 }
 
+bool is_uc(const Responder *r) { return r->qp && r->qp->qpx.qp_base.qp_type == IBV_QPT_UC; }
+
+// UC: the message is dropped without a trace at the responder (IBTA: no NAK on UC,
+// the QP stays as it is); the requester is only told that it was sent.
+void uc_drop_locked(Responder *r, const Frame &req, const char *why)
+{
+    log(2, "UC QP 0x%x: message (op %u) from QP 0x%x dropped: %s", r->qp ? r->qp->qpx.qp_base.qp_num : 0u, req.op,
+        r->src_qpn, why);
+    ack_locked(r, req);
+}
+
 // A remote access error: NAK the requester and move this QP to ERR, as an RC
-// responder does; the stream is dead from here on.
+// responder does; the stream is dead from here on. UC drops the message instead.
 void access_error_locked(Responder *r, const Frame &req, ibv_wc_status st)
 {
+    if (is_uc(r))
+        return uc_drop_locked(r, req, "remote access error");
     nak_locked(r, req, st);
     r->broken = true;
     clear_pending(r);
@@ -93,10 +110,25 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
     case kSend:
     case kSendImm: {
         auto now = Clock::now();
-        bool ready = !qp->rq.empty() && qp->rq.front().visible <= now;
-        if (!ready) {
-            if (!qp->rq.empty()) {
-                r->recheck = qp->rq.front().visible;
+        Clock::time_point later;
+        RecvWqe *next = next_recv_locked(qp, now, &later);
+        // UC: a posted RECV the adversary keeps invisible for a while was posted before the
+        // message arrived, so the message waits for it rather than being dropped.
+        if (!next && later == Clock::time_point::max() && is_uc(r)) {
+            uc_drop_locked(r, f, "no RECV posted");
+            return true;
+        }
+        // WRITE_WITH_IMM into a bad rkey: the RECV is not consumed (checked once it is there).
+        if (next && f.op == kWriteImm && f.len &&
+            !check_remote(qp, f.rkey, f.raddr, f.len, IBV_ACCESS_REMOTE_WRITE, &v)) {
+            r->rnr_waiting = false;
+            r->recheck = Clock::time_point::max();
+            access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
+            return true;
+        }
+        if (!next) {
+            if (later != Clock::time_point::max()) {
+                r->recheck = later;
                 transport_kick();
             }
             if (!r->rnr_waiting) {
@@ -108,6 +140,12 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
             }
             if (now < r->rnr_deadline)
                 return false;
+            if (is_uc(r)) { // UC knows no RNR NAK: a RECV still invisible by now is missed
+                r->rnr_waiting = false;
+                r->recheck = Clock::time_point::max();
+                uc_drop_locked(r, f, "RECV not visible in time");
+                return true;
+            }
             log(1, "QP 0x%x: receiver not ready past rnr_retry %u", qp->qpx.qp_base.qp_num, r->rnr_retry);
             nak_locked(r, f, IBV_WC_RNR_RETRY_EXC_ERR);
             r->broken = true;
@@ -116,8 +154,7 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
         }
         r->rnr_waiting = false;
         r->recheck = Clock::time_point::max();
-        RecvWqe rw = std::move(qp->rq.front());
-        qp->rq.pop_front();
+        RecvWqe rw = consume_recv_locked(qp);
         Cqe e;
         e.qp = qp;
         e.wc.wr_id = rw.wr_id;
@@ -128,11 +165,6 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
         }
         e.wc.byte_len = f.len;
         if (f.op == kWriteImm) {
-            if (f.len && !check_remote(qp, f.rkey, f.raddr, f.len, IBV_ACCESS_REMOTE_WRITE, &v)) {
-                qp->rq.push_front(std::move(rw));
-                access_error_locked(r, f, IBV_WC_REM_ACCESS_ERR);
-                return true;
-            }
             if (!(f.flags & kPlaced) && f.len)
                 dma_copy(reinterpret_cast<void *>(f.raddr), payload, f.len);
             e.wc.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
@@ -161,6 +193,13 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
             if (st != IBV_WC_SUCCESS) {
                 e.wc.status = st;
                 cq_push_locked(qp->rcq, e);
+                if (is_uc(r)) {
+                    // UC: the RECV completes in error and the QP enters ERR (a local error),
+                    // but the requester is not told.
+                    ack_locked(r, f);
+                    qp_to_error_locked(qp, IBV_EVENT_QP_FATAL);
+                    return true;
+                }
                 access_error_locked(r, f, IBV_WC_REM_INV_REQ_ERR);
                 return true;
             }
@@ -253,6 +292,13 @@ bool responder_ready_locked(Responder *r, const Frame &head)
         r->verified = true;
     }
     if (st == IBV_QPS_ERR || st == IBV_QPS_RESET) {
+        if (is_uc(r)) { // UC: silently dropped; the stream stays usable after a reset
+            // (head, when not queued, is queued by responder_deliver_locked and dropped then)
+            for (auto &q : r->pending)
+                uc_drop_locked(r, q.f, "QP in ERR or RESET");
+            clear_pending(r);
+            return false;
+        }
         // A responder in error drops requests; the requester retries until it gives up.
         nak_locked(r, head, IBV_WC_RETRY_EXC_ERR);
         r->broken = true;

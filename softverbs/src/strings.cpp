@@ -15,8 +15,10 @@ namespace {
 // The tables of verbs_strings.txt: "[name]" starts one, then a name per line.
 const std::map<std::string, std::vector<std::string>, std::less<>> &tables()
 {
-    static const auto parsed = [] {
-        std::map<std::string, std::vector<std::string>, std::less<>> out;
+    using Tables = std::map<std::string, std::vector<std::string>, std::less<>>;
+    // Never destroyed: a progress thread may name a status while exit handlers run.
+    static const Tables &parsed = *new Tables([] {
+        Tables out;
         std::istringstream in{std::string(softverbs::verbs_strings_txt())};
         std::vector<std::string> *current = nullptr;
         for (std::string line; std::getline(in, line);) {
@@ -28,7 +30,7 @@ const std::map<std::string, std::vector<std::string>, std::less<>> &tables()
                 current->push_back(line);
         }
         return out;
-    }();
+    }());
     return parsed;
 }
 

@@ -6,7 +6,10 @@
 #include <infiniband/verbs.h>
 
 #include "byte_queue.h"
+#include "shm_ring.h"
 #include "wire.h"
+
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <atomic>
@@ -21,6 +24,10 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+// rdma-core declares these in its provider header (driver.h), not in verbs.h.
+extern "C" const char *ibv_get_sysfs_path(void);
+extern "C" int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size);
 
 namespace sv {
 
@@ -81,10 +88,18 @@ struct MrTable {
     uint32_t pid;
     uint32_t nentries;
     uint64_t cookie; // random per process: a reused pid is not the same peer
-    MrEntry e[kMaxMr];
+    // The process's doorbell: same-host peers bump it (and FUTEX_WAKE it when the
+    // process's shm waiter sleeps) after putting frames into a ring it consumes.
+    alignas(64) std::atomic<uint32_t> doorbell;
+    std::atomic<uint32_t> sleepers;
+    std::atomic<uint64_t> waiter_until; // CLOCK_MONOTONIC ns: the sleeping waiter wakes by itself by then
+    // A thread of ours polls a CQ and will come back to the rings before this time (ns):
+    // a producer then need not wake the waiter, if that wakes by itself by then anyway.
+    alignas(64) std::atomic<uint64_t> poll_lease;
+    alignas(64) MrEntry e[kMaxMr];
     QpEntry q[kMaxQpSlots];
 };
-inline constexpr uint64_t kMrMagic = 0x32544d5256534fULL;
+inline constexpr uint64_t kMrMagic = 0x33544d5256534fULL;
 
 struct Mr {
     ibv_mr mr{};
@@ -160,6 +175,7 @@ struct RecvWqe {
 struct Conn;
 struct Responder;
 struct PeerProc;
+struct Srq;
 
 struct Qp {
     ibv_qp_ex qpx{};
@@ -180,10 +196,11 @@ struct Qp {
     // that may be holding it (no RECV yet) stops later WQEs from executing, since a direct
     // route would otherwise place their data first. 0: nothing held.
     uint64_t hold_seq = 0;
-    uint64_t exec_seq = 1; // sane mode: the next WQE to execute (seqs in sq are consecutive)
-    bool pumping = false;  // sq_pump_locked is on the stack (replies can re-enter it)
-    std::deque<Wqe> sq;    // posted, not yet completed
-    std::deque<RecvWqe> rq;
+    uint64_t exec_seq = 1;  // sane mode: the next WQE to execute (seqs in sq are consecutive)
+    bool pumping = false;   // sq_pump_locked is on the stack (replies can re-enter it)
+    std::deque<Wqe> sq;     // posted, not yet completed
+    std::deque<RecvWqe> rq; // unused when srq is set: RECVs come from the SRQ
+    Srq *srq = nullptr;     // ibv_qp_init_attr.srq
     // where requests go: the peer QP in this process, or a connection
     uint32_t dest_ip = 0; // decoded at RTR (network order)
     uint16_t dest_port = 0, dest_salt = 0;
@@ -212,6 +229,9 @@ struct Qp {
     std::vector<Wqe> batch;
     int batch_err = 0;
     bool dead = false; // destroyed: in-flight replies ignored
+    // UD (ud.cpp): datagrams this QP dropped on arrival, by reason (softverbs_ud_drops)
+    uint64_t ud_drop_qkey = 0, ud_drop_norecv = 0;
+    uint64_t ud_seed = 0; // the adversary's seed when the QP was created (0: sane)
 };
 Qp *to_qp(ibv_qp *qp);
 Qp *find_qp_locked(uint32_t qpn);
@@ -220,6 +240,31 @@ void flush_recvs_locked(Qp *qp); // every posted RECV completes with IBV_WC_WR_F
 void sq_advance_locked(Qp *qp);  // generate in-order send completions
 void rq_changed_locked(Qp *qp);  // a RECV was posted or the state changed
 void post_async_locked(struct Context *ctx, const ibv_async_event &ev);
+
+// ---- shared receive queues (srq.cpp) ----
+struct Srq {
+    ibv_srq srq{};
+    uint32_t max_wr = 0, max_sge = 0;
+    uint32_t limit = 0; // armed srq_limit (0: not armed); disarmed when the event fires
+    std::deque<RecvWqe> rq;
+    std::vector<Qp *> qps; // QPs taking their RECVs from here (ibv_destroy_srq: EBUSY)
+    bool adv = false;      // adversarial: some RECVs become visible late, as on a QP
+    std::mt19937_64 rng;
+};
+Srq *to_srq(ibv_srq *srq);
+ibv_srq *create_srq_ex(ibv_context *ctx, ibv_srq_init_attr_ex *a);
+void fill_srq_ops(ibv_context_ops *ops);
+void srq_detach_locked(Qp *qp); // the QP is destroyed
+// The QP entered ERR: IBV_EVENT_QP_LAST_WQE_REACHED if it is attached to an SRQ.
+void srq_qp_error_locked(Qp *qp);
+// The responder's one decision of which RECV an incoming SEND/WRITE_WITH_IMM consumes:
+// the head of the QP's RQ or of its SRQ (shared by RC, UC and UD). Returns it, or null
+// when none is visible now; then *later is when a posted one becomes visible (adversary),
+// or Clock::time_point::max() when none is posted at all.
+RecvWqe *next_recv_locked(Qp *qp, Clock::time_point now, Clock::time_point *later);
+// Consumes the RECV next_recv_locked just returned (same lock hold); for an SRQ this may
+// raise IBV_EVENT_SRQ_LIMIT_REACHED.
+RecvWqe consume_recv_locked(Qp *qp);
 
 // ---- contexts ----
 struct Context {
@@ -287,10 +332,20 @@ struct Conn {
     ByteQueue in;                   // received bytes not yet handled (at most a partial frame)
     bool paused = false;            // not reading: our replies to this peer are piling up (see kOutHigh)
     bool closed = false;
+    // Same host: frames go through this shared-memory ring instead of the socket, which
+    // then only tells that the peer is alive. An inbound connection answers through it
+    // once the requester has used it.
+    std::unique_ptr<ShmRing> ring;
+    std::shared_ptr<PeerProc> peer; // whose doorbell to ring after producing
     ~Conn();
 };
 void transport_start();
 void transport_kick(); // wakes the progress thread to re-check timers
+// Same-host rings: whether frames may be waiting for us (cheap, no lock), and consuming them.
+bool shm_work_hint();
+void shm_progress_locked();
+void shm_poll_lease_renew(); // a thread polls a CQ (only once rings exist)
+void shm_poll_lease_drop();
 void conn_send_locked(const std::shared_ptr<Conn> &c, const Frame &f, const void *payload, size_t len);
 // Connects qp to its RTR destination; called without the lock held.
 void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn);
@@ -303,6 +358,9 @@ struct Identity {
 };
 const Identity &identity();
 uint32_t listen_ip();
+// bind() the listener to a->sin_addr: the kernel's port choice, or one above the
+// ephemeral range when that is exhausted (listen_port.cpp). 0, or -1 with errno.
+int bind_listener(int fd, sockaddr_in *a);
 int local_mr_table_fd();
 void make_gid(ibv_gid *gid);
 bool decode_gid(const ibv_gid &gid, uint32_t *ip, uint16_t *port, uint16_t *salt);
@@ -335,7 +393,41 @@ int place_locked(Qp *qp, Wqe &w, uint32_t off, uint32_t len);
 void issue_tail_locked(Qp *qp, Wqe &w);
 // After a WQE with sequence number seq ran: notes whether it failed (later WQEs then flush).
 void note_failure_locked(Qp *qp, uint64_t seq);
+// The start of a WQE every QP type shares: wr's id, a sequence number, opcode, flags,
+// immediate and SGEs; inline data copied now (the caller may reuse its buffer once
+// ibv_post_send returns). `total` gets the bytes the SGEs name. The caller has
+// validated wr (SGE count, inline size).
+Wqe wqe_from_wr_locked(Qp *qp, const ibv_send_wr *wr, uint64_t *total);
 bool sq_flushing_locked(const Qp *qp); // later WQEs must flush instead of executing
+// Posts a chain of send WRs the way every QP type does: refused as a whole unless
+// the QP is in RTS or ERR; then each WR is checked by `validate` and against the SQ's
+// room, started (wqe_from_wr_locked), counted, and handed to `enqueue(Wqe, wr, total)`,
+// which completes it for its QP type. The first WR refused is *bad, with its code;
+// those before it stay posted.
+template <typename Validate, typename Enqueue>
+int post_chain_locked(Qp *qp, ibv_send_wr *wr, ibv_send_wr **bad, Validate validate, Enqueue enqueue)
+{
+    if (ibv_qp_state st = qp->qpx.qp_base.state; st != IBV_QPS_RTS && st != IBV_QPS_ERR) {
+        *bad = wr;
+        return EINVAL;
+    }
+    for (; wr; wr = wr->next) {
+        int rc = validate(qp, wr);
+        if (rc == 0 && qp->sq_used >= qp->cap.max_send_wr)
+            rc = ENOMEM;
+        if (rc != 0) {
+            *bad = wr;
+            return rc;
+        }
+        uint64_t total = 0;
+        Wqe w = wqe_from_wr_locked(qp, wr, &total);
+        ++qp->sq_used;
+        ++qp->posted;
+        w.inject_fail = config().fail_qp_at && qp->posted == config().fail_qp_at;
+        enqueue(std::move(w), wr, total);
+    }
+    return 0;
+}
 // Whether a held SEND/WRITE_WITH_IMM still blocks later WQEs (clears a released hold).
 bool sq_held_locked(Qp *qp);
 // After executing WQE seq of opcode op: holds later WQEs if it may be waiting for a RECV.

@@ -5,6 +5,7 @@
 #include "dma.h"
 #include "siphash.h"
 #include "sv.h"
+#include "ud.h"
 
 #include <hcts/mutant.h>
 
@@ -166,8 +167,12 @@ void flush_locked(Conn *c)
     want_out(c, false);
 }
 
+int ring_drain_locked(const std::shared_ptr<Conn> &c);
+
 void conn_failed_locked(const std::shared_ptr<Conn> &c)
 {
+    if (c->ring && !c->closed)
+        ring_drain_locked(c); // what the peer put in the ring before it went still counts
     c->closed = true;
     epoll_ctl(E().epoll_fd, EPOLL_CTL_DEL, c->fd, nullptr);
     E().conns.erase(c->fd);
@@ -223,11 +228,16 @@ void handle_frames_locked(const std::shared_ptr<Conn> &c)
     c->in.trim(kKeepBuffer);
 }
 
+std::shared_ptr<PeerProc> same_host_peer_locked(const uint8_t boot_id[40], uint64_t peer_netns, uint32_t peer_pid,
+                                                int32_t table_fd, uint64_t cookie);
+void shm_start();
+
 // After a valid Answer: the requester knows the secret of the QP it names.
 void accept_hello_locked(int fd, const Hello &h)
 {
     HelloReply rep{};
     rep.magic = kHelloMagic;
+    rep.ring_fd = -1;
     host_facts(rep.boot_id, &rep.netns);
     rep.pid = static_cast<uint32_t>(getpid());
     rep.table_fd = local_mr_table_fd();
@@ -267,6 +277,17 @@ void accept_hello_locked(int fd, const Hello &h)
     r->conn = c;
     r->rnr_retry = h.rnr_retry;
     c->responder = r.get();
+    // A requester on this host (it proved the secret above) gets a ring for its frames;
+    // we ring its doorbell through its table, which we map as it maps ours.
+    if (config().transport != Transport::Tcp) {
+        if (auto peer = same_host_peer_locked(h.boot_id, h.netns, h.pid, h.table_fd, h.cookie)) {
+            if ((c->ring = ShmRing::create())) {
+                c->peer = std::move(peer);
+                rep.ring_fd = c->ring->fd();
+                shm_start();
+            }
+        }
+    }
     qp->responders.push_back(std::move(r));
     E().conns[fd] = c;
     c->out.append(&rep, sizeof rep);
@@ -494,19 +515,26 @@ void progress_loop()
 void start()
 {
     Engine &e = E();
-    e.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = listen_ip();
-    if (e.listen_fd < 0 || bind(e.listen_fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 ||
-        listen(e.listen_fd, 128) != 0) {
-        char ip[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
-        std::fprintf(stderr, "softverbs: cannot listen on %s: %s\n", ip, std::strerror(errno));
-        std::abort();
+    // UD datagrams use a UDP socket on the same port (the GID names one port): a port
+    // whose UDP twin is taken is given back, a few times; then UD QPs are unavailable.
+    for (int attempt = 0;; ++attempt) {
+        e.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        a = sockaddr_in{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = listen_ip();
+        if (e.listen_fd < 0 || bind_listener(e.listen_fd, &a) != 0 || listen(e.listen_fd, 128) != 0) {
+            char ip[INET_ADDRSTRLEN];
+            inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+            std::fprintf(stderr, "softverbs: cannot listen on %s: %s\n", ip, std::strerror(errno));
+            std::abort();
+        }
+        socklen_t len = sizeof a;
+        getsockname(e.listen_fd, reinterpret_cast<sockaddr *>(&a), &len);
+        if (ud_reserve_port(a.sin_addr.s_addr, ntohs(a.sin_port)) || attempt == 15)
+            break;
+        close(e.listen_fd);
     }
-    socklen_t len = sizeof a;
-    getsockname(e.listen_fd, reinterpret_cast<sockaddr *>(&a), &len);
     e.id.ip = a.sin_addr.s_addr;
     e.id.port = ntohs(a.sin_port);
     std::random_device rd;
@@ -527,24 +555,25 @@ void start()
         static_cast<unsigned long long>(config().seed));
 }
 
-std::shared_ptr<PeerProc> same_host_peer_locked(const HelloReply &rep)
+std::shared_ptr<PeerProc> same_host_peer_locked(const uint8_t boot_id[40], uint64_t peer_netns, uint32_t peer_pid,
+                                                int32_t table_fd, uint64_t cookie)
 {
     if (config().transport == Transport::Tcp)
         return nullptr;
     uint8_t boot[40];
     uint64_t netns;
     host_facts(boot, &netns);
-    if (std::memcmp(boot, rep.boot_id, 40) != 0 || netns != rep.netns || rep.netns == 0)
+    if (std::memcmp(boot, boot_id, 40) != 0 || netns != peer_netns || peer_netns == 0 || table_fd < 0)
         return nullptr;
     auto &peers = G().peers;
-    int pid = static_cast<int>(rep.pid);
+    int pid = static_cast<int>(peer_pid);
     if (auto it = peers.find(pid); it != peers.end()) {
-        if (it->second->table->cookie == rep.cookie)
+        if (it->second->table->cookie == cookie)
             return it->second;
         peers.erase(it); // the pid was reused by another process
     }
     char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, rep.table_fd);
+    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, table_fd);
     int fd = open(path, O_RDWR | O_CLOEXEC); // read-write: the in-flight counts fence deregistration
     if (fd < 0) {
         log(1, "cannot open peer MR table %s (%s); using TCP", path, std::strerror(errno));
@@ -558,10 +587,73 @@ std::shared_ptr<PeerProc> same_host_peer_locked(const HelloReply &rep)
     p->pid = pid;
     p->table = static_cast<const MrTable *>(m);
     p->allow_map = config().transport != Transport::Cma;
-    if (p->table->magic != kMrMagic || p->table->pid != rep.pid || p->table->cookie != rep.cookie)
+    if (p->table->magic != kMrMagic || p->table->pid != peer_pid || p->table->cookie != cookie)
         return nullptr;
     peers[pid] = p;
     return p;
+}
+
+std::atomic<bool> g_rings{false};   // some connection has a ring: poll_cq looks at the doorbell
+std::atomic<uint32_t> g_seen{0};    // our doorbell as of the last complete pass over the rings
+std::atomic<bool> g_backlog{false}; // a ring was left with work (full, or its responder paused)
+
+// Consumes what the peer put into c's ring; -1 when the ring is malformed (the caller
+// closes the connection). Overflow of ours moves on first.
+int ring_drain_locked(const std::shared_ptr<Conn> &c)
+{
+    ShmRing &r = *c->ring;
+    if (r.has_overflow() && r.flush() && c->peer)
+        doorbell_ring(c->peer->table);
+    bool wake = false;
+    bool was_used = r.used();
+    int n = r.drain(
+        [&](const Frame &f, const uint8_t *payload) {
+            if (!frame_ok(c->outbound, f)) {
+                log(1, "ring of fd %d: malformed frame (op %u, len %u, payload %u): closing the connection", c->fd,
+                    f.op, f.len, f.plen);
+                return RingVerdict::kBad;
+            }
+            if (c->outbound) {
+                if (!requester_reply_locked(c->qp, f, payload)) {
+                    log(1, "ring of fd %d: a reply (op %u, seq %llu) does not match its request: closing", c->fd, f.op,
+                        static_cast<unsigned long long>(f.seq));
+                    return RingVerdict::kBad;
+                }
+            } else if (c->responder) {
+                responder_deliver_locked(c->responder, f, payload, f.plen);
+            }
+            return RingVerdict::kGo;
+        },
+        [&] { return !c->closed && (c->outbound || !c->responder || c->responder->pending_bytes <= kOutHigh); }, &wake);
+    if (!was_used && r.used())
+        r.close_fd(); // the requester has mapped it: nobody else may open it through /proc any more
+    if (wake && c->peer)
+        doorbell_ring(c->peer->table);
+    if (n < 0)
+        log(1, "ring of fd %d: malformed: closing the connection", c->fd);
+    return n;
+}
+
+void shm_waiter()
+{
+    MrTable *t = local_mr_table();
+    for (;;) {
+        uint32_t seen = t->doorbell.load(std::memory_order_seq_cst);
+        {
+            std::lock_guard lk(G().mu);
+            shm_progress_locked();
+        }
+        // A ring left with work is looked at again soon; otherwise a peer's doorbell wakes us
+        // (the timeout only bounds the harm of a peer that produced without ringing).
+        doorbell_wait(t, seen, g_backlog.load() ? 1 : 200);
+    }
+}
+
+void shm_start()
+{
+    g_rings.store(true);
+    static std::once_flag once;
+    std::call_once(once, [] { std::thread(shm_waiter).detach(); });
 }
 
 } // namespace
@@ -576,6 +668,47 @@ const Identity &identity()
 {
     transport_start();
     return E().id;
+}
+
+bool shm_work_hint()
+{
+    return g_rings.load(std::memory_order_relaxed) &&
+           (g_backlog.load(std::memory_order_relaxed) ||
+            local_mr_table()->doorbell.load(std::memory_order_acquire) != g_seen.load(std::memory_order_relaxed));
+}
+
+void shm_poll_lease_renew()
+{
+    if (g_rings.load(std::memory_order_relaxed))
+        poll_lease_renew(local_mr_table());
+}
+
+void shm_poll_lease_drop()
+{
+    if (g_rings.load(std::memory_order_relaxed))
+        poll_lease_drop(local_mr_table());
+}
+
+void shm_progress_locked()
+{
+    g_seen.store(local_mr_table()->doorbell.load(std::memory_order_seq_cst), std::memory_order_relaxed);
+    std::vector<std::shared_ptr<Conn>> rings;
+    for (auto &[fd, c] : E().conns)
+        if (c->ring && !c->closed)
+            rings.push_back(c);
+    bool backlog = false;
+    for (auto &c : rings) {
+        if (c->closed)
+            continue;
+        if (ring_drain_locked(c) < 0)
+            c->closed = true;
+        if (c->closed) {
+            conn_failed_locked(c);
+            continue;
+        }
+        backlog |= c->ring->has_overflow() || c->ring->has_input();
+    }
+    g_backlog.store(backlog, std::memory_order_relaxed);
 }
 
 void transport_kick()
@@ -593,6 +726,12 @@ void transport_start()
 
 void conn_send_locked(const std::shared_ptr<Conn> &c, const Frame &f0, const void *payload, size_t len)
 {
+    if (c->ring && (c->outbound || c->ring->used())) {
+        c->ring->send(f0, payload, len);
+        if (c->peer)
+            doorbell_ring(c->peer->table);
+        return;
+    }
     Frame f = f0;
     if (len != 0 && hcts::mutant("sv_tcp_plen_16bit")) {
         // Mutant: the payload length is framed in 16 bits: a frame of 64 KiB or more
@@ -669,6 +808,7 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
     host_facts(h.boot_id, &h.netns);
     h.pid = static_cast<uint32_t>(getpid());
     h.table_fd = local_mr_table_fd();
+    h.cookie = local_mr_table()->cookie;
     HelloReply rep{};
     char ipstr[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &a.sin_addr, ipstr, sizeof ipstr);
@@ -703,10 +843,15 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
     if (qp->dead)
         return;
     qp->conn = c;
-    qp->peer = same_host_peer_locked(rep);
+    qp->peer = same_host_peer_locked(rep.boot_id, rep.netns, rep.pid, rep.table_fd, rep.cookie);
+    if (qp->peer && rep.ring_fd >= 0 && (c->ring = ShmRing::open_peer(static_cast<int>(rep.pid), rep.ring_fd, true))) {
+        c->peer = qp->peer;
+        shm_start();
+    }
     qp->peer_slot = rep.qp_slot < kMaxQpSlots ? rep.qp_slot : 0;
-    log(2, "QP 0x%x -> %s:%u QP 0x%x connected (%s)", src_qpn, ipstr, port, dest_qpn,
-        qp->peer ? (qp->peer->allow_map ? "same host: map/CMA" : "same host: CMA") : "TCP");
+    log(2, "QP 0x%x -> %s:%u QP 0x%x connected (%s%s)", src_qpn, ipstr, port, dest_qpn,
+        qp->peer ? (qp->peer->allow_map ? "same host: map/CMA" : "same host: CMA") : "TCP",
+        c->ring ? ", shm ring" : "");
     E().conns[fd] = c;
     epoll_event ev{};
     ev.events = EPOLLIN;

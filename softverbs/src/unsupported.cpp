@@ -1,4 +1,4 @@
-// Public entry points outside the RC subset: they fail cleanly (EOPNOTSUPP and
+// Public entry points outside the RC/UC + SRQ subset: they fail cleanly (EOPNOTSUPP and
 // NULL or an error value) so nothing falls through to real hardware code.
 #include <infiniband/verbs.h>
 
@@ -21,14 +21,6 @@ int fail_int()
 
 extern "C" {
 
-ibv_srq *ibv_create_srq(ibv_pd *, ibv_srq_init_attr *) { return fail_null<ibv_srq>(); }
-int ibv_modify_srq(ibv_srq *, ibv_srq_attr *, int) { return fail_int(); }
-int ibv_query_srq(ibv_srq *, ibv_srq_attr *) { return fail_int(); }
-int ibv_destroy_srq(ibv_srq *) { return fail_int(); }
-ibv_ah *ibv_create_ah(ibv_pd *, ibv_ah_attr *) { return fail_null<ibv_ah>(); }
-int ibv_destroy_ah(ibv_ah *) { return fail_int(); }
-ibv_ah *ibv_create_ah_from_wc(ibv_pd *, ibv_wc *, ibv_grh *, uint8_t) { return fail_null<ibv_ah>(); }
-int ibv_init_ah_from_wc(ibv_context *, uint8_t, ibv_wc *, ibv_grh *, ibv_ah_attr *) { return -1; }
 int ibv_attach_mcast(ibv_qp *, const ibv_gid *, uint16_t) { return fail_int(); }
 int ibv_detach_mcast(ibv_qp *, const ibv_gid *, uint16_t) { return fail_int(); }
 int ibv_resolve_eth_l2_from_gid(ibv_context *, ibv_ah_attr *, uint8_t[6], uint16_t *) { return fail_int(); }
@@ -38,10 +30,6 @@ int ibv_fork_init(void) { return 0; }
 enum ibv_fork_status ibv_is_fork_initialized(void) { return IBV_FORK_UNNEEDED; }
 int ibv_dontfork_range(void *, size_t) { return 0; }
 int ibv_dofork_range(void *, size_t) { return 0; }
-
-// There is no sysfs device behind softverbs.
-const char *ibv_get_sysfs_path(void) { return "/sys"; }
-int ibv_read_sysfs_file(const char *, const char *, char *, size_t) { return -1; }
 
 // Kernel-ABI copy helpers (old uverbs ABI): meaningless without a kernel device.
 void ibv_copy_qp_attr_from_kern(void *, void *) {}

@@ -76,6 +76,7 @@ struct Hello {
     // The requester's GID parts: the responder QP must be connected to exactly this peer.
     uint32_t src_ip; // network order
     uint16_t src_port, src_salt;
+    uint64_t cookie; // the requester's MR table cookie (same host: the responder maps it for its doorbell)
 };
 struct Challenge {
     uint32_t magic;
@@ -97,7 +98,7 @@ struct HelloReply {
     int32_t table_fd;
     uint64_t cookie;
     uint32_t qp_slot; // the responder QP's entry in the published table
-    uint32_t pad;
+    int32_t ring_fd;  // same host: the shared-memory ring segment of this connection (-1: none)
 };
 
 } // namespace sv

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <numeric>
 #include <vector>
 
+#include "srq_uc_fixture.h"
+#include "ud_fixture.h"
 #include "verbs_fixture.h"
 
 using namespace svt;
@@ -469,6 +472,321 @@ TEST(Capacity, SignaledCompletionReleasesEarlierSlots)
     }
 }
 
+// ---- shared receive queues and UC QPs (issue 15.3) ----
+
+TEST(Srq, VerbsValidateAndReport)
+{
+    Device dev;
+    ibv_device_attr da{};
+    ASSERT_EQ(ibv_query_device(dev.ctx, &da), 0);
+    EXPECT_GT(da.max_srq, 0);
+    EXPECT_GT(da.max_srq_wr, 0);
+    EXPECT_GT(da.max_srq_sge, 0);
+    ibv_srq_init_attr bad{};
+    bad.attr.max_wr = static_cast<uint32_t>(da.max_srq_wr) + 1;
+    errno = 0;
+    EXPECT_EQ(ibv_create_srq(dev.pd, &bad), nullptr);
+    EXPECT_EQ(errno, EINVAL);
+    ibv_srq_init_attr_ex xrc{};
+    xrc.attr.max_wr = 4;
+    xrc.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
+    xrc.srq_type = IBV_SRQT_XRC;
+    xrc.pd = dev.pd;
+    errno = 0;
+    EXPECT_EQ(ibv_create_srq_ex(dev.ctx, &xrc), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    xrc.srq_type = IBV_SRQT_BASIC;
+    xrc.comp_mask |= IBV_SRQ_INIT_ATTR_CQ;
+    xrc.cq = nullptr;
+    ibv_srq *basic = ibv_create_srq_ex(dev.ctx, &xrc);
+    EXPECT_NE(basic, nullptr) << "a basic SRQ through ibv_create_srq_ex: errno " << errno;
+    if (basic) {
+        EXPECT_EQ(ibv_destroy_srq(basic), 0);
+    }
+
+    Srq s(dev.pd, 4, 2);
+    Buffer buf(4096, true);
+    Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+    ibv_srq_attr sa{};
+    ASSERT_EQ(ibv_query_srq(s.srq, &sa), 0);
+    EXPECT_EQ(sa.max_wr, 4u);
+    EXPECT_EQ(sa.max_sge, 2u);
+    EXPECT_EQ(sa.srq_limit, 0u);
+    // Too many SGEs: refused, bad_wr names the request.
+    ibv_sge sg[3] = {{reinterpret_cast<uintptr_t>(buf.p), 8, mr.mr->lkey}, {}, {}};
+    ibv_recv_wr w[5]{};
+    w[0].num_sge = 3;
+    w[0].sg_list = sg;
+    ibv_recv_wr *badwr = nullptr;
+    EXPECT_EQ(ibv_post_srq_recv(s.srq, &w[0], &badwr), EINVAL);
+    EXPECT_EQ(badwr, &w[0]);
+    // Capacity: a chain of five into four slots stops at the fifth.
+    for (int i = 0; i < 5; ++i) {
+        w[i] = {};
+        w[i].wr_id = static_cast<uint64_t>(i);
+        w[i].sg_list = sg;
+        w[i].num_sge = 1;
+        w[i].next = i < 4 ? &w[i + 1] : nullptr;
+    }
+    badwr = nullptr;
+    EXPECT_EQ(ibv_post_srq_recv(s.srq, &w[0], &badwr), ENOMEM);
+    EXPECT_EQ(badwr, &w[4]);
+    // modify: limit beyond max_wr, unknown bits, shrinking below what is posted: refused.
+    sa = {};
+    sa.srq_limit = 5;
+    EXPECT_EQ(ibv_modify_srq(s.srq, &sa, IBV_SRQ_LIMIT), EINVAL);
+    EXPECT_EQ(ibv_modify_srq(s.srq, &sa, 1 << 5), EINVAL);
+    sa.max_wr = 3;
+    EXPECT_EQ(ibv_modify_srq(s.srq, &sa, IBV_SRQ_MAX_WR), EINVAL);
+    sa.max_wr = 8;
+    sa.srq_limit = 2;
+    EXPECT_EQ(ibv_modify_srq(s.srq, &sa, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT), 0);
+    ASSERT_EQ(ibv_query_srq(s.srq, &sa), 0);
+    EXPECT_EQ(sa.max_wr, 8u);
+    EXPECT_EQ(sa.srq_limit, 2u);
+    // A QP on the SRQ: its own post_recv is refused, the SRQ cannot go while it exists.
+    Qp q(dev);
+    remake_qp(dev, q, IBV_QPT_RC, s.srq);
+    EXPECT_EQ(q.qp->srq, s.srq);
+    EXPECT_EQ(q.recv(1, mr.mr, 0, 8), EINVAL);
+    ibv_qp_attr qa{};
+    ibv_qp_init_attr qi{};
+    ASSERT_EQ(ibv_query_qp(q.qp, &qa, IBV_QP_CAP, &qi), 0);
+    EXPECT_EQ(qi.srq, s.srq);
+    EXPECT_EQ(ibv_destroy_srq(s.srq), EBUSY);
+}
+
+TEST(Srq, QpsShareRecvsLimitEventAndLastWqe)
+{
+    Device dev;
+    Buffer buf(1 << 16, true);
+    Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+    Srq s(dev.pd, 16);
+    Qp a1(dev), a2(dev), b1(dev), b2(dev);
+    remake_qp(dev, b1, IBV_QPT_RC, s.srq);
+    remake_qp(dev, b2, IBV_QPT_RC, s.srq);
+    a1.connect(b1.endpoint());
+    b1.connect(a1.endpoint());
+    a2.connect(b2.endpoint());
+    b2.connect(a2.endpoint());
+    for (int i = 0; i < 4; ++i)
+        buf.p[i * 64] = static_cast<uint8_t>(0xa0 + i);
+    // A SEND before any RECV is posted waits (RC: receiver not ready), then takes the
+    // SRQ's first RECV.
+    ASSERT_EQ(a1.post(IBV_WR_SEND, 1, mr.mr, 0, 64), 0);
+    std::this_thread::sleep_for(20ms);
+    ibv_wc wc{};
+    EXPECT_EQ(ibv_poll_cq(b1.rcq, 1, &wc), 0) << "completed without a RECV";
+    for (uint64_t i = 0; i < 4; ++i)
+        ASSERT_EQ(srq_recv(s.srq, 100 + i, mr.mr, 4096 + i * 1024, 1024), 0);
+    ibv_srq_attr sa{};
+    sa.srq_limit = 3;
+    ASSERT_EQ(ibv_modify_srq(s.srq, &sa, IBV_SRQ_LIMIT), 0);
+    ASSERT_TRUE(wait_wc(b1.rcq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wc.wr_id, 100u);
+    EXPECT_EQ(wc.qp_num, b1.qp->qp_num);
+    EXPECT_EQ(buf.p[4096], 0xa0);
+    // Three left, not below the limit yet; the next one, through the other QP, fires it.
+    ASSERT_EQ(a2.post(IBV_WR_SEND, 2, mr.mr, 64, 64), 0);
+    ASSERT_TRUE(wait_wc(b2.rcq, &wc));
+    EXPECT_EQ(wc.wr_id, 101u);
+    EXPECT_EQ(wc.qp_num, b2.qp->qp_num);
+    EXPECT_EQ(buf.p[4096 + 1024], 0xa1);
+    ibv_async_event ev{};
+    ASSERT_TRUE(wait_async(dev.ctx, IBV_EVENT_SRQ_LIMIT_REACHED, &ev)) << "no SRQ limit event";
+    EXPECT_EQ(ev.element.srq, s.srq);
+    ASSERT_EQ(ibv_query_srq(s.srq, &sa), 0);
+    EXPECT_EQ(sa.srq_limit, 0u) << "the limit fires once, then is disarmed";
+    // b1 to ERR: the SRQ's RECVs are not flushed; LAST_WQE_REACHED; b2 still receives.
+    ibv_qp_attr at{};
+    at.qp_state = IBV_QPS_ERR;
+    ASSERT_EQ(ibv_modify_qp(b1.qp, &at, IBV_QP_STATE), 0);
+    ASSERT_TRUE(wait_async(dev.ctx, IBV_EVENT_QP_LAST_WQE_REACHED, &ev)) << "no last-WQE-reached event";
+    EXPECT_EQ(ev.element.qp, b1.qp);
+    EXPECT_EQ(ibv_poll_cq(b1.rcq, 1, &wc), 0) << "an SRQ RECV was flushed by one QP's error";
+    ASSERT_EQ(a2.post(IBV_WR_SEND, 3, mr.mr, 128, 64), 0);
+    ASSERT_TRUE(wait_wc(b2.rcq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wc.wr_id, 102u);
+}
+
+// Several requesters, each from its own thread, into QPs sharing one SRQ: every
+// message consumes exactly one RECV, none is lost or taken twice.
+TEST(Srq, ConcurrentConsumers)
+{
+    constexpr int kPairs = 4, kMsgs = 64;
+    Device dev;
+    Buffer buf(1 << 20, true);
+    Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+    Srq s(dev.pd, kPairs * kMsgs);
+    std::vector<std::unique_ptr<Qp>> as, bs;
+    for (int i = 0; i < kPairs; ++i) {
+        as.push_back(std::make_unique<Qp>(dev, kMsgs));
+        bs.push_back(std::make_unique<Qp>(dev, kMsgs));
+        remake_qp(dev, *bs.back(), IBV_QPT_RC, s.srq);
+        as.back()->connect(bs.back()->endpoint());
+        bs.back()->connect(as.back()->endpoint());
+    }
+    for (int i = 0; i < kPairs * kMsgs; ++i)
+        ASSERT_EQ(srq_recv(s.srq, static_cast<uint64_t>(i), mr.mr, 65536 + i * 8, 8), 0);
+    std::vector<std::thread> senders;
+    for (int p = 0; p < kPairs; ++p)
+        senders.emplace_back([&, p] {
+            for (int m = 0; m < kMsgs; ++m) {
+                while (as[p]->post(IBV_WR_SEND, static_cast<uint64_t>(m), mr.mr, 0, 8) == ENOMEM) {
+                    ibv_wc wc{};
+                    ibv_poll_cq(as[p]->scq, 1, &wc);
+                }
+            }
+        });
+    std::vector<int> seen(kPairs * kMsgs, 0);
+    for (int p = 0; p < kPairs; ++p)
+        for (int m = 0; m < kMsgs; ++m) {
+            ibv_wc wc{};
+            ASSERT_TRUE(wait_wc(bs[p]->rcq, &wc)) << "pair " << p << " message " << m;
+            ASSERT_EQ(wc.status, IBV_WC_SUCCESS);
+            ASSERT_LT(wc.wr_id, seen.size());
+            ++seen[wc.wr_id];
+        }
+    for (auto &t : senders)
+        t.join();
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), kPairs * kMsgs) << "a RECV lost or taken twice";
+}
+
+TEST(Uc, MasksOpcodesAndDelivery)
+{
+    Device dev;
+    Buffer abuf(1 << 16, true), bbuf(1 << 16, true);
+    Mr amr(dev.pd, abuf.p, abuf.n, kAllAccess), bmr(dev.pd, bbuf.p, bbuf.n, kAllAccess);
+    Qp a(dev), b(dev);
+    remake_qp(dev, a, IBV_QPT_UC, nullptr);
+    remake_qp(dev, b, IBV_QPT_UC, nullptr);
+    EXPECT_EQ(a.qp->qp_type, IBV_QPT_UC);
+    // RC's RTR/RTS attributes are not UC's: refused.
+    ASSERT_EQ(a.to_init(), 0);
+    EXPECT_EQ(a.to_rtr(b.endpoint()), EINVAL) << "max_dest_rd_atomic / min_rnr_timer on UC";
+    ibv_qp_attr at{};
+    at.qp_state = IBV_QPS_RESET;
+    ASSERT_EQ(ibv_modify_qp(a.qp, &at, IBV_QP_STATE), 0);
+    ASSERT_EQ(uc_connect(a, b.endpoint()), 0);
+    ASSERT_EQ(uc_connect(b, a.endpoint()), 0);
+    at = {};
+    at.qp_state = IBV_QPS_RTS;
+    at.timeout = 14;
+    EXPECT_EQ(ibv_modify_qp(a.qp, &at, IBV_QP_STATE | IBV_QP_TIMEOUT), EINVAL) << "timeout on UC";
+    ibv_qp_attr qa{};
+    ibv_qp_init_attr qi{};
+    ASSERT_EQ(ibv_query_qp(a.qp, &qa, IBV_QP_STATE, &qi), 0);
+    EXPECT_EQ(qi.qp_type, IBV_QPT_UC);
+    uint64_t braddr = reinterpret_cast<uintptr_t>(bbuf.p);
+    // READ and atomics: refused at post.
+    EXPECT_EQ(a.post(IBV_WR_RDMA_READ, 1, amr.mr, 0, 8, braddr, bmr.mr->rkey), EINVAL);
+    ibv_sge s8{reinterpret_cast<uintptr_t>(abuf.p), 8, amr.mr->lkey};
+    ibv_send_wr fa = atomic_wr(2, IBV_WR_ATOMIC_FETCH_AND_ADD, &s8, braddr, bmr.mr->rkey, 1);
+    ibv_send_wr *badwr = nullptr;
+    EXPECT_EQ(ibv_post_send(a.qp, &fa, &badwr), EINVAL);
+    EXPECT_EQ(badwr, &fa);
+    for (size_t i = 0; i < 4096; ++i)
+        abuf.p[i] = static_cast<uint8_t>(i * 3 + 1);
+    ibv_wc wc{};
+    // WRITE, WRITE_WITH_IMM and SEND arrive as on RC.
+    ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE, 3, amr.mr, 0, 1024, braddr, bmr.mr->rkey), 0);
+    ASSERT_TRUE(wait_wc(a.scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    EXPECT_EQ(std::memcmp(bbuf.p, abuf.p, 1024), 0);
+    ASSERT_EQ(b.recv(10, bmr.mr, 8192, 1024), 0);
+    ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE_WITH_IMM, 4, amr.mr, 1024, 512, braddr + 2048, bmr.mr->rkey, 77), 0);
+    ASSERT_TRUE(wait_wc(b.rcq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+    EXPECT_EQ(ntohl(wc.imm_data), 77u);
+    EXPECT_EQ(std::memcmp(bbuf.p + 2048, abuf.p + 1024, 512), 0);
+    ASSERT_TRUE(wait_wc(a.scq, &wc));
+    // A SEND finding no RECV is dropped: the requester completes successfully, nothing
+    // arrives, and the next SEND takes the next RECV.
+    ASSERT_EQ(a.post(IBV_WR_SEND, 5, amr.mr, 0, 64), 0);
+    ASSERT_TRUE(wait_wc(a.scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+    std::memset(bbuf.p + 8192, 0, 1024);
+    ASSERT_EQ(b.recv(11, bmr.mr, 8192, 1024), 0);
+    std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(ibv_poll_cq(b.rcq, 1, &wc), 0) << "the dropped SEND consumed a RECV posted later";
+    ASSERT_EQ(a.post(IBV_WR_SEND, 6, amr.mr, 64, 64), 0);
+    ASSERT_TRUE(wait_wc(b.rcq, &wc));
+    EXPECT_EQ(wc.wr_id, 11u);
+    EXPECT_EQ(std::memcmp(bbuf.p + 8192, abuf.p + 64, 64), 0);
+    ASSERT_TRUE(wait_wc(a.scq, &wc));
+    // A WRITE with a forged rkey is dropped silently: no byte changes, the requester
+    // completes successfully, the responder stays in RTS and keeps receiving.
+    std::memset(bbuf.p, 0, 4096);
+    ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE, 7, amr.mr, 0, 256, braddr, bmr.mr->rkey ^ 0x5a5a00), 0);
+    ASSERT_TRUE(wait_wc(a.scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+    EXPECT_EQ(std::count(bbuf.p, bbuf.p + 4096, 0), 4096);
+    EXPECT_EQ(b.qp->state, IBV_QPS_RTS);
+    EXPECT_EQ(a.qp->state, IBV_QPS_RTS);
+    ASSERT_EQ(b.recv(12, bmr.mr, 8192, 1024), 0);
+    ASSERT_EQ(a.post(IBV_WR_SEND_WITH_IMM, 8, amr.mr, 0, 16, 0, 0, 5), 0);
+    ASSERT_TRUE(wait_wc(b.rcq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wc.wr_id, 12u);
+    EXPECT_EQ(ntohl(wc.imm_data), 5u);
+}
+
+// What would fail an RC requester stays at the UC responder: a RECV too small completes
+// there with LOC_LEN_ERR and moves it to ERR, and later messages to it are dropped;
+// the requester's WQEs all complete successfully.
+TEST(Uc, ResponderErrorsStayHidden)
+{
+    Device dev;
+    Buffer buf(1 << 16, true);
+    Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+    Qp a(dev), b(dev);
+    remake_qp(dev, a, IBV_QPT_UC, nullptr);
+    remake_qp(dev, b, IBV_QPT_UC, nullptr);
+    ASSERT_EQ(uc_connect(a, b.endpoint()), 0);
+    ASSERT_EQ(uc_connect(b, a.endpoint()), 0);
+    ASSERT_EQ(b.recv(1, mr.mr, 8192, 16), 0);
+    ASSERT_EQ(a.post(IBV_WR_SEND, 10, mr.mr, 0, 64), 0);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(b.rcq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_LOC_LEN_ERR) << ibv_wc_status_str(wc.status);
+    ASSERT_TRUE(wait_wc(a.scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+    EXPECT_EQ(b.qp->state, IBV_QPS_ERR);
+    ASSERT_EQ(
+        a.post(IBV_WR_RDMA_WRITE_WITH_IMM, 11, mr.mr, 0, 64, reinterpret_cast<uintptr_t>(buf.p) + 4096, mr.mr->rkey, 3),
+        0);
+    ASSERT_TRUE(wait_wc(a.scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << "a UC requester learns nothing of the responder's ERR";
+    EXPECT_EQ(a.qp->state, IBV_QPS_RTS);
+    EXPECT_EQ(ibv_poll_cq(b.rcq, 1, &wc), 0);
+}
+
+// UC QPs take their RECVs from an SRQ like RC ones.
+TEST(Uc, OnSrq)
+{
+    Device dev;
+    Buffer buf(1 << 16, true);
+    Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+    Srq s(dev.pd, 8);
+    Qp a(dev), b(dev);
+    remake_qp(dev, a, IBV_QPT_UC, nullptr);
+    remake_qp(dev, b, IBV_QPT_UC, s.srq);
+    ASSERT_EQ(uc_connect(a, b.endpoint()), 0);
+    ASSERT_EQ(uc_connect(b, a.endpoint()), 0);
+    std::memcpy(buf.p, "shared-receive", 15);
+    ASSERT_EQ(srq_recv(s.srq, 9, mr.mr, 4096, 64), 0);
+    ASSERT_EQ(a.post(IBV_WR_SEND, 1, mr.mr, 0, 15), 0);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(b.rcq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wc.wr_id, 9u);
+    EXPECT_EQ(wc.byte_len, 15u);
+    EXPECT_EQ(std::memcmp(buf.p + 4096, "shared-receive", 15), 0);
+}
+
 TEST(Inline, SourceReusableAtReturn)
 {
     Loopback lb(4096);
@@ -627,8 +945,13 @@ TEST(QpEx, WrInterfaceAndCqEx)
 TEST(Provider, PrivateAbiStubsFailCleanly)
 {
     Device dev;
-    ibv_srq_init_attr sa{};
-    EXPECT_EQ(ibv_create_srq(dev.pd, &sa), nullptr);
+    ibv_srq_init_attr_ex sa{};
+    sa.attr.max_wr = 1;
+    sa.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
+    sa.srq_type = IBV_SRQT_TM; // tag-matching SRQs are not emulated
+    sa.pd = dev.pd;
+    errno = 0;
+    EXPECT_EQ(ibv_create_srq_ex(dev.ctx, &sa), nullptr);
     EXPECT_EQ(errno, EOPNOTSUPP);
     EXPECT_EQ(ibv_query_qp_data_in_order(nullptr, IBV_WR_RDMA_WRITE, 0), 0);
     EXPECT_EQ(ibv_fork_init(), 0);
@@ -699,3 +1022,356 @@ TEST(Strings, MatchRdmaCore)
     EXPECT_STREQ(ibv_event_type_str(static_cast<ibv_event_type>(IBV_EVENT_WQ_FATAL + 1)), "unknown");
     EXPECT_STREQ(ibv_node_type_str(IBV_NODE_RNIC), "iWARP NIC");
 }
+
+// ---- UD QPs and address handles (issue 15.3) ----
+
+namespace {
+
+// Two UD QPs in one process, sane (see SaneQps), an AH to our own GID.
+struct Ud : ::testing::Test {
+    Device dev;
+    Buffer buf{1 << 16, true};
+    Mr mr{dev.pd, buf.p, buf.n, kAllAccess};
+    std::unique_ptr<UdQp> a, b;
+    std::unique_ptr<Ah> ah;
+    ibv_gid gid{};
+    void SetUp() override
+    {
+        {
+            SaneQps sane;
+            a = std::make_unique<UdQp>(dev);
+            b = std::make_unique<UdQp>(dev);
+        }
+        a->ready();
+        b->ready();
+        ASSERT_EQ(ibv_query_gid(dev.ctx, 1, 0, &gid), 0);
+        ah = std::make_unique<Ah>(dev.pd, gid);
+        for (size_t i = 0; i < 4096; ++i)
+            buf.p[i] = static_cast<uint8_t>(i * 13 + 5);
+    }
+    void TearDown() override
+    {
+        ah.reset();
+        a.reset();
+        b.reset();
+    }
+    // Nothing arrives on b within a grace period (a dropped datagram).
+    void expect_nothing()
+    {
+        ibv_wc wc{};
+        EXPECT_FALSE(wait_wc(b->rcq, &wc, std::chrono::milliseconds(200))) << "wr_id " << wc.wr_id;
+    }
+};
+
+TEST_F(Ud, DatagramArrivesAfterGrhWithSourceQpAndImm)
+{
+    constexpr uint32_t kLen = 1000, kIn = 32768;
+    ASSERT_EQ(b->recv(7, mr.mr, kIn, kGrhBytes + kLen), 0);
+    uint32_t imm = 0xa1b2c3d4;
+    ASSERT_EQ(a->send(ah->ah, b->qp->qp_num, kQkey, mr.mr, 0, kLen, 3, &imm), 0);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(a->scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wc.opcode, IBV_WC_SEND);
+    EXPECT_EQ(wc.wr_id, 3u);
+    ASSERT_TRUE(wait_wc(b->rcq, &wc));
+    ASSERT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+    EXPECT_EQ(wc.wr_id, 7u);
+    EXPECT_EQ(wc.opcode, IBV_WC_RECV);
+    EXPECT_EQ(wc.byte_len, kGrhBytes + kLen);
+    EXPECT_EQ(wc.wc_flags & (IBV_WC_GRH | IBV_WC_WITH_IMM), unsigned{IBV_WC_GRH | IBV_WC_WITH_IMM});
+    EXPECT_EQ(ntohl(wc.imm_data), imm);
+    EXPECT_EQ(wc.qp_num, b->qp->qp_num);
+    EXPECT_EQ(wc.src_qp, a->qp->qp_num);
+    EXPECT_EQ(wc.pkey_index, 0);
+    ibv_port_attr port{};
+    ASSERT_EQ(ibv_query_port(dev.ctx, 1, &port), 0);
+    EXPECT_EQ(wc.slid, port.lid); // the sender's LID
+    ibv_grh grh;
+    std::memcpy(&grh, buf.p + kIn, sizeof grh);
+    uint32_t vtf = ntohl(grh.version_tclass_flow);
+    EXPECT_EQ(vtf >> 28, 6u) << "GRH IP version";
+    EXPECT_EQ(grh.hop_limit, 64);
+    EXPECT_EQ(std::memcmp(&grh.sgid, &gid, 16), 0) << "source GID";
+    EXPECT_EQ(std::memcmp(&grh.dgid, &gid, 16), 0) << "destination GID";
+    EXPECT_EQ(std::memcmp(buf.p + kIn + kGrhBytes, buf.p, kLen), 0) << "payload after the GRH";
+
+    // The reply address from the GRH reaches a again.
+    ibv_ah *back = ibv_create_ah_from_wc(dev.pd, &wc, &grh, 1);
+    ASSERT_NE(back, nullptr) << strerror(errno);
+    ASSERT_EQ(a->recv(8, mr.mr, kIn, kGrhBytes + 16), 0);
+    ASSERT_EQ(b->send(back, wc.src_qp, kQkey, mr.mr, 0, 16, 4), 0);
+    ASSERT_TRUE(wait_wc(a->rcq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wc.src_qp, b->qp->qp_num);
+    EXPECT_EQ(wc.wc_flags & IBV_WC_WITH_IMM, 0u);
+    EXPECT_EQ(ibv_destroy_ah(back), 0);
+}
+
+TEST_F(Ud, WrongQkeyIsDroppedAndHighBitMeansOwnQkey)
+{
+    ASSERT_EQ(b->recv(1, mr.mr, 32768, kGrhBytes + 64), 0);
+    ASSERT_EQ(a->send(ah->ah, b->qp->qp_num, kQkey + 1, mr.mr, 0, 64), 0);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(a->scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << "the sender completes when the datagram leaves";
+    expect_nothing();
+    EXPECT_EQ(ud_drops(b->qp), std::make_pair(uint64_t{1}, uint64_t{0}));
+    // 0x80000000 set: the sending QP's own Q_Key (equal to b's) is used; the RECV is still there.
+    ASSERT_EQ(a->send(ah->ah, b->qp->qp_num, 0x80000000u, mr.mr, 0, 64), 0);
+    ASSERT_TRUE(wait_wc(b->rcq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wc.wr_id, 1u);
+    // A Q_Key changed by modify_qp (RTS -> RTS) applies to the next datagram.
+    ibv_qp_attr at{};
+    at.qp_state = IBV_QPS_RTS;
+    at.qkey = 0x2222;
+    ASSERT_EQ(ibv_modify_qp(b->qp, &at, IBV_QP_STATE | IBV_QP_QKEY), 0);
+    ASSERT_EQ(b->recv(2, mr.mr, 32768, kGrhBytes + 64), 0);
+    ASSERT_EQ(a->send(ah->ah, b->qp->qp_num, kQkey, mr.mr, 0, 64), 0);
+    expect_nothing();
+    EXPECT_EQ(ud_drops(b->qp).first, 2u);
+    ASSERT_EQ(a->send(ah->ah, b->qp->qp_num, 0x2222, mr.mr, 0, 64), 0);
+    ASSERT_TRUE(wait_wc(b->rcq, &wc));
+    EXPECT_EQ(wc.wr_id, 2u);
+    ibv_qp_init_attr init{};
+    ASSERT_EQ(ibv_query_qp(b->qp, &at, IBV_QP_QKEY, &init), 0);
+    EXPECT_EQ(at.qkey, 0x2222u);
+    EXPECT_EQ(init.qp_type, IBV_QPT_UD);
+}
+
+TEST_F(Ud, DatagramWithoutRecvIsDropped)
+{
+    ASSERT_EQ(a->send(ah->ah, b->qp->qp_num, kQkey, mr.mr, 0, 64), 0);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(a->scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    // Wait until b has seen (and dropped) it, then a later RECV must stay empty.
+    auto end = std::chrono::steady_clock::now() + 2s;
+    while (ud_drops(b->qp).second == 0 && std::chrono::steady_clock::now() < end)
+        std::this_thread::sleep_for(1ms);
+    EXPECT_EQ(ud_drops(b->qp), std::make_pair(uint64_t{0}, uint64_t{1}));
+    ASSERT_EQ(b->recv(1, mr.mr, 32768, kGrhBytes + 64), 0);
+    expect_nothing();
+}
+
+TEST_F(Ud, LongerThanMtuFailsWithLocalLengthError)
+{
+    ASSERT_EQ(b->recv(1, mr.mr, 32768, kGrhBytes + 8192), 0);
+    ASSERT_EQ(a->send(ah->ah, b->qp->qp_num, kQkey, mr.mr, 0, 4097), 0);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(a->scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_LOC_LEN_ERR) << ibv_wc_status_str(wc.status);
+    EXPECT_EQ(a->qp->state, IBV_QPS_ERR);
+    expect_nothing();
+}
+
+TEST_F(Ud, RecvTooSmallForGrhAndMessageFails)
+{
+    ASSERT_EQ(b->recv(1, mr.mr, 32768, 64), 0); // room for the GRH and 24 bytes only
+    ASSERT_EQ(a->send(ah->ah, b->qp->qp_num, kQkey, mr.mr, 0, 64), 0);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(b->rcq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_LOC_LEN_ERR) << ibv_wc_status_str(wc.status);
+}
+
+TEST_F(Ud, PostRefusesOtherOpcodesAndMissingAh)
+{
+    ibv_sge s{reinterpret_cast<uintptr_t>(buf.p), 8, mr.mr->lkey};
+    for (ibv_wr_opcode op : {IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ,
+                             IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_CMP_AND_SWP}) {
+        ibv_send_wr wr = one_sge_wr(1, op, &s, IBV_SEND_SIGNALED);
+        wr.wr.ud.ah = ah->ah;
+        wr.wr.ud.remote_qpn = b->qp->qp_num;
+        ibv_send_wr *bad = nullptr;
+        EXPECT_EQ(ibv_post_send(a->qp, &wr, &bad), EINVAL) << "opcode " << op;
+        EXPECT_EQ(bad, &wr);
+    }
+    ibv_send_wr wr = one_sge_wr(1, IBV_WR_SEND, &s, IBV_SEND_SIGNALED);
+    ibv_send_wr *bad = nullptr;
+    EXPECT_EQ(ibv_post_send(a->qp, &wr, &bad), EINVAL) << "no AH";
+    // Inline: copied at post time, so the buffer may change at once.
+    ASSERT_EQ(b->recv(1, mr.mr, 32768, kGrhBytes + 8), 0);
+    std::memcpy(buf.p, "inline!!", 8);
+    ASSERT_EQ(a->send(ah->ah, b->qp->qp_num, kQkey, mr.mr, 0, 8, 1, nullptr, IBV_SEND_SIGNALED | IBV_SEND_INLINE), 0);
+    std::memcpy(buf.p, "changed!", 8);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(b->rcq, &wc));
+    EXPECT_EQ(std::memcmp(buf.p + 32768 + kGrhBytes, "inline!!", 8), 0);
+    EXPECT_EQ(a->send(ah->ah, b->qp->qp_num, kQkey, mr.mr, 0, 65, 1, nullptr, IBV_SEND_INLINE), EINVAL)
+        << "inline beyond max_inline_data";
+    // The qp_ex builder is RC's: on a UD QP it refuses instead of posting RC requests.
+    ibv_qp_ex *x = ibv_qp_to_qp_ex(a->qp);
+    ibv_wr_start(x);
+    x->wr_id = 9;
+    ibv_wr_send(x);
+    ibv_wr_set_sge(x, mr.mr->lkey, reinterpret_cast<uintptr_t>(buf.p), 8);
+    EXPECT_EQ(ibv_wr_complete(x), EOPNOTSUPP);
+}
+
+TEST(UdStateMachine, AttributeMasksFollowIbta)
+{
+    Device dev;
+    UdQp q(dev);
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = 1;
+    a.qkey = 5;
+    EXPECT_EQ(ibv_modify_qp(q.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT), EINVAL) << "no Q_Key";
+    EXPECT_EQ(
+        ibv_modify_qp(q.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY | IBV_QP_ACCESS_FLAGS),
+        EINVAL)
+        << "access flags are RC's";
+    ASSERT_EQ(ibv_modify_qp(q.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY), 0);
+    a.qp_state = IBV_QPS_RTR;
+    EXPECT_EQ(ibv_modify_qp(q.qp, &a, IBV_QP_STATE | IBV_QP_AV), EINVAL) << "UD has no path at RTR";
+    ASSERT_EQ(ibv_modify_qp(q.qp, &a, IBV_QP_STATE), 0);
+    a.qp_state = IBV_QPS_RTS;
+    EXPECT_EQ(ibv_modify_qp(q.qp, &a, IBV_QP_STATE), EINVAL) << "no SQ PSN";
+    a.sq_psn = 0x123;
+    ASSERT_EQ(ibv_modify_qp(q.qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+    ibv_qp_init_attr init{};
+    ASSERT_EQ(ibv_query_qp(q.qp, &a, IBV_QP_STATE | IBV_QP_QKEY | IBV_QP_SQ_PSN, &init), 0);
+    EXPECT_EQ(a.qp_state, IBV_QPS_RTS);
+    EXPECT_EQ(a.qkey, 5u);
+    EXPECT_EQ(a.sq_psn, 0x123u);
+    EXPECT_EQ(init.qp_type, IBV_QPT_UD);
+    // The qp_ex builder is RC's: a UD qp_ex is refused, not half-supported.
+    ibv_qp_init_attr_ex x{};
+    x.qp_type = IBV_QPT_UD;
+    x.send_cq = q.scq;
+    x.recv_cq = q.rcq;
+    x.pd = dev.pd;
+    x.cap.max_send_wr = x.cap.max_recv_wr = x.cap.max_send_sge = x.cap.max_recv_sge = 1;
+    x.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+    x.send_ops_flags = IBV_QP_EX_WITH_SEND;
+    errno = 0;
+    EXPECT_EQ(ibv_create_qp_ex(dev.ctx, &x), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+}
+
+TEST(AddressHandle, CreateValidatesPortGidIndexAndGrh)
+{
+    Device dev;
+    ibv_gid gid{};
+    ASSERT_EQ(ibv_query_gid(dev.ctx, 1, 0, &gid), 0);
+    ibv_ah_attr a{};
+    a.is_global = 1;
+    a.grh.dgid = gid;
+    a.port_num = 2;
+    errno = 0;
+    EXPECT_EQ(ibv_create_ah(dev.pd, &a), nullptr) << "port 2";
+    EXPECT_EQ(errno, EINVAL);
+    a.port_num = 1;
+    a.grh.sgid_index = 1;
+    EXPECT_EQ(ibv_create_ah(dev.pd, &a), nullptr) << "GID index 1";
+    a.grh.sgid_index = 0;
+    a.is_global = 0;
+    EXPECT_EQ(ibv_create_ah(dev.pd, &a), nullptr) << "RoCE without GRH and LID";
+    EXPECT_EQ(ibv_create_ah(nullptr, &a), nullptr) << "no PD";
+    a.is_global = 1;
+    ibv_ah *ah = ibv_create_ah(dev.pd, &a);
+    ASSERT_NE(ah, nullptr) << strerror(errno);
+    EXPECT_EQ(ah->pd, dev.pd);
+    EXPECT_EQ(ibv_destroy_ah(ah), 0);
+    // A reply address needs the GRH on RoCE, and a GRH addressed to this port.
+    ibv_wc wc{};
+    ibv_grh grh{};
+    ibv_ah_attr out{};
+    EXPECT_NE(ibv_init_ah_from_wc(dev.ctx, 1, &wc, &grh, &out), 0) << "no IBV_WC_GRH";
+    wc.wc_flags = IBV_WC_GRH;
+    grh.sgid = gid;
+    EXPECT_NE(ibv_init_ah_from_wc(dev.ctx, 1, &wc, &grh, &out), 0) << "dgid not ours";
+    grh.dgid = gid;
+    grh.version_tclass_flow = htonl(6u << 28 | 0x12u << 20 | 0x345);
+    ASSERT_EQ(ibv_init_ah_from_wc(dev.ctx, 1, &wc, &grh, &out), 0);
+    EXPECT_EQ(out.is_global, 1);
+    EXPECT_EQ(std::memcmp(&out.grh.dgid, &gid, 16), 0);
+    EXPECT_EQ(out.grh.flow_label, 0x345u);
+    EXPECT_EQ(out.grh.traffic_class, 0x12);
+}
+
+// A UD QP on an SRQ: datagrams consume the SRQ's RECVs in posting order; with none
+// left the datagram is dropped (counted), never delivered or failed.
+TEST(UdSrq, DatagramsConsumeTheSrqsRecvs)
+{
+    SaneQps sane;
+    Device dev;
+    Buffer buf{1 << 16, true};
+    Mr mr{dev.pd, buf.p, buf.n, kAllAccess};
+    ibv_gid gid{};
+    ASSERT_EQ(ibv_query_gid(dev.ctx, 1, 0, &gid), 0);
+    Ah ah(dev.pd, gid);
+    Srq srq(dev.pd, 8);
+    UdQp a(dev), b(dev, 64, 64, srq.srq);
+    a.ready();
+    b.ready();
+    EXPECT_EQ(b.recv(9, mr.mr, 0, kGrhBytes + 8), EINVAL) << "a QP on an SRQ has no RECVs of its own";
+    constexpr uint32_t kRecvLen = kGrhBytes + 8;
+    for (uint32_t i = 0; i < 2; ++i)
+        ASSERT_EQ(srq_recv(srq.srq, 100 + i, mr.mr, 4096 + i * kRecvLen, kRecvLen), 0);
+    for (uint32_t i = 0; i < 3; ++i) {
+        std::memset(buf.p + i * 8, 'a' + static_cast<int>(i), 8);
+        ASSERT_EQ(a.send(ah.ah, b.qp->qp_num, kQkey, mr.mr, i * 8, 8, i), 0);
+    }
+    for (uint32_t i = 0; i < 2; ++i) {
+        ibv_wc wc{};
+        ASSERT_TRUE(wait_wc(b.rcq, &wc, std::chrono::seconds(5))) << "datagram " << i << " not received";
+        EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+        EXPECT_EQ(wc.wr_id, 100u + i) << "the SRQ's RECVs are taken in posting order";
+        EXPECT_EQ(wc.qp_num, b.qp->qp_num);
+        EXPECT_EQ(wc.byte_len, kRecvLen);
+        EXPECT_EQ(
+            std::memcmp(buf.p + 4096 + i * kRecvLen + kGrhBytes, std::string(8, static_cast<char>('a' + i)).data(), 8),
+            0);
+    }
+    ibv_wc wc{};
+    EXPECT_FALSE(wait_wc(b.rcq, &wc, std::chrono::milliseconds(200))) << "a third datagram had no RECV";
+    EXPECT_EQ(ud_drops(b.qp).second, 1u) << "the datagram without a RECV is dropped and counted";
+}
+
+// The adversary (SOFTVERBS_SEED) drops and reorders datagrams, the same ones for a seed.
+TEST(UdAdversary, DropsAndReordersDatagramsReproducibly)
+{
+    Device dev;
+    Buffer buf{1 << 20, true};
+    Mr mr{dev.pd, buf.p, buf.n, kAllAccess};
+    ibv_gid gid{};
+    ASSERT_EQ(ibv_query_gid(dev.ctx, 1, 0, &gid), 0);
+    Ah ah(dev.pd, gid);
+    constexpr uint32_t kCount = 200;
+    // Sends kCount datagrams carrying their index as imm; the indexes b got, in arrival order.
+    auto run = [&](uint64_t seed) {
+        reseed(seed);
+        UdQp a(dev, 256), b(dev, 256);
+        reseed(env_seed());
+        a.ready();
+        b.ready();
+        for (uint32_t i = 0; i < kCount; ++i)
+            if (b.recv(i, mr.mr, (kGrhBytes + 8) * i, kGrhBytes + 8))
+                fail("post_recv");
+        for (uint32_t i = 0; i < kCount; ++i)
+            if (a.send(ah.ah, b.qp->qp_num, kQkey, mr.mr, 1 << 19, 8, i, &i, 0))
+                fail("post_send");
+        std::vector<uint32_t> got;
+        ibv_wc wc{};
+        while (got.size() < kCount && wait_wc(b.rcq, &wc, std::chrono::milliseconds(300))) {
+            EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+            got.push_back(ntohl(wc.imm_data));
+        }
+        return got;
+    };
+    std::vector<uint32_t> sane = run(0);
+    ASSERT_EQ(sane.size(), kCount);
+    EXPECT_TRUE(std::is_sorted(sane.begin(), sane.end()));
+    std::vector<uint32_t> first = run(31337), second = run(31337);
+    EXPECT_LT(first.size(), kCount) << "nothing dropped";
+    EXPECT_GT(first.size(), kCount / 2);
+    EXPECT_FALSE(std::is_sorted(first.begin(), first.end())) << "nothing reordered";
+    std::sort(first.begin(), first.end());
+    std::sort(second.begin(), second.end());
+    EXPECT_EQ(first, second) << "the same seed must drop the same datagrams";
+    EXPECT_EQ(std::adjacent_find(first.begin(), first.end()), first.end()) << "a datagram arrived twice";
+}
+
+} // namespace

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <poll.h>
 
+#include "srq_uc_fixture.h"
 #include "two_process.h"
+#include "ud_fixture.h"
 #include "verbs_fixture.h"
 
 using namespace svt;
@@ -171,6 +174,136 @@ void write_behind_rnr_send(bool memfd)
     EXPECT_EQ(err, "");
 }
 
+// A responder that never polls but sleeps on its completion channel is woken for every
+// notify (same host: by its shm waiter consuming the ring; over TCP: by its progress
+// thread), and the requester's completions do not wait for the responder's program.
+void channel_wakes(bool memfd)
+{
+    constexpr int kRounds = 50;
+    std::string err = run_two(
+        [&](Link link) { // requester
+            Device dev;
+            Buffer buf(4096, memfd);
+            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+            Qp qp(dev);
+            Endpoint peer = link.get<Endpoint>();
+            link.put(qp.endpoint(&*mr.mr));
+            qp.connect(peer);
+            CHECK(link.get<int>() == 1);
+            for (int round = 0; round < kRounds; ++round) {
+                buf.p[0] = static_cast<uint8_t>(round);
+                CHECK(qp.post(IBV_WR_RDMA_WRITE, 1, mr.mr, 0, 1, peer.addr, peer.rkey) == 0);
+                CHECK(qp.post(IBV_WR_RDMA_WRITE_WITH_IMM, 2, nullptr, 0, 0, peer.addr, peer.rkey, round) == 0);
+                ibv_wc wc{};
+                for (uint64_t id = 1; id <= 2; ++id) {
+                    CHECK(wait_wc(qp.scq, &wc));
+                    CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == id);
+                }
+                CHECK(link.get<int>() == round);
+            }
+        },
+        [&](Link link) { // responder: sleeps in poll(2) on the channel, polls only after an event
+            Device dev;
+            Buffer buf(4096, memfd);
+            std::memset(buf.p, 0xff, buf.n);
+            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+            Qp qp(dev, 64, true);
+            CHECK(qp.ch != nullptr);
+            link.put(qp.endpoint(&*mr.mr));
+            Endpoint peer = link.get<Endpoint>();
+            qp.connect(peer);
+            for (int i = 0; i < kRounds; ++i)
+                CHECK(qp.recv(100 + static_cast<uint64_t>(i)) == 0);
+            CHECK(ibv_req_notify_cq(qp.rcq, 0) == 0);
+            link.put(1);
+            for (int round = 0; round < kRounds; ++round) {
+                pollfd p{qp.ch->fd, POLLIN, 0};
+                CHECK(poll(&p, 1, 10000) == 1); // deadline: 10 s per notify
+                ibv_cq *cq = nullptr;
+                void *ctx = nullptr;
+                CHECK(ibv_get_cq_event(qp.ch, &cq, &ctx) == 0 && cq == qp.rcq);
+                ibv_ack_cq_events(cq, 1);
+                CHECK(ibv_req_notify_cq(qp.rcq, 0) == 0);
+                ibv_wc wc{};
+                CHECK(ibv_poll_cq(qp.rcq, 1, &wc) == 1);
+                CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM);
+                CHECK(ntohl(wc.imm_data) == static_cast<uint32_t>(round));
+                CHECK(buf.p[0] == static_cast<uint8_t>(round)); // the data came before its notify
+                link.put(round);
+            }
+        });
+    EXPECT_EQ(err, "");
+}
+
+// SRQ and UC across processes (issue 15.3): an RC and a UC QP of the responder take
+// their RECVs from one SRQ; UC's forged-rkey WRITE is dropped silently on every route
+// (the requester's direct placement refuses it, the responder drops it).
+void srq_and_uc(bool memfd)
+{
+    std::string err = run_two(
+        [&](Link link) { // requester: rc -> responder's b1, uc -> b2
+            Device dev;
+            Buffer buf(1 << 16, memfd);
+            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+            Qp rc(dev), uc(dev);
+            remake_qp(dev, uc, IBV_QPT_UC, nullptr);
+            Endpoint b1 = link.get<Endpoint>(), b2 = link.get<Endpoint>();
+            link.put(rc.endpoint(&*mr.mr));
+            link.put(uc.endpoint(&*mr.mr));
+            rc.connect(b1);
+            CHECK(uc_connect(uc, b2) == 0);
+            CHECK(link.get<int>() == 1); // SRQ RECVs posted
+            for (size_t i = 0; i < 4096; ++i)
+                buf.p[i] = static_cast<uint8_t>(i * 5 + 1);
+            CHECK(rc.post(IBV_WR_SEND, 1, mr.mr, 0, 100) == 0);
+            CHECK(uc.post(IBV_WR_SEND, 2, mr.mr, 100, 100) == 0);
+            CHECK(uc.post(IBV_WR_RDMA_WRITE, 3, mr.mr, 0, 512, b2.addr + 8192, b2.rkey ^ 0x700) == 0);
+            CHECK(uc.post(IBV_WR_RDMA_WRITE_WITH_IMM, 4, mr.mr, 1024, 512, b2.addr + 16384, b2.rkey, 44) == 0);
+            ibv_wc wc{};
+            CHECK(wait_wc(rc.scq, &wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 1);
+            for (uint64_t id = 2; id <= 4; ++id)
+                CHECK(wait_wc(uc.scq, &wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == id);
+            CHECK(link.get<int>() == 2);
+        },
+        [&](Link link) { // responder
+            Device dev;
+            Buffer buf(1 << 16, memfd);
+            std::memset(buf.p, 0, buf.n);
+            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+            Srq s(dev.pd, 8);
+            Qp b1(dev), b2(dev);
+            remake_qp(dev, b1, IBV_QPT_RC, s.srq);
+            remake_qp(dev, b2, IBV_QPT_UC, s.srq);
+            link.put(b1.endpoint(&*mr.mr));
+            link.put(b2.endpoint(&*mr.mr));
+            Endpoint rc = link.get<Endpoint>(), uc = link.get<Endpoint>();
+            b1.connect(rc);
+            CHECK(uc_connect(b2, uc) == 0);
+            for (uint64_t i = 0; i < 4; ++i)
+                CHECK(srq_recv(s.srq, 70 + i, mr.mr, 32768 + i * 1024, 1024) == 0);
+            link.put(1);
+            ibv_wc w1{}, w2{}, w3{};
+            CHECK(wait_wc(b1.rcq, &w1) && w1.status == IBV_WC_SUCCESS && w1.byte_len == 100);
+            CHECK(wait_wc(b2.rcq, &w2) && w2.status == IBV_WC_SUCCESS && w2.byte_len == 100);
+            CHECK(wait_wc(b2.rcq, &w3) && w3.status == IBV_WC_SUCCESS && w3.opcode == IBV_WC_RECV_RDMA_WITH_IMM);
+            CHECK(ntohl(w3.imm_data) == 44u && w3.qp_num == b2.qp->qp_num);
+            // Three distinct SRQ RECVs, the first three posted.
+            CHECK(w1.wr_id != w2.wr_id && w1.wr_id + w2.wr_id + w3.wr_id == 70 + 71 + 72);
+            auto at = [&](uint64_t wr_id) { return buf.p + 32768 + (wr_id - 70) * 1024; };
+            for (size_t i = 0; i < 100; ++i) {
+                CHECK(at(w1.wr_id)[i] == static_cast<uint8_t>(i * 5 + 1));
+                CHECK(at(w2.wr_id)[i] == static_cast<uint8_t>((i + 100) * 5 + 1));
+            }
+            for (size_t i = 0; i < 512; ++i) {
+                CHECK(buf.p[8192 + i] == 0); // the forged WRITE left nothing
+                CHECK(buf.p[16384 + i] == static_cast<uint8_t>((i + 1024) * 5 + 1));
+            }
+            CHECK(b2.qp->state == IBV_QPS_RTS);
+            link.put(2);
+        });
+    EXPECT_EQ(err, "");
+}
+
 } // namespace
 
 TEST(TwoProcess, WriteBehindRnrSendSharedMemory) { write_behind_rnr_send(true); }
@@ -178,6 +311,12 @@ TEST(TwoProcess, WriteBehindRnrSendPrivateMemory) { write_behind_rnr_send(false)
 
 TEST(TwoProcess, AllOpcodesSharedMemory) { all_opcodes(true); }
 TEST(TwoProcess, AllOpcodesPrivateMemory) { all_opcodes(false); }
+
+TEST(TwoProcess, ChannelWakesSleepingResponderSharedMemory) { channel_wakes(true); }
+TEST(TwoProcess, ChannelWakesSleepingResponderPrivateMemory) { channel_wakes(false); }
+
+TEST(TwoProcess, SrqAndUcSharedMemory) { srq_and_uc(true); }
+TEST(TwoProcess, SrqAndUcPrivateMemory) { srq_and_uc(false); }
 
 TEST(TwoProcess, PeerDeathFailsOutstandingWork)
 {
@@ -210,6 +349,82 @@ TEST(TwoProcess, PeerDeathFailsOutstandingWork)
             CHECK(link.get<int>() == 1);
             link.put(2);
             _exit(0); // dies without cleaning up
+        });
+    EXPECT_EQ(err, "");
+}
+
+// UD between two processes (a UDP socket each): datagrams with their GRH and
+// payload, and replies addressed from the GRH. Under SOFTVERBS_SEED some are
+// dropped and reordered: then fewer arrive, each intact and at most once.
+TEST(TwoProcess, UdDatagramsAndRepliesFromGrh)
+{
+    constexpr uint32_t kCount = 50, kLen = 256, kSlot = kGrhBytes + kLen;
+    const bool adversarial = env_seed() != 0;
+    std::string err = run_two(
+        [&](Link link) { // sender
+            Device dev;
+            Buffer buf(1 << 16, true);
+            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+            UdQp q(dev, 128);
+            q.ready();
+            link.put(q.endpoint_gid_qpn());
+            auto peer = link.get<std::pair<ibv_gid, uint32_t>>();
+            Ah ah(dev.pd, peer.first);
+            for (uint32_t i = 0; i < kCount; ++i)
+                CHECK(q.recv(100 + i, mr.mr, 32768 + kSlot * i, kSlot) == 0);
+            CHECK(link.get<int>() == 1); // the receiver's RECVs are posted
+            for (uint32_t i = 0; i < kCount; ++i) {
+                for (uint32_t j = 0; j < kLen; ++j)
+                    buf.p[i * kLen + j] = pattern(j, static_cast<int>(i));
+                CHECK(q.send(ah.ah, peer.second, kQkey, mr.mr, i * kLen, kLen, i, &i) == 0);
+            }
+            ibv_wc wc{};
+            for (uint32_t i = 0; i < kCount; ++i) {
+                CHECK(wait_wc(q.scq, &wc));
+                CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == i);
+            }
+            uint32_t got = link.get<uint32_t>(), replies = 0;
+            while (replies < got && wait_wc(q.rcq, &wc, std::chrono::milliseconds(2000))) {
+                CHECK(wc.status == IBV_WC_SUCCESS && wc.src_qp == peer.second && (wc.wc_flags & IBV_WC_GRH));
+                ++replies;
+            }
+            CHECK(adversarial ? replies >= 1 && replies <= got : replies == kCount);
+        },
+        [&](Link link) { // receiver
+            Device dev;
+            Buffer buf(1 << 16, true);
+            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+            UdQp q(dev, 128);
+            q.ready();
+            auto peer = link.get<std::pair<ibv_gid, uint32_t>>();
+            link.put(q.endpoint_gid_qpn());
+            for (uint32_t i = 0; i < kCount; ++i)
+                CHECK(q.recv(i, mr.mr, kSlot * i, kSlot) == 0);
+            link.put(1);
+            std::vector<bool> seen(kCount);
+            uint32_t got = 0;
+            ibv_wc wc{};
+            while (got < kCount && wait_wc(q.rcq, &wc, std::chrono::milliseconds(adversarial ? 500 : 5000))) {
+                CHECK(wc.status == IBV_WC_SUCCESS && wc.byte_len == kSlot && wc.src_qp == peer.second);
+                uint32_t i = ntohl(wc.imm_data);
+                CHECK(i < kCount && !seen[i]);
+                seen[i] = true;
+                const uint8_t *slot = buf.p + kSlot * wc.wr_id;
+                ibv_grh grh;
+                std::memcpy(&grh, slot, sizeof grh);
+                CHECK(std::memcmp(&grh.sgid, &peer.first, 16) == 0);
+                for (uint32_t j = 0; j < kLen; ++j)
+                    CHECK(slot[kGrhBytes + j] == pattern(j, static_cast<int>(i)));
+                ibv_ah *back = ibv_create_ah_from_wc(dev.pd, &wc, &grh, 1);
+                CHECK(back != nullptr);
+                CHECK(q.send(back, wc.src_qp, kQkey, mr.mr, 0, 8, 1000 + i) == 0);
+                ibv_wc sw{};
+                CHECK(wait_wc(q.scq, &sw) && sw.status == IBV_WC_SUCCESS);
+                CHECK(ibv_destroy_ah(back) == 0);
+                ++got;
+            }
+            CHECK(adversarial ? got >= 1 : got == kCount);
+            link.put(got);
         });
     EXPECT_EQ(err, "");
 }

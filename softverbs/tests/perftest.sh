@@ -1,52 +1,54 @@
 #!/bin/bash
 # One unmodified perftest program (Debian's perftest), server and client on
-# loopback, over softverbs-run: tiny messages, few iterations, a deadline.
-# usage: perftest.sh SOFTVERBS_RUN PROGRAM [extra perftest args...]
-# Exit 77 (skipped) when perftest is not installed. The out-of-band TCP port is
-# chosen from the pid; on a collision it retries with another (at most 3 attempts).
+# loopback, over softverbs-run, through pair.sh (port, deadline, skip rule).
+# usage: perftest.sh SOFTVERBS_RUN PROGRAM [MODE] [extra perftest args...]
+#   MODE  sweep   every size perftest's -a runs (2 B .. 8 MiB), 5 iterations each;
+#                 the client must print a result line for every one of them
+#         SIZE    that one message size, 200 iterations (atomics: 8, their only size)
+#         absent  64, atomics 8 (an argument starting with '-' is the first extra perftest argument)
 set -uo pipefail
-run=$1 prog=$2
+usage() { echo "usage: perftest.sh SOFTVERBS_RUN PROGRAM [sweep|SIZE] [perftest args...]" >&2; exit 2; }
+(($# >= 2)) || usage
+run=$1 prog=$2 mode=64
+[[ $prog == ib_atomic_* ]] && mode=8
 shift 2
-if ! command -v "$prog" >/dev/null; then
-  echo "SKIP: $prog not found (Debian package perftest, installed by scripts/install-deps.sh)"
-  exit 77
+if (($#)) && [[ $1 != -* ]]; then
+  mode=$1
+  shift
 fi
-# Two unrelated processes: they share a job secret only if given one.
-export SOFTVERBS_SECRET=${SOFTVERBS_SECRET:-$(od -An -N16 -tx1 /dev/urandom | tr -d " \n")}
-size=64 iters=200
-# -F: no CPU-frequency warning as an error (shared CI machines scale their clocks).
-args=(-d softverbs0 -s "$size" -n "$iters" -F "$@")
-out=$(mktemp -d)
-srv=
-trap '[[ -n $srv ]] && kill $srv 2>/dev/null; rm -rf "$out"' EXIT
-for attempt in 1 2 3; do
-  port=$((20000 + ($$ * 11 + attempt * 1013) % 20000))
-  if ss -ltn "sport = :$port" | grep -q LISTEN; then continue; fi
-  timeout 60 "$run" "$prog" "${args[@]}" -p "$port" >"$out/server" 2>&1 &
-  srv=$!
-  for _ in $(seq 100); do # wait (bounded) for the server's out-of-band port
-    ss -ltn "sport = :$port" | grep -q LISTEN && break
-    sleep 0.05
-  done
-  if timeout 60 "$run" "$prog" "${args[@]}" -p "$port" 127.0.0.1 >"$out/client" 2>&1 && wait $srv; then
-    srv=
-    cat "$out/client"
-    # The result line: the message size, then the iteration count, then the numbers.
-    if grep -Eq "^ *$size +$iters +[0-9]" "$out/client"; then
-      echo "PASS: $prog $size B x $iters on softverbs"
-      exit 0
-    fi
-    echo "FAIL: no result line for $size bytes x $iters iterations"
-    cat "$out/server"
-    exit 1
+top=8388608 # perftest 4.5's -a stops at 2^23
+if [[ $mode == sweep ]]; then
+  iters=5 # few per size: the sweep checks every size works, not its figure
+  sizes=()
+  for ((s = 2; s <= top; s *= 2)); do sizes+=("$s"); done
+  size_args=(-a)
+  # latency programs recalibrate the clock per size: ~25 s on a loaded machine, so more room
+  export PAIR_DEADLINE=${PAIR_DEADLINE:-80}
+elif [[ $mode =~ ^[1-9][0-9]{0,8}$ ]]; then
+  iters=200 sizes=("$mode")
+  size_args=(-s "$mode")
+  if [[ $prog == ib_atomic_* ]]; then # perftest refuses -s for atomics ("cannot be changed")
+    [[ $mode == 8 ]] || { echo "perftest.sh: $prog has one size, 8; MODE '$mode' is not allowed" >&2; exit 2; }
+    size_args=()
   fi
-  rc=$?
-  kill $srv 2>/dev/null
-  wait $srv 2>/dev/null
-  srv=
-  echo "attempt $attempt on port $port failed (exit $rc):"
-  cat "$out"/*
-  # A real failure is not retried; only a port taken by someone else is.
-  grep -qi "Couldn't connect\|Couldn't listen\|Address already in use\|bind" "$out"/* || exit 1
+else
+  echo "perftest.sh: MODE is '$mode'; allowed: sweep, or a message size in bytes (1..999999999)" >&2
+  exit 2
+fi
+# -F: no CPU-frequency warning as an error (shared CI machines scale their clocks).
+args=("$prog" -d softverbs0 "${size_args[@]}" -n "$iters" -F -p "{port}" "$@")
+# A result line: the size, the iterations (-n times the QPs), then the figures.
+# pair.sh requires the first size's; every other size is checked below.
+out=$("$(dirname "$0")/pair.sh" "$run" perftest "^ *${sizes[0]} +[0-9]+ +[0-9]" -- "${args[@]}" -- "${args[@]}" 127.0.0.1)
+rc=$?
+echo "$out"
+((rc == 0)) || exit "$rc"
+missing=()
+for s in "${sizes[@]}"; do
+  grep -Eq "^ *$s +[0-9]+ +[0-9]" <<<"$out" || missing+=("$s")
 done
-exit 1
+if ((${#missing[@]})); then
+  echo "FAIL: $prog printed no result line (size, iterations, figures) for size(s) ${missing[*]}"
+  exit 1
+fi
+echo "PASS: $prog: a result line for each of the ${#sizes[@]} size(s) ${sizes[0]}..${sizes[-1]}"

@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "../src/siphash.h"
+#include "../src/ud_wire.h"
 #include "../src/wire.h"
 #include "two_process.h"
+#include "ud_fixture.h"
 #include "verbs_fixture.h"
 
 using namespace svt;
@@ -140,11 +142,12 @@ struct Attacker {
     bool reply(Frame *f) { return recv(fd, f, sizeof *f, MSG_WAITALL) == static_cast<ssize_t>(sizeof *f); }
 };
 
-// A port on loopback where nothing listens: connecting to it is refused at once.
-struct DeadPort {
+// A TCP socket bound to a free loopback port: a dead port, where connecting is
+// refused at once, until listen() makes it a peer that the test plays by hand.
+struct LoopbackPort {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     uint16_t port = 0;
-    DeadPort()
+    LoopbackPort()
     {
         sockaddr_in a{};
         a.sin_family = AF_INET;
@@ -155,8 +158,26 @@ struct DeadPort {
             fail("bind");
         port = ntohs(a.sin_port);
     }
-    ~DeadPort() { close(fd); }
+    ~LoopbackPort() { close_now(); }
+    LoopbackPort(const LoopbackPort &) = delete;
+    LoopbackPort &operator=(const LoopbackPort &) = delete;
+    bool listen() const { return ::listen(fd, 4) == 0; }
+    void close_now()
+    {
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+    }
 };
+
+// The endpoint of a peer QP `qpn` whose GID is `gid`.
+Endpoint endpoint_of(const Gid &gid, uint32_t qpn)
+{
+    Endpoint e{};
+    e.gid = make(gid);
+    e.qpn = qpn;
+    return e;
+}
 
 bool all_equal(const uint8_t *p, size_t n, uint8_t v)
 {
@@ -196,13 +217,11 @@ TEST(Security, ForgedFramesCloseTheConnection)
     Buffer rbuf(1 << 16, true);
     Mr rmr(dev.pd, rbuf.p, rbuf.n, kAllAccess);
     Qp v(dev);
-    DeadPort dead;
+    LoopbackPort dead;
     // The victim's peer is "the attacker" itself: a hostile or broken peer of the job.
     Gid me = parse(v.endpoint().gid);
     Gid claim{me.ip, dead.port, 0x1235};
-    Endpoint fake{};
-    fake.gid = make(claim);
-    fake.qpn = 0x4242;
+    Endpoint fake = endpoint_of(claim, 0x4242);
     v.connect(fake); // its own connection attempt is refused at once; it stays RTS
     for (int i = 0; i < 4; ++i)
         ASSERT_EQ(v.recv(100 + i, rmr.mr, 0, 4096), 0);
@@ -397,12 +416,10 @@ TEST(Security, UnreadReadResponsesAreBounded)
     std::memset(buf.p, 0x3c, kSize);
     Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
     Qp v(dev);
-    DeadPort dead;
+    LoopbackPort dead;
     Gid me = parse(v.endpoint().gid);
     Gid claim{me.ip, dead.port, 0x1237};
-    Endpoint fake{};
-    fake.gid = make(claim);
-    fake.qpn = 0x4243;
+    Endpoint fake = endpoint_of(claim, 0x4243);
     v.connect(fake);
     Attacker at(me.port);
     ASSERT_EQ(at.hello(v.qp->qp_num, fake.qpn, job_secret(), claim), 0);
@@ -433,12 +450,10 @@ TEST(Security, SendsWithoutRecvsAreBounded)
         GTEST_SKIP() << "resident memory does not measure queues under TSan";
     Device dev;
     Qp v(dev);
-    DeadPort dead;
+    LoopbackPort dead;
     Gid me = parse(v.endpoint().gid);
     Gid claim{me.ip, dead.port, 0x1239};
-    Endpoint fake{};
-    fake.gid = make(claim);
-    fake.qpn = 0x4244;
+    Endpoint fake = endpoint_of(claim, 0x4244);
     v.connect(fake);
     Attacker at(me.port);
     ASSERT_EQ(at.hello(v.qp->qp_num, fake.qpn, job_secret(), claim), 0);
@@ -497,19 +512,12 @@ TEST(Security, ReadsLimitedToMaxRdAtomic)
     Device dev;
     Buffer buf(4096, true);
     Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t alen = sizeof a;
-    ASSERT_EQ(bind(lfd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
-    ASSERT_EQ(listen(lfd, 4), 0);
-    ASSERT_EQ(getsockname(lfd, reinterpret_cast<sockaddr *>(&a), &alen), 0);
+    LoopbackPort listener;
+    ASSERT_TRUE(listener.listen());
+    const int lfd = listener.fd;
     Qp v(dev);
     Gid me = parse(v.endpoint().gid);
-    Endpoint fake{};
-    fake.gid = make(Gid{me.ip, ntohs(a.sin_port), 0x123b});
-    fake.qpn = 0x4245;
+    Endpoint fake = endpoint_of(Gid{me.ip, listener.port, 0x123b}, 0x4245);
     std::vector<Frame> reads;
     int cfd = -1;
     std::thread server([&] { // accepts the QP's connection and says yes
@@ -579,7 +587,6 @@ TEST(Security, ReadsLimitedToMaxRdAtomic)
     ASSERT_TRUE(wait_wc(v.scq, &wc));
     EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
     close(cfd);
-    close(lfd);
 }
 
 // Port takeover: whoever listens where a QP connects (e.g. on the port of a peer that
@@ -592,19 +599,12 @@ TEST(Security, ImpostorListenerLearnsNoSecretAndIsRefused)
     Buffer buf(4096, true);
     std::memset(buf.p, 0x61, buf.n);
     Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t alen = sizeof a;
-    ASSERT_EQ(bind(lfd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
-    ASSERT_EQ(listen(lfd, 4), 0);
-    ASSERT_EQ(getsockname(lfd, reinterpret_cast<sockaddr *>(&a), &alen), 0);
+    LoopbackPort listener;
+    ASSERT_TRUE(listener.listen());
+    const int lfd = listener.fd;
     Qp v(dev);
     Gid me = parse(v.endpoint().gid);
-    Endpoint fake{};
-    fake.gid = make(Gid{me.ip, ntohs(a.sin_port), 0x123d});
-    fake.qpn = 0x4246;
+    Endpoint fake = endpoint_of(Gid{me.ip, listener.port, 0x123d}, 0x4246);
     std::vector<uint8_t> seen;
     std::vector<uint8_t> later;
     std::thread impostor([&] {
@@ -626,7 +626,7 @@ TEST(Security, ImpostorListenerLearnsNoSecretAndIsRefused)
     });
     v.connect(fake);
     impostor.join();
-    close(lfd);
+    listener.close_now(); // the QP's reconnection attempts are refused from here on
     ASSERT_EQ(seen.size(), sizeof(Hello)) << "the impostor got no handshake";
     const std::string secret = job_secret();
     ASSERT_FALSE(secret.empty());
@@ -842,4 +842,105 @@ TEST(Security, StaleRkeyNeverComesBack)
         ASSERT_TRUE(seen.insert(x->rkey).second) << "rkey repeated";
         ibv_dereg_mr(x);
     }
+}
+
+// UD (issue 15.3): datagrams from a plain UDP socket, as anyone on the host can send
+// them. Malformed, oversized, spoofed or misaddressed ones are refused before any QP
+// sees them; a well-formed one with the right Q_Key is delivered: UD has no
+// authentication beyond the Q_Key (docs/security.md).
+TEST(UdSecurity, HostileDatagramsAreRefusedBeforeAnyQpSeesThem)
+{
+    using Refused = uint64_t (*)();
+    static Refused refused = private_symbol<Refused>("softverbs_ud_refused");
+    Device dev;
+    Buffer buf(1 << 16, true);
+    Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+    std::unique_ptr<UdQp> b;
+    {
+        SaneQps sane;
+        b = std::make_unique<UdQp>(dev);
+    }
+    b->ready();
+    Qp rc(dev); // an RC QP: no datagram may reach it
+    for (uint32_t i = 0; i < 8; ++i)
+        ASSERT_EQ(b->recv(i, mr.mr, 4096 * i, 4096), 0);
+    ibv_gid gid{};
+    ASSERT_EQ(ibv_query_gid(dev.ctx, 1, 0, &gid), 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    std::memcpy(&to.sin_addr.s_addr, gid.raw + 8, 4);
+    to.sin_port = htons(static_cast<uint16_t>(gid.raw[12] << 8 | gid.raw[13]));
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in me{};
+    me.sin_family = AF_INET;
+    me.sin_addr = to.sin_addr;
+    ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr *>(&me), sizeof me), 0);
+    socklen_t ml = sizeof me;
+    ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr *>(&me), &ml), 0);
+    // The attacker's honest GID: its own address and port (salt 0).
+    ibv_gid mine = gid;
+    mine.raw[12] = static_cast<uint8_t>(ntohs(me.sin_port) >> 8);
+    mine.raw[13] = static_cast<uint8_t>(ntohs(me.sin_port));
+    mine.raw[14] = mine.raw[15] = 0;
+    auto datagram = [&](uint32_t len) {
+        sv::UdHeader h{};
+        h.magic = sv::kUdMagic;
+        h.version = sv::kUdVersion;
+        h.hop_limit = 64;
+        h.src_qpn = 0x77;
+        h.dst_qpn = b->qp->qp_num;
+        h.qkey = kQkey;
+        h.len = len;
+        std::memcpy(h.sgid, mine.raw, 16);
+        std::memcpy(h.dgid, gid.raw, 16);
+        return h;
+    };
+    auto send = [&](const sv::UdHeader &h, size_t payload) {
+        std::vector<uint8_t> d(sizeof h + payload, 0x5a);
+        std::memcpy(d.data(), &h, sizeof h);
+        ASSERT_EQ(sendto(fd, d.data(), d.size(), 0, reinterpret_cast<sockaddr *>(&to), sizeof to),
+                  static_cast<ssize_t>(d.size()));
+    };
+    auto wait_refused = [&](uint64_t want) {
+        auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (refused() < want && std::chrono::steady_clock::now() < end)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return refused();
+    };
+    uint64_t base = refused();
+    uint8_t junk[10] = {};
+    ASSERT_EQ(sendto(fd, junk, sizeof junk, 0, reinterpret_cast<sockaddr *>(&to), sizeof to), 10);
+    EXPECT_EQ(wait_refused(base + 1), base + 1) << "shorter than the header";
+    send(datagram(100), 50);
+    EXPECT_EQ(wait_refused(base + 2), base + 2) << "length field beyond the datagram";
+    send(datagram(5000), 5000);
+    EXPECT_EQ(wait_refused(base + 3), base + 3) << "longer than the MTU";
+    send(datagram(60000), 60000);
+    EXPECT_EQ(wait_refused(base + 4), base + 4) << "longer than any datagram (truncated read)";
+    sv::UdHeader h = datagram(8);
+    std::memcpy(h.sgid, gid.raw, 16); // claims to be the receiver's own process
+    send(h, 8);
+    EXPECT_EQ(wait_refused(base + 5), base + 5) << "spoofed source GID";
+    h = datagram(8);
+    h.dgid[15] ^= 1;
+    send(h, 8);
+    EXPECT_EQ(wait_refused(base + 6), base + 6) << "destination GID of another process (salt)";
+    h = datagram(8);
+    h.dst_qpn = rc.qp->qp_num;
+    send(h, 8);
+    EXPECT_EQ(wait_refused(base + 7), base + 7) << "an RC QP";
+    h = datagram(8);
+    h.flags = 0x80;
+    send(h, 8);
+    EXPECT_EQ(wait_refused(base + 8), base + 8) << "unknown flags";
+    ibv_wc wc{};
+    EXPECT_FALSE(wait_wc(b->rcq, &wc, std::chrono::milliseconds(100))) << "a refused datagram reached the QP";
+    // Well-formed, from where it claims, right Q_Key: delivered (no other authentication).
+    send(datagram(8), 8);
+    ASSERT_TRUE(wait_wc(b->rcq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wc.src_qp, 0x77u);
+    EXPECT_EQ(refused(), base + 8);
+    close(fd);
 }

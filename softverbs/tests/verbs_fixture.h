@@ -108,6 +108,16 @@ inline ibv_send_wr one_sge_wr(uint64_t wr_id, ibv_wr_opcode op, ibv_sge *sge, un
     return wr;
 }
 
+// A receive WR with one SGE, or none when `sge` is null (a zero-length RECV).
+inline ibv_recv_wr one_sge_recv_wr(uint64_t wr_id, ibv_sge *sge)
+{
+    ibv_recv_wr wr{};
+    wr.wr_id = wr_id;
+    wr.sg_list = sge;
+    wr.num_sge = sge ? 1 : 0;
+    return wr;
+}
+
 inline ibv_send_wr rdma_wr(uint64_t wr_id, ibv_wr_opcode op, ibv_sge *sge, uint64_t raddr, uint32_t rkey,
                            unsigned flags = IBV_SEND_SIGNALED)
 {
@@ -229,10 +239,7 @@ struct Qp {
     int recv(uint64_t wr_id, const ibv_mr *mr = nullptr, uint64_t off = 0, uint32_t len = 0)
     {
         ibv_sge s{mr ? reinterpret_cast<uintptr_t>(mr->addr) + off : 0, len, mr ? mr->lkey : 0};
-        ibv_recv_wr wr{};
-        wr.wr_id = wr_id;
-        wr.sg_list = &s;
-        wr.num_sge = mr ? 1 : 0;
+        ibv_recv_wr wr = one_sge_recv_wr(wr_id, mr ? &s : nullptr);
         ibv_recv_wr *bad = nullptr;
         return ibv_post_recv(qp, &wr, &bad);
     }

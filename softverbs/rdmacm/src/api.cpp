@@ -1,0 +1,469 @@
+// The rdma_cm entry points for connected (RDMA_PS_TCP / RDMA_PS_IB, RC) ids: event
+// channels, address and route resolution against softverbs0, connect / listen / accept /
+// reject / disconnect, and the QP the id owns. Every call checks the id's state and
+// its arguments; the peer's half happens in the CM thread (engine.cpp).
+#include <arpa/inet.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <initializer_list>
+
+#include "cm.h"
+
+using namespace svcm;
+
+namespace {
+
+// The IB CM's private data limits for RDMA_PS_TCP (the message minus the 36-byte IP header).
+constexpr uint8_t kMaxConnectData = 56, kMaxAcceptData = 196, kMaxRejectData = 148;
+
+Id *as_id(rdma_cm_id *id) { return reinterpret_cast<Id *>(id); }
+
+// The id of a call allowed only in the states `allowed`; nullptr with errno EINVAL
+// for a null id or one in another state. Under cm().mu.
+Id *id_in_locked(rdma_cm_id *id, std::initializer_list<State> allowed)
+{
+    if (!id || std::find(allowed.begin(), allowed.end(), as_id(id)->state) == allowed.end()) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    return as_id(id);
+}
+
+uint32_t random_psn()
+{
+    uint32_t v = 0;
+    if (getrandom(&v, sizeof v, 0) != sizeof v)
+        v = static_cast<uint32_t>(getpid()) * 2654435761u;
+    return v & 0xffffff;
+}
+
+bool copy_private(Msg *m, const void *data, uint8_t len, uint8_t max)
+{
+    if (len > max || (len && !data)) {
+        log_msg("private data of %u bytes refused: at most %u allowed here, and a non-NULL pointer", len, max);
+        return false;
+    }
+    m->private_data_len = len;
+    if (len)
+        std::memcpy(m->private_data, data, len);
+    return true;
+}
+
+void set_local_identity_locked(Id *id)
+{
+    ibv_gid gid{};
+    local_gid(&gid);
+    id->pub.verbs = device();
+    id->pub.port_num = 1;
+    id->pub.route.addr.addr.ibaddr.sgid = gid;
+    std::memcpy(id->path.sgid.raw, gid.raw, 16);
+}
+
+int bind_locked(Id *id, const sockaddr *addr)
+{
+    if (!addr)
+        return fail(EINVAL);
+    if (addr->sa_family != AF_INET)
+        return fail(EAFNOSUPPORT); // softverbs0 has an IPv4 address only
+    sockaddr_in sin{};
+    std::memcpy(&sin, addr, sizeof sin);
+    if (!is_local_ipv4(sin.sin_addr.s_addr)) {
+        char s[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &sin.sin_addr, s, sizeof s);
+        log_msg("bind to %s refused: not softverbs0's address (its GID's IPv4, loopback or any)", s);
+        return fail(EADDRNOTAVAIL);
+    }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (bind(fd, reinterpret_cast<sockaddr *>(&sin), sizeof sin) != 0) {
+        int e = errno;
+        close(fd);
+        return fail(e);
+    }
+    socklen_t len = sizeof sin;
+    getsockname(fd, reinterpret_cast<sockaddr *>(&sin), &len); // the port the kernel chose for port 0
+    std::memcpy(&id->pub.route.addr.src_sin, &sin, sizeof sin);
+    id->fd = fd;
+    set_local_identity_locked(id);
+    id->state = State::Bound;
+    return 0;
+}
+
+uint8_t rd_atom(uint8_t asked, uint8_t peer_limit) { return std::min(clamp_rd_atom(asked), peer_limit); }
+
+} // namespace
+
+extern "C" {
+
+rdma_event_channel *rdma_create_event_channel()
+{
+    if (!device()) {
+        errno = ENODEV;
+        return nullptr;
+    }
+    start_engine();
+    auto *ch = new Channel;
+    ch->pub.fd = eventfd(0, EFD_SEMAPHORE | EFD_CLOEXEC);
+    if (ch->pub.fd < 0) {
+        delete ch;
+        return nullptr;
+    }
+    return &ch->pub;
+}
+
+void rdma_destroy_event_channel(rdma_event_channel *channel)
+{
+    if (!channel)
+        return;
+    auto *ch = reinterpret_cast<Channel *>(channel);
+    std::lock_guard lk(cm().mu);
+    for (EventBox *b : ch->queue)
+        delete b;
+    close(ch->pub.fd);
+    delete ch;
+}
+
+int rdma_create_id(rdma_event_channel *channel, rdma_cm_id **id, void *context, rdma_port_space ps)
+{
+    if (!id)
+        return fail(EINVAL);
+    if (ps != RDMA_PS_TCP && ps != RDMA_PS_IB)
+        return fail(ENOSYS); // UDP / IPoIB port spaces: UD QPs are not supported by softverbs
+    Channel *own = nullptr;
+    if (!channel) { // a synchronous id: calls wait for their event on a channel of its own
+        channel = rdma_create_event_channel();
+        if (!channel)
+            return -1;
+        own = reinterpret_cast<Channel *>(channel);
+    }
+    auto *i = new Id;
+    i->own_channel = own;
+    i->pub.channel = channel;
+    i->pub.context = context;
+    i->pub.ps = ps;
+    i->pub.qp_type = IBV_QPT_RC;
+    *id = &i->pub;
+    return 0;
+}
+
+int rdma_destroy_id(rdma_cm_id *id)
+{
+    if (!id)
+        return fail(EINVAL);
+    Id *i = as_id(id);
+    {
+        std::lock_guard lk(cm().mu);
+        forget_id_locked(i); // the peer sees the connection close: its DISCONNECTED
+    }
+    if (i->own_channel)
+        rdma_destroy_event_channel(&i->own_channel->pub);
+    if (i->pub.event) // left by rdma_get_request
+        rdma_ack_cm_event(i->pub.event);
+    delete i;
+    return 0;
+}
+
+int rdma_bind_addr(rdma_cm_id *id, sockaddr *addr)
+{
+    std::lock_guard lk(cm().mu);
+    Id *i = id_in_locked(id, {State::Idle});
+    if (!i)
+        return -1;
+    return bind_locked(i, addr);
+}
+
+int svcm_resolve_addr_async(rdma_cm_id *id, sockaddr *src_addr, sockaddr *dst_addr, int /*timeout_ms*/)
+{
+    if (!id || !dst_addr)
+        return fail(EINVAL);
+    if (dst_addr->sa_family != AF_INET || (src_addr && src_addr->sa_family != AF_INET))
+        return fail(EAFNOSUPPORT);
+    std::lock_guard lk(cm().mu);
+    Id *i = as_id(id);
+    if (i->state == State::Idle && src_addr && bind_locked(i, src_addr) != 0)
+        return -1;
+    if (i->state != State::Idle && i->state != State::Bound)
+        return fail(EINVAL);
+    std::memcpy(&i->pub.route.addr.dst_sin, dst_addr, sizeof(sockaddr_in));
+    if (i->state == State::Idle) { // the source is softverbs0's address toward dst
+        sockaddr_in src{};
+        src.sin_family = AF_INET;
+        uint32_t dst = i->pub.route.addr.dst_sin.sin_addr.s_addr;
+        ibv_gid gid{};
+        if ((ntohl(dst) >> 24) == 127)
+            src.sin_addr.s_addr = dst;
+        else if (local_gid(&gid))
+            std::memcpy(&src.sin_addr.s_addr, gid.raw + 8, 4);
+        std::memcpy(&i->pub.route.addr.src_sin, &src, sizeof src);
+        set_local_identity_locked(i);
+    }
+    i->state = State::AddrResolved;
+    queue_event_locked(i, nullptr, RDMA_CM_EVENT_ADDR_RESOLVED, 0, nullptr);
+    return 0;
+}
+
+int svcm_resolve_route_async(rdma_cm_id *id, int /*timeout_ms*/)
+{
+    std::lock_guard lk(cm().mu);
+    Id *i = id_in_locked(id, {State::AddrResolved});
+    if (!i)
+        return -1;
+    i->pub.route.path_rec = &i->path;
+    i->pub.route.num_paths = 1;
+    i->state = State::RouteResolved;
+    queue_event_locked(i, nullptr, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, nullptr);
+    return 0;
+}
+
+int svcm_connect_async(rdma_cm_id *id, rdma_conn_param *conn_param)
+{
+    std::lock_guard lk(cm().mu);
+    Id *i = id_in_locked(id, {State::RouteResolved});
+    if (!i)
+        return -1;
+    if (!i->pub.qp && !conn_param)
+        return fail(EINVAL); // without a QP the program must name its own in conn_param
+    Msg m{};
+    m.type = MsgType::Req;
+    ibv_gid gid{};
+    local_gid(&gid);
+    std::memcpy(m.gid, gid.raw, 16);
+    m.qpn = (i->pub.qp ? i->pub.qp->qp_num : conn_param->qp_num) & 0xffffff;
+    m.psn = random_psn();
+    m.retry_count = 7;
+    m.rnr_retry_count = 7;
+    if (conn_param) {
+        if (!copy_private(&m, conn_param->private_data, conn_param->private_data_len, kMaxConnectData))
+            return fail(EINVAL);
+        m.responder_resources = clamp_rd_atom(conn_param->responder_resources);
+        m.initiator_depth = clamp_rd_atom(conn_param->initiator_depth);
+        m.retry_count = std::min<uint8_t>(conn_param->retry_count, 7);
+        m.rnr_retry_count = std::min<uint8_t>(conn_param->rnr_retry_count, 7);
+    }
+    i->local = m;
+    i->state = State::Connecting;
+    i->rep_deadline = Clock::now() + kRepDeadline;
+    i->refused_until = Clock::now() + kRefusedBudget;
+    start_connect_locked(i); // failures arrive as events: rdma_connect itself succeeded
+    return 0;
+}
+
+int rdma_establish(rdma_cm_id *id)
+{
+    std::lock_guard lk(cm().mu);
+    Id *i = id_in_locked(id, {State::RespReceived});
+    if (!i)
+        return -1;
+    Msg rtu{};
+    rtu.type = MsgType::Rtu;
+    if (!send_msg_locked(i, rtu))
+        return fail(ECONNRESET);
+    i->state = State::Connected;
+    return 0;
+}
+
+int rdma_listen(rdma_cm_id *id, int backlog)
+{
+    if (!id)
+        return fail(EINVAL);
+    std::lock_guard lk(cm().mu);
+    Id *i = as_id(id);
+    if (i->state == State::Idle) { // as the kernel: an unbound id listens on any address
+        sockaddr_in any{};
+        any.sin_family = AF_INET;
+        if (bind_locked(i, reinterpret_cast<sockaddr *>(&any)) != 0)
+            return -1;
+    }
+    if (i->state != State::Bound)
+        return fail(EINVAL);
+    if (listen(i->fd, backlog > 0 ? backlog : SOMAXCONN) != 0)
+        return -1;
+    i->state = State::Listening;
+    watch_locked(i, EPOLLIN);
+    return 0;
+}
+
+int svcm_accept_async(rdma_cm_id *id, rdma_conn_param *conn_param)
+{
+    std::lock_guard lk(cm().mu);
+    Id *i = id_in_locked(id, {State::ReqReceived});
+    if (!i)
+        return -1;
+    if (i->fd < 0)
+        return fail(ECONNRESET); // the requester went away before the program accepted
+    if (!i->pub.qp && !conn_param)
+        return fail(EINVAL);
+    Msg m{};
+    m.type = MsgType::Rep;
+    ibv_gid gid{};
+    local_gid(&gid);
+    std::memcpy(m.gid, gid.raw, 16);
+    m.qpn = (i->pub.qp ? i->pub.qp->qp_num : conn_param->qp_num) & 0xffffff;
+    m.psn = random_psn();
+    m.retry_count = i->peer.retry_count; // ignored when accepting: the requester's applies
+    m.rnr_retry_count = 7;
+    m.responder_resources = rd_atom(RDMA_MAX_RESP_RES, i->peer.initiator_depth);
+    m.initiator_depth = rd_atom(RDMA_MAX_INIT_DEPTH, i->peer.responder_resources);
+    if (conn_param) {
+        if (!copy_private(&m, conn_param->private_data, conn_param->private_data_len, kMaxAcceptData))
+            return fail(EINVAL);
+        m.responder_resources = rd_atom(conn_param->responder_resources, i->peer.initiator_depth);
+        m.initiator_depth = rd_atom(conn_param->initiator_depth, i->peer.responder_resources);
+        m.rnr_retry_count = std::min<uint8_t>(conn_param->rnr_retry_count, 7);
+    }
+    i->local = m;
+    if (i->pub.qp && (qp_to_rtr(i->pub.qp, i->peer, m.responder_resources) != 0 ||
+                      qp_to_rts(i->pub.qp, m, i->peer, m.initiator_depth) != 0)) {
+        log_msg("accept: cannot move QP 0x%x to RTR/RTS for peer QP 0x%x: %s", i->pub.qp->qp_num, i->peer.qpn,
+                std::strerror(errno));
+        return -1;
+    }
+    if (!send_msg_locked(i, m))
+        return fail(ECONNRESET);
+    i->state = State::RepSent;
+    i->deadline = Clock::now() + kRtuDeadline;
+    wake_engine();
+    return 0;
+}
+
+int rdma_reject(rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
+{
+    std::lock_guard lk(cm().mu);
+    Id *i = id_in_locked(id, {State::ReqReceived});
+    if (!i)
+        return -1;
+    Msg m{};
+    m.type = MsgType::Rej;
+    if (!copy_private(&m, private_data, private_data_len, kMaxRejectData))
+        return fail(EINVAL);
+    send_msg_locked(i, m); // best effort: a requester that left needs no answer
+    close_socket_locked(i);
+    i->state = State::Rejected;
+    return 0;
+}
+
+int rdma_reject_ece(rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
+{
+    return rdma_reject(id, private_data, private_data_len);
+}
+
+int rdma_disconnect(rdma_cm_id *id)
+{
+    std::lock_guard lk(cm().mu);
+    Id *i = id_in_locked(id, {State::Connected, State::RespReceived, State::RepSent, State::Disconnected});
+    if (!i)
+        return -1;
+    qp_to_error(i->pub.qp); // as the kernel's CM: no more work on a disconnected QP
+    if (i->state == State::Disconnected)
+        return 0; // the peer disconnected first: this is the reply, no second event
+    Msg dreq{};
+    dreq.type = MsgType::Dreq;
+    send_msg_locked(i, dreq);
+    disconnected_locked(i);
+    return 0;
+}
+
+int rdma_get_cm_event(rdma_event_channel *channel, rdma_cm_event **event)
+{
+    if (!channel || !event)
+        return fail(EINVAL);
+    uint64_t v = 0;
+    // Blocks, or fails with EAGAIN, as the program set the channel's fd.
+    while (read(channel->fd, &v, sizeof v) != sizeof v)
+        if (errno != EINTR)
+            return -1;
+    std::lock_guard lk(cm().mu);
+    auto *ch = reinterpret_cast<Channel *>(channel);
+    if (ch->queue.empty())
+        return fail(EAGAIN);
+    *event = &ch->queue.front()->ev;
+    ch->queue.pop_front();
+    return 0;
+}
+
+int rdma_ack_cm_event(rdma_cm_event *event)
+{
+    if (!event)
+        return fail(EINVAL);
+    delete reinterpret_cast<EventBox *>(event);
+    return 0;
+}
+
+__be16 rdma_get_src_port(rdma_cm_id *id) { return id ? id->route.addr.src_sin.sin_port : 0; }
+
+__be16 rdma_get_dst_port(rdma_cm_id *id) { return id ? id->route.addr.dst_sin.sin_port : 0; }
+
+int rdma_set_option(rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
+{
+    if (!id || !optval)
+        return fail(EINVAL);
+    if (level != RDMA_OPTION_ID)
+        return fail(ENOSYS); // RDMA_OPTION_IB_PATH: no IB path records here
+    switch (optname) {
+    case RDMA_OPTION_ID_TOS:
+    case RDMA_OPTION_ID_ACK_TIMEOUT:
+        return optlen == sizeof(uint8_t) ? 0 : fail(EINVAL); // accepted; no effect on softverbs
+    case RDMA_OPTION_ID_REUSEADDR:
+    case RDMA_OPTION_ID_AFONLY: return optlen == sizeof(int) ? 0 : fail(EINVAL);
+    default: return fail(ENOSYS);
+    }
+}
+
+int rdma_migrate_id(rdma_cm_id *id, rdma_event_channel *channel)
+{
+    if (!id)
+        return fail(EINVAL);
+    Id *i = as_id(id);
+    Channel *own = nullptr;
+    if (!channel) { // becomes synchronous
+        if (i->own_channel)
+            return 0;
+        channel = rdma_create_event_channel();
+        if (!channel)
+            return -1;
+        own = reinterpret_cast<Channel *>(channel);
+    }
+    Channel *old = nullptr;
+    {
+        std::lock_guard lk(cm().mu);
+        // Events already queued stay on the old channel (a synchronous id's own has none:
+        // its calls consume their events).
+        id->channel = channel;
+        old = i->own_channel;
+        i->own_channel = own;
+    }
+    if (old)
+        rdma_destroy_event_channel(&old->pub);
+    return 0;
+}
+
+int rdma_init_qp_attr(rdma_cm_id *id, ibv_qp_attr *qp_attr, int *qp_attr_mask)
+{
+    if (!id || !qp_attr || !qp_attr_mask)
+        return fail(EINVAL);
+    std::lock_guard lk(cm().mu);
+    Id *i = as_id(id);
+    ibv_qp_state want = qp_attr->qp_state;
+    if (want != IBV_QPS_INIT && i->state != State::RespReceived && i->state != State::RepSent &&
+        i->state != State::Connected)
+        return fail(EINVAL); // RTR/RTS need the peer's QP: after the REP
+    return fill_qp_attr(qp_attr, qp_attr_mask, want, i->local, i->peer);
+}
+
+int rdma_notify(rdma_cm_id *id, ibv_event_type)
+{
+    return id ? 0 : fail(EINVAL); // the RTU is always sent: nothing to notify
+}
+
+} // extern "C"
