@@ -51,6 +51,70 @@ def wire_seeds():
     return {name: data for name, data in seeds.items()}
 
 
+def ud_header(flags=0, length=0, src=0x12, dst=0x13, qkey=0x11111111, imm=0, magic=0x44555653, version=1, flow=0):
+    """sv::UdHeader (softverbs/src/ud_wire.h), little-endian, 64 bytes."""
+    sgid = bytes([0xFE, 0x80]) + bytes(6) + bytes([127, 0, 0, 1, 0x9C, 0x40, 0x12, 0x34])
+    dgid = bytes([0xFE, 0x80]) + bytes(6) + bytes([127, 0, 0, 1, 0x9C, 0x41, 0x56, 0x78])
+    return struct.pack("<IBBBBIIIIII", magic, version, flags, 0, 64, flow, src, dst, qkey, imm, length) + sgid + dgid
+
+
+def ud_wire_seeds():
+    imm, solicited = 1, 2
+    return {
+        "send": ud_header(length=16) + bytes(range(16)),
+        "send_imm": ud_header(flags=imm | solicited, length=4, imm=0x01020304) + b"abcd",
+        "empty": ud_header(),
+        "mtu": ud_header(length=4096) + bytes(4096),
+        # Hostile: what the checks exist for.
+        "over_mtu": ud_header(length=4097) + bytes(4097),
+        "declared_longer": ud_header(length=1000) + b"short",
+        "declared_shorter": ud_header(length=2) + b"longer",
+        "bad_magic": ud_header(magic=0, length=1) + b"x",
+        "bad_version": ud_header(version=2, length=1) + b"x",
+        "bad_flags": ud_header(flags=0x80, length=1) + b"x",
+        "qpn_25_bits": ud_header(dst=0x1000000, length=1) + b"x",
+        "flow_21_bits": ud_header(flow=0x100000),
+        "truncated_header": ud_header()[:40],
+    }
+
+
+def cm_msg(kind, body=b"", length=None, magic=0x4D435653, version=1, reserved=0):
+    """A softverbs rdma_cm message (softverbs/rdmacm/src/wire.h): big-endian header."""
+    length = len(body) if length is None else length
+    return struct.pack(">IBBHI", magic, version, kind, reserved, length) + body
+
+
+def cm_conn(private=b"", qpn=0x12, psn=0x345678, rr=1, idepth=1, retry=7, rnr=7, pdlen=None):
+    gid = bytes([0xFE, 0x80] + [0] * 6 + [127, 0, 0, 1, 0x4E, 0x20, 0x12, 0x34])
+    pdlen = len(private) if pdlen is None else pdlen
+    return gid + struct.pack(">IIBBBBB", qpn, psn, rr, idepth, retry, rnr, pdlen) + private
+
+
+def rdmacm_wire_seeds():
+    req, rep, rej, rtu, dreq = 1, 2, 3, 4, 5
+    return {
+        "req": cm_msg(req, cm_conn(b"hello")),
+        "rep": cm_msg(rep, cm_conn(b"world", qpn=0x13)),
+        "rej": cm_msg(rej, b"\x04busy"),
+        "rtu": cm_msg(rtu),
+        "dreq": cm_msg(dreq),
+        "exchange": cm_msg(rep, cm_conn()) + cm_msg(rtu) + cm_msg(dreq),
+        "req_max_private": cm_msg(req, cm_conn(bytes(range(255)))),
+        # Hostile: what the checks exist for.
+        "bad_magic": cm_msg(req, cm_conn(), magic=0x53564D43),
+        "bad_version": cm_msg(req, cm_conn(), version=2),
+        "bad_type": cm_msg(9),
+        "reserved_set": cm_msg(rtu, reserved=1),
+        "huge_length": cm_msg(req, cm_conn(), length=0x7FFFFFFF),
+        "private_len_lies": cm_msg(req, cm_conn(b"abc", pdlen=200)),
+        "qpn_too_wide": cm_msg(req, cm_conn(qpn=0x1000000)),
+        "retry_too_big": cm_msg(rep, cm_conn(rnr=8)),
+        "rtu_with_body": cm_msg(rtu, b"x"),
+        "rej_len_lies": cm_msg(rej, b"\x09ab"),
+        "truncated": cm_msg(req, cm_conn(b"hello"))[:20],
+    }
+
+
 def control_plane_seeds():
     rng = random.Random(13)  # issue 13
     seeds = {}
@@ -80,7 +144,8 @@ def control_plane_seeds():
 
 
 def main():
-    for target, seeds in (("wire", wire_seeds()), ("control_plane", control_plane_seeds())):
+    for target, seeds in (("wire", wire_seeds()), ("ud_wire", ud_wire_seeds()), ("control_plane", control_plane_seeds()),
+                          ("rdmacm_wire", rdmacm_wire_seeds())):
         out = HERE / "corpus" / target
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
