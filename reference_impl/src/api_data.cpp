@@ -146,9 +146,13 @@ int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, Channe
         refused_transfer_mutants(api, t, dst, src, len, notify);
         return rc;
     }
-    submit(t.thread, [c = t.channel, dst, src, len, notify, pending = note_pending_write(channel, thread, len)] {
-        return do_write(c, dst, src, len, notify);
-    });
+    // May run while the thread's earlier writes on this QP are in flight (RC keeps their order).
+    submit(
+        t.thread,
+        [c = t.channel, dst, src, len, notify, pending = note_pending_write(channel, thread, len)] {
+            return do_write(c, dst, src, len, notify);
+        },
+        t.channel->link.get());
     return HCCL_SUCCESS;
 }
 

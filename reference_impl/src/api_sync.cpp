@@ -127,7 +127,10 @@ int32_t channel_wait_on_thread(const char *api, ThreadHandle thread, ChannelHand
         // a wait is refused while another thread's write on it is pending.
         return refuse(t.comm, api, HCCL_E_UNAVAIL, "a write on this channel from another thread is pending");
     }
-    submit(t.thread, [c = t.channel, index, timeout] { return do_channel_wait(c, index, timeout); });
+    // A wait moves no bytes: it may run while the thread's writes are in flight.
+    submit(
+        t.thread, [c = t.channel, index, timeout] { return do_channel_wait(c, index, timeout); },
+        TaskQueue::kOverlapAll);
     return HCCL_SUCCESS;
 }
 

@@ -89,6 +89,7 @@ class RootService {
         std::lock_guard lock(mutex_);
         return finished_;
     }
+    bool serves(const uint8_t *token) const { return same_token(token_, token); }
 
   private:
     // Connections accepted but not yet joined: each gets kPreAuth to send its join, and
@@ -216,8 +217,9 @@ class RootService {
     std::thread thread_;
 };
 
-// Every service of the process; finished ones are reaped when a new one starts,
-// the rest are stopped and joined at exit.
+// Every service of the process; finished ones are reaped when a new one starts or
+// a comm is destroyed, a comm's own job's service when that comm is destroyed, the
+// rest are stopped and joined at exit.
 // Each unfinished one holds a thread and 2 fds until its job joins or the bootstrap
 // timeout: at most kMaxUnjoined at once, beyond that HcclGetRootInfo is refused.
 class RootServices {
@@ -235,6 +237,19 @@ class RootServices {
         std::lock_guard lock(mutex_);
         services_.push_back(std::move(service));
     }
+    // Outside the lock: joining may wait for the last tables to be sent.
+    void end(const uint8_t *token)
+    {
+        std::list<std::unique_ptr<RootService>> ended;
+        {
+            std::lock_guard lock(mutex_);
+            for (auto it = services_.begin(); it != services_.end();)
+                if ((*it)->serves(token) || (*it)->finished())
+                    ended.splice(ended.end(), services_, it++);
+                else
+                    ++it;
+        }
+    }
 
   private:
     std::mutex mutex_;
@@ -248,6 +263,8 @@ RootServices &root_services()
 }
 
 } // namespace
+
+void end_root_service(const uint8_t *token) { root_services().end(token); }
 
 HcclResult create_root_info(HcclRootInfo &out)
 {

@@ -28,6 +28,11 @@ struct RootInfoWire {
 // Starts a rendezvous service and describes it in `out`.
 HcclResult create_root_info(HcclRootInfo &out);
 std::optional<RootInfoWire> parse_root_info(const HcclRootInfo &info);
+// Stops and joins this process's rendezvous service for the job `token` (if it runs
+// here) and every finished one. A comm of that job exists only once every rank
+// joined, so its service has nothing left but sending tables; without this its
+// finished thread would stay unjoined until the next HcclGetRootInfo or exit.
+void end_root_service(const uint8_t *token);
 
 struct Mesh {
     std::vector<Fd> links; // links[r]: the TCP link to rank r (none for the own rank)

@@ -78,6 +78,7 @@ HcclResult Comm::create(uint32_t n_ranks, const RootInfoWire &root, uint32_t ran
     if (const HcclResult rc = join_job(root, n_ranks, rank, comm->mesh_); rc != HCCL_SUCCESS) {
         return rc;
     }
+    comm->joined_ = true;
     HREF_LOG_INFO(rank, "comm ", comm->name_, " ready: rank ", rank, " of ", n_ranks, ", buffer ", bytes, " bytes");
     out = std::move(comm);
     return HCCL_SUCCESS;
@@ -102,7 +103,7 @@ Comm::~Comm()
         registry::remove_channel(c->handle);
         c->notifies->wake_all();
         if (c->link)
-            c->link->cancel_all();
+            c->link->cancel_all(HCCL_E_INTERNAL);
     }
     // Joining the queues ends every task before the channels and the device go.
     // shutdown() joins even when another holder (a concurrent HcommThreadJoin, a
@@ -122,6 +123,9 @@ Comm::~Comm()
     channels.clear();
     memory_mr_.reset();
     device_.reset();
+    // Not before every rank joined: a rank that failed to start may be retried.
+    if (joined_)
+        end_root_service(token_.data());
 }
 
 void Comm::enter()
@@ -190,7 +194,13 @@ std::shared_ptr<ThreadObj> Comm::new_thread(CommEngine engine, uint32_t notify_n
     thread->comm_id = handle_;
     thread->engine = engine;
     const std::string name = "r" + std::to_string(rank_) + ".t" + std::to_string(thread_serial_++);
-    auto queue = std::make_shared<TaskQueue>(rank_, name, [this](HcclResult) { ++stats_.task_errors; });
+    // The worker runs only while the comm lives (its destruction joins it before the device goes).
+    auto queue = std::make_shared<TaskQueue>(
+        rank_, name, [this](HcclResult) { ++stats_.task_errors; },
+        [this] {
+            if (VerbsDevice *device = device_.get())
+                device->arm_unpolled();
+        });
     thread->core = std::make_shared<ThreadCore>(std::move(queue), notify_num);
     threads_.push_back(thread);
     return thread;

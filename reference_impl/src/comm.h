@@ -165,6 +165,7 @@ class Comm {
     std::string name_;
     std::array<uint8_t, kTokenBytes> token_{}; // the job token: also the softverbs QP secret
     Mesh mesh_;
+    bool joined_ = false; // every rank joined: the job's rendezvous is over
     std::unique_ptr<CommMemory> memory_;
     std::unique_ptr<VerbsDevice> device_;
     std::unique_ptr<MemoryRegion> memory_mr_;

@@ -341,23 +341,24 @@ HcclResult check_reduce(const char *api, Comm *comm, uint64_t count, int32_t dat
     return HCCL_SUCCESS;
 }
 
-void submit(const std::shared_ptr<ThreadObj> &thread, TaskQueue::Task task)
+void submit(const std::shared_ptr<ThreadObj> &thread, TaskQueue::Task task, TaskQueue::Overlap overlap)
 {
     std::shared_ptr<TaskQueue> queue = thread->core->queue;
     // Mutant ref_thread_error_shared_by_batch: a sibling's failure fails this thread's next task.
     for (const auto &weak : thread->core->batch)
         if (const auto sibling = weak.lock(); sibling && sibling->error() != HCCL_SUCCESS) {
             task = [rc = sibling->error()] { return rc; };
+            overlap = TaskQueue::kDrain;
             break;
         }
     if (LaunchRecord *launch = current_launch()) {
         launch->note(queue);
         if (launch->batching) {
-            launch->held.push_back([queue, held = std::move(task)]() { queue->enqueue(held); });
+            launch->held.push_back([queue, held = std::move(task), overlap]() { queue->enqueue(held, overlap); });
             return;
         }
     }
-    queue->enqueue(std::move(task));
+    queue->enqueue(std::move(task), overlap);
 }
 
 HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const void *src, uint64_t len,
@@ -396,14 +397,35 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
         len = (len + 7) & ~uint64_t{7};
     }
     HcclResult rc = HCCL_SUCCESS;
+    bool counted_at_completion = false; // a write left in flight counts its bytes and notify when it completes
     if (with_payload_and_notify && notify_goes_first(dst, src, len, *notify, previous)) {
         rc = notify_then_payload(*channel, dst, src, len, *imm);
     } else if (with_payload_and_notify && (env::split_reordered() >= 2 || env::notify_delay().count() > 0)) {
         rc = payload_then_notify(*channel, dst, src, len, *imm);
     } else {
+        // On a thread the write is left in flight: the thread counts it until its
+        // completion, and a failure fails the thread (TaskQueue). RC places it before
+        // anything posted later on this QP. Not under HCOMM_REF_DOORBELL_COMPLETION (the
+        // variant forgets it at the doorbell) or mutants that touch src afterwards.
+        TaskQueue::Retire retire = env::doorbell_completion() || hcts::mutant("ref_wwn_marks_source_sent")
+                                       ? TaskQueue::Retire{}
+                                       : TaskQueue::in_flight(channel->link.get());
+        if (retire) {
+            counted_at_completion = true;
+            // The comm outlives its links (its destruction cancels them first), so stats stays valid.
+            retire = [to_queue = std::move(retire), &stats = comm.stats(), len,
+                      raised = notify.has_value()](HcclResult result) {
+                if (result == HCCL_SUCCESS) {
+                    stats.bytes_written += len;
+                    if (raised)
+                        ++stats.notifies_raised;
+                }
+                to_queue(result);
+            };
+        }
         rc = channel->link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
                                   {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, len, imm, comm.closing(),
-                                  !env::doorbell_completion());
+                                  !env::doorbell_completion(), std::move(retire));
     }
     if (rc == HCCL_SUCCESS && with_payload_and_notify && hcts::mutant("ref_wwn_duplicate_notify_same_index") &&
         previous && previous->notify == *notify && len <= 4096) {
@@ -426,7 +448,7 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
         auto *first = static_cast<volatile uint8_t *>(const_cast<void *>(src));
         *first = static_cast<uint8_t>(*first ^ 0x5aU);
     }
-    if (rc == HCCL_SUCCESS) {
+    if (rc == HCCL_SUCCESS && !counted_at_completion) {
         comm.stats().bytes_written += len;
         if (notify)
             ++comm.stats().notifies_raised;
@@ -530,7 +552,22 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
     // delivered is still consumed, otherwise the wait fails with HCCL_E_REMOTE, and so
     // does every later wait on the channel, at once.
     NotifyBank::WaitResult result = NotifyBank::WaitResult::timed_out;
-    for (;;) {
+    // First the waiter polls the channel's CQ itself for a short while (HCOMM_REF_POLL_US):
+    // the notify's completion then reaches it without the progress thread's hand-off.
+    // Then it sleeps, and the progress thread delivers.
+    if (const auto budget = env::poll_budget(); budget.count() > 0 && !channel->peer_lost.load()) {
+        const Deadline poll_end = deadline ? std::min(*deadline, Clock::now() + budget) : Clock::now() + budget;
+        RcLink &link = *channel->link;
+        link.begin_polling();
+        do {
+            result = channel->notifies->wait(index, Clock::now(), comm.closing());
+            if (result != NotifyBank::WaitResult::timed_out)
+                break;
+            link.progress_here();
+        } while (Clock::now() < poll_end && !comm.closing());
+        link.end_polling(result == NotifyBank::WaitResult::timed_out);
+    }
+    while (result == NotifyBank::WaitResult::timed_out) {
         const auto slice_end = Clock::now() + kPeerCheckInterval;
         const bool lost = channel->peer_lost.load();
         const Deadline slice = lost ? Clock::now() : deadline ? std::min(*deadline, slice_end) : slice_end;

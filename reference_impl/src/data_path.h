@@ -63,7 +63,9 @@ E enum_or(const E &field, int32_t lo, int32_t hi, E fallback)
 }
 
 // Enqueues on the thread (held back while the device program is in batch mode).
-void submit(const std::shared_ptr<ThreadObj> &thread, TaskQueue::Task task);
+// `overlap`: the earlier transfers in flight the task may run alongside (TaskQueue).
+void submit(const std::shared_ptr<ThreadObj> &thread, TaskQueue::Task task,
+            TaskQueue::Overlap overlap = TaskQueue::kDrain);
 
 // Task bodies; they run on the thread's worker (or inline for the host Nbi calls).
 HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const void *src, uint64_t len,

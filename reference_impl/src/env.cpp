@@ -134,6 +134,12 @@ bool doorbell_completion()
     return on;
 }
 
+std::chrono::microseconds poll_budget()
+{
+    static const uint64_t us = get("HCOMM_REF_POLL_US").empty() ? 200 : small_knob("HCOMM_REF_POLL_US", 10000);
+    return std::chrono::microseconds(us);
+}
+
 std::chrono::milliseconds notify_delay()
 {
     static const uint64_t ms = small_knob("HCOMM_REF_NOTIFY_DELAY_MS", 10000);

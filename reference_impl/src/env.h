@@ -46,6 +46,9 @@ std::chrono::milliseconds notify_delay();
 // HCOMM_REF_SPLIT_REORDERED=K (2..64): the payload of a write with notify goes as
 // K pieces posted last piece first, then the notify.
 uint32_t split_reordered();
+// HCOMM_REF_POLL_US=N (≤ 10000, default 200): how long a channel wait polls the
+// channel's CQ itself before it sleeps (0: it sleeps at once, woken by the progress thread).
+std::chrono::microseconds poll_budget();
 // HCOMM_REF_WWN_REFUSAL = not_support (default) | ptr: the code of a refused
 // HcommWriteWithNotifyOnThread where the vendor's path finds no stream for the
 // thread (host side, products without the call). Read once per process.

@@ -40,7 +40,10 @@ NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> 
                    cancel.load();
         return state_.at(index) != 0 || cancel.load();
     };
-    if (deadline) {
+    if (deadline && *deadline <= Clock::now()) {
+        if (!ready()) // a poll (a waiter polling the CQ itself): no sleep, no syscall
+            return WaitResult::timed_out;
+    } else if (deadline) {
         if (!changed_.wait_until(lock, *deadline, ready)) {
             return WaitResult::timed_out;
         }

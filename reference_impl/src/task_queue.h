@@ -2,14 +2,23 @@
 // calls enqueue tasks, one worker runs them in order. The first failing task puts
 // the queue into an error state (kept for the queue's life, like a stream
 // exception); later tasks are skipped, never run.
+//
+// Transfers are pipelined: a task may leave RDMA work in flight past its own end
+// (in_flight()); a failed completion then fails the queue like a failed task. The
+// next task waits for that work first unless it may overlap it (Overlap), so only
+// writes on one QP (RC keeps their order) and channel waits (no bytes move) run
+// alongside it. wait_done() counts a task done once its work in flight is too.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -23,11 +32,24 @@ class TaskQueue {
   public:
     using Task = std::function<HcclResult()>;
     using ErrorHook = std::function<void(HcclResult)>;
+    // What a task may run alongside, of the work earlier tasks left in flight:
+    // nothing (kDrain, the default: the worker waits for all of it first),
+    // everything (kOverlapAll: the task moves no bytes), or the work on one QP
+    // (any other value: the RcLink the task posts to, which keeps RC order).
+    using Overlap = const void *;
+    static constexpr Overlap kDrain = nullptr;
+    static const Overlap kOverlapAll;
+    // Called exactly once when a transfer left in flight has completed, with its status.
+    using Retire = std::function<void(HcclResult)>;
 
-    TaskQueue(int64_t rank, std::string name, ErrorHook on_error);
+    // `before_sleep`: called on the worker, outside the lock, before it sleeps while
+    // transfers are in flight (idle, or waiting for them), so their completions are
+    // heard at once (the comm arms CQs a poller left unarmed).
+    TaskQueue(int64_t rank, std::string name, ErrorHook on_error, std::function<void()> before_sleep = {});
     // The worker's destruction asks it to stop: it skips what is still queued
     // and is joined (the running task must end: waits observe the comm's cancel flag).
-    ~TaskQueue() = default;
+    // Completions of transfers still in flight are ignored from here on.
+    ~TaskQueue();
     TaskQueue(const TaskQueue &) = delete;
     TaskQueue &operator=(const TaskQueue &) = delete;
 
@@ -39,30 +61,71 @@ class TaskQueue {
     void shutdown();
 
     // Returns the task's sequence number (1, 2, ...).
-    uint64_t enqueue(Task task);
+    uint64_t enqueue(Task task, Overlap overlap = kDrain);
     uint64_t enqueued() const;
     // Blocks until every task up to `sequence` has run or been skipped; false on deadline.
     bool wait_done(uint64_t sequence, std::optional<Deadline> deadline) const;
     // HCCL_SUCCESS or the first task failure.
     HcclResult error() const;
+    // Diagnostics for tests: how many wait_done callers sleep now, and how often they
+    // were woken (once per reached target, not once per task: decision 8).
+    size_t waiters() const;
+    uint64_t waiter_wakeups() const;
     const std::string &name() const { return name_; }
     // On a worker, while it runs a task: how many tasks wait behind it (0 elsewhere).
     static size_t current_backlog();
+    // On a worker, while it runs a task: registers one transfer on `link` that the
+    // task leaves in flight and returns what its completion must call. Empty
+    // elsewhere (the caller then waits for its transfer itself). Work in flight on
+    // another QP is waited for first: no order holds between two QPs.
+    static Retire in_flight(const void *link);
 
   private:
     void run(std::stop_token stop);
+    void retire(uint64_t sequence, HcclResult result);
+    // The first failure of the queue: logged, counted, kept. Under mutex_.
+    void fail_locked(uint64_t sequence, HcclResult result);
+    // Whether every task up to `sequence` has run and its work in flight completed.
+    bool done_locked(uint64_t sequence) const;
+    // Wakes the waiters of wait_done once when targets are reached (not at every task).
+    void wake_waiters_locked();
+    // Waits (on the worker) until no work is in flight that `overlap` may not run alongside.
+    bool drain_locked(std::unique_lock<std::mutex> &lock, std::stop_token stop, Overlap overlap);
+    // Calls before_sleep_ (unlocked) when transfers are in flight.
+    void before_sleep_locked(std::unique_lock<std::mutex> &lock);
 
     const int64_t rank_;
     const std::string name_;
     ErrorHook on_error_;
+    std::function<void()> before_sleep_;
     mutable std::mutex mutex_;
     std::condition_variable_any work_; // also woken by a stop request
     mutable std::condition_variable done_;
-    std::deque<Task> tasks_;
+    struct Queued {
+        Task task;
+        Overlap overlap;
+    };
+    std::deque<Queued> tasks_;
     uint64_t enqueued_ = 0;
     uint64_t completed_ = 0;
     HcclResult error_ = HCCL_SUCCESS;
-    bool stopped_ = false;      // the worker has returned: nothing will run again
+    std::map<uint64_t, uint32_t> open_;       // task sequence -> its transfers in flight
+    uint64_t open_count_ = 0;                 // transfers in flight in all
+    const void *open_link_ = nullptr;         // their QP (one at a time: in_flight)
+    mutable std::multiset<uint64_t> targets_; // sequences that wait_done callers wait for
+    uint64_t notified_through_ = 0;           // the farthest target whose waiters were woken
+    uint64_t wakeups_ = 0;                    // times done_ was notified
+    bool draining_ = false;                   // the worker waits for open_count_ == 0
+    bool stopped_ = false;                    // the worker has returned: nothing will run again
+    // What a completion reaches the queue through: cleared (under its mutex) when the
+    // queue goes, so a late completion never touches a destroyed queue, and never
+    // destroys one either (the progress thread must not join a worker).
+    struct Anchor {
+        explicit Anchor(TaskQueue *q) : queue(q) {}
+        std::mutex mutex;
+        TaskQueue *queue;
+    };
+    std::shared_ptr<Anchor> anchor_;
     std::mutex shutdown_mutex_; // one joiner of worker_ at a time
     std::jthread worker_;       // last: stopped and joined before the rest goes
 };

@@ -106,6 +106,8 @@ RcLink::~RcLink()
 {
     cancel_all();
     std::lock_guard dispatch(device_.dispatch_mutex());
+    if (cq_ != nullptr)
+        device_.forget_locked(cq_);
     if (qp_ != nullptr)
         ibv_destroy_qp(qp_);
     if (cq_ != nullptr)
@@ -159,29 +161,42 @@ HcclResult RcLink::connect(const QpEndpoint &remote)
     return HCCL_SUCCESS;
 }
 
-HcclResult RcLink::run(ibv_send_wr *first, uint32_t count, const std::atomic<bool> &cancel, bool await)
+HcclResult RcLink::run(ibv_send_wr *first, uint32_t count, const std::atomic<bool> &cancel, bool await,
+                       TaskQueue::Retire retire)
 {
+    await = await && !retire; // an op with a retire is never awaited: its completion calls it
+    // A failure before the op is in flight: the task returns it, and `retire` hears it too.
+    const auto fail = [&](HcclResult rc) {
+        if (retire)
+            retire(rc);
+        return rc;
+    };
     uint64_t id = 0;
     {
         std::unique_lock lock(mutex_);
+        // Bounded in flight: the QP's send depth. A waiter here is woken by completions.
         changed_.wait(lock, [&] { return free_slots_ >= count || broken_ || cancel.load(); });
         // The comm's destruction (cancel) breaks the link too: it is reported as what
         // it is, the interruption (HCCL_E_INTERNAL, as every call it interrupts).
-        if (cancel.load())
-            return HCCL_E_INTERNAL;
-        if (broken_)
-            return HCCL_E_ROCE_TRANSFER;
+        if (cancel.load() || broken_) {
+            lock.unlock();
+            return fail(cancel.load() ? HCCL_E_INTERNAL : HCCL_E_ROCE_TRANSFER);
+        }
         free_slots_ -= count;
         id = next_op_++;
-        ops_[id] = Op{false, HCCL_SUCCESS, count, !await};
+        ops_[id] = Op{false, HCCL_SUCCESS, count, !await, std::move(retire)};
         for (ibv_send_wr *wr = first; wr != nullptr; wr = wr->next)
             wr->wr_id = id;
         ibv_send_wr *bad = nullptr;
         const int rc = ibv_post_send(qp_, first, &bad);
         if (rc != 0) {
             free_slots_ += count;
+            TaskQueue::Retire unposted = std::move(ops_[id].retire);
             ops_.erase(id);
+            lock.unlock();
             HREF_LOG_ERROR(device_.rank(), "ibv_post_send on QP ", local_.qpn, " failed: ", std::strerror(rc));
+            if (unposted)
+                unposted(HCCL_E_ROCE_TRANSFER);
             return HCCL_E_ROCE_TRANSFER;
         }
         if (!await)
@@ -201,10 +216,11 @@ HcclResult RcLink::run(ibv_send_wr *first, uint32_t count, const std::atomic<boo
 }
 
 HcclResult RcLink::write(Span local, Span remote, uint64_t len, std::optional<uint32_t> imm,
-                         const std::atomic<bool> &cancel, bool await_last)
+                         const std::atomic<bool> &cancel, bool await_last, TaskQueue::Retire retire)
 {
-    return transfer(IBV_WR_RDMA_WRITE, local, remote, len, std::max<uint32_t>(1, send_depth_ / 2), imm, cancel,
-                    await_last);
+    const bool await = await_last && !retire; // before retire is moved into the call
+    return transfer(IBV_WR_RDMA_WRITE, local, remote, len, std::max<uint32_t>(1, send_depth_ / 2), imm, cancel, await,
+                    std::move(retire));
 }
 
 HcclResult RcLink::read(Span local, Span remote, uint64_t len, const std::atomic<bool> &cancel)
@@ -215,7 +231,8 @@ HcclResult RcLink::read(Span local, Span remote, uint64_t len, const std::atomic
 }
 
 HcclResult RcLink::transfer(ibv_wr_opcode opcode, Span local, Span remote, uint64_t len, uint32_t batch_limit,
-                            std::optional<uint32_t> imm, const std::atomic<bool> &cancel, bool await_last)
+                            std::optional<uint32_t> imm, const std::atomic<bool> &cancel, bool await_last,
+                            TaskQueue::Retire retire)
 {
     uint64_t done = 0;
     do {
@@ -258,29 +275,66 @@ HcclResult RcLink::transfer(ibv_wr_opcode opcode, Span local, Span remote, uint6
             wrs[i].next = i + 1 < wrs.size() ? &wrs[i + 1] : nullptr;
         }
         wrs.back().send_flags = IBV_SEND_SIGNALED;
-        if (const HcclResult rc = run(wrs.data(), static_cast<uint32_t>(wrs.size()), cancel, !last || await_last);
-            rc != HCCL_SUCCESS) {
+        // Only the last chain is left in flight; earlier chains of a long transfer are waited for.
+        const HcclResult rc =
+            last ? run(wrs.data(), static_cast<uint32_t>(wrs.size()), cancel, await_last, std::move(retire))
+                 : run(wrs.data(), static_cast<uint32_t>(wrs.size()), cancel, true);
+        if (rc != HCCL_SUCCESS) {
+            if (!last && retire)
+                retire(rc);
             return rc;
         }
         if (last)
-            break;
+            return HCCL_SUCCESS;
     } while (true);
+    if (retire)
+        retire(HCCL_SUCCESS); // nothing was posted (cannot happen for a write: len > 0 or an imm)
     return HCCL_SUCCESS;
 }
 
-void RcLink::cancel_all()
+void RcLink::cancel_all(HcclResult why)
 {
+    std::vector<TaskQueue::Retire> retired;
     {
         std::lock_guard lock(mutex_);
         broken_ = true;
-        for (auto &[id, op] : ops_) {
-            if (!op.done) {
-                op.done = true;
-                op.status = HCCL_E_ROCE_TRANSFER;
+        for (auto it = ops_.begin(); it != ops_.end();) {
+            if (it->second.retire) {
+                retired.push_back(std::move(it->second.retire));
+                it = ops_.erase(it); // its late completion finds no op and is dropped
+                continue;
             }
+            if (!it->second.done) {
+                it->second.done = true;
+                it->second.status = HCCL_E_ROCE_TRANSFER;
+            }
+            ++it;
         }
     }
     changed_.notify_all();
+    for (auto &retire : retired)
+        retire(why);
+}
+
+void RcLink::end_polling(bool about_to_sleep)
+{
+    --pollers_;
+    if (!about_to_sleep)
+        return; // the progress thread arms the CQ within a few ms if it was left unarmed
+    std::lock_guard dispatch(device_.dispatch_mutex());
+    device_.arm_locked(cq_, this);
+}
+
+bool RcLink::progress_here()
+{
+    std::unique_lock dispatch(device_.dispatch_mutex(), std::try_to_lock);
+    if (!dispatch.owns_lock())
+        return false; // the progress thread is dispatching: what it finds is seen soon
+    ibv_wc wcs[16];
+    const int n = ibv_poll_cq(cq_, 16, wcs);
+    for (int i = 0; i < n; ++i)
+        on_completion(wcs[i]);
+    return n > 0;
 }
 
 void RcLink::on_completion(const ibv_wc &wc)
@@ -303,6 +357,8 @@ void RcLink::on_completion(const ibv_wc &wc)
         }
         return;
     }
+    TaskQueue::Retire retire;
+    HcclResult status = HCCL_SUCCESS;
     {
         std::lock_guard lock(mutex_);
         if (wc.status != IBV_WC_SUCCESS) {
@@ -319,10 +375,17 @@ void RcLink::on_completion(const ibv_wc &wc)
         it->second.done = true;
         it->second.status = status_to_result(wc.status);
         free_slots_ += it->second.slots;
-        if (it->second.detached)
-            ops_.erase(it); // posted at the doorbell, nobody waits: a failure is in broken_
+        if (it->second.detached) {
+            // Posted at the doorbell, nobody waits: a failure is in broken_, and in
+            // the thread that left it in flight.
+            retire = std::move(it->second.retire);
+            status = it->second.status;
+            ops_.erase(it);
+        }
     }
     changed_.notify_all();
+    if (retire)
+        retire(status);
 }
 
 } // namespace hcomm_ref

@@ -1,6 +1,7 @@
-// One RC queue pair to one peer: the data path of a channel. Every operation is
-// posted and then waited for (its last WR is signaled), so when a task that used
-// it ends, its bytes are placed at the peer or the task reports why not. A notify
+// One RC queue pair to one peer: the data path of a channel. An operation is
+// posted and then waited for (its last WR is signaled), or, for a task on a
+// thread, left in flight with a Retire that its completion calls (the thread
+// counts it until then: TaskQueue). The QP's send depth bounds what is in flight. A notify
 // is the immediate of an RDMA WRITE WITH IMM behind the data on the same QP; the
 // receiver keeps RECVs posted, replenishes them, and turns each immediate into a
 // notify record. Nothing else raises a notify.
@@ -19,6 +20,7 @@
 #include <span>
 
 #include "hccl/hccl_types.h"
+#include "task_queue.h"
 #include "verbs_device.h"
 
 namespace hcomm_ref {
@@ -60,11 +62,23 @@ class RcLink final : public CompletionSink {
     // given, a zero-length WRITE WITH IMM on the same QP. len may be 0 with an imm.
     // `await_last` false (HCOMM_REF_DOORBELL_COMPLETION): the last chain is only
     // posted, its completion retires it later (an error then breaks the link).
+    // `retire` given: the last chain is only posted, and its completion (or its
+    // cancellation, or a failed post) calls retire with the status, exactly once.
     HcclResult write(Span local, Span remote, uint64_t len, std::optional<uint32_t> imm,
-                     const std::atomic<bool> &cancel, bool await_last = true);
+                     const std::atomic<bool> &cancel, bool await_last = true, TaskQueue::Retire retire = {});
     HcclResult read(Span local, Span remote, uint64_t len, const std::atomic<bool> &cancel);
-    // Fails every operation in flight (the comm is closing).
-    void cancel_all();
+    // Fails every operation in flight: `why` for those left in flight by a task
+    // (HCCL_E_INTERNAL when the comm is closing).
+    void cancel_all(HcclResult why = HCCL_E_ROCE_TRANSFER);
+    // A waiter polling the CQ itself: between begin_polling() and end_polling(),
+    // progress_here() polls the CQ on the calling thread and hands what it finds to
+    // on_completion, as the progress thread would (skipped while that one
+    // dispatches), so the waiter sees its completion without a thread hand-off.
+    // end_polling(true): the caller sleeps next, so the CQ is armed again now.
+    void begin_polling() { ++pollers_; }
+    void end_polling(bool about_to_sleep);
+    bool progress_here();
+    bool polled() const override { return pollers_.load() > 0; }
     uint64_t max_write() const { return max_write_; }
 
     void on_completion(const ibv_wc &wc) override;
@@ -79,16 +93,19 @@ class RcLink final : public CompletionSink {
     // `batch_limit` WRs, each posted and waited for; then, when `imm` is given, a
     // zero-length WRITE WITH IMM in the last chain.
     HcclResult transfer(ibv_wr_opcode opcode, Span local, Span remote, uint64_t len, uint32_t batch_limit,
-                        std::optional<uint32_t> imm, const std::atomic<bool> &cancel, bool await_last = true);
+                        std::optional<uint32_t> imm, const std::atomic<bool> &cancel, bool await_last = true,
+                        TaskQueue::Retire retire = {});
     // Posts `wrs` (linked, last one signaled) as one operation and waits for it
-    // (only posts it when `await` is false).
-    HcclResult run(ibv_send_wr *first, uint32_t count, const std::atomic<bool> &cancel, bool await = true);
+    // (only posts it when `await` is false; `retire` then hears of its end).
+    HcclResult run(ibv_send_wr *first, uint32_t count, const std::atomic<bool> &cancel, bool await = true,
+                   TaskQueue::Retire retire = {});
 
     struct Op {
         bool done = false;
         HcclResult status = HCCL_SUCCESS;
         uint32_t slots = 0;
-        bool detached = false; // nobody waits for it: its completion erases it
+        bool detached = false;    // nobody waits for it: its completion erases it
+        TaskQueue::Retire retire; // a detached op's thread, told of its end
     };
 
     VerbsDevice &device_;
@@ -105,6 +122,7 @@ class RcLink final : public CompletionSink {
     uint64_t next_op_ = 1;
     std::map<uint64_t, Op> ops_;
     bool broken_ = false;
+    std::atomic<uint32_t> pollers_{0};
 };
 
 } // namespace hcomm_ref

@@ -93,11 +93,70 @@ ibv_cq *VerbsDevice::create_cq(int entries, CompletionSink *sink)
     return cq;
 }
 
+void VerbsDevice::drain(ibv_cq *cq, CompletionSink *sink)
+{
+    ibv_wc wcs[16];
+    for (;;) {
+        const int n = ibv_poll_cq(cq, 16, wcs);
+        if (n <= 0)
+            break;
+        for (int i = 0; i < n; ++i)
+            sink->on_completion(wcs[i]);
+    }
+}
+
+void VerbsDevice::arm_locked(ibv_cq *cq, CompletionSink *sink)
+{
+    const auto it = std::find_if(unarmed_.begin(), unarmed_.end(), [&](const auto &e) { return e.first == cq; });
+    if (it == unarmed_.end())
+        return; // armed: the progress thread hears of the next completion
+    unarmed_.erase(it);
+    ibv_req_notify_cq(cq, 0);
+    drain(cq, sink); // what came before the arm raised no event
+}
+
+void VerbsDevice::forget_locked(ibv_cq *cq)
+{
+    std::erase_if(unarmed_, [&](const auto &e) { return e.first == cq; });
+}
+
+bool VerbsDevice::arm_unpolled()
+{
+    std::lock_guard lock(dispatch_);
+    return arm_unpolled_locked();
+}
+
+bool VerbsDevice::arm_unpolled_locked()
+{
+    const bool any = !unarmed_.empty();
+    for (size_t i = 0; i < unarmed_.size();) {
+        const auto [cq, sink] = unarmed_[i];
+        if (sink->polled()) {
+            ++i;
+            continue;
+        }
+        arm_locked(cq, sink);
+    }
+    return any;
+}
+
+namespace {
+// How often the progress thread looks whether a CQ left unarmed for a poller may be
+// armed again (its poller went on to other work without sleeping).
+constexpr int kRearmIntervalMs = 1;
+} // namespace
+
 void VerbsDevice::progress()
 {
     for (;;) {
         pollfd fds[2] = {{channel_->fd, POLLIN, 0}, {stop_.get(), POLLIN, 0}};
-        const int rc = poll(fds, 2, -1);
+        int timeout = -1;
+        {
+            std::lock_guard lock(dispatch_);
+            arm_unpolled_locked(); // what nobody polls any more; wake again later for the rest
+            timeout = unarmed_.empty() ? -1 : kRearmIntervalMs;
+        }
+        const int rc = poll(fds, 2, timeout);
         if (rc < 0) {
             if (errno == EINTR)
                 continue;
@@ -117,17 +176,17 @@ void VerbsDevice::progress()
             continue;
         }
         ibv_ack_cq_events(cq, 1);
-        // Re-arm before draining so a completion that lands meanwhile raises a new event.
-        ibv_req_notify_cq(cq, 0);
         auto *sink = static_cast<CompletionSink *>(cq_context);
-        ibv_wc wcs[16];
-        for (;;) {
-            const int n = ibv_poll_cq(cq, 16, wcs);
-            if (n <= 0)
-                break;
-            for (int i = 0; i < n; ++i)
-                sink->on_completion(wcs[i]);
+        // Re-arm before draining so a completion that lands meanwhile raises a new
+        // event, unless a waiter polls the CQ itself: then it stays unarmed until
+        // the polling stops (the waiter arms it before it sleeps, or the loop above).
+        if (sink->polled()) {
+            if (std::none_of(unarmed_.begin(), unarmed_.end(), [&](const auto &e) { return e.first == cq; }))
+                unarmed_.emplace_back(cq, sink);
+        } else {
+            ibv_req_notify_cq(cq, 0);
         }
+        drain(cq, sink);
     }
 }
 

@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "hccl/hccl_types.h"
 #include "socket.h"
@@ -18,6 +20,10 @@ namespace hcomm_ref {
 class CompletionSink {
   public:
     virtual void on_completion(const ibv_wc &wc) = 0;
+    // True while a waiter polls this sink's CQ itself: the progress thread then
+    // leaves the CQ unarmed (re-arming would wake it, and softverbs would end the
+    // poller's lease, at every completion) and arms it once the polling stops.
+    virtual bool polled() const { return false; }
 
   protected:
     ~CompletionSink() = default;
@@ -47,6 +53,15 @@ class VerbsDevice {
     // Taken by the progress thread while it dispatches; hold it to destroy a CQ or a
     // sink safely.
     std::mutex &dispatch_mutex() { return dispatch_; }
+    // Under dispatch_mutex(): arms `cq` if the progress thread left it unarmed for a
+    // poller, and hands what it holds to `sink` (a poller about to sleep calls it).
+    // forget() drops the CQ before it is destroyed.
+    void arm_locked(ibv_cq *cq, CompletionSink *sink);
+    void forget_locked(ibv_cq *cq);
+    // Arms every CQ left unarmed that nobody polls now: a worker about to sleep
+    // while its transfers are in flight calls it, so their completions need not
+    // wait for the progress thread's next look. True if there were any.
+    bool arm_unpolled();
 
   private:
     explicit VerbsDevice(int64_t rank) : rank_(rank) {}
@@ -61,8 +76,14 @@ class VerbsDevice {
     uint64_t max_message_ = 0;
     uint32_t max_qp_wr_ = 0;
     uint8_t max_rd_atomic_ = 1;
+    bool arm_unpolled_locked();
+    // Under dispatch_: drains `cq` into `sink`.
+    static void drain(ibv_cq *cq, CompletionSink *sink);
     Fd stop_;
     std::mutex dispatch_;
+    // CQs left unarmed while a waiter polled them (under dispatch_): the progress
+    // thread arms each once nobody polls it, looking every kRearmInterval.
+    std::vector<std::pair<ibv_cq *, CompletionSink *>> unarmed_;
     std::thread progress_;
 };
 

@@ -60,23 +60,24 @@ uint8_t *map_pages(size_t pages, int prot)
 }
 
 // In the child: set up, make the bad call, check the code, then a valid copy.
-[[noreturn]] void child(const Row &row)
+// Returns the child's exit status; the jobs are destroyed on the way out, so no
+// thread of theirs is still running at _exit (ThreadSanitizer reports those).
+int child_status(const Row &row)
 {
-    alarm(20); // a hang becomes SIGALRM, told apart from a crash by the parent
     Ctx c;
     {
         Job other(1);
         c.stale_comm = other[0];
         if (other.init_result() != HCCL_SUCCESS ||
             HcclThreadAcquire(other[0], COMM_ENGINE_CPU_TS, 1, 1, &c.stale_thread) != HCCL_SUCCESS)
-            _exit(kExitSetup);
+            return kExitSetup;
     }
     Job job(1);
     c.comm = job[0];
     void *base = nullptr;
     if (job.init_result() != HCCL_SUCCESS || HcclGetHcclBuffer(c.comm, &base, &c.buf.size) != HCCL_SUCCESS ||
         HcclThreadAcquire(c.comm, COMM_ENGINE_CPU_TS, 1, 4, &c.thread) != HCCL_SUCCESS)
-        _exit(kExitSetup);
+        return kExitSetup;
     c.buf.base = static_cast<uint8_t *>(base);
     c.readonly = map_pages(1, PROT_READ);
     c.noaccess = map_pages(1, PROT_NONE);
@@ -84,21 +85,27 @@ uint8_t *map_pages(size_t pages, int prot)
     // A PROT_NONE page, not an unmapped one: a hole could be filled by a later mapping.
     if (c.readonly == nullptr || c.noaccess == nullptr || two == nullptr ||
         mprotect(two + kPage, kPage, PROT_NONE) != 0)
-        _exit(kExitSetup);
+        return kExitSetup;
     c.last = two;
     const int32_t rc = row.call(c);
     HcommThreadJoin(c.thread, 5);
     if (row.expected == kAnyRefusal ? rc == HCCL_SUCCESS : rc != row.expected) {
         std::fprintf(stderr, "%s: returned %d, expected %d\n", row.name.c_str(), rc, row.expected);
-        _exit(kExitRefusalWrong);
+        return kExitRefusalWrong;
     }
     // No side effect: the same thread still copies.
     std::memset(c.buf.base, 0x5A, 256);
     std::memset(c.buf.base + 4096, 0, 256);
     if (HcommLocalCopyOnThread(c.thread, c.buf.base + 4096, c.buf.base, 256) != HCCL_SUCCESS ||
         HcommThreadJoin(c.thread, 5) != HCCL_SUCCESS || std::memcmp(c.buf.base, c.buf.base + 4096, 256) != 0)
-        _exit(kExitAfterWrong);
-    _exit(0);
+        return kExitAfterWrong;
+    return 0;
+}
+
+[[noreturn]] void child(const Row &row)
+{
+    alarm(20); // a hang becomes SIGALRM, told apart from a crash by the parent
+    _exit(child_status(row));
 }
 
 // "" when the row held; else what went wrong. Polls the child with a deadline.

@@ -62,7 +62,8 @@ struct Round {
     Buffer remote;
     RaceLedger *ledger = nullptr;
     std::shared_future<void> go;
-    std::atomic<bool> raced{false}; // the getters saw the comm live, then gone
+    std::atomic<bool> raced{false};       // the getters saw the comm live, then gone
+    std::atomic<bool> getter_live{false}; // the getters' first call succeeded
 };
 
 HcclChannelDesc channel_desc(CommProtocol protocol)
@@ -85,6 +86,8 @@ void race_getters(Round &r)
     for (uint64_t n = 0; n < kMaxLoops && !racer.gone(); ++n) {
         uint32_t value = 0;
         live = racer.note("HcclGetRankSize", HcclGetRankSize(r.comm, &value)) == HCCL_SUCCESS || live;
+        if (live)
+            r.getter_live = true;
         racer.note("HcclGetRankId", HcclGetRankId(r.comm, &value));
         void *base = nullptr;
         uint64_t size = 0;
@@ -367,6 +370,11 @@ TEST(DestroyRace, EveryCallRacingTwoDestroys)
                 racers.push_back(std::async(std::launch::async, racer, std::ref(r)));
         auto destroy_after = [&r](std::chrono::microseconds delay) {
             r.go.wait();
+            // The delay counts from the getters' first success: under a sanitizer on a busy
+            // machine the racers start late, and a destroy before any call proves nothing.
+            const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+            while (!r.getter_live && std::chrono::steady_clock::now() < give_up)
+                std::this_thread::sleep_for(std::chrono::microseconds(50));
             std::this_thread::sleep_for(delay);
             return HcclCommDestroy(r.comm);
         };
