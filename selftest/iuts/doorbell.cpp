@@ -22,6 +22,7 @@
 #include <mutex>
 #include <vector>
 
+#include "device_program.h"
 #include "notify_num_tracker.h"
 #include "world_comm.h"
 
@@ -39,7 +40,6 @@ struct Op {
 
 // Held transfers of the device program running on this OS thread, per hcomm thread.
 thread_local std::map<ThreadHandle, Op> t_held;
-thread_local bool t_in_program = false;
 
 const auto &wwn_fn()
 {
@@ -147,31 +147,13 @@ int32_t transfer(const Op &op)
     return issue(op);
 }
 
-struct Program {
-    HcommRefDeviceFn fn;
-    void *args;
-};
-
-uint32_t run_program(void *p)
-{
-    const auto *prog = static_cast<const Program *>(p);
-    t_in_program = true;
-    const uint32_t ret = prog->fn(prog->args);
-    flush_all(); // the program's transfers are all issued before the launch waits for its tasks
-    t_in_program = false;
-    return ret;
-}
-
 } // namespace
 
+// The program's transfers are all issued before the launch waits for its tasks.
 HCTS_SHIM_EXPORT HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn, void *args, uint32_t timeoutMs,
                                                  HcommRefLaunchResult *result)
 {
-    static const auto launch = real<decltype(&HcommRefDeviceLaunch)>("HcommRefDeviceLaunch");
-    if (fn == nullptr || t_in_program)
-        return launch(comm, fn, args, timeoutMs, result);
-    Program prog{fn, args};
-    return launch(comm, run_program, &prog, timeoutMs, result);
+    return launch_program(comm, fn, args, timeoutMs, result, {nullptr, flush_all});
 }
 
 HCTS_SHIM_EXPORT int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,

@@ -11,13 +11,12 @@
 
 #include <set>
 
-#include "shim_common.h"
+#include "device_program.h"
 
 namespace {
 
 // Threads that have had a call in the device program running on this OS thread.
 thread_local std::set<ThreadHandle> t_started;
-thread_local bool t_in_program = false;
 
 void started(ThreadHandle thread)
 {
@@ -25,31 +24,14 @@ void started(ThreadHandle thread)
         t_started.insert(thread);
 }
 
-struct Program {
-    HcommRefDeviceFn fn;
-    void *args;
-};
-
-uint32_t run_program(void *p)
-{
-    const auto *prog = static_cast<const Program *>(p);
-    t_started.clear();
-    t_in_program = true;
-    const uint32_t ret = prog->fn(prog->args);
-    t_in_program = false;
-    return ret;
-}
+void forget_started() { t_started.clear(); }
 
 } // namespace
 
 HCTS_SHIM_EXPORT HcclResult HcommRefDeviceLaunch(HcclComm comm, HcommRefDeviceFn fn, void *args, uint32_t timeoutMs,
                                                  HcommRefLaunchResult *result)
 {
-    static const auto launch = real<decltype(&HcommRefDeviceLaunch)>("HcommRefDeviceLaunch");
-    if (fn == nullptr || t_in_program)
-        return launch(comm, fn, args, timeoutMs, result);
-    Program prog{fn, args};
-    return launch(comm, run_program, &prog, timeoutMs, result);
+    return launch_program(comm, fn, args, timeoutMs, result, {forget_started, nullptr});
 }
 
 namespace {
