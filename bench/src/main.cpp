@@ -87,12 +87,7 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "hcts-bench: %s\n", e.what());
         return kExitUsage;
     }
-    if (o.iut.empty())
-        o.iut = locate::library("libhcomm.so").string();
-    if (o.adapter.empty())
-        o.adapter = locate::library("libhcts_adapter_ref.so").string();
-    if (o.programs.empty())
-        o.programs = locate::library("libhcts_programs.so").string();
+    locate::default_to_reference(o.iut, o.adapter, o.programs);
     std::vector<Expectation> expectations;
     try {
         if (!o.baseline.empty())

@@ -110,12 +110,7 @@ int main(int argc, char **argv)
     }
     if (!o.summary.empty())
         return print_summary(o.summary);
-    if (o.iut.empty())
-        o.iut = locate::library("libhcomm.so").string();
-    if (o.adapter.empty())
-        o.adapter = locate::library("libhcts_adapter_ref.so").string();
-    if (o.programs.empty())
-        o.programs = locate::library("libhcts_programs.so").string();
+    locate::default_to_reference(o.iut, o.adapter, o.programs);
     std::unique_ptr<expectations::ExpectationSet> waivers;
     try {
         s.catalogue = o.clauses.empty() ? Catalogue::parse(conformance::clauses_yaml(), "conformance/spec/clauses.yaml")

@@ -50,6 +50,16 @@ fs::path library(std::string_view name)
     return present(flat) ? flat : own;
 }
 
+void default_to_reference(std::string &iut, std::string &adapter, std::string &programs)
+{
+    if (iut.empty())
+        iut = library("libhcomm.so").string();
+    if (adapter.empty())
+        adapter = library("libhcts_adapter_ref.so").string();
+    if (programs.empty())
+        programs = library("libhcts_programs.so").string();
+}
+
 namespace {
 
 std::optional<fs::path> find(std::string_view root, std::string_view installed_name, std::string_view source_name)

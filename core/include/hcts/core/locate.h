@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace hcts::locate {
@@ -27,6 +28,11 @@ std::optional<std::filesystem::path> source_dir();
 // the first that exists of P/lib/hcts/name and P/lib/name; if neither exists, the
 // first, so a message names where it was looked for.
 std::filesystem::path library(std::string_view name);
+
+// Fills each empty one of a run's library paths with the reference's: the
+// implementation under test (libhcomm.so), its platform adapter and the device
+// programs. Every program that loads an implementation defaults the same way.
+void default_to_reference(std::string &iut, std::string &adapter, std::string &programs);
 
 // A data file or directory: P/share/hcts/<installed_name> when installed, else
 // <source tree>/<source_name>; nullopt when neither is there.
