@@ -20,7 +20,9 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log" || fail "cmake 
 programs=(hcts hcts-conformance hcts-property hcts-report hcts-bench hcts-selftest softverbs-run)
 expected=(lib/hcts/libhcomm.so lib/hcts/libhcts_adapter_ref.so lib/hcts/libhcts_programs.so
   lib/hcts/selftest/libhcts_iut_notify_early.so lib/hcts/selftest/libhcts_iut_no_wwn.so
-  lib/hcts/softverbs/libibverbs.so.1 libexec/hcts/mpi_harness/launch libexec/hcts/mpi_harness/cluster
+  lib/hcts/softverbs/libibverbs.so.1 lib/hcts/softverbs/librdmacm.so.1
+  lib/hcts/softverbs/sysfs/class/infiniband/softverbs0/node_guid
+  libexec/hcts/mpi_harness/launch libexec/hcts/mpi_harness/cluster
   libexec/hcts/validate include/hcts/hcts_adapter.h include/hcts/hcts_programs.h include/hcts/hccl/hccl_types.h
   include/hcts/hcomm/hcomm_primitives.h lib/cmake/hcts/hctsConfig.cmake lib/cmake/hcts/hctsConfigVersion.cmake
   lib/pkgconfig/hcts-adapter.pc share/hcts/clauses.yaml share/hcts/products.yaml share/hcts/version
@@ -31,7 +33,7 @@ for f in "${expected[@]}"; do
   [[ -s $prefix/$f ]] || fail "$prefix/$f is missing or empty"
 done
 # The reference must not sit where the loader or a vendor's build finds it as libhcomm.so.
-[[ ! -e $prefix/lib/libhcomm.so && ! -e $prefix/lib/libibverbs.so.1 ]] || fail "a suite library is directly in $prefix/lib"
+[[ ! -e $prefix/lib/libhcomm.so && ! -e $prefix/lib/libibverbs.so.1 && ! -e $prefix/lib/librdmacm.so.1 ]] || fail "a suite library is directly in $prefix/lib"
 step "layout: ${#expected[@]} files in place"
 
 for p in "${programs[@]}"; do
