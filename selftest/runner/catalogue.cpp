@@ -38,6 +38,7 @@ const std::vector<std::string> kKeys{"id",
                                      "errors",
                                      "profile",
                                      "np",
+                                     "case_timeout",
                                      "cases",
                                      "observable",
                                      "killed_by"};
@@ -221,6 +222,16 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
             }
             if (e.np < 2 || e.np > 16)
                 r.at(n["np"], name + ": np is '" + *np + "'; allowed: a number of ranks from 2 to 16");
+        }
+        if (const auto t = scalar(n, "case_timeout", r, name)) {
+            try {
+                e.case_timeout_s = std::stoi(*t);
+            } catch (const std::exception &) {
+                e.case_timeout_s = 0;
+            }
+            if (e.case_timeout_s < 1 || e.case_timeout_s > 1800)
+                r.at(n["case_timeout"],
+                     name + ": case_timeout is '" + *t + "'; allowed: a deadline per case from 1 to 1800 seconds");
         }
         e.cases = scalar(n, "cases", r, name).value_or("");
         e.observable = scalar(n, "observable", r, name).value_or("api");

@@ -34,6 +34,9 @@ struct Entry {
     std::vector<std::string> errors;
     std::optional<ProfileExpectation> profile;
     int np = 2;
+    // The suite's deadline per case (seconds) when this entry's cases need more than
+    // the runner's --case-timeout; 0: the runner's.
+    int case_timeout_s = 0;
     std::string cases;                  // profile: a gtest filter
     std::string observable = "api";     // mutant: api | internal
     std::vector<std::string> killed_by; // mutant, internal: ctests

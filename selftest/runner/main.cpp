@@ -118,7 +118,7 @@ Command command_for(const Entry &e, const Options &o, const std::string &dir)
               "--repeat",
               std::to_string(o.repeat),
               "--case-timeout",
-              std::to_string(o.case_timeout_s),
+              std::to_string(std::max(o.case_timeout_s, e.case_timeout_s)),
               "--transport",
               "softverbs",
               "--gate",

@@ -263,13 +263,39 @@ entries:
     env: {HCOMM_REF_NOTIFY: binary}
     profile: {clause: P.1, outcome: binary}
     cases: "Profiles.*"
+    case_timeout: 300
 )",
                                problems);
     EXPECT_TRUE(problems.empty()) << problems[0];
     ASSERT_EQ(entries.size(), 2u);
     EXPECT_EQ(entries[0].env.at("HCTS_MUTANT"), "ref_x"); // implied for mutants
     EXPECT_EQ(entries[0].file, "t.yaml:4");
+    EXPECT_EQ(entries[0].case_timeout_s, 0); // the runner's
     EXPECT_EQ(entries[1].cases, "Profiles.*");
+    EXPECT_EQ(entries[1].case_timeout_s, 300);
+}
+
+TEST(Catalogue, CaseTimeoutOutOfRange)
+{
+    for (const char *bad : {"0", "1801", "soon"}) {
+        std::vector<std::string> problems;
+        parse(std::string(R"(schema: hcts-selftest-catalogue
+schema_version: 1
+entries:
+  - id: p
+    kind: profile
+    area: notify
+    what: w
+    profile: {clause: P.1, outcome: binary}
+    case_timeout: )") +
+                  bad + "\n",
+              problems);
+        ASSERT_EQ(problems.size(), 1u) << bad;
+        EXPECT_NE(problems[0].find("t.yaml:9: entry 'p': case_timeout is '" + std::string(bad) +
+                                   "'; allowed: a deadline per case from 1 to 1800 seconds"),
+                  std::string::npos)
+            << problems[0];
+    }
 }
 
 TEST(Catalogue, ClearErrorsWithLines)
