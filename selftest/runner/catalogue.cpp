@@ -79,6 +79,26 @@ std::optional<std::string> scalar(const YAML::Node &n, const std::string &key, c
     return v.as<std::string>();
 }
 
+// A whole number in [lo, hi] under `key`; anything else is reported with what is
+// allowed (`allowed`) and gives nullopt, so the entry keeps its default.
+std::optional<int> int_in_range(const YAML::Node &n, const std::string &key, int lo, int hi, const std::string &allowed,
+                                const Reporter &r, const std::string &entry)
+{
+    const auto text = scalar(n, key, r, entry);
+    if (!text)
+        return std::nullopt;
+    int v = lo - 1;
+    try {
+        v = std::stoi(*text);
+    } catch (const std::exception &) {
+    }
+    if (v < lo || v > hi) {
+        r.at(n[key], entry + ": " + key + " is '" + *text + "'; allowed: " + allowed);
+        return std::nullopt;
+    }
+    return v;
+}
+
 std::vector<std::string> clause_list(const YAML::Node &n, const std::string &key, const Reporter &r,
                                      const std::string &entry, const Catalogue &clauses)
 {
@@ -214,25 +234,10 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
                                 list(c->allowed) + (c->hazard.empty() ? "" : " (hazards: " + list(c->hazard) + ")"));
             }
         }
-        if (const auto np = scalar(n, "np", r, name)) {
-            try {
-                e.np = std::stoi(*np);
-            } catch (const std::exception &) {
-                e.np = 0;
-            }
-            if (e.np < 2 || e.np > 16)
-                r.at(n["np"], name + ": np is '" + *np + "'; allowed: a number of ranks from 2 to 16");
-        }
-        if (const auto t = scalar(n, "case_timeout", r, name)) {
-            try {
-                e.case_timeout_s = std::stoi(*t);
-            } catch (const std::exception &) {
-                e.case_timeout_s = 0;
-            }
-            if (e.case_timeout_s < 1 || e.case_timeout_s > 1800)
-                r.at(n["case_timeout"],
-                     name + ": case_timeout is '" + *t + "'; allowed: a deadline per case from 1 to 1800 seconds");
-        }
+        e.np = int_in_range(n, "np", 2, 16, "a number of ranks from 2 to 16", r, name).value_or(e.np);
+        e.case_timeout_s =
+            int_in_range(n, "case_timeout", 1, 1800, "a deadline per case from 1 to 1800 seconds", r, name)
+                .value_or(e.case_timeout_s);
         e.cases = scalar(n, "cases", r, name).value_or("");
         e.observable = scalar(n, "observable", r, name).value_or("api");
         if (e.observable != "api" && e.observable != "internal")
