@@ -1,6 +1,7 @@
 #include "bootstrap.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -74,7 +75,10 @@ class RootService {
     RootService(Fd listener, const uint8_t *token) : listener_(std::move(listener)), stop_(eventfd(0, EFD_CLOEXEC))
     {
         std::memcpy(token_, token, kTokenBytes);
-        thread_ = std::thread([this] { run(); });
+        thread_ = std::thread([this] {
+            pthread_setname_np(pthread_self(), "href-rendezvous");
+            run();
+        });
     }
     ~RootService()
     {

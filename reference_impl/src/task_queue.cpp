@@ -1,5 +1,7 @@
 #include "task_queue.h"
 
+#include <pthread.h>
+
 #include <hcts/mutant.h>
 
 #include <chrono>
@@ -226,6 +228,8 @@ void TaskQueue::before_sleep_locked(std::unique_lock<std::mutex> &lock)
 void TaskQueue::run(std::stop_token stop)
 {
     t_running = this;
+    // "href-w" and the thread's name (r<rank>.t<n>), cut to the 15 bytes Linux keeps: for top -H, perf and gdb.
+    pthread_setname_np(pthread_self(), ("href-w" + name_).substr(0, 15).c_str());
     std::unique_lock lock(mutex_);
     for (;;) {
         if (tasks_.empty())

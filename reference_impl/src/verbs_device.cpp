@@ -1,6 +1,7 @@
 #include "verbs_device.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -148,6 +149,7 @@ constexpr int kRearmIntervalMs = 1;
 
 void VerbsDevice::progress()
 {
+    pthread_setname_np(pthread_self(), "href-progress"); // for top -H, perf and gdb
     for (;;) {
         pollfd fds[2] = {{channel_->fd, POLLIN, 0}, {stop_.get(), POLLIN, 0}};
         int timeout = -1;

@@ -15,6 +15,8 @@
 
 #include <hcts/mutant.h>
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <thread>
 
@@ -234,6 +236,7 @@ Clock::time_point step_qp(Qp *qp, Clock::time_point now)
 
 void adversary_loop()
 {
+    pthread_setname_np(pthread_self(), "sv-adversary");
     std::unique_lock lk(G().mu);
     for (;;) {
         auto now = Clock::now();

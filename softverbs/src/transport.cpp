@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -433,6 +434,7 @@ Clock::time_point handshake_timers_locked()
 
 void progress_loop()
 {
+    pthread_setname_np(pthread_self(), "sv-progress"); // for top -H, perf and gdb
     Engine &e = E();
     epoll_event evs[64];
     for (;;) {
@@ -636,6 +638,7 @@ int ring_drain_locked(const std::shared_ptr<Conn> &c)
 
 void shm_waiter()
 {
+    pthread_setname_np(pthread_self(), "sv-shm-waiter");
     MrTable *t = local_mr_table();
     for (;;) {
         uint32_t seen = t->doorbell.load(std::memory_order_seq_cst);

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -179,6 +180,7 @@ void send_now_locked(const std::vector<uint8_t> &d, uint32_t ip, uint16_t port)
 
 void receiver_loop()
 {
+    pthread_setname_np(pthread_self(), "sv-ud-receiver");
     Net &n = N();
     std::vector<uint8_t> buf(sizeof(UdHeader) + kUdMtu + 1);
     for (;;) {
