@@ -16,10 +16,12 @@
 
 #include "bootstrap.h"
 #include "comm_memory.h"
+#include "env.h"
 #include "hccl/hccl_channel.h"
 #include "hccl/hccl_types.h"
 #include "hcomm/hcomm_primitives.h"
 #include "notify.h"
+#include "poll_budget.h"
 #include "task_queue.h"
 #include "verbs_channel.h"
 #include "verbs_device.h"
@@ -100,6 +102,8 @@ struct ChannelObj {
     char *remote_tag_ptr = nullptr;
     std::atomic<bool> destroyed{false};
     std::atomic<bool> peer_lost{false}; // the peer's bootstrap link closed: waits fail at once
+    // How long its waits poll the CQ before they sleep: HCOMM_REF_POLL_US, learnt up to 1 ms.
+    PollBudget poll_budget{env::poll_budget(), std::chrono::milliseconds(1)};
 };
 
 class Comm {

@@ -552,10 +552,12 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
     // delivered is still consumed, otherwise the wait fails with HCCL_E_REMOTE, and so
     // does every later wait on the channel, at once.
     NotifyBank::WaitResult result = NotifyBank::WaitResult::timed_out;
-    // First the waiter polls the channel's CQ itself for a short while (HCOMM_REF_POLL_US):
-    // the notify's completion then reaches it without the progress thread's hand-off.
-    // Then it sleeps, and the progress thread delivers.
-    if (const auto budget = env::poll_budget(); budget.count() > 0 && !channel->peer_lost.load()) {
+    // First the waiter polls the channel's CQ itself for a short while (the channel's
+    // PollBudget, from HCOMM_REF_POLL_US): the notify's completion then reaches it
+    // without the progress thread's hand-off. Then it sleeps, and the progress thread delivers.
+    const auto start = Clock::now();
+    bool slept = false;
+    if (const auto budget = channel->poll_budget.current(); budget.count() > 0 && !channel->peer_lost.load()) {
         const Deadline poll_end = deadline ? std::min(*deadline, Clock::now() + budget) : Clock::now() + budget;
         RcLink &link = *channel->link;
         link.begin_polling();
@@ -568,6 +570,7 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
         link.end_polling(result == NotifyBank::WaitResult::timed_out);
     }
     while (result == NotifyBank::WaitResult::timed_out) {
+        slept = true;
         const auto slice_end = Clock::now() + kPeerCheckInterval;
         const bool lost = channel->peer_lost.load();
         const Deadline slice = lost ? Clock::now() : deadline ? std::min(*deadline, slice_end) : slice_end;
@@ -587,6 +590,10 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
         if (deadline && Clock::now() >= *deadline)
             break;
     }
+    const bool consumed = result == NotifyBank::WaitResult::consumed;
+    channel->poll_budget.observe(
+        slept, consumed ? std::optional(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start))
+                        : std::nullopt);
     switch (result) {
     case NotifyBank::WaitResult::consumed: ++comm.stats().notifies_consumed; return HCCL_SUCCESS;
     case NotifyBank::WaitResult::timed_out:

@@ -47,7 +47,8 @@ std::chrono::milliseconds notify_delay();
 // K pieces posted last piece first, then the notify.
 uint32_t split_reordered();
 // HCOMM_REF_POLL_US=N (≤ 10000, default 200): how long a channel wait polls the
-// channel's CQ itself before it sleeps (0: it sleeps at once, woken by the progress thread).
+// channel's CQ itself before it sleeps, at first (PollBudget learns it per channel, up
+// to 1 ms; 0: it sleeps at once, woken by the progress thread).
 std::chrono::microseconds poll_budget();
 // HCOMM_REF_WWN_REFUSAL = not_support (default) | ptr: the code of a refused
 // HcommWriteWithNotifyOnThread where the vendor's path finds no stream for the
