@@ -27,8 +27,7 @@ void PollBudget::observe(bool slept, std::optional<std::chrono::microseconds> wa
         return;
     const uint32_t now = us_.load(std::memory_order_relaxed);
     const bool just_missed = waited && waited->count() <= int64_t{kMissFactor} * now;
-    const uint32_t next =
-        just_missed ? std::min<uint64_t>(max_us_, uint64_t{now} * 2) : std::max(base_us_, now / 2);
+    const uint32_t next = just_missed ? std::min<uint64_t>(max_us_, uint64_t{now} * 2) : std::max(base_us_, now / 2);
     us_.store(next, std::memory_order_relaxed);
 }
 

@@ -8,10 +8,7 @@
 using namespace hcomm_ref;
 using namespace std::chrono_literals;
 
-TEST(PollBudget, StartsAtTheConfiguredBudget)
-{
-    EXPECT_EQ(PollBudget(200us, 1ms).current(), 200us);
-}
+TEST(PollBudget, StartsAtTheConfiguredBudget) { EXPECT_EQ(PollBudget(200us, 1ms).current(), 200us); }
 
 TEST(PollBudget, ANotifyFoundWhilePollingChangesNothing)
 {
