@@ -114,9 +114,13 @@ HCTS_CASE(Big, WriteAbove4GiB, clauses("WWN.BIG.1"), needs(Feature::WriteWithNot
     Script s;
     if (w.rank == 0)
         s.wwn(w.thread(), w.channel_to(1), w.peers[1].remote_base + kOff, w.local_base + kOff, kLen, kIdx);
+    // The wait outlasts the transfer by far: moving 4 GiB took 14-20 s on a VM where a
+    // page's first touch costs ~12 us (selftest runs two entries at once), and a wait
+    // that ends first reads as a truncated write. The launch deadline stays above it.
+    constexpr uint32_t kWaitS = 100;
     if (w.rank == 1)
-        s.wait(w.threads.at(1), w.channel_to(0), kIdx, w.ok_timeout());
-    const LaunchResult r = c.run(s, 120000);
+        s.wait(w.threads.at(1), w.channel_to(0), kIdx, w.timeout_of(kWaitS));
+    const LaunchResult r = c.run(s, (kWaitS + 20) * 1000);
     int32_t rc = w.rank == 0 ? s.rc(0) : 0;
     mpi::broadcast(std::as_writable_bytes(std::span(&rc, 1)), 0, "big: the call's return code");
     if (w.rank != 1)

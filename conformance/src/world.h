@@ -87,7 +87,9 @@ class World {
 
     const Device &device() const { return *device_; }
     const Library &iut() const { return iut_; }
-    uint32_t ok_timeout() const { return unit.seconds.value_or(true) ? 20U : 20000U; }
+    // A wait's timeOut of `seconds` in the library's unit (seconds unless measured as ms).
+    uint32_t timeout_of(uint32_t seconds) const { return unit.seconds.value_or(true) ? seconds : seconds * 1000U; }
+    uint32_t ok_timeout() const { return timeout_of(20); }
     uint32_t short_timeout() const { return unit.seconds.value_or(true) ? 1U : 300U; }
     double short_timeout_ms() const { return unit.seconds.value_or(true) ? 1000.0 : 300.0; }
 
