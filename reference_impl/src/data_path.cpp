@@ -544,10 +544,11 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
     Comm &comm = *channel->comm;
     // Mutant: timeOut 0 taken as "do not wait" (poll once), not as "wait forever".
     const bool poll_once = timeout == 0 && hcts::mutant("ref_wait_zero_polls_once");
-    const std::optional<Deadline> deadline =
-        poll_once      ? std::optional<Deadline>(Clock::now())
-        : timeout == 0 ? std::nullopt
-                       : std::optional<Deadline>(Clock::now() + env::timeout_to_duration(timeout));
+    const auto start = Clock::now();
+    const std::optional<Deadline> deadline = poll_once ? std::optional<Deadline>(start)
+                                             : timeout == 0
+                                                 ? std::nullopt
+                                                 : std::optional<Deadline>(start + env::timeout_to_duration(timeout));
     // The wait runs in slices so that a lost peer ends it (issue 13): a notify already
     // delivered is still consumed, otherwise the wait fails with HCCL_E_REMOTE, and so
     // does every later wait on the channel, at once.
@@ -555,10 +556,8 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
     // First the waiter polls the channel's CQ itself for a short while (the channel's
     // PollBudget, from HCOMM_REF_POLL_US): the notify's completion then reaches it
     // without the progress thread's hand-off. Then it sleeps, and the progress thread delivers.
-    const auto start = Clock::now();
-    bool slept = false;
     if (const auto budget = channel->poll_budget.current(); budget.count() > 0 && !channel->peer_lost.load()) {
-        const Deadline poll_end = deadline ? std::min(*deadline, Clock::now() + budget) : Clock::now() + budget;
+        const Deadline poll_end = deadline ? std::min(*deadline, start + budget) : start + budget;
         RcLink &link = *channel->link;
         link.begin_polling();
         do {
@@ -569,8 +568,8 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
         } while (Clock::now() < poll_end && !comm.closing());
         link.end_polling(result == NotifyBank::WaitResult::timed_out);
     }
+    const bool slept = result == NotifyBank::WaitResult::timed_out; // the loop below runs
     while (result == NotifyBank::WaitResult::timed_out) {
-        slept = true;
         const auto slice_end = Clock::now() + kPeerCheckInterval;
         const bool lost = channel->peer_lost.load();
         const Deadline slice = lost ? Clock::now() : deadline ? std::min(*deadline, slice_end) : slice_end;
