@@ -101,8 +101,13 @@ void doorbell_ring(const MrTable *t);
 // at most timeout_ms, and no longer than a poller's lease.
 void doorbell_wait(MrTable *t, uint32_t seen, int timeout_ms);
 // A poller of ours renews its lease (it consumes the rings itself, so producers need
-// not wake the waiter) or gives it up before it blocks.
-inline constexpr uint64_t kPollLeaseNs = 500'000;
+// not wake the waiter) or gives it up before it blocks. The waiter sleeps no longer
+// than the lease, so it wakes once per lease while a poller keeps renewing: 2 ms, not
+// 500 us, because those wake-ups preempted the busy pollers of a 2-core machine 2000-4000
+// times a second (hcts-bench 1 MiB write-with-notify stream 21-24 -> 27-32 GB/s). The
+// price: a program that stops polling without arming its CQ has peers' frames consumed
+// up to 2 ms late.
+inline constexpr uint64_t kPollLeaseNs = 2'000'000;
 void poll_lease_renew(MrTable *t);
 void poll_lease_drop(MrTable *t);
 
