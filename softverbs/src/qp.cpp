@@ -5,8 +5,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <span>
 
@@ -111,7 +113,24 @@ void qp_publish_locked(Qp *qp)
     q.access.store(st == IBV_QPS_RESET || st == IBV_QPS_ERR ? 0u : qp->attr.qp_access_flags, std::memory_order_relaxed);
     q.peer_qpn.store(connected ? qp->attr.dest_qp_num : 0u, std::memory_order_relaxed);
     q.peer_portsalt.store(connected ? uint32_t{qp->dest_port} << 16 | qp->dest_salt : 0u, std::memory_order_relaxed);
+    q.recvs.store(qp_recv_credits_locked(qp), std::memory_order_relaxed);
     q.qpn.store(qp->qpx.qp_base.qp_num, std::memory_order_release);
+}
+
+uint32_t qp_recv_credits_locked(const Qp *qp)
+{
+    ibv_qp_state st = qp->qpx.qp_base.state;
+    // An SRQ's RECVs are shared with other QPs, and the adversary delays a RECV's visibility:
+    // neither can promise one to a requester.
+    if (qp->srq || qp->adv || (st != IBV_QPS_RTR && st != IBV_QPS_RTS))
+        return 0;
+    return static_cast<uint32_t>(std::min<size_t>(qp->rq.size(), UINT32_MAX));
+}
+
+void qp_publish_recvs_locked(Qp *qp)
+{
+    if (qp->slot)
+        local_mr_table()->q[qp->slot].recvs.store(qp_recv_credits_locked(qp), std::memory_order_release);
 }
 
 bool responder_peer_ok_locked(const Qp *qp, const Responder *r)
@@ -135,6 +154,7 @@ void flush_recvs_locked(Qp *qp)
         qp->rq.pop_front();
         cq_push_locked(qp->rcq, e);
     }
+    qp_publish_recvs_locked(qp);
 }
 
 void qp_to_error_locked(Qp *qp, ibv_event_type ev)

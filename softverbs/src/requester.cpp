@@ -367,15 +367,53 @@ bool sq_held_locked(Qp *qp)
     return false;
 }
 
+namespace {
+
+bool consumes_recv(ibv_wr_opcode op)
+{
+    return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+// Whether the responder is sure to have a RECV for every request of ours that consumes one
+// and has not been answered yet (seq's included): then none of them can meet RNR. The
+// responder's count only falls when one of those requests consumes a RECV (or the QP leaves
+// RTR/RTS, when they fail anyway), and a consumed RECV stays counted here until its reply
+// comes: so the count read now suffices for all of them.
+bool responder_has_recvs_locked(Qp *qp)
+{
+    uint32_t credits = 0;
+    if (Qp *t = qp->local_peer)
+        credits = qp_recv_credits_locked(t);
+    else if (qp->peer && qp->peer_slot)
+        credits = qp->peer->table->q[qp->peer_slot].recvs.load(std::memory_order_acquire);
+    if (credits == 0)
+        return false;
+    if (hcts::mutant("sv_credits_ignore_unanswered"))
+        return true; // Mutant: one RECV posted is taken as one for every unanswered request.
+    uint32_t unanswered = 0;
+    for (const Wqe &w : qp->sq)
+        if (w.executed && !w.done && consumes_recv(w.op) && ++unanswered > credits)
+            return false;
+    return true;
+}
+
+} // namespace
+
 void sq_note_hold_locked(Qp *qp, uint64_t seq, ibv_wr_opcode op)
 {
     if (hcts::mutant("sv_rnr_hold_ignored")) {
         return; // Mutant: a SEND/WRITE_WITH_IMM waiting for a RECV no longer holds later WQEs back.
     }
-    if (op != IBV_WR_SEND && op != IBV_WR_SEND_WITH_IMM && op != IBV_WR_RDMA_WRITE_WITH_IMM)
+    if (!consumes_recv(op))
         return;
     // Over the wire alone the responder's in-order stream already keeps later requests behind it.
     if (!qp->local_peer && !qp->peer)
+        return;
+    // A WRITE_WITH_IMM that is sure of its RECV cannot be refused (its data was placed and its
+    // rkey checked already): later WQEs go on at once, as on RC hardware with end-to-end
+    // credits. A SEND can still fail at the responder (a RECV too small), so it always holds.
+    // The adversary's QPs keep the hold, so its schedules stay what they were.
+    if (op == IBV_WR_RDMA_WRITE_WITH_IMM && !qp->adv && responder_has_recvs_locked(qp))
         return;
     if (Wqe *w = wqe_at(qp, seq); w && !w->done)
         qp->hold_seq = seq;

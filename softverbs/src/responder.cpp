@@ -354,6 +354,7 @@ void responder_deliver_locked(Responder *r, const Frame &f, const uint8_t *paylo
 
 void rq_changed_locked(Qp *qp)
 {
+    qp_publish_recvs_locked(qp);
     for (auto &r : qp->responders)
         responder_run_locked(r.get());
 }

@@ -29,6 +29,7 @@ RecvWqe consume_recv_locked(Qp *qp)
     std::deque<RecvWqe> &q = qp->srq ? qp->srq->rq : qp->rq;
     RecvWqe rw = std::move(q.front());
     q.pop_front();
+    qp_publish_recvs_locked(qp); // before the reply: a requester never counts this RECV again
     if (Srq *s = qp->srq; s && s->limit && s->rq.size() < s->limit) {
         // IBTA: the armed limit fires once, when the count of posted RECVs drops below
         // it; the SRQ is disarmed until ibv_modify_srq(IBV_SRQ_LIMIT) arms it again.

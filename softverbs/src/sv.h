@@ -81,7 +81,10 @@ struct QpEntry {
     std::atomic<uint32_t> access;        // qp_access_flags; 0 until set, also in RESET/ERR
     std::atomic<uint32_t> peer_qpn;      // dest_qp_num from RTR on; 0 otherwise
     std::atomic<uint32_t> peer_portsalt; // dest port << 16 | dest salt (salt 0: any)
-    uint32_t pad[3];
+    // RECVs posted and not yet consumed, as far as a requester may count on them (its
+    // credits): 0 while not connected, for an SRQ's QP and for an adversarial one.
+    std::atomic<uint32_t> recvs;
+    uint32_t pad[2];
 };
 struct MrTable {
     uint64_t magic;
@@ -308,6 +311,9 @@ bool requester_reply_locked(Qp *qp, const Frame &f, const uint8_t *payload);
 bool responder_peer_ok_locked(const Qp *qp, const Responder *r);
 uint32_t pd_handle(const ibv_pd *pd);
 void qp_publish_locked(Qp *qp); // refreshes qp's entry in the published table
+// The RECVs a requester may count on (QpEntry::recvs), for the table and in-process peers.
+uint32_t qp_recv_credits_locked(const Qp *qp);
+void qp_publish_recvs_locked(Qp *qp); // refreshes only QpEntry::recvs (after the RQ changed)
 
 // ---- same-host peers: their MR table and mapped shareable memory ----
 struct PeerProc {

@@ -5,6 +5,12 @@
 
 #include <arpa/inet.h>
 #include <poll.h>
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <vector>
 
 #include "srq_uc_fixture.h"
 #include "two_process.h"
@@ -122,9 +128,10 @@ void all_opcodes(bool memfd)
     EXPECT_EQ(err, "");
 }
 
-// A WRITE behind a SEND that meets no RECV (RNR) must not land before the SEND: on the
-// direct routes (mapped memory, CMA) too, where the requester places WRITE data itself.
-void write_behind_rnr_send(bool memfd)
+// A WRITE behind a SEND or WRITE_WITH_IMM that meets no RECV (RNR) must not land before
+// it: on the direct routes (mapped memory, CMA) too, where the requester places WRITE data
+// itself.
+void write_behind_rnr(ibv_wr_opcode op, bool memfd)
 {
     std::string err = run_two(
         [&](Link link) { // requester
@@ -137,7 +144,7 @@ void write_behind_rnr_send(bool memfd)
             link.put(qp.endpoint(&*mr.mr));
             qp.connect(peer, 7);
             CHECK(link.get<int>() == 1);
-            CHECK(qp.post(IBV_WR_SEND, 1, mr.mr, 0, 32) == 0);
+            CHECK(qp.post(op, 1, mr.mr, 0, 32, peer.addr, peer.rkey) == 0);
             CHECK(qp.post(IBV_WR_RDMA_WRITE, 2, mr.mr, 1024, 256, peer.addr + 4096, peer.rkey) == 0);
             link.put(2);
             ibv_wc wc{};
@@ -166,10 +173,101 @@ void write_behind_rnr_send(bool memfd)
             ibv_wc wc{};
             CHECK(wait_wc(qp.rcq, &wc));
             CHECK(wc.status == IBV_WC_SUCCESS && wc.byte_len == 32);
+            CHECK(wc.opcode == (op == IBV_WR_SEND ? IBV_WC_RECV : IBV_WC_RECV_RDMA_WITH_IMM));
             CHECK(link.get<int>() == 3);
             for (size_t i = 0; i < 256; ++i)
                 CHECK(buf.p[4096 + i] == 0x5A);
             link.put(4);
+        });
+    EXPECT_EQ(err, "");
+}
+
+// Whether `n` bytes at `addr` of process `pid` all equal `v` (read with process_vm_readv,
+// so a stopped process can be looked at).
+bool peer_bytes_are(pid_t pid, uint64_t addr, size_t n, uint8_t v)
+{
+    std::vector<uint8_t> got(n);
+    iovec l{got.data(), n}, r{reinterpret_cast<void *>(addr), n};
+    if (process_vm_readv(pid, &l, 1, &r, 1, 0) != static_cast<ssize_t>(n))
+        throw std::runtime_error("process_vm_readv of the stopped responder failed");
+    return std::all_of(got.begin(), got.end(), [v](uint8_t b) { return b == v; });
+}
+
+void wait_until_stopped(pid_t pid)
+{
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string line;
+        std::getline(stat, line);
+        const size_t paren = line.rfind(')');
+        if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'T')
+            return;
+        if (std::chrono::steady_clock::now() > end)
+            throw std::runtime_error("the responder did not stop within 10 s");
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
+// Credits: a WRITE_WITH_IMM whose responder has a RECV posted for it cannot meet RNR, so on
+// a direct route the WRITE behind it lands at once, while the responder's program (and its
+// shm waiter) is stopped; a second WRITE_WITH_IMM finds no RECV left for it (the first one's
+// is not answered yet) and holds the WRITE behind it until the responder posts another.
+// Over TCP, and under the adversary, which keep every hold, nothing lands while it is stopped.
+void write_imm_credits(bool memfd)
+{
+    const char *transport = std::getenv("SOFTVERBS_TRANSPORT");
+    const bool direct = !(transport && std::string(transport) == "tcp") && !std::getenv("SOFTVERBS_SEED");
+    std::string err = run_two(
+        [&](Link link) { // requester
+            Device dev;
+            Buffer buf(8192, memfd);
+            std::memset(buf.p, 0x5A, buf.n);
+            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+            Qp qp(dev);
+            Endpoint peer = link.get<Endpoint>();
+            link.put(qp.endpoint(&*mr.mr));
+            qp.connect(peer, 7);
+            link.put(1);                        // connected: the responder's listener has answered our handshake
+            const auto pid = link.get<pid_t>(); // the responder posted one RECV and stops itself
+            wait_until_stopped(pid);
+            CHECK(qp.post(IBV_WR_RDMA_WRITE_WITH_IMM, 1, mr.mr, 0, 32, peer.addr, peer.rkey, 1, 0) == 0);
+            CHECK(qp.post(IBV_WR_RDMA_WRITE, 2, mr.mr, 1024, 256, peer.addr + 2048, peer.rkey, 0, 0) == 0);
+            CHECK(qp.post(IBV_WR_RDMA_WRITE_WITH_IMM, 3, mr.mr, 0, 32, peer.addr, peer.rkey, 3, 0) == 0);
+            CHECK(qp.post(IBV_WR_RDMA_WRITE, 4, mr.mr, 1024, 256, peer.addr + 4096, peer.rkey) == 0);
+            // Whatever may land has landed by now: direct placement happens within ibv_post_send.
+            const bool second_landed = peer_bytes_are(pid, peer.addr + 2048, 256, 0x5A);
+            const bool fourth_landed = !peer_bytes_are(pid, peer.addr + 4096, 256, 0);
+            kill(pid, SIGCONT);
+            CHECK(second_landed == direct); // false on a direct route: held although a RECV waited
+            CHECK(!fourth_landed);          // true: a WRITE_WITH_IMM without a RECV left held nothing back
+            ibv_wc wc{};
+            CHECK(wait_wc(qp.scq, &wc, std::chrono::milliseconds(10000)));
+            CHECK(wc.wr_id == 4 && wc.status == IBV_WC_SUCCESS);
+            link.put(1);
+        },
+        [&](Link link) { // responder
+            Device dev;
+            Buffer buf(8192, memfd);
+            std::memset(buf.p, 0, buf.n);
+            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
+            Qp qp(dev);
+            link.put(qp.endpoint(&*mr.mr));
+            Endpoint peer = link.get<Endpoint>();
+            qp.connect(peer);
+            CHECK(link.get<int>() == 1); // stopping earlier would leave the requester's handshake unanswered
+            CHECK(qp.recv(11) == 0);
+            link.put(getpid());
+            raise(SIGSTOP); // the requester continues us once it has looked at our memory
+            ibv_wc wc{};
+            CHECK(wait_wc(qp.rcq, &wc));
+            CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 11 && ntohl(wc.imm_data) == 1);
+            CHECK(qp.recv(12) == 0);
+            CHECK(wait_wc(qp.rcq, &wc));
+            CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 12 && ntohl(wc.imm_data) == 3);
+            CHECK(link.get<int>() == 1);
+            for (size_t i = 0; i < 256; ++i)
+                CHECK(buf.p[2048 + i] == 0x5A && buf.p[4096 + i] == 0x5A);
         });
     EXPECT_EQ(err, "");
 }
@@ -306,8 +404,12 @@ void srq_and_uc(bool memfd)
 
 } // namespace
 
-TEST(TwoProcess, WriteBehindRnrSendSharedMemory) { write_behind_rnr_send(true); }
-TEST(TwoProcess, WriteBehindRnrSendPrivateMemory) { write_behind_rnr_send(false); }
+TEST(TwoProcess, WriteBehindRnrSendSharedMemory) { write_behind_rnr(IBV_WR_SEND, true); }
+TEST(TwoProcess, WriteBehindRnrSendPrivateMemory) { write_behind_rnr(IBV_WR_SEND, false); }
+TEST(TwoProcess, WriteBehindRnrWriteImmSharedMemory) { write_behind_rnr(IBV_WR_RDMA_WRITE_WITH_IMM, true); }
+TEST(TwoProcess, WriteBehindRnrWriteImmPrivateMemory) { write_behind_rnr(IBV_WR_RDMA_WRITE_WITH_IMM, false); }
+TEST(TwoProcess, WriteImmCreditsSharedMemory) { write_imm_credits(true); }
+TEST(TwoProcess, WriteImmCreditsPrivateMemory) { write_imm_credits(false); }
 
 TEST(TwoProcess, AllOpcodesSharedMemory) { all_opcodes(true); }
 TEST(TwoProcess, AllOpcodesPrivateMemory) { all_opcodes(false); }
