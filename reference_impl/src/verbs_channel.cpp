@@ -238,8 +238,12 @@ HcclResult RcLink::transfer(ibv_wr_opcode opcode, Span local, Span remote, uint6
     do {
         std::vector<ibv_send_wr> wrs;
         std::vector<ibv_sge> sges;
-        wrs.reserve(batch_limit);
-        sges.reserve(batch_limit);
+        // As many as this chain takes, not batch_limit: a small write is two WRs, and
+        // reserving 64 made every write allocate ~9 KiB.
+        const uint64_t segments = (len - done + max_write_ - 1) / max_write_;
+        const size_t chain = static_cast<size_t>(std::min<uint64_t>(batch_limit, segments + (imm ? 1 : 0)));
+        wrs.reserve(chain);
+        sges.reserve(chain);
         // A batch keeps room for the WRITE WITH IMM, which must share the last chain.
         while (done < len && wrs.size() + (imm ? 1 : 0) < batch_limit) {
             if (hcts::mutant("ref_segment_tail_dropped") && done > 0 && len - done < max_write_) {
