@@ -128,6 +128,30 @@ void all_opcodes(bool memfd)
     EXPECT_EQ(err, "");
 }
 
+// One side of a pair for the RNR and credit tests: an 8 KiB buffer filled with `fill`, its
+// MR and an RC QP connected to the other side's (the requester reads the responder's
+// endpoint first, and connects with rnr_retry 7: it waits for a RECV for ever).
+struct RnrSide {
+    Device dev;
+    Buffer buf;
+    Mr mr;
+    Qp qp;
+    Endpoint peer{};
+    RnrSide(Link link, bool memfd, bool requester, uint8_t fill)
+        : buf(8192, memfd), mr(dev.pd, buf.p, buf.n, kAllAccess), qp(dev)
+    {
+        std::memset(buf.p, fill, buf.n);
+        if (requester) {
+            peer = link.get<Endpoint>();
+            link.put(qp.endpoint(&*mr.mr));
+        } else {
+            link.put(qp.endpoint(&*mr.mr));
+            peer = link.get<Endpoint>();
+        }
+        qp.connect(peer, 7);
+    }
+};
+
 // A WRITE behind a SEND or WRITE_WITH_IMM that meets no RECV (RNR) must not land before
 // it: on the direct routes (mapped memory, CMA) too, where the requester places WRITE data
 // itself.
@@ -135,14 +159,8 @@ void write_behind_rnr(ibv_wr_opcode op, bool memfd)
 {
     std::string err = run_two(
         [&](Link link) { // requester
-            Device dev;
-            Buffer buf(8192, memfd);
-            std::memset(buf.p, 0x5A, buf.n);
-            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-            Qp qp(dev);
-            Endpoint peer = link.get<Endpoint>();
-            link.put(qp.endpoint(&*mr.mr));
-            qp.connect(peer, 7);
+            RnrSide side(link, memfd, true, 0x5A);
+            auto &[dev, buf, mr, qp, peer] = side;
             CHECK(link.get<int>() == 1);
             CHECK(qp.post(op, 1, mr.mr, 0, 32, peer.addr, peer.rkey) == 0);
             CHECK(qp.post(IBV_WR_RDMA_WRITE, 2, mr.mr, 1024, 256, peer.addr + 4096, peer.rkey) == 0);
@@ -156,14 +174,8 @@ void write_behind_rnr(ibv_wr_opcode op, bool memfd)
             CHECK(link.get<int>() == 4);
         },
         [&](Link link) { // responder: no RECV until it has seen the WRITE's bytes stay away
-            Device dev;
-            Buffer buf(8192, memfd);
-            std::memset(buf.p, 0, buf.n);
-            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-            Qp qp(dev);
-            link.put(qp.endpoint(&*mr.mr));
-            Endpoint peer = link.get<Endpoint>();
-            qp.connect(peer);
+            RnrSide side(link, memfd, false, 0);
+            auto &[dev, buf, mr, qp, peer] = side;
             link.put(1);
             CHECK(link.get<int>() == 2);
             std::this_thread::sleep_for(std::chrono::milliseconds(150));
@@ -220,14 +232,8 @@ void write_imm_credits(bool memfd)
     const bool direct = !(transport && std::string(transport) == "tcp") && !std::getenv("SOFTVERBS_SEED");
     std::string err = run_two(
         [&](Link link) { // requester
-            Device dev;
-            Buffer buf(8192, memfd);
-            std::memset(buf.p, 0x5A, buf.n);
-            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-            Qp qp(dev);
-            Endpoint peer = link.get<Endpoint>();
-            link.put(qp.endpoint(&*mr.mr));
-            qp.connect(peer, 7);
+            RnrSide side(link, memfd, true, 0x5A);
+            auto &[dev, buf, mr, qp, peer] = side;
             link.put(1);                        // connected: the responder's listener has answered our handshake
             const auto pid = link.get<pid_t>(); // the responder posted one RECV and stops itself
             wait_until_stopped(pid);
@@ -247,14 +253,8 @@ void write_imm_credits(bool memfd)
             link.put(1);
         },
         [&](Link link) { // responder
-            Device dev;
-            Buffer buf(8192, memfd);
-            std::memset(buf.p, 0, buf.n);
-            Mr mr(dev.pd, buf.p, buf.n, kAllAccess);
-            Qp qp(dev);
-            link.put(qp.endpoint(&*mr.mr));
-            Endpoint peer = link.get<Endpoint>();
-            qp.connect(peer);
+            RnrSide side(link, memfd, false, 0);
+            auto &[dev, buf, mr, qp, peer] = side;
             CHECK(link.get<int>() == 1); // stopping earlier would leave the requester's handshake unanswered
             CHECK(qp.recv(11) == 0);
             link.put(getpid());
