@@ -229,7 +229,7 @@ void wait_until_stopped(pid_t pid)
 void write_imm_credits(bool memfd)
 {
     const char *transport = std::getenv("SOFTVERBS_TRANSPORT");
-    const bool direct = !(transport && std::string(transport) == "tcp") && !std::getenv("SOFTVERBS_SEED");
+    const bool direct = !(transport && std::string(transport) == "tcp") && env_seed() == 0;
     std::string err = run_two(
         [&](Link link) { // requester
             RnrSide side(link, memfd, true, 0x5A);
