@@ -10,10 +10,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -330,6 +333,91 @@ TEST_F(RdmaCm, HostileBytesAreDropped)
     expect_event(ch, RDMA_CM_EVENT_REJECTED);
     rdma_destroy_id(req.id);
     rdma_destroy_id(client);
+}
+
+// rping 44's teardown: its CM thread handles the client's own DISCONNECTED while the main
+// thread destroys the id, then the channel, then the context the handler reads.
+TEST_F(RdmaCm, DestroyIdWaitsForTheAckOfATakenEvent)
+{
+    rdma_cm_id *id = nullptr;
+    ASSERT_EQ(rdma_create_id(ch, &id, nullptr, RDMA_PS_TCP), 0);
+    sockaddr_in dst = loopback(port);
+    ASSERT_EQ(rdma_resolve_addr(id, nullptr, reinterpret_cast<sockaddr *>(&dst), 1000), 0);
+    std::atomic<bool> taken{false}, handled{false};
+    std::thread handler([&] {
+        rdma_cm_event *e = nullptr;
+        pollfd p{ch->fd, POLLIN, 0};
+        if (poll(&p, 1, 5000) != 1 || rdma_get_cm_event(ch, &e) != 0)
+            return;
+        taken = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(300)); // a slow handler
+        handled = true;
+        rdma_ack_cm_event(e);
+    });
+    for (auto end = Clock::now() + std::chrono::seconds(5); !taken && Clock::now() < end;)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_TRUE(taken) << "ADDR_RESOLVED not delivered within 5 s";
+    auto t0 = Clock::now();
+    EXPECT_EQ(rdma_destroy_id(id), 0);
+    EXPECT_TRUE(handled) << "rdma_destroy_id returned while a thread still held its event";
+    EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
+    handler.join();
+}
+
+TEST_F(RdmaCm, DestroyIdDropsTheEventsNobodyTook)
+{
+    rdma_cm_id *id = nullptr;
+    ASSERT_EQ(rdma_create_id(ch, &id, nullptr, RDMA_PS_TCP), 0);
+    sockaddr_in dst = loopback(port);
+    ASSERT_EQ(rdma_resolve_addr(id, nullptr, reinterpret_cast<sockaddr *>(&dst), 1000), 0);
+    pollfd p{ch->fd, POLLIN, 0};
+    ASSERT_EQ(poll(&p, 1, 5000), 1) << "ADDR_RESOLVED not queued within 5 s";
+    EXPECT_EQ(rdma_destroy_id(id), 0);
+    int flags = fcntl(ch->fd, F_GETFL);
+    ASSERT_EQ(fcntl(ch->fd, F_SETFL, flags | O_NONBLOCK), 0);
+    rdma_cm_event *e = nullptr;
+    EXPECT_EQ(rdma_get_cm_event(ch, &e), -1) << "an event of a destroyed id: " << rdma_event_str(e->event);
+    EXPECT_EQ(errno, EAGAIN);
+    // A request the program never saw goes with its listener: the client learns of it.
+    rdma_cm_id *client = resolved_client(port);
+    rdma_conn_param cp{};
+    cp.qp_num = 0x42;
+    ASSERT_EQ(rdma_connect(client, &cp), 0);
+    ASSERT_EQ(poll(&p, 1, 5000), 1) << "CONNECT_REQUEST not queued within 5 s";
+    ASSERT_EQ(rdma_destroy_id(listener), 0);
+    listener = nullptr;
+    Event gone;
+    ASSERT_TRUE(next_event(ch, 5000, &gone)) << "the client heard nothing of its dropped request";
+    EXPECT_EQ(gone.id, client);
+    EXPECT_NE(gone.type, RDMA_CM_EVENT_CONNECT_REQUEST) << "the dropped request was delivered";
+    EXPECT_NE(gone.type, RDMA_CM_EVENT_ESTABLISHED);
+    rdma_destroy_id(client);
+}
+
+// A thread waiting in rdma_get_cm_event when its channel is destroyed is neither woken nor
+// failed (the kernel's librdmacm leaves it blocked on the closed fd); rping 44 exits if it is.
+TEST_F(RdmaCm, ADestroyedChannelLeavesItsWaiterWaiting)
+{
+    rdma_event_channel *other = rdma_create_event_channel();
+    ASSERT_NE(other, nullptr);
+    // -2: still waiting. Detached: it stays parked until the process ends.
+    auto result = std::make_shared<std::atomic<int>>(-2);
+    auto err = std::make_shared<std::atomic<int>>(0);
+    std::thread([other, result, err] {
+        rdma_cm_event *e = nullptr;
+        int rc = rdma_get_cm_event(other, &e);
+        *err = errno;
+        *result = rc;
+    }).detach();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    rdma_destroy_event_channel(other);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_EQ(result->load(), -2) << "the waiter returned (" << std::strerror(err->load()) << ")";
+    // A pointer that was never a channel is refused, not waited on.
+    rdma_event_channel bogus{};
+    rdma_cm_event *e = nullptr;
+    EXPECT_EQ(rdma_get_cm_event(&bogus, &e), -1);
+    EXPECT_EQ(errno, EINVAL);
 }
 
 TEST_F(RdmaCm, RefusedCallsFailCleanly)

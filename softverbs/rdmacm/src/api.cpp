@@ -3,7 +3,9 @@
 // reject / disconnect, and the QP the id owns. Every call checks the id's state and
 // its arguments; the peer's half happens in the CM thread (engine.cpp).
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
@@ -102,6 +104,26 @@ int bind_locked(Id *id, const sockaddr *addr)
 
 uint8_t rd_atom(uint8_t asked, uint8_t peer_limit) { return std::min(clamp_rd_atom(asked), peer_limit); }
 
+// Frees a destroyed channel once no thread is inside rdma_get_cm_event on it.
+void release_channel_locked(Channel *ch)
+{
+    if (!ch->destroyed || ch->getters > 0)
+        return;
+    close(ch->pub.fd);
+    delete ch;
+}
+
+// rdma_get_cm_event on a channel destroyed before or while it waited. The kernel's
+// librdmacm leaves such a reader blocked on the closed fd for good; so does this one,
+// whatever the timing, rather than fail a thread the program never meant to wake
+// (rping 44 exits on any error of its CM thread's rdma_get_cm_event).
+[[noreturn]] void wait_forever_on_destroyed_channel()
+{
+    log_msg("rdma_get_cm_event on a destroyed event channel: the caller waits forever");
+    for (;;)
+        pause();
+}
+
 } // namespace
 
 extern "C" {
@@ -114,11 +136,14 @@ rdma_event_channel *rdma_create_event_channel()
     }
     start_engine();
     auto *ch = new Channel;
-    ch->pub.fd = eventfd(0, EFD_SEMAPHORE | EFD_CLOEXEC);
+    ch->pub.fd = eventfd(0, EFD_CLOEXEC);
     if (ch->pub.fd < 0) {
         delete ch;
         return nullptr;
     }
+    std::lock_guard lk(cm().mu);
+    cm().destroyed_channels.erase(ch); // its address is a live channel's again
+    cm().live_channels.insert(ch);
     return &ch->pub;
 }
 
@@ -128,10 +153,14 @@ void rdma_destroy_event_channel(rdma_event_channel *channel)
         return;
     auto *ch = reinterpret_cast<Channel *>(channel);
     std::lock_guard lk(cm().mu);
+    if (cm().live_channels.erase(ch) == 0)
+        return; // destroyed already (or never a channel): nothing of it is ours to free
+    cm().destroyed_channels.insert(ch);
     for (EventBox *b : ch->queue)
         delete b;
-    close(ch->pub.fd);
-    delete ch;
+    ch->queue.clear();
+    ch->destroyed = true;
+    release_channel_locked(ch);
 }
 
 int rdma_create_id(rdma_event_channel *channel, rdma_cm_id **id, void *context, rdma_port_space ps)
@@ -162,14 +191,20 @@ int rdma_destroy_id(rdma_cm_id *id)
     if (!id)
         return fail(EINVAL);
     Id *i = as_id(id);
+    if (i->pub.event) { // left by rdma_get_request
+        rdma_ack_cm_event(i->pub.event);
+        i->pub.event = nullptr;
+    }
     {
-        std::lock_guard lk(cm().mu);
+        std::unique_lock lk(cm().mu);
         forget_id_locked(i); // the peer sees the connection close: its DISCONNECTED
+        drop_queued_events_locked(i);
+        // As rdma-core: an event a program has taken is acked before its id goes, so that
+        // the thread handling it (rping's CM thread) never reads a freed id or context.
+        cm().acked.wait(lk, [i] { return i->events_acked >= i->events_reported; });
     }
     if (i->own_channel)
         rdma_destroy_event_channel(&i->own_channel->pub);
-    if (i->pub.event) // left by rdma_get_request
-        rdma_ack_cm_event(i->pub.event);
     delete i;
     return 0;
 }
@@ -378,17 +413,45 @@ int rdma_get_cm_event(rdma_event_channel *channel, rdma_cm_event **event)
 {
     if (!channel || !event)
         return fail(EINVAL);
-    uint64_t v = 0;
-    // Blocks, or fails with EAGAIN, as the program set the channel's fd.
-    while (read(channel->fd, &v, sizeof v) != sizeof v)
-        if (errno != EINTR)
-            return -1;
-    std::lock_guard lk(cm().mu);
     auto *ch = reinterpret_cast<Channel *>(channel);
-    if (ch->queue.empty())
-        return fail(EAGAIN);
-    *event = &ch->queue.front()->ev;
+    std::unique_lock lk(cm().mu);
+    for (;;) {
+        // Checked before ch is touched: a destroyed channel may be freed.
+        if (!cm().live_channels.contains(ch)) {
+            if (!cm().destroyed_channels.contains(ch))
+                return fail(EINVAL); // never one of ours
+            lk.unlock();
+            wait_forever_on_destroyed_channel();
+        }
+        if (!ch->queue.empty())
+            break;
+        int fd = ch->pub.fd;
+        // Blocks, or fails with EAGAIN, as the program set the channel's fd.
+        int flags = fcntl(fd, F_GETFL);
+        if (flags < 0)
+            return -1;
+        if (flags & O_NONBLOCK)
+            return fail(EAGAIN);
+        ch->getters++;
+        lk.unlock();
+        pollfd p{fd, POLLIN, 0};
+        int n = poll(&p, 1, -1);
+        int err = errno;
+        lk.lock();
+        ch->getters--;
+        if (ch->destroyed) {
+            release_channel_locked(ch);
+            continue; // parks: the channel was destroyed while we waited
+        }
+        if (n < 0 && err != EINTR)
+            return fail(err);
+    }
+    EventBox *box = ch->queue.front();
     ch->queue.pop_front();
+    sync_readable_locked(ch);
+    if (box->counted)
+        box->counted->events_reported++;
+    *event = &box->ev;
     return 0;
 }
 
@@ -396,7 +459,13 @@ int rdma_ack_cm_event(rdma_cm_event *event)
 {
     if (!event)
         return fail(EINVAL);
-    delete reinterpret_cast<EventBox *>(event);
+    auto *box = reinterpret_cast<EventBox *>(event);
+    if (box->counted) {
+        std::lock_guard lk(cm().mu);
+        box->counted->events_acked++;
+        cm().acked.notify_all();
+    }
+    delete box;
     return 0;
 }
 

@@ -5,10 +5,12 @@
 #include <rdma/rdma_cma.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 
 #include "wire.h"
 
@@ -27,15 +29,27 @@ constexpr int kMaxPendingPerListener = 64;              // accepted sockets that
 constexpr auto kRefusedBudget = std::chrono::milliseconds(2000);
 constexpr auto kRefusedRetry = std::chrono::milliseconds(20);
 
+struct Id;
+
 // An event as handed out: the public struct first, then the private data it points to.
 struct EventBox {
     rdma_cm_event ev{};
     uint8_t private_data[kMaxPrivateData]{};
+    // The id whose rdma_destroy_id waits for this event's ack once a program holds it; as in
+    // rdma-core, a CONNECT_REQUEST counts against its listener.
+    Id *counted = nullptr;
 };
 
+// The fd is an eventfd that is readable exactly while the queue holds an event, as the
+// kernel's channel fd: poll() on it never wakes a program for an event dropped with its id.
 struct Channel {
     rdma_event_channel pub{}; // first: programs read pub.fd
     std::deque<EventBox *> queue;
+    bool readable = false; // the eventfd's counter is 1
+    // Threads inside rdma_get_cm_event; a destroyed channel keeps its fd open (and so
+    // never lets a waiting read see a reused fd number) until the last of them leaves.
+    int getters = 0;
+    bool destroyed = false;
 };
 
 enum class State {
@@ -73,10 +87,19 @@ struct Id {
     bool own_cqs = false;           // rdma_create_qp made the CQs (NULL in the init attr)
     Channel *own_channel = nullptr; // a synchronous id's channel (rdma_create_id without one)
     ibv_sa_path_rec path{};         // route.path_rec points here
+    int events_reported = 0;        // events counted against this id that a program took
+    int events_acked = 0;           // ... and acked: rdma_destroy_id waits until they are equal
 };
 
 struct Cm {
     std::mutex mu;
+    std::condition_variable acked; // an event was acked (rdma_destroy_id waits for it)
+    // Channels not destroyed: a call checks its channel here before it touches it, so that
+    // one destroyed under it (rping 44's CM thread) is recognised without reading freed memory.
+    std::unordered_set<Channel *> live_channels;
+    // Addresses of destroyed channels not reused since: a late rdma_get_cm_event on one waits
+    // forever, as on the kernel's closed fd; on any other unknown pointer it fails (EINVAL).
+    std::unordered_set<Channel *> destroyed_channels;
     int epoll_fd = -1;
     int wake_fd = -1; // eventfd: an API call changed a deadline or added a socket
     uint64_t next_serial = 1;
@@ -101,6 +124,11 @@ void close_socket_locked(Id *id);
 // Active side: (re)opens the connection to route.addr.dst and queues the REQ in id->local.
 void start_connect_locked(Id *id);
 void forget_id_locked(Id *id);
+// Removes the events counted against id that no program has taken yet (rdma_destroy_id: the
+// kernel's CM drops them too); a CONNECT_REQUEST among them takes its unseen new id along.
+void drop_queued_events_locked(Id *id);
+// Makes the channel's fd readable if and only if its queue holds an event.
+void sync_readable_locked(Channel *ch);
 // QP transitions with the peer's identity (qp.cpp).
 int qp_to_init(ibv_qp *qp);
 int qp_to_rtr(ibv_qp *qp, const Msg &peer, uint8_t responder_resources);

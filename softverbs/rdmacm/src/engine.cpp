@@ -4,6 +4,7 @@
 // state change and event rdma_cm programs expect.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -129,6 +130,7 @@ void queue_event_locked(Id *id, Id *listen_id, rdma_cm_event_type type, int stat
     box->ev.listen_id = listen_id ? &listen_id->pub : nullptr;
     box->ev.event = type;
     box->ev.status = status;
+    box->counted = type == RDMA_CM_EVENT_CONNECT_REQUEST && listen_id ? listen_id : id;
     if (param) {
         rdma_conn_param &c = box->ev.param.conn;
         std::memcpy(box->private_data, param->private_data, param->private_data_len);
@@ -143,8 +145,45 @@ void queue_event_locked(Id *id, Id *listen_id, rdma_cm_event_type type, int stat
         c.qp_num = param->qpn;
     }
     ch->queue.push_back(box);
-    uint64_t one = 1;
-    (void)!write(ch->pub.fd, &one, sizeof one); // the channel fd is an EFD_SEMAPHORE eventfd
+    sync_readable_locked(ch);
+}
+
+void sync_readable_locked(Channel *ch)
+{
+    bool want = !ch->queue.empty();
+    if (want == ch->readable)
+        return;
+    uint64_t v = 1;
+    if (want) {
+        (void)!write(ch->pub.fd, &v, sizeof v);
+    } else {
+        // Only this function reads or writes the counter, always under cm().mu, so it is 1
+        // here; the poll only keeps a program that read the fd itself from blocking us.
+        pollfd p{ch->pub.fd, POLLIN, 0};
+        if (poll(&p, 1, 0) == 1)
+            (void)!read(ch->pub.fd, &v, sizeof v);
+    }
+    ch->readable = want;
+}
+
+void drop_queued_events_locked(Id *id)
+{
+    // Every channel: rdma_migrate_id leaves the events already queued on the old one.
+    for (Channel *c : cm().live_channels) {
+        std::erase_if(c->queue, [id](EventBox *b) {
+            if (b->counted != id)
+                return false;
+            if (b->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST) { // a connection the program never saw
+                Id *child = reinterpret_cast<Id *>(b->ev.id);
+                close_socket_locked(child); // the peer's connect fails
+                registry().erase(child->serial);
+                delete child;
+            }
+            delete b;
+            return true;
+        });
+        sync_readable_locked(c);
+    }
 }
 
 bool send_msg_locked(Id *id, const Msg &m)
