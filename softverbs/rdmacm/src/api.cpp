@@ -104,10 +104,11 @@ int bind_locked(Id *id, const sockaddr *addr)
 
 uint8_t rd_atom(uint8_t asked, uint8_t peer_limit) { return std::min(clamp_rd_atom(asked), peer_limit); }
 
-// Frees a destroyed channel once no thread is inside rdma_get_cm_event on it.
+// Frees a destroyed channel (one no longer in live_channels) once no thread is inside
+// rdma_get_cm_event on it.
 void release_channel_locked(Channel *ch)
 {
-    if (!ch->destroyed || ch->getters > 0)
+    if (ch->getters > 0)
         return;
     close(ch->pub.fd);
     delete ch;
@@ -159,7 +160,6 @@ void rdma_destroy_event_channel(rdma_event_channel *channel)
     for (EventBox *b : ch->queue)
         delete b;
     ch->queue.clear();
-    ch->destroyed = true;
     release_channel_locked(ch);
 }
 
@@ -439,9 +439,9 @@ int rdma_get_cm_event(rdma_event_channel *channel, rdma_cm_event **event)
         int err = errno;
         lk.lock();
         ch->getters--;
-        if (ch->destroyed) {
+        if (!cm().live_channels.contains(ch)) { // destroyed while we waited
             release_channel_locked(ch);
-            continue; // parks: the channel was destroyed while we waited
+            continue; // and parks, below
         }
         if (n < 0 && err != EINTR)
             return fail(err);

@@ -46,10 +46,10 @@ struct Channel {
     rdma_event_channel pub{}; // first: programs read pub.fd
     std::deque<EventBox *> queue;
     bool readable = false; // the eventfd's counter is 1
-    // Threads inside rdma_get_cm_event; a destroyed channel keeps its fd open (and so
-    // never lets a waiting read see a reused fd number) until the last of them leaves.
+    // Threads inside rdma_get_cm_event; a destroyed channel (out of Cm::live_channels) keeps
+    // its fd open (and so never lets a waiting poll see a reused fd number) until the last
+    // of them leaves.
     int getters = 0;
-    bool destroyed = false;
 };
 
 enum class State {

@@ -104,6 +104,19 @@ void close_socket_locked(Id *id)
     id->out.clear();
 }
 
+namespace {
+
+// An id the program never saw (a connection not yet requested, or whose request was
+// dropped): its socket closes, so the peer learns of it, and nothing refers to it after.
+void discard_unseen_id_locked(Id *id)
+{
+    close_socket_locked(id);
+    registry().erase(id->serial);
+    delete id;
+}
+
+} // namespace
+
 void forget_id_locked(Id *id)
 {
     close_socket_locked(id);
@@ -113,11 +126,8 @@ void forget_id_locked(Id *id)
     for (auto &[serial, other] : registry())
         if (other->listener == id)
             orphans.push_back(other);
-    for (Id *o : orphans) {
-        close_socket_locked(o);
-        registry().erase(o->serial);
-        delete o;
-    }
+    for (Id *o : orphans)
+        discard_unseen_id_locked(o);
 }
 
 void queue_event_locked(Id *id, Id *listen_id, rdma_cm_event_type type, int status, const Msg *param)
@@ -173,12 +183,8 @@ void drop_queued_events_locked(Id *id)
         std::erase_if(c->queue, [id](EventBox *b) {
             if (b->counted != id)
                 return false;
-            if (b->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST) { // a connection the program never saw
-                Id *child = reinterpret_cast<Id *>(b->ev.id);
-                close_socket_locked(child); // the peer's connect fails
-                registry().erase(child->serial);
-                delete child;
-            }
+            if (b->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST) // a connection the program never saw
+                discard_unseen_id_locked(reinterpret_cast<Id *>(b->ev.id));
             delete b;
             return true;
         });
@@ -234,9 +240,7 @@ void drop_child_locked(Id *id, const char *why)
     log_msg("dropping an incoming connection: %s", why);
     if (id->listener)
         id->listener->pending_children--;
-    close_socket_locked(id);
-    registry().erase(id->serial);
-    delete id;
+    discard_unseen_id_locked(id);
 }
 
 // The peer closed, broke the protocol, or sent garbage.
