@@ -100,15 +100,21 @@ bool ShmRing::put(const Frame &f0, const uint8_t *chunk, uint32_t n)
 {
     RingDir &d = out();
     uint64_t tail = d.tail.load(std::memory_order_relaxed);
-    // seq_cst: pairs with the consumer (head store, then producer_waiting load) so that a
-    // producer that just asked to be woken either sees the room made or is woken.
-    uint64_t head = d.head.load(std::memory_order_seq_cst);
     uint64_t rec = round_up(sizeof(Frame) + n);
     uint64_t pos = tail % kRingBytes, to_end = kRingBytes - pos;
     uint64_t need = rec + (to_end < rec ? to_end : 0);
     // A hostile consumer may publish any head: never trust it beyond the ring's size.
-    if (head > tail || tail - head > kRingBytes || kRingBytes - (tail - head) < need)
-        return false;
+    const auto room = [&](uint64_t head) {
+        return head <= tail && tail - head <= kRingBytes && kRingBytes - (tail - head) >= need;
+    };
+    if (!room(head_seen_)) {
+        // seq_cst: pairs with the consumer (head store, then producer_waiting load) so that
+        // a producer that just asked to be woken either sees the room made or is woken.
+        uint64_t head = d.head.load(std::memory_order_seq_cst);
+        if (!room(head))
+            return false;
+        head_seen_ = head;
+    }
     uint8_t *base = data(out_);
     if (to_end < rec) {
         Frame pad{};

@@ -83,6 +83,10 @@ class ShmRing {
     RingSeg *seg_ = nullptr;
     int fd_ = -1;
     int out_ = 0; // the direction this side produces: 0 requester, 1 responder
+    // The consumer's head as the producer last read it (validated then). Heads only grow,
+    // so room it shows is there; put reads the shared head only when it shows too little,
+    // which spares the cache line the consumer writes at every record.
+    uint64_t head_seen_ = 0;
     bool used_ = false;
     struct Msg {
         Frame f;

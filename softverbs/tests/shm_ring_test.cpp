@@ -193,6 +193,32 @@ TEST(ShmRing, HostileProducerIsRefused)
     });
 }
 
+// The consumer's side of the segment, written as a hostile peer would: a head that claims
+// room the producer never gave (beyond its tail) is never trusted, though the producer keeps
+// the last head it validated and reads the shared one only when that shows no room.
+TEST(ShmRing, HostileConsumerHeadIsNotTrusted)
+{
+    Pair p;
+    ASSERT_TRUE(p.requester);
+    const size_t n = 10000;
+    for (int i = 0; i < static_cast<int>(2 * kRingBytes / n); ++i) {
+        auto data = pattern(n, static_cast<uint8_t>(i));
+        p.requester->send(frame(static_cast<uint64_t>(i), n), data.data(), n);
+    }
+    ASSERT_TRUE(p.requester->has_overflow()) << "the ring should be full";
+    void *m = mmap(nullptr, kRingSegBytes, PROT_READ | PROT_WRITE, MAP_SHARED, p.responder->fd(), 0);
+    ASSERT_NE(m, MAP_FAILED);
+    Forge f{static_cast<uint8_t *>(m)};
+    const uint64_t tail = f.d().tail.load();
+    for (uint64_t bogus : {tail + kRingAlign, tail + kRingBytes, ~uint64_t{0} - kRingAlign + 1}) {
+        f.d().head.store(bogus);
+        EXPECT_FALSE(p.requester->flush()) << "head " << bogus << " beyond tail " << tail;
+        EXPECT_EQ(f.d().tail.load(), tail) << "the producer wrote on the strength of head " << bogus;
+        EXPECT_TRUE(p.requester->has_overflow());
+    }
+    munmap(m, kRingSegBytes);
+}
+
 TEST(ShmRing, ReachableOnlyWhileTheFdIsOpen)
 {
     Pair p;
