@@ -59,17 +59,26 @@ void release_locked(const Cqe &e)
 // Unsigned: a program may poll an empty CQ for minutes, and the count wraps (harmlessly).
 thread_local uint32_t t_empty_polls = 0;
 constexpr uint32_t kSpinningPoller = 4;
-// A busy poller yields its CPU once every this many empty polls, a few microseconds of
-// polling, not at every one: sched_yield costs ~1.3 us in this VM, and a poller that
-// yielded at every empty poll handed its CPU to its process' other threads at every
-// look. Measured with hcts-bench (8 B write-with-notify through the reference):
-// 33-54 us one way, 2.3-4.5 context switches per message when yielding at every poll;
-// 6.6-7.8 us and 0.2 switches at one yield per 64.
-constexpr uint32_t kEmptyPollsPerYield = 64;
+// A busy poller yields its CPU once every this many empty polls, not at every one:
+// sched_yield costs ~1.3 us in this VM, and a poller that yielded at every empty poll
+// handed its CPU to its process' other threads at every look (hcts-bench, 8 B
+// write-with-notify through the reference: 33-54 us one way and 2.3-4.5 context switches
+// per message; 6.6-7.8 us and 0.2 switches at one yield per 64). The count stands for
+// time: once an empty poll stopped reading the clock (see kEmptyPollsPerRenewal) it took
+// half as long, 64 polls were a few microseconds, and a message that arrived during a
+// yield waited for it: raw verbs 64 KiB one way 3.7-3.9 -> 4.3-4.9 us. At 256 (about
+// 10 us of polling here) 3.0-3.4 us.
+constexpr uint32_t kEmptyPollsPerYield = 256;
+
+// A spinning poller renews its lease at its 4th empty poll and then at every 16th: the
+// renewal reads the clock, which took an eighth of a busy poller's time when done at
+// every poll, and 16 polls take microseconds against the lease's milliseconds.
+constexpr uint32_t kEmptyPollsPerRenewal = 16;
 
 void polled_empty()
 {
-    if (++t_empty_polls >= kSpinningPoller)
+    const uint32_t n = ++t_empty_polls;
+    if (n >= kSpinningPoller && (n - kSpinningPoller) % kEmptyPollsPerRenewal == 0)
         shm_poll_lease_renew();
 }
 
