@@ -325,7 +325,8 @@ int ibv_dereg_mr(ibv_mr *mr)
     e.key.store(0); // seq_cst: pairs with the peers' inflight increment, then key re-check
     // Same-host peers still placing data into (or reading) this MR finish first; a peer
     // that died mid-copy is given up on after a while rather than hanging us.
-    for (auto end = Clock::now() + std::chrono::seconds(5); e.inflight.load() != 0;) {
+    const auto &inflight = local_mr_table()->inflight[m->index].n;
+    for (auto end = Clock::now() + std::chrono::seconds(5); inflight.load() != 0;) {
         if (Clock::now() > end) {
             log(1, "ibv_dereg_mr: a same-host peer stays in flight on MR index %u; giving up waiting", m->index);
             break;

@@ -159,14 +159,15 @@ int direct_locked(Qp *qp, uint32_t rkey, uint64_t raddr, size_t len, uint32_t ac
             return -1;
         // Fence against the owner's ibv_dereg_mr (Dekker-style, both sides seq_cst): either
         // we see the key cleared, or it sees us in flight and waits until we are done.
-        auto &e = const_cast<MrEntry &>(qp->peer->table->e[rkey & (kMaxMr - 1)]);
-        e.inflight.fetch_add(1);
-        if (e.key.load() != rkey) {
-            e.inflight.fetch_sub(1);
+        const uint32_t idx = rkey & (kMaxMr - 1);
+        auto &inflight = const_cast<MrTable *>(qp->peer->table)->inflight[idx].n;
+        inflight.fetch_add(1);
+        if (qp->peer->table->e[idx].key.load() != rkey) {
+            inflight.fetch_sub(1);
             return -1;
         }
         int rc = peer(v);
-        e.inflight.fetch_sub(1);
+        inflight.fetch_sub(1);
         return rc;
     }
     return -1;

@@ -67,11 +67,18 @@ struct MrEntry {
     std::atomic<uint32_t> key; // 0 = free; written last on register, first on deregister
     uint32_t access;
     uint32_t pd; // protection domain handle (unique within the process)
-    // Same-host peers placing data or reading right now (they map the table read-write):
-    // ibv_dereg_mr clears key, then waits for this to drain, so no byte lands after it returns.
-    std::atomic<uint32_t> inflight;
+    uint32_t reserved;
     uint64_t addr, len;
     uint64_t vma_start, vma_end, vma_off, vma_ino; // vma_ino 0: not shareable (CMA only)
+};
+// Same-host peers placing data into (or reading) an MR right now; they map the table
+// read-write for this. ibv_dereg_mr clears the entry's key, then waits for the count to
+// drain, so no byte lands after it returns. Apart from the entries, 128 bytes each (the
+// pair of lines the L2 prefetcher fetches together): a requester counts itself in and out
+// at every direct WRITE, and in the entry's line that pulled the line away from the owner,
+// which reads its entry at each of its own posts (hcts-bench ping-pongs share one MR).
+struct alignas(128) MrInflight {
+    std::atomic<uint32_t> n;
 };
 // A QP as same-host requesters must see it before placing data directly: its PD, its
 // access flags and the peer it is connected to (what the responder would check).
@@ -101,8 +108,11 @@ struct MrTable {
     alignas(64) std::atomic<uint64_t> poll_lease;
     alignas(64) MrEntry e[kMaxMr];
     QpEntry q[kMaxQpSlots];
+    MrInflight inflight[kMaxMr];
 };
-inline constexpr uint64_t kMrMagic = 0x33544d5256534fULL;
+static_assert(sizeof(MrEntry) == 64);
+inline constexpr uint64_t kMrMagic =
+    0x34544d5256534fULL; // changes with the layout: peers of another layout are refused
 
 struct Mr {
     ibv_mr mr{};

@@ -581,7 +581,14 @@ std::shared_ptr<PeerProc> same_host_peer_locked(const uint8_t boot_id[40], uint6
         log(1, "cannot open peer MR table %s (%s); using TCP", path, std::strerror(errno));
         return nullptr;
     }
-    void *m = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    // A table of another size (another layout, or a hostile fd) would fault past its end.
+    struct stat st {};
+    void *m = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) == sizeof(MrTable))
+        m = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    else
+        log(1, "peer MR table %s is %lld bytes, not %zu; using TCP", path, static_cast<long long>(st.st_size),
+            sizeof(MrTable));
     close(fd);
     if (m == MAP_FAILED)
         return nullptr;
