@@ -561,7 +561,7 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
         RcLink &link = *channel->link;
         link.begin_polling();
         do {
-            result = channel->notifies->wait(index, Clock::now(), comm.closing());
+            result = channel->notifies->poll(index, comm.closing());
             if (result != NotifyBank::WaitResult::timed_out)
                 break;
             link.progress_here();

@@ -26,6 +26,24 @@ bool NotifyBank::record(uint32_t index)
     return fresh;
 }
 
+bool NotifyBank::ready_locked(uint32_t index, bool any_lower, const std::atomic<bool> &cancel) const
+{
+    if (any_lower && index < state_.size())
+        return std::any_of(state_.begin(), state_.begin() + static_cast<std::ptrdiff_t>(index) + 1,
+                           [](uint16_t v) { return v != 0; }) ||
+               cancel.load();
+    return state_.at(index) != 0 || cancel.load();
+}
+
+NotifyBank::WaitResult NotifyBank::finish_locked(uint32_t index, bool any_lower, const std::atomic<bool> &cancel)
+{
+    if (state_[index] == 0 && !(any_lower && !cancel.load())) {
+        return WaitResult::cancelled;
+    }
+    state_[index] = env::counting_notifies() ? static_cast<uint16_t>(state_[index] - 1) : uint16_t{0};
+    return WaitResult::consumed;
+}
+
 NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> deadline,
                                         const std::atomic<bool> &cancel)
 {
@@ -33,13 +51,7 @@ NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> 
     // Mutant: a find-first-set over the bits up to `index` instead of bit `index`
     // itself, so a lower set notify satisfies the wait (which consumes its own).
     const bool any_lower = hcts::mutant("ref_notify_wait_scans_lower");
-    const auto ready = [&] {
-        if (any_lower && index < state_.size())
-            return std::any_of(state_.begin(), state_.begin() + static_cast<std::ptrdiff_t>(index) + 1,
-                               [](uint8_t v) { return v != 0; }) ||
-                   cancel.load();
-        return state_.at(index) != 0 || cancel.load();
-    };
+    const auto ready = [&] { return ready_locked(index, any_lower, cancel); };
     if (deadline && *deadline <= Clock::now()) {
         if (!ready()) // a poll (a waiter polling the CQ itself): no sleep, no syscall
             return WaitResult::timed_out;
@@ -50,11 +62,16 @@ NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> 
     } else {
         changed_.wait(lock, ready);
     }
-    if (state_[index] == 0 && !(any_lower && !cancel.load())) {
-        return WaitResult::cancelled;
-    }
-    state_[index] = env::counting_notifies() ? static_cast<uint16_t>(state_[index] - 1) : uint16_t{0};
-    return WaitResult::consumed;
+    return finish_locked(index, any_lower, cancel);
+}
+
+NotifyBank::WaitResult NotifyBank::poll(uint32_t index, const std::atomic<bool> &cancel)
+{
+    std::lock_guard lock(mutex_);
+    const bool any_lower = hcts::mutant("ref_notify_wait_scans_lower"); // as in wait()
+    if (!ready_locked(index, any_lower, cancel))
+        return WaitResult::timed_out;
+    return finish_locked(index, any_lower, cancel);
 }
 
 bool NotifyBank::peek(uint32_t index) const

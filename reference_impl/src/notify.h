@@ -24,11 +24,18 @@ class NotifyBank {
     enum class WaitResult { consumed, timed_out, cancelled };
     // Blocks until `index` is set, then clears it. No deadline = forever.
     WaitResult wait(uint32_t index, std::optional<Deadline> deadline, const std::atomic<bool> &cancel);
+    // wait() with a deadline already passed, without reading the clock: a waiter that polls
+    // its CQ itself calls this at every turn of its loop.
+    WaitResult poll(uint32_t index, const std::atomic<bool> &cancel);
     bool peek(uint32_t index) const;
     // Wakes every waiter so it re-checks its cancel flag.
     void wake_all();
 
   private:
+    // With mutex_ held: whether the wait may end (`index` set, or cancelled).
+    bool ready_locked(uint32_t index, bool any_lower, const std::atomic<bool> &cancel) const;
+    // With mutex_ held, once ready_locked: consumes `index`, or says the wait was cancelled.
+    WaitResult finish_locked(uint32_t index, bool any_lower, const std::atomic<bool> &cancel);
     mutable std::mutex mutex_;
     std::condition_variable changed_;
     std::vector<uint16_t> state_; // 0/1 (binary) or the records not yet waited for (counting)
