@@ -5,8 +5,10 @@
 #include <sys/random.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include <hcts/mutant.h>
@@ -234,18 +236,30 @@ HcclResult RcLink::transfer(ibv_wr_opcode opcode, Span local, Span remote, uint6
                             std::optional<uint32_t> imm, const std::atomic<bool> &cancel, bool await_last,
                             TaskQueue::Retire retire)
 {
+    // A chain of up to kInlineChain WRs (a small write is two) is built on the stack: two
+    // vectors per write were two allocations and frees on every message's path.
+    constexpr size_t kInlineChain = 4;
+    std::array<ibv_send_wr, kInlineChain> inline_wrs{};
+    std::array<ibv_sge, kInlineChain> inline_sges{};
+    std::vector<ibv_send_wr> heap_wrs;
+    std::vector<ibv_sge> heap_sges;
     uint64_t done = 0;
     do {
-        std::vector<ibv_send_wr> wrs;
-        std::vector<ibv_sge> sges;
-        // As many as this chain takes, not batch_limit: a small write is two WRs, and
-        // reserving 64 made every write allocate ~9 KiB.
+        // As many as this chain takes, not batch_limit: reserving 64 made every write
+        // allocate ~9 KiB.
         const uint64_t segments = (len - done + max_write_ - 1) / max_write_;
         const size_t chain = static_cast<size_t>(std::min<uint64_t>(batch_limit, segments + (imm ? 1 : 0)));
-        wrs.reserve(chain);
-        sges.reserve(chain);
+        std::span<ibv_send_wr> wr_room(inline_wrs);
+        std::span<ibv_sge> sge_room(inline_sges);
+        if (chain > kInlineChain) {
+            heap_wrs.resize(chain);
+            heap_sges.resize(chain);
+            wr_room = heap_wrs;
+            sge_room = heap_sges;
+        }
+        size_t n = 0;
         // A batch keeps room for the WRITE WITH IMM, which must share the last chain.
-        while (done < len && wrs.size() + (imm ? 1 : 0) < batch_limit) {
+        while (done < len && n + (imm ? 1 : 0) < batch_limit && n < chain) {
             if (hcts::mutant("ref_segment_tail_dropped") && done > 0 && len - done < max_write_) {
                 // Mutant: the segment count is len / max_write, so a short tail
                 // behind whole segments is never sent.
@@ -253,13 +267,13 @@ HcclResult RcLink::transfer(ibv_wr_opcode opcode, Span local, Span remote, uint6
                 break;
             }
             const uint64_t chunk = std::min(max_write_, len - done);
-            sges.push_back({local.addr + done, static_cast<uint32_t>(chunk), local.key});
+            sge_room[n] = {local.addr + done, static_cast<uint32_t>(chunk), local.key};
             ibv_send_wr wr{};
             wr.opcode = opcode;
             wr.num_sge = 1;
             wr.wr.rdma.remote_addr = remote.addr + done;
             wr.wr.rdma.rkey = remote.key;
-            wrs.push_back(wr);
+            wr_room[n++] = wr;
             done += chunk;
         }
         const bool last = done == len;
@@ -270,12 +284,13 @@ HcclResult RcLink::transfer(ibv_wr_opcode opcode, Span local, Span remote, uint6
             wr.imm_data = htonl(*imm);
             wr.wr.rdma.remote_addr = remote.addr;
             wr.wr.rdma.rkey = remote.key;
-            wrs.push_back(wr);
+            wr_room[n++] = wr;
         }
-        if (wrs.empty())
+        if (n == 0)
             break;
+        const std::span<ibv_send_wr> wrs = wr_room.first(n);
         for (size_t i = 0; i < wrs.size(); ++i) {
-            wrs[i].sg_list = wrs[i].num_sge > 0 ? &sges[i] : nullptr;
+            wrs[i].sg_list = wrs[i].num_sge > 0 ? &sge_room[i] : nullptr;
             wrs[i].next = i + 1 < wrs.size() ? &wrs[i + 1] : nullptr;
         }
         wrs.back().send_flags = IBV_SEND_SIGNALED;
