@@ -47,15 +47,14 @@ NotifyBank::WaitResult NotifyBank::finish_locked(uint32_t index, bool any_lower,
 NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> deadline,
                                         const std::atomic<bool> &cancel)
 {
+    if (deadline && *deadline <= Clock::now())
+        return poll(index, cancel); // no sleep, no syscall
     std::unique_lock lock(mutex_);
     // Mutant: a find-first-set over the bits up to `index` instead of bit `index`
     // itself, so a lower set notify satisfies the wait (which consumes its own).
     const bool any_lower = hcts::mutant("ref_notify_wait_scans_lower");
     const auto ready = [&] { return ready_locked(index, any_lower, cancel); };
-    if (deadline && *deadline <= Clock::now()) {
-        if (!ready()) // a poll (a waiter polling the CQ itself): no sleep, no syscall
-            return WaitResult::timed_out;
-    } else if (deadline) {
+    if (deadline) {
         if (!changed_.wait_until(lock, *deadline, ready)) {
             return WaitResult::timed_out;
         }

@@ -24,8 +24,8 @@ class NotifyBank {
     enum class WaitResult { consumed, timed_out, cancelled };
     // Blocks until `index` is set, then clears it. No deadline = forever.
     WaitResult wait(uint32_t index, std::optional<Deadline> deadline, const std::atomic<bool> &cancel);
-    // wait() with a deadline already passed, without reading the clock: a waiter that polls
-    // its CQ itself calls this at every turn of its loop.
+    // Clears `index` if it is set, without waiting or reading the clock (wait() with a
+    // deadline already passed): a waiter that polls its CQ itself calls this at every turn.
     WaitResult poll(uint32_t index, const std::atomic<bool> &cancel);
     bool peek(uint32_t index) const;
     // Wakes every waiter so it re-checks its cancel flag.

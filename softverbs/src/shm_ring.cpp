@@ -57,21 +57,30 @@ std::unique_ptr<ShmRing> ShmRing::create()
     return r;
 }
 
-std::unique_ptr<ShmRing> ShmRing::open_peer(int pid, int fd, bool requester)
+void *map_peer_fd(int pid, int fd, size_t bytes, const char *what)
 {
     char path[64];
     std::snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
     int f = open(path, O_RDWR | O_CLOEXEC);
     if (f < 0) {
-        log(1, "cannot open the peer's ring %s (%s); using TCP", path, std::strerror(errno));
+        log(1, "cannot open the peer's %s %s (%s); using TCP", what, path, std::strerror(errno));
         return nullptr;
     }
     struct stat st {};
     void *m = MAP_FAILED;
-    if (fstat(f, &st) == 0 && static_cast<size_t>(st.st_size) == kRingSegBytes)
-        m = mmap(nullptr, kRingSegBytes, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+    if (fstat(f, &st) == 0 && static_cast<size_t>(st.st_size) == bytes)
+        m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+    else
+        log(1, "the peer's %s %s is %lld bytes, not %zu; using TCP", what, path, static_cast<long long>(st.st_size),
+            bytes);
     close(f);
-    if (m == MAP_FAILED)
+    return m == MAP_FAILED ? nullptr : m;
+}
+
+std::unique_ptr<ShmRing> ShmRing::open_peer(int pid, int fd, bool requester)
+{
+    void *m = map_peer_fd(pid, fd, kRingSegBytes, "ring");
+    if (!m)
         return nullptr;
     std::unique_ptr<ShmRing> r(new ShmRing);
     r->base_ = static_cast<uint8_t *>(m);

@@ -73,10 +73,10 @@ struct MrEntry {
 };
 // Same-host peers placing data into (or reading) an MR right now; they map the table
 // read-write for this. ibv_dereg_mr clears the entry's key, then waits for the count to
-// drain, so no byte lands after it returns. Apart from the entries, 128 bytes each (the
-// pair of lines the L2 prefetcher fetches together): a requester counts itself in and out
-// at every direct WRITE, and in the entry's line that pulled the line away from the owner,
-// which reads its entry at each of its own posts (hcts-bench ping-pongs share one MR).
+// drain, so no byte lands after it returns. Kept apart from the entries, 128 bytes each (the
+// pair of lines the L2 prefetcher fetches together): a requester counts itself in and out at
+// every direct WRITE, and inside the entry that took the line away from the owner, which
+// reads its own entry at each of its posts (hcts-bench's ping-pongs share one MR).
 struct alignas(128) MrInflight {
     std::atomic<uint32_t> n;
 };
@@ -333,6 +333,10 @@ struct PeerProc {
     bool allow_map = true;
     ~PeerProc();
 };
+// Maps a same-host peer's memfd (/proc/<pid>/fd/<fd>) read-write and shared, only if it is
+// exactly `bytes` long: one of another size (another layout, or a hostile fd) would fault
+// past its end. null, logged with `what`, when it cannot be opened or has the wrong size.
+void *map_peer_fd(int pid, int fd, size_t bytes, const char *what);
 // Direct placement into a same-host peer: 0, or an ibv_wc_status on failure.
 int peer_write_locked(PeerProc *p, const MrView &v, uint64_t raddr, const void *src, size_t len);
 int peer_read_locked(PeerProc *p, const MrView &v, uint64_t raddr, void *dst, size_t len);

@@ -574,23 +574,9 @@ std::shared_ptr<PeerProc> same_host_peer_locked(const uint8_t boot_id[40], uint6
             return it->second;
         peers.erase(it); // the pid was reused by another process
     }
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, table_fd);
-    int fd = open(path, O_RDWR | O_CLOEXEC); // read-write: the in-flight counts fence deregistration
-    if (fd < 0) {
-        log(1, "cannot open peer MR table %s (%s); using TCP", path, std::strerror(errno));
-        return nullptr;
-    }
-    // A table of another size (another layout, or a hostile fd) would fault past its end.
-    struct stat st {};
-    void *m = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) == sizeof(MrTable))
-        m = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    else
-        log(1, "peer MR table %s is %lld bytes, not %zu; using TCP", path, static_cast<long long>(st.st_size),
-            sizeof(MrTable));
-    close(fd);
-    if (m == MAP_FAILED)
+    // Read-write: the in-flight counts fence deregistration.
+    void *m = map_peer_fd(pid, static_cast<int>(table_fd), sizeof(MrTable), "MR table");
+    if (!m)
         return nullptr;
     auto p = std::make_shared<PeerProc>();
     p->pid = pid;
