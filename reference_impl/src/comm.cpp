@@ -122,6 +122,7 @@ Comm::~Comm()
     }
     channels.clear();
     memory_mr_.reset();
+    polled_device_.store(nullptr);
     device_.reset();
     // Not before every rank joined: a rank that failed to start may be retried.
     if (joined_)
@@ -195,12 +196,32 @@ std::shared_ptr<ThreadObj> Comm::new_thread(CommEngine engine, uint32_t notify_n
     thread->engine = engine;
     const std::string name = "r" + std::to_string(rank_) + ".t" + std::to_string(thread_serial_++);
     // The worker runs only while the comm lives (its destruction joins it before the device goes).
+    // The worker lingers as long as a channel wait polls (HCOMM_REF_POLL_US) before it
+    // sleeps. The device may come later than the thread (ensure_verbs), hence polled_device_.
+    TaskQueue::Linger linger;
+    linger.time = env::poll_budget();
+    auto held = std::make_shared<VerbsDevice *>(nullptr); // the device of one linger, begin to end
+    linger.begin = [this, held] {
+        *held = polled_device_.load();
+        if (*held != nullptr)
+            (*held)->begin_idle_polling();
+    };
+    linger.poll = [held] {
+        if (*held != nullptr)
+            (*held)->idle_poll();
+    };
+    linger.end = [held] {
+        if (*held != nullptr)
+            (*held)->end_idle_polling();
+        *held = nullptr;
+    };
     auto queue = std::make_shared<TaskQueue>(
         rank_, name, [this](HcclResult) { ++stats_.task_errors; },
         [this] {
-            if (VerbsDevice *device = device_.get())
+            if (VerbsDevice *device = polled_device_.load())
                 device->arm_unpolled();
-        });
+        },
+        std::move(linger));
     thread->core = std::make_shared<ThreadCore>(std::move(queue), notify_num);
     threads_.push_back(thread);
     return thread;
@@ -243,6 +264,7 @@ HcclResult Comm::ensure_verbs()
         return HCCL_E_MEMORY;
     }
     device_ = std::move(device);
+    polled_device_.store(device_.get());
     memory_mr_ = std::move(mr);
     return HCCL_SUCCESS;
 }

@@ -172,6 +172,8 @@ class Comm {
     bool joined_ = false; // every rank joined: the job's rendezvous is over
     std::unique_ptr<CommMemory> memory_;
     std::unique_ptr<VerbsDevice> device_;
+    // device_ for the workers, which read it unlocked (it comes with the first channel).
+    std::atomic<VerbsDevice *> polled_device_{nullptr};
     std::unique_ptr<MemoryRegion> memory_mr_;
     Stats stats_;
     std::atomic<bool> closing_{false};

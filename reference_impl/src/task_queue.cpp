@@ -64,9 +64,10 @@ TaskQueue::Retire TaskQueue::in_flight(const void *link)
     };
 }
 
-TaskQueue::TaskQueue(int64_t rank, std::string name, ErrorHook on_error, std::function<void()> before_sleep)
+TaskQueue::TaskQueue(int64_t rank, std::string name, ErrorHook on_error, std::function<void()> before_sleep,
+                     Linger linger)
     : rank_(rank), name_(std::move(name)), on_error_(std::move(on_error)), before_sleep_(std::move(before_sleep)),
-      anchor_(std::make_shared<Anchor>(this))
+      linger_(std::move(linger)), anchor_(std::make_shared<Anchor>(this))
 {
     worker_ = std::jthread([this](std::stop_token stop) { run(stop); });
 }
@@ -102,6 +103,7 @@ uint64_t TaskQueue::enqueue(Task task, Overlap overlap)
             return sequence;
         }
         tasks_.push_back({std::move(task), overlap});
+        queued_.store(tasks_.size(), std::memory_order_release);
     }
     work_.notify_one();
     return sequence;
@@ -216,13 +218,33 @@ bool TaskQueue::drain_locked(std::unique_lock<std::mutex> &lock, std::stop_token
     return drained;
 }
 
-void TaskQueue::before_sleep_locked(std::unique_lock<std::mutex> &lock)
+void TaskQueue::before_sleep_locked(std::unique_lock<std::mutex> &lock, bool always)
 {
-    if (open_count_ == 0 || !before_sleep_)
+    if ((open_count_ == 0 && !always) || !before_sleep_)
         return;
     lock.unlock(); // the hook takes the device's dispatch lock, under which completions take ours
     before_sleep_();
     lock.lock();
+}
+
+bool TaskQueue::linger_locked(std::unique_lock<std::mutex> &lock, std::stop_token stop)
+{
+    if (linger_.time.count() <= 0 || !linger_.poll)
+        return false;
+    lock.unlock(); // completions that poll() hears retire under this lock
+    if (linger_.begin)
+        linger_.begin();
+    const auto end = std::chrono::steady_clock::now() + linger_.time;
+    // The clock is read every 16th turn: a turn is a fraction of a microsecond.
+    for (uint32_t turn = 1; queued_.load(std::memory_order_acquire) == 0 && !stop.stop_requested(); ++turn) {
+        linger_.poll();
+        if (turn % 16 == 0 && std::chrono::steady_clock::now() >= end)
+            break;
+    }
+    if (linger_.end)
+        linger_.end();
+    lock.lock();
+    return true;
 }
 
 void TaskQueue::run(std::stop_token stop)
@@ -232,8 +254,12 @@ void TaskQueue::run(std::stop_token stop)
     pthread_setname_np(pthread_self(), ("href-w" + name_).substr(0, 15).c_str());
     std::unique_lock lock(mutex_);
     for (;;) {
-        if (tasks_.empty())
-            before_sleep_locked(lock);
+        if (tasks_.empty()) {
+            // CQs left unarmed while the worker lingered are armed for whoever sleeps now.
+            const bool lingered = linger_locked(lock, stop);
+            if (tasks_.empty())
+                before_sleep_locked(lock, lingered);
+        }
         work_.wait(lock, stop, [&] { return !tasks_.empty(); });
         if (tasks_.empty()) {
             stopped_ = true; // stopping with nothing left; later enqueues fail at once
@@ -243,6 +269,7 @@ void TaskQueue::run(std::stop_token stop)
         }
         Queued next = std::move(tasks_.front());
         tasks_.pop_front();
+        queued_.store(tasks_.size(), std::memory_order_release);
         const uint64_t sequence = completed_ + 1;
         // Mutant: the error state is not sticky; only the failing task is lost.
         const bool sticky = !hcts::mutant("ref_thread_error_not_sticky");

@@ -10,6 +10,8 @@
 // alongside it. wait_done() counts a task done once its work in flight is too.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -28,6 +30,18 @@
 
 namespace hcomm_ref {
 
+// What the worker does when it runs out of tasks, before it sleeps: for `time` it
+// keeps calling `poll` (which hears completions on the caller's thread), between
+// `begin` and `end`, and takes a task that comes meanwhile without being woken.
+// Each sleep costs a wake-up later, and the launcher's next tasks usually come
+// within microseconds of its last. Empty or zero time: the worker sleeps at once.
+struct WorkerLinger {
+    std::chrono::microseconds time{0};
+    std::function<void()> begin;
+    std::function<void()> poll;
+    std::function<void()> end;
+};
+
 class TaskQueue {
   public:
     using Task = std::function<HcclResult()>;
@@ -41,11 +55,13 @@ class TaskQueue {
     static const Overlap kOverlapAll;
     // Called exactly once when a transfer left in flight has completed, with its status.
     using Retire = std::function<void(HcclResult)>;
+    using Linger = WorkerLinger;
 
     // `before_sleep`: called on the worker, outside the lock, before it sleeps while
     // transfers are in flight (idle, or waiting for them), so their completions are
     // heard at once (the comm arms CQs a poller left unarmed).
-    TaskQueue(int64_t rank, std::string name, ErrorHook on_error, std::function<void()> before_sleep = {});
+    TaskQueue(int64_t rank, std::string name, ErrorHook on_error, std::function<void()> before_sleep = {},
+              Linger linger = {});
     // The worker's destruction asks it to stop: it skips what is still queued
     // and is joined (the running task must end: waits observe the comm's cancel flag).
     // Completions of transfers still in flight are ignored from here on.
@@ -91,13 +107,17 @@ class TaskQueue {
     void wake_waiters_locked();
     // Waits (on the worker) until no work is in flight that `overlap` may not run alongside.
     bool drain_locked(std::unique_lock<std::mutex> &lock, std::stop_token stop, Overlap overlap);
-    // Calls before_sleep_ (unlocked) when transfers are in flight.
-    void before_sleep_locked(std::unique_lock<std::mutex> &lock);
+    // Calls before_sleep_ (unlocked) when transfers are in flight, or `always`.
+    void before_sleep_locked(std::unique_lock<std::mutex> &lock, bool always = false);
+    // With the queue empty: polls (unlocked) for linger_.time or until a task comes.
+    // False if the queue has no Linger.
+    bool linger_locked(std::unique_lock<std::mutex> &lock, std::stop_token stop);
 
     const int64_t rank_;
     const std::string name_;
     ErrorHook on_error_;
     std::function<void()> before_sleep_;
+    Linger linger_;
     mutable std::mutex mutex_;
     std::condition_variable_any work_; // also woken by a stop request
     mutable std::condition_variable done_;
@@ -106,6 +126,7 @@ class TaskQueue {
         Overlap overlap;
     };
     std::deque<Queued> tasks_;
+    std::atomic<size_t> queued_{0}; // tasks_.size(), for the lingering worker to read unlocked
     uint64_t enqueued_ = 0;
     uint64_t completed_ = 0;
     HcclResult error_ = HCCL_SUCCESS;

@@ -349,11 +349,7 @@ bool RcLink::progress_here()
     std::unique_lock dispatch(device_.dispatch_mutex(), std::try_to_lock);
     if (!dispatch.owns_lock())
         return false; // the progress thread is dispatching: what it finds is seen soon
-    ibv_wc wcs[16];
-    const int n = ibv_poll_cq(cq_, 16, wcs);
-    for (int i = 0; i < n; ++i)
-        on_completion(wcs[i]);
-    return n > 0;
+    return VerbsDevice::poll_batch(cq_, this) > 0;
 }
 
 void RcLink::on_completion(const ibv_wc &wc)

@@ -91,18 +91,25 @@ ibv_cq *VerbsDevice::create_cq(int entries, CompletionSink *sink)
         ibv_destroy_cq(cq);
         return nullptr;
     }
+    if (cq != nullptr) {
+        std::lock_guard lock(dispatch_);
+        cqs_.emplace_back(cq, sink);
+    }
     return cq;
+}
+
+int VerbsDevice::poll_batch(ibv_cq *cq, CompletionSink *sink)
+{
+    ibv_wc wcs[16];
+    const int n = ibv_poll_cq(cq, 16, wcs);
+    for (int i = 0; i < n; ++i)
+        sink->on_completion(wcs[i]);
+    return n;
 }
 
 void VerbsDevice::drain(ibv_cq *cq, CompletionSink *sink)
 {
-    ibv_wc wcs[16];
-    for (;;) {
-        const int n = ibv_poll_cq(cq, 16, wcs);
-        if (n <= 0)
-            break;
-        for (int i = 0; i < n; ++i)
-            sink->on_completion(wcs[i]);
+    while (poll_batch(cq, sink) > 0) {
     }
 }
 
@@ -119,6 +126,18 @@ void VerbsDevice::arm_locked(ibv_cq *cq, CompletionSink *sink)
 void VerbsDevice::forget_locked(ibv_cq *cq)
 {
     std::erase_if(unarmed_, [&](const auto &e) { return e.first == cq; });
+    std::erase_if(cqs_, [&](const auto &e) { return e.first == cq; });
+}
+
+bool VerbsDevice::idle_poll()
+{
+    std::unique_lock lock(dispatch_, std::try_to_lock);
+    if (!lock.owns_lock())
+        return false; // the progress thread dispatches: what it finds is delivered by it
+    bool any = false;
+    for (const auto &[cq, sink] : cqs_)
+        any = poll_batch(cq, sink) > 0 || any;
+    return any;
 }
 
 bool VerbsDevice::arm_unpolled()
@@ -132,7 +151,7 @@ bool VerbsDevice::arm_unpolled_locked()
     const bool any = !unarmed_.empty();
     for (size_t i = 0; i < unarmed_.size();) {
         const auto [cq, sink] = unarmed_[i];
-        if (sink->polled()) {
+        if (polled(sink)) {
             ++i;
             continue;
         }
@@ -184,7 +203,7 @@ void VerbsDevice::progress()
         // Re-arm before draining so a completion that lands meanwhile raises a new
         // event, unless a waiter polls the CQ itself: then it stays unarmed until
         // the polling stops (the waiter arms it before it sleeps, or the loop above).
-        if (sink->polled()) {
+        if (polled(sink)) {
             if (std::none_of(unarmed_.begin(), unarmed_.end(), [&](const auto &e) { return e.first == cq; }))
                 unarmed_.emplace_back(cq, sink);
         } else {

@@ -138,3 +138,55 @@ TEST(TaskQueue, InFlightOffAWorkerIsEmpty)
     const int link = 0;
     EXPECT_FALSE(TaskQueue::in_flight(&link));
 }
+
+namespace {
+
+// What a queue's Linger and before_sleep hooks saw.
+struct LingerLog {
+    std::atomic<int> begins{0}, polls{0}, ends{0}, sleeps{0};
+    WorkerLinger linger(std::chrono::microseconds time)
+    {
+        return {time, [this] { ++begins; }, [this] { ++polls; }, [this] { ++ends; }};
+    }
+    std::function<void()> before_sleep()
+    {
+        return [this] { ++sleeps; };
+    }
+};
+
+} // namespace
+
+// Issue 14: a worker out of tasks keeps polling for its linger time, and a task that
+// comes meanwhile runs without the worker going to sleep (no wake-up needed). A
+// queue's destruction ends a linger at once.
+TEST(TaskQueue, LingeringWorkerTakesTheNextTaskWithoutSleeping)
+{
+    LingerLog log;
+    auto q = std::make_unique<TaskQueue>(0, "test", TaskQueue::ErrorHook{}, log.before_sleep(), log.linger(60s));
+    const auto trivial = [] { return HCCL_SUCCESS; };
+    ASSERT_TRUE(q->wait_done(q->enqueue(trivial), in(kPatience)));
+    ASSERT_TRUE(eventually([&] { return log.polls.load() > 100; })) << "the idle worker does not poll";
+    ASSERT_TRUE(q->wait_done(q->enqueue(trivial), in(kPatience)));
+    ASSERT_TRUE(eventually([&] { return log.begins.load() == 2; })) << "the worker did not linger again";
+    EXPECT_EQ(log.ends.load(), 1) << "the second task ends the first linger";
+    EXPECT_EQ(log.sleeps.load(), 0) << "the worker slept although a task came within its linger";
+    const auto destroyed_at = Clock::now();
+    q.reset();
+    EXPECT_LT(Clock::now() - destroyed_at, kPatience) << "the 60 s linger held up the queue's destruction";
+    EXPECT_EQ(log.ends.load(), 2);
+}
+
+// After its linger time the worker gives up polling and sleeps (arming what it left
+// unarmed), and the next task wakes it as before.
+TEST(TaskQueue, WorkerSleepsAfterItsLinger)
+{
+    LingerLog log;
+    TaskQueue q(0, "test", {}, log.before_sleep(), log.linger(2ms));
+    const auto trivial = [] { return HCCL_SUCCESS; };
+    ASSERT_TRUE(q.wait_done(q.enqueue(trivial), in(kPatience)));
+    ASSERT_TRUE(eventually([&] { return log.sleeps.load() == 1; })) << "the worker never went to sleep";
+    EXPECT_EQ(log.begins.load(), 1);
+    EXPECT_EQ(log.ends.load(), 1);
+    EXPECT_GT(log.polls.load(), 0);
+    ASSERT_TRUE(q.wait_done(q.enqueue(trivial), in(kPatience))) << "a sleeping worker was not woken by a task";
+}
