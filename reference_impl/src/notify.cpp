@@ -21,6 +21,8 @@ bool NotifyBank::record(uint32_t index)
             state_[index] = 1;
         else if (state_[index] < UINT16_MAX)
             ++state_[index];
+        if (fresh)
+            set_.fetch_add(1, std::memory_order_release);
     }
     changed_.notify_all();
     return fresh;
@@ -41,6 +43,8 @@ NotifyBank::WaitResult NotifyBank::finish_locked(uint32_t index, bool any_lower,
         return WaitResult::cancelled;
     }
     state_[index] = env::counting_notifies() ? static_cast<uint16_t>(state_[index] - 1) : uint16_t{0};
+    if (state_[index] == 0)
+        set_.fetch_sub(1, std::memory_order_relaxed);
     return WaitResult::consumed;
 }
 
@@ -66,6 +70,8 @@ NotifyBank::WaitResult NotifyBank::wait(uint32_t index, std::optional<Deadline> 
 
 NotifyBank::WaitResult NotifyBank::poll(uint32_t index, const std::atomic<bool> &cancel)
 {
+    if (set_.load(std::memory_order_acquire) == 0 && !cancel.load())
+        return WaitResult::timed_out; // nothing set, not even below `index`
     std::lock_guard lock(mutex_);
     const bool any_lower = hcts::mutant("ref_notify_wait_scans_lower"); // as in wait()
     if (!ready_locked(index, any_lower, cancel))

@@ -39,6 +39,9 @@ class NotifyBank {
     mutable std::mutex mutex_;
     std::condition_variable changed_;
     std::vector<uint16_t> state_; // 0/1 (binary) or the records not yet waited for (counting)
+    // How many entries of state_ are not 0 (changed under mutex_): a poll that finds
+    // none set returns without the lock, which the recording thread also takes.
+    std::atomic<uint32_t> set_{0};
 };
 
 } // namespace hcomm_ref
