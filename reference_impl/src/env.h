@@ -48,7 +48,8 @@ std::chrono::milliseconds notify_delay();
 uint32_t split_reordered();
 // HCOMM_REF_POLL_US=N (≤ 10000, default 200): how long a channel wait polls the
 // channel's CQ itself before it sleeps, at first (PollBudget learns it per channel, up
-// to 1 ms; 0: it sleeps at once, woken by the progress thread).
+// to 1 ms; 0: it sleeps at once, woken by the progress thread), and how long a worker
+// out of tasks lingers, polling, before it sleeps.
 std::chrono::microseconds poll_budget();
 // HCOMM_REF_WWN_REFUSAL = not_support (default) | ptr: the code of a refused
 // HcommWriteWithNotifyOnThread where the vendor's path finds no stream for the
