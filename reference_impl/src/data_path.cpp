@@ -370,8 +370,10 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
     Comm &comm = *channel->comm;
     const std::optional<uint32_t> imm = notify ? std::optional<uint32_t>(kImmNotifyTag | *notify) : std::nullopt;
     const bool with_payload_and_notify = notify && len > 0;
-    const std::optional<PreviousWrite> previous =
-        with_payload_and_notify ? swap_previous(*channel, {dst, src, len, *notify}) : std::nullopt;
+    // Only mutants look at the previous write; keeping it takes a process-wide lock per write.
+    const std::optional<PreviousWrite> previous = with_payload_and_notify && !hcts::active_mutant().empty()
+                                                      ? swap_previous(*channel, {dst, src, len, *notify})
+                                                      : std::nullopt;
     if (with_payload_and_notify && hcts::mutant("ref_wwn_stale_retry_before_next") && previous) {
         // A retry list not cleared on completion: the previous write is posted
         // again ahead of this one, reading its source anew.
