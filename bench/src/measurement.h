@@ -26,7 +26,9 @@ struct Sample {
     Usage used;            // both ranks (valid on rank 0)
 };
 
-// Collective: a barrier, then the method's call with getrusage around it.
+// Collective: a barrier, n / kWarmupDivisor (at least 1) untimed round trips or
+// messages, then the method's call for n with getrusage around it.
+constexpr uint32_t kWarmupDivisor = 10;
 Sample take_sample(Method &m, Test t, uint64_t size, uint32_t n, uint32_t window);
 
 struct Measurement {
