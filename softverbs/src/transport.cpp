@@ -260,7 +260,10 @@ void handle_frames_locked(const std::shared_ptr<Conn> &c)
             break;
         }
         if (cut == FrameCut::kNeedMore) {
-            c->in.reserve(sizeof f + f.plen - c->in.size()); // room for the rest in one piece
+            // Room for the rest in one piece, and for the reads after it (on_readable_locked
+            // reserves 256 KiB per read: without the slack the last reads of a large frame
+            // reallocated the whole buffer, a copy of the frame and fresh page faults).
+            c->in.reserve(sizeof f + f.plen - c->in.size() + (256u << 10));
             break;
         }
         const uint8_t *payload = c->in.data() + sizeof f;
