@@ -17,6 +17,7 @@ class ByteQueue {
     const uint8_t *data() const { return buf_.get() + head_; }
     size_t size() const { return tail_ - head_; }
     bool empty() const { return head_ == tail_; }
+    size_t capacity() const { return cap_; }
 
     // At least n writable bytes at tail(); the caller fills some and calls commit().
     uint8_t *reserve(size_t n)

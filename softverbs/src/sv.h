@@ -348,6 +348,7 @@ struct Conn {
     Qp *qp = nullptr;               // requester QP (outbound)
     Responder *responder = nullptr; // inbound
     ByteQueue out;                  // bytes not yet written
+    Clock::time_point out_emptied;  // when `out`, grown past what is kept, last went empty
     bool out_armed = false;         // EPOLLOUT requested (spares an epoll_ctl per send)
     ByteQueue in;                   // received bytes not yet handled (at most a partial frame)
     bool paused = false;            // not reading: our replies to this peer are piling up (see kOutHigh)
