@@ -112,6 +112,8 @@ bool read_all(int fd, void *p, size_t n)
 
 // A connection keeps up to this much buffer between messages (more only while a huge one passes).
 constexpr size_t kKeepBuffer = 32u << 20;
+// Each read of a connection goes into at least this much spare room of its frame buffer.
+constexpr size_t kReadRoom = 256u << 10;
 // An outgoing buffer grown past kKeepBuffer is given back only once it has stayed empty this
 // long. Given back whenever it went empty, a window of eight 16 MiB writes regrew it through
 // 64, 128 and 256 MiB, copying and page faulting, at every window: the reference's 16 MiB
@@ -216,10 +218,10 @@ void handle_frames_locked(const std::shared_ptr<Conn> &c)
             break;
         }
         if (cut == FrameCut::kNeedMore) {
-            // Room for the rest in one piece, and for the reads after it (on_readable_locked
-            // reserves 256 KiB per read: without the slack the last reads of a large frame
-            // reallocated the whole buffer, a copy of the frame and fresh page faults).
-            c->in.reserve(sizeof f + f.plen - c->in.size() + (256u << 10));
+            // Room for the rest in one piece, and for the reads after it (each reserves
+            // kReadRoom: without the slack the last reads of a large frame reallocated the
+            // whole buffer, a copy of the frame and fresh page faults).
+            c->in.reserve(sizeof f + f.plen - c->in.size() + kReadRoom);
             break;
         }
         const uint8_t *payload = c->in.data() + sizeof f;
@@ -375,8 +377,8 @@ void on_readable_locked(int fd)
     for (;;) {
         if (c->paused)
             return;
-        // Read straight into the frame buffer's spare room, at least 256 KiB of it.
-        c->in.reserve(256u << 10);
+        // Read straight into the frame buffer's spare room.
+        c->in.reserve(kReadRoom);
         ssize_t k = ::recv(fd, c->in.tail(), c->in.room(), MSG_DONTWAIT);
         if (k > 0) {
             log(3, "fd %d received %zd", fd, k);
