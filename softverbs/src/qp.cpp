@@ -89,6 +89,7 @@ void flush_locked(Qp *qp)
             w.status = IBV_WC_WR_FLUSH_ERR;
         }
     // qp->pend is left alone: the adversary may be iterating it; its entries find their WQEs done.
+    retry_give_up_locked(qp);
     sq_advance_locked(qp);
     flush_recvs_locked(qp);
 }
@@ -389,6 +390,7 @@ int ibv_modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int mask)
             qp->rq.clear();
             qp->pend.clear();
             qp->sq_failed = false;
+            qp->retry_expiry.reset();
             qp->hold_seq = 0;
             qp->exec_seq = qp->next_seq;
             qp->sq_used = 0;

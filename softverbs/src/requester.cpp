@@ -461,9 +461,61 @@ void sq_pump_locked(Qp *qp)
         sq_advance_locked(qp); // completions of what ran (post_send's own call may be long past)
 }
 
+namespace {
+
+// How long an RC requester retries a peer that stopped answering before it reports
+// IBV_WC_RETRY_EXC_ERR: the local ACK timeout (4.096 us << timeout) once per try,
+// retry_cnt retries after the first. A program that exits right after its last
+// exchange must not see its peer's surplus WQEs fail at once: on a NIC they fail
+// ~0.5 s later (14 and 7), usually after the peer is done polling. Departures from
+// IBTA: timeout 0 (wait for ever) reports at once, as nothing can answer a lost
+// connection; and the wait is capped so that a large timeout cannot hang a program.
+Clock::duration retry_time(const ibv_qp_attr &a)
+{
+    constexpr auto kCap = std::chrono::seconds(2);
+    if (a.timeout == 0)
+        return Clock::duration::zero();
+    const auto once = std::chrono::nanoseconds(4096ll << std::min<int>(a.timeout, 31));
+    if (once >= kCap)
+        return kCap;
+    return std::min<Clock::duration>(once * (a.retry_cnt + 1), kCap);
+}
+
+// True while the head WQE's RETRY_EXC_ERR must wait for its retry time.
+bool retry_pending_locked(Qp *qp)
+{
+    const Clock::time_point now = Clock::now();
+    if (!qp->retry_expiry) {
+        qp->retry_expiry = now + retry_time(qp->attr);
+        if (now < *qp->retry_expiry)
+            transport_kick(); // the progress thread completes it (retry_timers_locked)
+    }
+    return now < *qp->retry_expiry;
+}
+
+} // namespace
+
+void retry_give_up_locked(Qp *qp) { qp->retry_expiry = Clock::now(); }
+
+Clock::time_point retry_timers_locked()
+{
+    Clock::time_point next = Clock::time_point::max();
+    for (auto &[n, qp] : G().qps) {
+        if (!qp->retry_expiry || qp->sq.empty() || !qp->sq.front().done ||
+            qp->sq.front().status != IBV_WC_RETRY_EXC_ERR)
+            continue;
+        sq_advance_locked(qp);
+        if (!qp->sq.empty() && qp->sq.front().done && qp->sq.front().status == IBV_WC_RETRY_EXC_ERR)
+            next = std::min(next, *qp->retry_expiry);
+    }
+    return next;
+}
+
 void sq_advance_locked(Qp *qp)
 {
     while (!qp->sq.empty() && qp->sq.front().done) {
+        if (qp->sq.front().status == IBV_WC_RETRY_EXC_ERR && retry_pending_locked(qp))
+            break;
         Wqe w = std::move(qp->sq.front());
         qp->sq.pop_front();
         ++qp->unsignaled_run;

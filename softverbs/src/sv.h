@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -205,6 +206,9 @@ struct Qp {
     // A WQE failed but has not reached the head of the SQ yet (the QP enters ERR only
     // when it completes): every WQE behind it flushes without executing, as on RC.
     bool sq_failed = false;
+    // A WQE the peer stopped answering (IBV_WC_RETRY_EXC_ERR) completes only once a NIC
+    // would have given up retrying (retry_give_up_locked); unset until the first one waits.
+    std::optional<Clock::time_point> retry_expiry;
     // RC ordering behind receiver-not-ready: a SEND/WRITE_WITH_IMM handed to a responder
     // that may be holding it (no RECV yet) stops later WQEs from executing, since a direct
     // route would otherwise place their data first. 0: nothing held.
@@ -251,7 +255,10 @@ Qp *find_qp_locked(uint32_t qpn);
 void qp_to_error_locked(Qp *qp, ibv_event_type ev);
 void flush_recvs_locked(Qp *qp); // every posted RECV completes with IBV_WC_WR_FLUSH_ERR, in order
 void sq_advance_locked(Qp *qp);  // generate in-order send completions
-void rq_changed_locked(Qp *qp);  // a RECV was posted or the state changed
+// Completes the RETRY_EXC_ERR WQEs whose retry time is over; returns the nearest such time.
+Clock::time_point retry_timers_locked();
+void retry_give_up_locked(Qp *qp); // the QP is flushed: a waiting RETRY_EXC_ERR completes now
+void rq_changed_locked(Qp *qp);    // a RECV was posted or the state changed
 void post_async_locked(struct Context *ctx, const ibv_async_event &ev);
 
 // ---- shared receive queues (srq.cpp) ----

@@ -195,6 +195,7 @@ void conn_failed_locked(const std::shared_ptr<Conn> &c)
             if (w.executed && !w.done) {
                 w.done = true;
                 w.status = IBV_WC_RETRY_EXC_ERR;
+                qp->sq_failed = true; // nothing behind it may run while its completion waits out the retry time
             }
         sq_advance_locked(qp);
     }
@@ -469,8 +470,8 @@ void progress_loop()
         int timeout = -1;
         {
             std::lock_guard lk(G().mu);
-            Clock::time_point next =
-                std::min({responder_timers_locked(), handshake_timers_locked(), out_buffer_timers_locked()});
+            Clock::time_point next = std::min({responder_timers_locked(), handshake_timers_locked(),
+                                               out_buffer_timers_locked(), retry_timers_locked()});
             if (next != Clock::time_point::max()) {
                 auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
                 timeout = static_cast<int>(std::clamp<long long>(ms + 1, 1, 1000));

@@ -435,10 +435,13 @@ TEST(TwoProcess, PeerDeathFailsOutstandingWork)
             CHECK(link.get<int>() == 2); // the peer is about to exit
             std::this_thread::sleep_for(std::chrono::milliseconds(200));
             // SEND needs the responder: with the peer gone it cannot complete successfully.
+            const auto posted = std::chrono::steady_clock::now();
             CHECK(qp.post(IBV_WR_SEND, 1, mr.mr, 0, 8) == 0);
             ibv_wc wc{};
             CHECK(wait_wc(qp.scq, &wc, std::chrono::milliseconds(10000)));
             CHECK(wc.status == IBV_WC_RETRY_EXC_ERR);
+            // Not before a NIC would give up: timeout 14 and retry_cnt 7 make 8 tries of 67 ms.
+            CHECK(std::chrono::steady_clock::now() - posted >= std::chrono::milliseconds(530));
         },
         [](Link link) {
             Device dev;
