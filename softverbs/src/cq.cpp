@@ -79,7 +79,7 @@ void polled_empty()
 {
     const uint32_t n = ++t_empty_polls;
     if (n >= kSpinningPoller && (n - kSpinningPoller) % kEmptyPollsPerRenewal == 0)
-        shm_poll_lease_renew();
+        poller_lease_renew();
 }
 
 int poll_cq(ibv_cq *ibcq, int n, ibv_wc *wc)
@@ -94,6 +94,9 @@ int poll_cq(ibv_cq *ibcq, int n, ibv_wc *wc)
             std::lock_guard lk(G().mu);
             shm_progress_locked();
         }
+        // Sockets cost a system call to look at: only a spinning poller reads them.
+        if (t_empty_polls >= kSpinningPoller)
+            tcp_progress();
         if (cq->count.load(std::memory_order_acquire) == 0) {
             polled_empty();
             // Busy-polling programs must not starve the progress thread on a 2-core machine.
@@ -122,7 +125,7 @@ int req_notify_cq(ibv_cq *ibcq, int solicited_only)
     cq->solicited_only = solicited_only != 0;
     // The program is about to sleep on the channel: the shm waiter takes over at once.
     t_empty_polls = 0;
-    shm_poll_lease_drop();
+    poller_lease_drop_locked();
     if (shm_work_hint())
         shm_progress_locked();
     return 0;
@@ -151,6 +154,8 @@ int start_poll(ibv_cq_ex *c, ibv_poll_cq_attr *attr)
     G().mu.lock(); // held until end_poll, as the verbs contract allows
     if (of(c)->q.empty() && shm_work_hint())
         shm_progress_locked();
+    if (of(c)->q.empty() && t_empty_polls >= kSpinningPoller)
+        tcp_progress_locked();
     int rc = load_next(of(c));
     if (rc) {
         G().mu.unlock();
@@ -322,10 +327,11 @@ int ibv_get_cq_event(ibv_comp_channel *ch, ibv_cq **cq, void **cq_context)
 {
     auto *c = reinterpret_cast<Channel *>(ch);
     uint64_t v = 0;
-    shm_poll_lease_drop(); // not polling any more: peers wake our shm waiter from now on
-    if (shm_work_hint()) {
+    {
         std::lock_guard lk(G().mu);
-        shm_progress_locked();
+        poller_lease_drop_locked(); // not polling any more: peers wake our shm waiter from now on
+        if (shm_work_hint())
+            shm_progress_locked();
     }
     // Blocks (or fails with EAGAIN if the app made the fd non-blocking), like the real call.
     if (read(c->efd, &v, sizeof v) != sizeof v)

@@ -371,9 +371,15 @@ void transport_start();
 void transport_kick(); // wakes the progress thread to re-check timers
 // Same-host rings: whether frames may be waiting for us (cheap, no lock), and consuming them.
 bool shm_work_hint();
+// A spinning CQ poller reads the TCP-only connections that have input (one epoll_wait with a
+// zero timeout), so a frame need not wait for the progress thread to wake.
+void tcp_progress();
+void tcp_progress_locked();
 void shm_progress_locked();
-void shm_poll_lease_renew(); // a thread polls a CQ (only once rings exist)
-void shm_poll_lease_drop();
+// A thread spins on a CQ: it consumes the shm rings and reads the TCP-only sockets itself
+// until the lease runs out (kPollLeaseNs) or it drops the lease to sleep on a channel.
+void poller_lease_renew();
+void poller_lease_drop_locked();
 void conn_send_locked(const std::shared_ptr<Conn> &c, const Frame &f, const void *payload, size_t len);
 // Connects qp to its RTR destination; called without the lock held.
 void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn);

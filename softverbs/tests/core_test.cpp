@@ -472,6 +472,32 @@ TEST(Capacity, SignaledCompletionReleasesEarlierSlots)
     }
 }
 
+// ---- the poller's lease on the sockets (SOFTVERBS_TRANSPORT=tcp: softverbs_core_tcp) ----
+
+// A spinning poller reads the TCP sockets itself and the progress thread stops watching them;
+// a poller that then stops polling, without arming its CQ, must not hold frames up for good:
+// the progress thread takes the sockets back when the lease runs out.
+TEST(PollerLease, FramesLandAfterTheSpinningPollerStops)
+{
+    Loopback lb(4096);
+    auto &[dev, buf, mr, a, b] = lb;
+    ibv_wc wc{};
+    for (int i = 0; i < 1000; ++i) // a spinning poller: it takes the lease
+        ASSERT_EQ(ibv_poll_cq(a.scq, 1, &wc), 0);
+    std::memset(buf.p, 0x5a, 8);
+    std::memset(buf.p + 2048, 0, 8);
+    uint64_t raddr = reinterpret_cast<uintptr_t>(buf.p) + 2048;
+    ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE, 1, mr.mr, 0, 8, raddr, mr.mr->rkey), 0);
+    // Nobody polls from here on: only the progress thread can place the write.
+    auto *landed = reinterpret_cast<volatile uint8_t *>(buf.p + 2048 + 7);
+    const auto deadline = std::chrono::steady_clock::now() + 2s;
+    while (*landed != 0x5a && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(100us);
+    EXPECT_EQ(*landed, 0x5a) << "the write was not placed within 2 s while no thread polled";
+    ASSERT_TRUE(wait_wc(a.scq, &wc));
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+}
+
 // ---- shared receive queues and UC QPs (issue 15.3) ----
 
 TEST(Srq, VerbsValidateAndReport)
