@@ -475,10 +475,14 @@ Clock::duration retry_time(const ibv_qp_attr &a)
     constexpr auto kCap = std::chrono::seconds(2);
     if (a.timeout == 0)
         return Clock::duration::zero();
-    const auto once = std::chrono::nanoseconds(4096ll << std::min<int>(a.timeout, 31));
-    if (once >= kCap)
-        return kCap;
+    const auto once = std::chrono::nanoseconds(4096ll << std::min<int>(a.timeout, 31)); // 8 tries fit in int64
     return std::min<Clock::duration>(once * (a.retry_cnt + 1), kCap);
+}
+
+// The SQ's head failed because the peer stopped answering (it may have to wait its retry time).
+bool head_retry_exceeded(const Qp *qp)
+{
+    return !qp->sq.empty() && qp->sq.front().done && qp->sq.front().status == IBV_WC_RETRY_EXC_ERR;
 }
 
 // True while the head WQE's RETRY_EXC_ERR must wait for its retry time.
@@ -501,11 +505,10 @@ Clock::time_point retry_timers_locked()
 {
     Clock::time_point next = Clock::time_point::max();
     for (auto &[n, qp] : G().qps) {
-        if (!qp->retry_expiry || qp->sq.empty() || !qp->sq.front().done ||
-            qp->sq.front().status != IBV_WC_RETRY_EXC_ERR)
+        if (!qp->retry_expiry || !head_retry_exceeded(qp))
             continue;
         sq_advance_locked(qp);
-        if (!qp->sq.empty() && qp->sq.front().done && qp->sq.front().status == IBV_WC_RETRY_EXC_ERR)
+        if (head_retry_exceeded(qp))
             next = std::min(next, *qp->retry_expiry);
     }
     return next;
@@ -514,7 +517,7 @@ Clock::time_point retry_timers_locked()
 void sq_advance_locked(Qp *qp)
 {
     while (!qp->sq.empty() && qp->sq.front().done) {
-        if (qp->sq.front().status == IBV_WC_RETRY_EXC_ERR && retry_pending_locked(qp))
+        if (head_retry_exceeded(qp) && retry_pending_locked(qp))
             break;
         Wqe w = std::move(qp->sq.front());
         qp->sq.pop_front();
