@@ -52,12 +52,19 @@ void release_locked(const Cqe &e)
     }
 }
 
-// Empty polls in a row by this thread. A thread that keeps polling an empty CQ is a
-// spinning poller: it consumes the same-host rings itself, so peers need not wake our shm
-// waiter (see poll_lease_renew). One or two empty polls are not enough: an event-driven
-// program polls until empty, arms, polls once more and then sleeps on its channel.
+// Empty polls in a row by this thread: they pace its yields.
 // Unsigned: a program may poll an empty CQ for minutes, and the count wraps (harmlessly).
 thread_local uint32_t t_empty_polls = 0;
+// Empty polls by this thread since it last armed a CQ or slept on a channel, found work
+// or not in between. A thread with a few of them is a spinning poller: it holds the poll
+// lease, consumes the same-host rings and reads the TCP-only sockets itself, so peers need
+// not wake our shm waiter (see poll_lease_renew). One or two empty polls are not enough: an
+// event-driven program polls until empty, arms, polls once more and then sleeps on its
+// channel. Not empty polls *in a row*: a program that streams large writes finds its
+// completions after a poll or two, every time, and its lease lapsed while it copied; each of
+// the peer's replies then woke our shm waiter, which preempted the poller and fought it for
+// the lock.
+thread_local uint32_t t_idle_polls = 0;
 constexpr uint32_t kSpinningPoller = 4;
 // A busy poller yields its CPU once every this many empty polls, not at every one:
 // sched_yield costs ~1.3 us in this VM, and a poller that yielded at every empty poll
@@ -75,12 +82,39 @@ constexpr uint32_t kEmptyPollsPerYield = 256;
 // every poll, and 16 polls take microseconds against the lease's milliseconds.
 constexpr uint32_t kEmptyPollsPerRenewal = 16;
 
+bool spinning_poller() { return t_idle_polls >= kSpinningPoller; }
+
 void polled_empty()
 {
-    const uint32_t n = ++t_empty_polls;
+    ++t_empty_polls;
+    const uint32_t n = ++t_idle_polls;
     if (n >= kSpinningPoller && (n - kSpinningPoller) % kEmptyPollsPerRenewal == 0)
         poller_lease_renew();
 }
+
+// Posts by this thread, to pace the lease renewals of a poller that posts.
+thread_local uint32_t t_posts = 0;
+// A spinning poller renews its lease at every 4th post too: one clock read per four posts,
+// each of which takes a microsecond or more.
+constexpr uint32_t kPostsPerRenewal = 4;
+
+// The thread is about to sleep on a channel: it is no spinning poller any more.
+void stopped_polling_locked()
+{
+    t_empty_polls = 0;
+    t_idle_polls = 0;
+    poller_lease_drop_locked();
+}
+
+} // namespace
+
+void poller_posted()
+{
+    if (spinning_poller() && ++t_posts % kPostsPerRenewal == 0)
+        poller_lease_renew();
+}
+
+namespace {
 
 int poll_cq(ibv_cq *ibcq, int n, ibv_wc *wc)
 {
@@ -95,7 +129,7 @@ int poll_cq(ibv_cq *ibcq, int n, ibv_wc *wc)
             shm_progress_locked();
         }
         // Sockets cost a system call to look at: only a spinning poller reads them.
-        if (t_empty_polls >= kSpinningPoller)
+        if (spinning_poller())
             tcp_progress();
         if (cq->count.load(std::memory_order_acquire) == 0) {
             polled_empty();
@@ -124,8 +158,7 @@ int req_notify_cq(ibv_cq *ibcq, int solicited_only)
     cq->armed = true;
     cq->solicited_only = solicited_only != 0;
     // The program is about to sleep on the channel: the shm waiter takes over at once.
-    t_empty_polls = 0;
-    poller_lease_drop_locked();
+    stopped_polling_locked();
     if (shm_work_hint())
         shm_progress_locked();
     return 0;
@@ -154,7 +187,7 @@ int start_poll(ibv_cq_ex *c, ibv_poll_cq_attr *attr)
     G().mu.lock(); // held until end_poll, as the verbs contract allows
     if (of(c)->q.empty() && shm_work_hint())
         shm_progress_locked();
-    if (of(c)->q.empty() && t_empty_polls >= kSpinningPoller)
+    if (of(c)->q.empty() && spinning_poller())
         tcp_progress_locked();
     int rc = load_next(of(c));
     if (rc) {
@@ -329,7 +362,7 @@ int ibv_get_cq_event(ibv_comp_channel *ch, ibv_cq **cq, void **cq_context)
     uint64_t v = 0;
     {
         std::lock_guard lk(G().mu);
-        poller_lease_drop_locked(); // not polling any more: peers wake our shm waiter from now on
+        stopped_polling_locked(); // not polling any more: peers wake our shm waiter from now on
         if (shm_work_hint())
             shm_progress_locked();
     }

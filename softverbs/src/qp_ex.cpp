@@ -74,6 +74,7 @@ int wr_complete(ibv_qp_ex *x)
         b.wr.next = i + 1 < batch.size() ? &batch[i + 1].wr : nullptr;
     }
     ibv_send_wr *bad = nullptr;
+    poller_posted();
     std::lock_guard lk(G().mu);
     return post_send_locked(qp, &batch[0].wr, &bad);
 }

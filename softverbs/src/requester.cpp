@@ -716,6 +716,7 @@ int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad)
     ibv_send_wr *dummy = nullptr;
     if (!bad)
         bad = &dummy;
+    poller_posted();
     std::lock_guard lk(G().mu);
     if (ibqp->qp_type == IBV_QPT_UD)
         return ud_post_send_locked(to_qp(ibqp), wr, bad);

@@ -102,7 +102,8 @@ class ShmRing {
 // The process's doorbell in its published table: peers ring it after producing.
 void doorbell_ring(const MrTable *t);
 // Waits on our own doorbell until it differs from `seen` (bounded spin, then futex),
-// at most timeout_ms, and no longer than a poller's lease.
+// at most timeout_ms. While a poller of ours holds the lease: until the lease runs out,
+// the doorbell notwithstanding.
 void doorbell_wait(MrTable *t, uint32_t seen, int timeout_ms);
 // A poller of ours renews its lease (it consumes the rings itself, so producers need
 // not wake the waiter) or gives it up before it blocks. The waiter sleeps no longer
@@ -114,6 +115,7 @@ void doorbell_wait(MrTable *t, uint32_t seen, int timeout_ms);
 inline constexpr uint64_t kPollLeaseNs = 2'000'000;
 void poll_lease_renew(MrTable *t);
 void poll_lease_drop(MrTable *t);
+bool poll_lease_held(const MrTable *t);
 
 template <typename Fn, typename Keep>
 int ShmRing::drain(Fn fn, Keep keep_going, bool *wake_producer)

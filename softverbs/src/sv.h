@@ -380,6 +380,9 @@ void shm_progress_locked();
 // until the lease runs out (kPollLeaseNs) or it drops the lease to sleep on a channel.
 void poller_lease_renew();
 void poller_lease_drop_locked();
+// A spinning poller that posts between its polls keeps its lease: a program streaming large
+// writes spends most of its time in ibv_post_send, copying. Called without the lock held.
+void poller_posted();
 void conn_send_locked(const std::shared_ptr<Conn> &c, const Frame &f, const void *payload, size_t len);
 // Connects qp to its RTR destination; called without the lock held.
 void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn);

@@ -728,7 +728,7 @@ void shm_waiter()
     MrTable *t = local_mr_table();
     for (;;) {
         uint32_t seen = t->doorbell.load(std::memory_order_seq_cst);
-        {
+        if (!poll_lease_held(t)) { // else the poller consumes the rings
             std::lock_guard lk(G().mu);
             shm_progress_locked();
         }
