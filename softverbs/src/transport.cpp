@@ -766,8 +766,19 @@ bool shm_work_hint()
             local_mr_table()->doorbell.load(std::memory_order_acquire) != g_seen.load(std::memory_order_relaxed));
 }
 
+namespace {
+// The thread that renewed the leases last. Only it gives them up when it stops polling: a
+// thread that sleeps on a completion channel (the reference's progress thread takes every
+// event with ibv_get_cq_event) must not take the lease from a thread that still spins, whose
+// peers would then wake our shm waiter at every frame until its next renewal.
+thread_local char t_lease_tag;
+std::atomic<const char *> g_lease_holder{nullptr};
+} // namespace
+
 void poller_lease_renew()
 {
+    if (g_lease_holder.load(std::memory_order_relaxed) != &t_lease_tag)
+        g_lease_holder.store(&t_lease_tag, std::memory_order_relaxed);
     if (g_rings.load(std::memory_order_relaxed))
         poll_lease_renew(local_mr_table());
     if (!g_tcp.load(std::memory_order_relaxed))
@@ -785,6 +796,9 @@ void poller_lease_renew()
 
 void poller_lease_drop_locked()
 {
+    if (g_lease_holder.load(std::memory_order_relaxed) != &t_lease_tag)
+        return; // another thread polls (or nobody has since the last drop)
+    g_lease_holder.store(nullptr, std::memory_order_relaxed);
     if (g_rings.load(std::memory_order_relaxed))
         poll_lease_drop(local_mr_table());
     if (!g_tcp.load(std::memory_order_relaxed) || g_tcp_lease.load(std::memory_order_relaxed) == 0)
