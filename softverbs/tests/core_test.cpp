@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <arpa/inet.h>
+#include <atomic>
 #include <numeric>
+#include <poll.h>
 #include <vector>
 
 #include "srq_uc_fixture.h"
@@ -496,6 +498,42 @@ TEST(PollerLease, FramesLandAfterTheSpinningPollerStops)
     EXPECT_EQ(*landed, 0x5a) << "the write was not placed within 2 s while no thread polled";
     ASSERT_TRUE(wait_wc(a.scq, &wc));
     EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+}
+
+// Only the thread that renewed the lease gives it up: a thread that arms its CQ and sleeps
+// on the channel leaves a spinning thread's lease alone. When the spinner then stops polling
+// without arming, the sleeper's event must still come, once the lease has run out.
+TEST(PollerLease, ASleeperGetsItsEventAfterTheSpinnerStops)
+{
+    Loopback lb(4096, {.channel = true});
+    auto &[dev, buf, mr, a, b] = lb;
+    ibv_wc wc{};
+    for (int i = 0; i < 1000; ++i) // this thread spins: it holds the lease
+        ASSERT_EQ(ibv_poll_cq(a.scq, 1, &wc), 0);
+    ASSERT_EQ(b.recv(1), 0);
+    std::atomic<bool> armed{false}, got{false};
+    std::jthread sleeper([&] {
+        // This thread holds no lease, so arming gives none up (nor does ibv_get_cq_event).
+        EXPECT_EQ(ibv_req_notify_cq(b.rcq, 0), 0);
+        armed = true;
+        pollfd pfd{b.ch->fd, POLLIN, 0};
+        if (poll(&pfd, 1, 3000) != 1)
+            return;
+        ibv_cq *cq = nullptr;
+        void *cqctx = nullptr;
+        if (ibv_get_cq_event(b.ch, &cq, &cqctx) == 0) {
+            ibv_ack_cq_events(cq, 1);
+            got = true;
+        }
+    });
+    while (!armed)
+        std::this_thread::sleep_for(1ms);
+    ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE_WITH_IMM, 1, nullptr, 0, 0, 0, 0, 7), 0);
+    // Nobody polls from here on.
+    sleeper.join();
+    EXPECT_TRUE(got) << "the receive completion's event did not come within 3 s";
+    ASSERT_EQ(ibv_poll_cq(b.rcq, 1, &wc), 1);
+    EXPECT_EQ(ntohl(wc.imm_data), 7u);
 }
 
 // ---- shared receive queues and UC QPs (issue 15.3) ----
