@@ -255,6 +255,21 @@ void doorbell_ring(const MrTable *t)
 
 bool poll_lease_held(const MrTable *t) { return t->poll_lease.load(std::memory_order_seq_cst) > now_ns(); }
 
+namespace {
+
+// Sleeps on the doorbell while it still reads `seen`, `wait_ns` at most (from `now`); producers
+// wake us unless a poller's lease outlasts our deadline.
+void doorbell_sleep(MrTable *t, uint32_t seen, uint64_t now, uint64_t wait_ns)
+{
+    t->waiter_until.store(now + wait_ns, std::memory_order_seq_cst);
+    t->sleepers.fetch_add(1, std::memory_order_seq_cst);
+    timespec ts{static_cast<time_t>(wait_ns / 1000000000u), static_cast<long>(wait_ns % 1000000000u)};
+    syscall(SYS_futex, futex_word(t->doorbell), FUTEX_WAIT, seen, &ts, nullptr, 0);
+    t->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+} // namespace
+
 void doorbell_wait(MrTable *t, uint32_t seen, int timeout_ms)
 {
     if (const uint64_t now = now_ns(), lease = t->poll_lease.load(std::memory_order_seq_cst); lease > now) {
@@ -262,13 +277,8 @@ void doorbell_wait(MrTable *t, uint32_t seen, int timeout_ms)
         // doorbell does meanwhile (producers do not wake us before then). Waking at every ring
         // to find the rings' lock held by the poller cost a stream of 1 MiB writes 1.2-1.6
         // context switches per message, each a mutex hand-off between waiter and poller.
-        const uint32_t now_seen = t->doorbell.load(std::memory_order_seq_cst);
-        const uint64_t wait = std::min(lease - now, uint64_t(timeout_ms) * 1000000u);
-        t->waiter_until.store(now + wait, std::memory_order_seq_cst);
-        t->sleepers.fetch_add(1, std::memory_order_seq_cst);
-        timespec ts{static_cast<time_t>(wait / 1000000000u), static_cast<long>(wait % 1000000000u)};
-        syscall(SYS_futex, futex_word(t->doorbell), FUTEX_WAIT, now_seen, &ts, nullptr, 0);
-        t->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+        doorbell_sleep(t, t->doorbell.load(std::memory_order_seq_cst), now,
+                       std::min(lease - now, uint64_t(timeout_ms) * 1000000u));
         return;
     }
     auto rung = [&] { return t->doorbell.load(std::memory_order_acquire) != seen; };
@@ -301,12 +311,8 @@ void doorbell_wait(MrTable *t, uint32_t seen, int timeout_ms)
     uint64_t lease = t->poll_lease.load(std::memory_order_seq_cst);
     if (lease > now)
         wait = std::min(wait, lease - now); // a poller may stop polling: take over when its lease ends
-    t->waiter_until.store(now + wait, std::memory_order_seq_cst);
-    t->sleepers.fetch_add(1, std::memory_order_seq_cst);
     // A poller that took the lease after we read it: producers then wake us (our deadline is later).
-    timespec ts{static_cast<time_t>(wait / 1000000000u), static_cast<long>(wait % 1000000000u)};
-    syscall(SYS_futex, futex_word(t->doorbell), FUTEX_WAIT, seen, &ts, nullptr, 0);
-    t->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    doorbell_sleep(t, seen, now, wait);
     // Rung soon after we gave up spinning: traffic is dense enough to spin for next time.
     uint64_t slept = now_ns() - start;
     if (rung() && slept < 2 * kMaxSpinNs)
