@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -84,6 +85,12 @@ struct PeerMemory {
     uint32_t rkey = 0;
 };
 
+// The most a channel's waits learn to poll before they sleep. A wait is as long as a
+// transfer: 1 MiB over softverbs' TCP takes about 1.1 ms one way (2.2 ms for a ping-pong's
+// wait), and a waiter that sleeps through it also slows the transfer, which then moves
+// only when softverbs' progress thread wakes (issue 14, P4: 1 ms left every such wait asleep).
+inline constexpr std::chrono::milliseconds kMaxPollBudget{4};
+
 struct ChannelObj {
     ChannelHandle handle = 0;
     Comm *comm = nullptr;          // for its tasks, which the comm's destruction ends first
@@ -102,8 +109,9 @@ struct ChannelObj {
     char *remote_tag_ptr = nullptr;
     std::atomic<bool> destroyed{false};
     std::atomic<bool> peer_lost{false}; // the peer's bootstrap link closed: waits fail at once
-    // How long its waits poll the CQ before they sleep: HCOMM_REF_POLL_US, learnt up to 1 ms.
-    PollBudget poll_budget{env::poll_budget(), std::chrono::milliseconds(1)};
+    // How long its waits poll the CQ before they sleep: HCOMM_REF_POLL_US, learnt up to
+    // kMaxPollBudget.
+    PollBudget poll_budget{env::poll_budget(), kMaxPollBudget};
 };
 
 class Comm {

@@ -2,9 +2,9 @@
 // per channel. A notify that comes soon after the waiter gave up polling costs two
 // thread hand-offs and a wake-up (progress thread, condition variable, worker), and
 // in a stream of large writes every wait then ends that way: the budget doubles when
-// the notify came within a few budgets of the wait's start, and halves back towards
-// the configured one when a wait sleeps long or times out. A notify found while
-// polling leaves it as it is.
+// the notify came after the waiter slept but within the maximum (a larger budget
+// would have caught it), and halves back towards the configured one when a wait
+// sleeps longer than that or times out. A notify found while polling leaves it as it is.
 #pragma once
 
 #include <atomic>
@@ -24,9 +24,6 @@ class PollBudget {
     // After a wait that polled `current()`: whether it then slept, and how long after
     // its start the notify was consumed (nullopt: it timed out or was cancelled).
     void observe(bool slept, std::optional<std::chrono::microseconds> waited);
-
-    // A notify consumed within this many budgets of the wait's start counts as "just missed".
-    static constexpr uint32_t kMissFactor = 4;
 
   private:
     const uint32_t base_us_;
