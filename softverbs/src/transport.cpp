@@ -69,6 +69,9 @@ struct Engine {
         Proof expect{}; // the requester's proof, if it knows the QP's secret
     };
     std::map<int, Pending> handshakes;
+    // shm_progress_locked's list of ring connections, kept between calls so that a poll
+    // allocates nothing: it runs on every ibv_poll_cq of a spinning poller. Guarded by G().mu.
+    std::vector<std::shared_ptr<Conn>> rings;
 };
 
 Engine &E()
@@ -810,7 +813,10 @@ void poller_lease_drop_locked()
 void shm_progress_locked()
 {
     g_seen.store(local_mr_table()->doorbell.load(std::memory_order_seq_cst), std::memory_order_relaxed);
-    std::vector<std::shared_ptr<Conn>> rings;
+    // Taken out of E() for the walk: draining may fail a connection, which erases it from
+    // conns, and a nested call (none today) would find the list empty and build its own.
+    std::vector<std::shared_ptr<Conn>> rings = std::move(E().rings);
+    rings.clear();
     for (auto &[fd, c] : E().conns)
         if (c->ring && !c->closed)
             rings.push_back(c);
@@ -827,6 +833,8 @@ void shm_progress_locked()
         backlog |= c->ring->has_overflow() || c->ring->has_input();
     }
     g_backlog.store(backlog, std::memory_order_relaxed);
+    rings.clear(); // no connection outlives its erasure in this list
+    E().rings = std::move(rings);
 }
 
 void transport_kick()
