@@ -147,12 +147,11 @@ int32_t write_on_thread(const char *api, Api family, ThreadHandle thread, Channe
         return rc;
     }
     // May run while the thread's earlier writes on this QP are in flight (RC keeps their order).
-    submit(
-        t.thread,
-        [c = t.channel, dst, src, len, notify, pending = note_pending_write(channel, thread, len)] {
-            return do_write(c, dst, src, len, notify);
-        },
-        t.channel->link.get());
+    auto task = [c = t.channel, dst, src, len, notify, pending = note_pending_write(channel, thread, len)] {
+        return do_write(c, dst, src, len, notify);
+    };
+    static_assert(TaskQueue::Task::kFitsInline<decltype(task)>, "a write's task must not allocate");
+    submit(t.thread, std::move(task), t.channel->link.get());
     return HCCL_SUCCESS;
 }
 

@@ -354,7 +354,8 @@ void submit(const std::shared_ptr<ThreadObj> &thread, TaskQueue::Task task, Task
     if (LaunchRecord *launch = current_launch()) {
         launch->note(queue);
         if (launch->batching) {
-            launch->held.push_back([queue, held = std::move(task), overlap]() { queue->enqueue(held, overlap); });
+            launch->held.push_back(
+                [queue, held = std::move(task), overlap]() mutable { queue->enqueue(std::move(held), overlap); });
             return;
         }
     }
@@ -409,14 +410,15 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
         // completion, and a failure fails the thread (TaskQueue). RC places it before
         // anything posted later on this QP. Not under HCOMM_REF_DOORBELL_COMPLETION (the
         // variant forgets it at the doorbell) or mutants that touch src afterwards.
-        TaskQueue::Retire retire = env::doorbell_completion() || hcts::mutant("ref_wwn_marks_source_sent")
-                                       ? TaskQueue::Retire{}
-                                       : TaskQueue::in_flight(channel->link.get());
-        if (retire) {
+        TaskQueue::Completion to_queue = env::doorbell_completion() || hcts::mutant("ref_wwn_marks_source_sent")
+                                             ? TaskQueue::Completion{}
+                                             : TaskQueue::in_flight(channel->link.get());
+        TaskQueue::Retire retire;
+        if (to_queue) {
             counted_at_completion = true;
             // The comm outlives its links (its destruction cancels them first), so stats stays valid.
-            retire = [to_queue = std::move(retire), &stats = comm.stats(), len,
-                      raised = notify.has_value()](HcclResult result) {
+            auto counted = [to_queue = std::move(to_queue), &stats = comm.stats(), len,
+                            raised = notify.has_value()](HcclResult result) {
                 if (result == HCCL_SUCCESS) {
                     stats.bytes_written += len;
                     if (raised)
@@ -424,6 +426,8 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
                 }
                 to_queue(result);
             };
+            static_assert(TaskQueue::Retire::kFitsInline<decltype(counted)>, "a write's completion must not allocate");
+            retire = std::move(counted);
         }
         rc = channel->link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
                                   {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, len, imm, comm.closing(),

@@ -4,10 +4,11 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "inline_function.h"
 
 namespace hcomm_ref {
 
@@ -22,8 +23,8 @@ struct LaunchRecord {
     std::vector<std::shared_ptr<TaskQueue>> touched; // queues that received tasks
     bool batching = false;                           // HcommBatchModeStart .. End
     std::string batch_tag;
-    std::vector<std::function<void()>> held; // enqueues deferred by batch mode
-    uint32_t acquired_comm = 0;              // HcommAcquireComm depth
+    std::vector<InlineFunction<void()>> held; // enqueues deferred by batch mode
+    uint32_t acquired_comm = 0;               // HcommAcquireComm depth
 
     void note(const std::shared_ptr<TaskQueue> &queue);
     void flush_held();

@@ -4,6 +4,7 @@
 
 #include <hcts/mutant.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "log.h"
@@ -34,7 +35,14 @@ size_t TaskQueue::current_backlog()
     return t_running->tasks_.size();
 }
 
-TaskQueue::Retire TaskQueue::in_flight(const void *link)
+void TaskQueue::Completion::operator()(HcclResult result) const
+{
+    std::lock_guard hold(anchor_->mutex);
+    if (anchor_->queue != nullptr)
+        anchor_->queue->retire(sequence_, result);
+}
+
+TaskQueue::Completion TaskQueue::in_flight(const void *link)
 {
     if (t_running == nullptr)
         return {};
@@ -53,15 +61,11 @@ TaskQueue::Retire TaskQueue::in_flight(const void *link)
             if (!drained)
                 return {}; // the caller waits for its own transfer instead
         }
-        ++q.open_[sequence];
+        q.open_transfer_locked(sequence);
         q.open_link_ = link;
         ++q.open_count_;
     }
-    return [anchor = q.anchor_, sequence](HcclResult result) {
-        std::lock_guard hold(anchor->mutex);
-        if (anchor->queue != nullptr)
-            anchor->queue->retire(sequence, result);
-    };
+    return Completion(q.anchor_, sequence);
 }
 
 TaskQueue::TaskQueue(int64_t rank, std::string name, ErrorHook on_error, std::function<void()> before_sleep,
@@ -187,11 +191,26 @@ void TaskQueue::fail_locked(uint64_t sequence, HcclResult result)
         on_error_(result);
 }
 
+std::vector<std::pair<uint64_t, uint32_t>>::iterator TaskQueue::find_open_locked(uint64_t sequence)
+{
+    return std::lower_bound(open_.begin(), open_.end(), sequence,
+                            [](const auto &entry, uint64_t s) { return entry.first < s; });
+}
+
+void TaskQueue::open_transfer_locked(uint64_t sequence)
+{
+    const auto it = find_open_locked(sequence);
+    if (it != open_.end() && it->first == sequence)
+        ++it->second;
+    else
+        open_.insert(it, {sequence, 1}); // at the end: tasks run in sequence order
+}
+
 void TaskQueue::retire(uint64_t sequence, HcclResult result)
 {
     {
         std::lock_guard lock(mutex_);
-        if (const auto it = open_.find(sequence); it != open_.end() && --it->second == 0)
+        if (const auto it = find_open_locked(sequence); it != open_.end() && it->first == sequence && --it->second == 0)
             open_.erase(it);
         if (open_count_ > 0 && --open_count_ == 0)
             open_link_ = nullptr;

@@ -14,9 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -24,8 +22,12 @@
 #include <stop_token>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "fifo.h"
 #include "hccl/hccl_types.h"
+#include "inline_function.h"
 #include "socket.h"
 
 namespace hcomm_ref {
@@ -44,7 +46,9 @@ struct WorkerLinger {
 
 class TaskQueue {
   public:
-    using Task = std::function<HcclResult()>;
+    // Room for a transfer's task (its channel, both addresses, length and notify)
+    // without an allocation.
+    using Task = InlineFunction<HcclResult(), 64>;
     using ErrorHook = std::function<void(HcclResult)>;
     // What a task may run alongside, of the work earlier tasks left in flight:
     // nothing (kDrain, the default: the worker waits for all of it first),
@@ -53,8 +57,10 @@ class TaskQueue {
     using Overlap = const void *;
     static constexpr Overlap kDrain = nullptr;
     static const Overlap kOverlapAll;
-    // Called exactly once when a transfer left in flight has completed, with its status.
-    using Retire = std::function<void(HcclResult)>;
+    // Called exactly once when a transfer left in flight has completed, with its
+    // status. Room for a Completion and what the caller counts beside it.
+    using Retire = InlineFunction<void(HcclResult), 64>;
+    class Completion;
     using Linger = WorkerLinger;
 
     // `before_sleep`: called on the worker, outside the lock, before it sleeps while
@@ -94,13 +100,17 @@ class TaskQueue {
     // task leaves in flight and returns what its completion must call. Empty
     // elsewhere (the caller then waits for its transfer itself). Work in flight on
     // another QP is waited for first: no order holds between two QPs.
-    static Retire in_flight(const void *link);
+    static Completion in_flight(const void *link);
 
   private:
     void run(std::stop_token stop);
     void retire(uint64_t sequence, HcclResult result);
     // The first failure of the queue: logged, counted, kept. Under mutex_.
     void fail_locked(uint64_t sequence, HcclResult result);
+    // open_'s entry for `sequence`, or where it would go. Under mutex_.
+    std::vector<std::pair<uint64_t, uint32_t>>::iterator find_open_locked(uint64_t sequence);
+    // One more transfer of task `sequence` in flight. Under mutex_.
+    void open_transfer_locked(uint64_t sequence);
     // Whether every task up to `sequence` has run and its work in flight completed.
     bool done_locked(uint64_t sequence) const;
     // Wakes the waiters of wait_done once when targets are reached (not at every task).
@@ -125,12 +135,15 @@ class TaskQueue {
         Task task;
         Overlap overlap;
     };
-    std::deque<Queued> tasks_;
+    Fifo<Queued> tasks_;
     std::atomic<size_t> queued_{0}; // tasks_.size(), for the lingering worker to read unlocked
     uint64_t enqueued_ = 0;
     uint64_t completed_ = 0;
     HcclResult error_ = HCCL_SUCCESS;
-    std::map<uint64_t, uint32_t> open_;       // task sequence -> its transfers in flight
+    // Task sequence -> its transfers in flight, ascending by sequence. A few entries at
+    // most (tasks run in order), so a vector that keeps its capacity: no allocation per
+    // transfer, as a map's node was.
+    std::vector<std::pair<uint64_t, uint32_t>> open_;
     uint64_t open_count_ = 0;                 // transfers in flight in all
     const void *open_link_ = nullptr;         // their QP (one at a time: in_flight)
     mutable std::multiset<uint64_t> targets_; // sequences that wait_done callers wait for
@@ -147,6 +160,27 @@ class TaskQueue {
         TaskQueue *queue;
     };
     std::shared_ptr<Anchor> anchor_;
+
+  public:
+    // What in_flight() returns: call it exactly once, with the transfer's status,
+    // on any thread. A plain type rather than a Retire, so that a caller can wrap it
+    // in a Retire of its own without an allocation. Empty: nothing was registered.
+    class Completion {
+      public:
+        Completion() = default;
+        explicit operator bool() const { return anchor_ != nullptr; }
+        void operator()(HcclResult result) const;
+
+      private:
+        friend class TaskQueue;
+        Completion(std::shared_ptr<Anchor> anchor, uint64_t sequence) : anchor_(std::move(anchor)), sequence_(sequence)
+        {
+        }
+        std::shared_ptr<Anchor> anchor_;
+        uint64_t sequence_ = 0;
+    };
+
+  private:
     std::mutex shutdown_mutex_; // one joiner of worker_ at a time
     std::jthread worker_;       // last: stopped and joined before the rest goes
 };

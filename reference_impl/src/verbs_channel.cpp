@@ -207,10 +207,10 @@ HcclResult RcLink::run(ibv_send_wr *first, uint32_t count, const std::atomic<boo
     std::unique_lock lock(mutex_);
     const bool finished =
         changed_.wait_until(lock, Clock::now() + kOpDeadline, [&] { return ops_.at(id).done || cancel.load(); });
-    const Op op = ops_.at(id);
-    if (op.done) {
+    if (const Op &op = ops_.at(id); op.done) {
+        const HcclResult status = op.status;
         ops_.erase(id);
-        return op.status != HCCL_SUCCESS && cancel.load() ? HCCL_E_INTERNAL : op.status;
+        return status != HCCL_SUCCESS && cancel.load() ? HCCL_E_INTERNAL : status;
     }
     // Still in flight: leave the record for its completion to retire, report the task failed.
     HREF_LOG_ERROR(device_.rank(), "operation on QP ", local_.qpn, finished ? " cancelled" : " timed out");

@@ -103,7 +103,7 @@ TEST(TaskQueue, EachReachedTargetWakesOnce)
 TEST(TaskQueue, TaskIsDoneOnlyWhenItsTransferCompleted)
 {
     TaskQueue q(0, "test", {});
-    std::promise<TaskQueue::Retire> registered;
+    std::promise<TaskQueue::Completion> registered;
     const int link = 0; // stands for the RcLink the transfer went to
     const uint64_t writer = q.enqueue(
         [&] {
@@ -113,7 +113,7 @@ TEST(TaskQueue, TaskIsDoneOnlyWhenItsTransferCompleted)
         &link);
     auto retire_future = registered.get_future();
     ASSERT_EQ(retire_future.wait_for(kPatience), std::future_status::ready);
-    TaskQueue::Retire retire = retire_future.get();
+    TaskQueue::Completion retire = retire_future.get();
     ASSERT_TRUE(retire) << "on its worker, in_flight() must register the transfer";
     EXPECT_FALSE(q.wait_done(writer, in(50ms))) << "done before its transfer completed";
     auto waiter = std::async(std::launch::async, [&] { return q.wait_done(writer, in(kPatience)); });
