@@ -25,9 +25,8 @@ class InlineFunction<R(Args...), Capacity> {
     InlineFunction(std::nullptr_t) noexcept {}
 
     template <typename F>
-        requires(!std::is_same_v<std::remove_cvref_t<F>, InlineFunction> &&
-                 std::is_invocable_r_v<R, std::decay_t<F> &, Args...>)
-    InlineFunction(F &&f)
+    requires(!std::is_same_v<std::remove_cvref_t<F>, InlineFunction> &&
+             std::is_invocable_r_v<R, std::decay_t<F> &, Args...>) InlineFunction(F &&f)
     {
         using Stored = std::decay_t<F>;
         if constexpr (kFitsInline<Stored>) {
@@ -60,8 +59,9 @@ class InlineFunction<R(Args...), Capacity> {
 
     // Whether a callable of type F is kept inside, without an allocation.
     template <typename F>
-    static constexpr bool kFitsInline = sizeof(F) <= Capacity && alignof(F) <= alignof(std::max_align_t) &&
-                                        std::is_nothrow_move_constructible_v<F>;
+    static constexpr bool
+        kFitsInline = sizeof(F) <= Capacity &&
+                      alignof(F) <= alignof(std::max_align_t) && std::is_nothrow_move_constructible_v<F>;
 
     explicit operator bool() const noexcept { return ops_ != nullptr; }
     // Whether the callable lives on the heap (it was larger than Capacity): for tests.
