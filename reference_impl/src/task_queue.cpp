@@ -191,7 +191,7 @@ void TaskQueue::fail_locked(uint64_t sequence, HcclResult result)
         on_error_(result);
 }
 
-std::vector<std::pair<uint64_t, uint32_t>>::iterator TaskQueue::find_open_locked(uint64_t sequence)
+TaskQueue::OpenTransfers::iterator TaskQueue::find_open_locked(uint64_t sequence)
 {
     return std::lower_bound(open_.begin(), open_.end(), sequence,
                             [](const auto &entry, uint64_t s) { return entry.first < s; });

@@ -107,8 +107,12 @@ class TaskQueue {
     void retire(uint64_t sequence, HcclResult result);
     // The first failure of the queue: logged, counted, kept. Under mutex_.
     void fail_locked(uint64_t sequence, HcclResult result);
+    // Task sequence -> its transfers in flight, ascending by sequence. A few entries at
+    // most (tasks run in order), so a vector that keeps its capacity: no allocation per
+    // transfer, as a map's node was.
+    using OpenTransfers = std::vector<std::pair<uint64_t, uint32_t>>;
     // open_'s entry for `sequence`, or where it would go. Under mutex_.
-    std::vector<std::pair<uint64_t, uint32_t>>::iterator find_open_locked(uint64_t sequence);
+    OpenTransfers::iterator find_open_locked(uint64_t sequence);
     // One more transfer of task `sequence` in flight. Under mutex_.
     void open_transfer_locked(uint64_t sequence);
     // Whether every task up to `sequence` has run and its work in flight completed.
@@ -140,10 +144,7 @@ class TaskQueue {
     uint64_t enqueued_ = 0;
     uint64_t completed_ = 0;
     HcclResult error_ = HCCL_SUCCESS;
-    // Task sequence -> its transfers in flight, ascending by sequence. A few entries at
-    // most (tasks run in order), so a vector that keeps its capacity: no allocation per
-    // transfer, as a map's node was.
-    std::vector<std::pair<uint64_t, uint32_t>> open_;
+    OpenTransfers open_;
     uint64_t open_count_ = 0;                 // transfers in flight in all
     const void *open_link_ = nullptr;         // their QP (one at a time: in_flight)
     mutable std::multiset<uint64_t> targets_; // sequences that wait_done callers wait for

@@ -25,7 +25,7 @@ namespace hcts {
 // True only in a build run as mutant `id`. Ids are listed in selftest/catalogue/*.yaml,
 // and a ctest checks that each guard in the source has an entry and vice versa.
 // Always inlined: the hot paths pass dozens of guards per operation, and an out-of-line
-// call each (which GCC chose for this function) cost ~1 % of the CPU of a ping-pong.
+// call each (which GCC chose for this function) cost 1-2 % of the CPU of a ping-pong.
 [[gnu::always_inline]] inline bool mutant(std::string_view id)
 {
     const std::string &a = active_mutant();
