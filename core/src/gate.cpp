@@ -197,8 +197,20 @@ void summarize(nlohmann::json &results)
             continue;
         for (const auto &item : *it) {
             const auto v = parse_verdict(string_or(item, "verdict", ""));
-            const bool gates = strict || !strict_only(item);
+            // A counterexample gates by the kind of the clause it breaks (a
+            // property run records it); without one, by the clauses it names.
+            const std::string failed_kind = string_or(item.value("failed_clause", nlohmann::json()), "kind", "");
+            const bool gates = v == Verdict::Fail && !failed_kind.empty()
+                                   ? failed_kind != "PROFILE" && (failed_kind != "STRICT" || strict)
+                                   : strict || !strict_only(item);
             others_ok = others_ok && (!gates || (v && !fails_gate(*v)));
+            // A rule broken without failing a case: a STRICT one gates a strict run.
+            if (const auto d = item.find("departures"); d != item.end() && d->is_array())
+                for (const auto &dep : *d) {
+                    const std::string kind = string_or(dep, "kind", "");
+                    if (kind != "PROFILE" && (kind != "STRICT" || strict))
+                        others_ok = false;
+                }
             // A document without clauses (a property run) counts its properties instead.
             if (clauses.empty() && std::string_view(key) == "properties" && v)
                 ++by_verdict[std::string(verdict_name(*v))];

@@ -85,6 +85,7 @@ void failCase(const Judge *j, std::string why, bool harness)
     CaseFailure &f = lastFailure();
     f.log = j ? j->log() : std::vector<std::string>{};
     f.why = std::move(why);
+    f.clause = j && !harness ? j->failedClause() : std::string();
     f.harness = harness;
     RC_FAIL(f.why);
 }

@@ -46,6 +46,7 @@ class OpCommand : public rc::state::Command<GenState, Judge> {
 struct CaseFailure {
     std::vector<std::string> log;
     std::string why;
+    std::string clause; // the clause of the first violation that failed it (empty for the harness)
     // The harness, not the implementation, failed (a driver threw): no
     // observation, so the property is ERROR. Sticky for the rest of the property.
     bool harness = false;

@@ -61,8 +61,7 @@ const std::vector<PropertySpec> &allProperties()
              "WWN from the host or on a non-AICPU_TS thread is rejected with no side effect",
              {{Wwn, 2}, {WwnHost, 3}, {WwnWrongEngine, 2}, {Wait, 2}, {PostWait, 1}, {Join, 1}, {Check, 2}},
              {"WWN.DEV.1", "WWN.DEV.2"}},
-            // The model requires len 0 to be rejected: of WWN.PRF.2's allowed
-            // behaviours (rejected, notify-only) it accepts only "rejected".
+            // len 0 is WWN.PRF.2 (PROFILE): accepted or rejected, never a counterexample.
             {"AddressChecks",
              "len 0, null, straddling, past-the-end and overflowing ranges are rejected with no side effect",
              {{Wwn, 2}, {WwnBadAddr, 4}, {Wait, 2}, {Stamp, 1}, {Check, 2}},
@@ -123,10 +122,24 @@ PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driv
             RC_FAIL(lastFailure().why);
         std::optional<Judge> j;
         try {
-            j.emplace(driver, cfg.geometry, cfg.profile);
+            j.emplace(driver, cfg.geometry, cfg.profile, cfg.gates);
         } catch (const std::exception &e) {
             failCase(nullptr, std::string("the harness could not set up a case: ") + e.what(), true);
         }
+        // However the case ends (a failing step throws out of check()).
+        struct Collect {
+            const Judge &j;
+            std::map<std::string, Departure> &into;
+            ~Collect()
+            {
+                for (const auto &[clause, d] : j.departures()) {
+                    auto &mine = into[clause];
+                    if (mine.count == 0)
+                        mine.example = d.example;
+                    mine.count += d.count;
+                }
+            }
+        } collect{*j, out.departures};
         const GenState s0 = initialGenState(spec, cfg);
         rc::state::check(s0, *j, rc::state::gen::execOneOfWithArgs<OpCommand>());
         std::string err;
@@ -185,6 +198,7 @@ PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driv
         // What the shrunk case's own run reported (RapidCheck's description comes
         // from a replay, which a racy failure may pass).
         out.description = lastFailure().why.empty() ? f.description : lastFailure().why;
+        out.clause = lastFailure().clause;
         rc::detail::Configuration only;
         only.reproduce[spec.name] = f.reproduce;
         out.reproduce = rc::detail::configToMinimalString(only);

@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "driver/driver.h"
+#include "driver/judge.h"
 #include "model/model.h"
 
 namespace hcts::prop {
@@ -69,11 +71,12 @@ const PropertySpec *findProperty(const std::string &name);
 struct RunConfig {
     Geometry geometry;
     NotifyProfile profile = NotifyProfile::Binary;
-    uint32_t waitTimeoutMs = 200; // timeout given to generated waits
-    int maxSuccess = 100;         // cases (RC_PARAMS max_success overrides unless --long)
-    int maxSize = 30;             // longest command sequence
-    uint64_t seed = 0;            // 0: RC_PARAMS seed or random
-    bool useReproduce = true;     // honour RC_PARAMS reproduce=
+    uint32_t waitTimeoutMs = 200;      // timeout given to generated waits
+    int maxSuccess = 100;              // cases (RC_PARAMS max_success overrides unless --long)
+    int maxSize = 30;                  // longest command sequence
+    uint64_t seed = 0;                 // 0: RC_PARAMS seed or random
+    bool useReproduce = true;          // honour RC_PARAMS reproduce=
+    GatesOn gates = gatesOnEverything; // which clauses fail a case (the others are departures)
 };
 
 struct PropertyOutcome {
@@ -89,6 +92,10 @@ struct PropertyOutcome {
     std::string reproduce;                   // the value for RC_PARAMS="reproduce=..."
     std::vector<std::string> counterexample; // the shrunk command sequence
     int shrinks = 0;
+    std::string clause; // FAIL: the clause of the rule the counterexample breaks
+    // Rules the implementation departed from in some case without failing it
+    // (clauses that do not gate the run), over every case run, shrinking included.
+    std::map<std::string, Departure> departures;
 };
 
 // How often a reproduce string is replayed before "it does not reproduce".

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "hcts/core/stamp.h"
 
@@ -63,7 +64,9 @@ const Model::NotifyState &Model::notify(uint32_t rank, uint32_t peer, uint32_t i
 
 Expectation Model::expect(const Op &op) const
 {
-    auto reject = [](std::string why) { return Expectation{false, std::move(why)}; };
+    auto reject = [](std::string why, std::string clause) {
+        return Expectation{false, std::move(why), std::move(clause)};
+    };
     const bool remote = op.kind == OpKind::Wwn || op.kind == OpKind::Write || op.kind == OpKind::Read ||
                         op.kind == OpKind::Record || op.kind == OpKind::Wait || op.kind == OpKind::PostWait ||
                         op.kind == OpKind::Fence;
@@ -71,20 +74,22 @@ Expectation Model::expect(const Op &op) const
         throw std::invalid_argument("Model::expect: peer " + std::to_string(op.peer) + " of " + show(op) +
                                     " is not another rank");
     if (op.side == Side::Host)
-        return reject("device-only call made from the host (HCCL_E_NOT_SUPPORT)");
+        return reject("device-only call made from the host (HCCL_E_NOT_SUPPORT)", "WWN.DEV.1");
     if (op.side == Side::WrongEngine)
-        return reject("thread is not of engine AICPU_TS (HCCL_E_NOT_SUPPORT)");
+        return reject("thread is not of engine AICPU_TS (HCCL_E_NOT_SUPPORT)", "WWN.DEV.2");
     const bool data =
         op.kind == OpKind::Wwn || op.kind == OpKind::Write || op.kind == OpKind::Read || op.kind == OpKind::LocalCopy;
     if (data) {
         if (op.srcAddr == Addr::Null || op.dstAddr == Addr::Null)
-            return reject("null src or dst (HCCL_E_PTR)");
+            return reject("null src or dst (HCCL_E_PTR)", "WWN.ERR.1");
         if (op.len == 0)
-            return reject("len == 0 (HCCL_E_PARA)");
+            return reject("len == 0 (HCCL_E_PARA)", "WWN.PRF.2");
+        if (op.srcAddr == Addr::Overflow || op.dstAddr == Addr::Overflow)
+            return reject("src + len or dst + len overflows (HCCL_E_PARA)", "WWN.ERR.4");
         if (op.srcAddr != Addr::InWindow)
-            return reject("[src, src+len) outside local communication memory (HCCL_E_PARA)");
+            return reject("[src, src+len) outside local communication memory (HCCL_E_PARA)", "WWN.ERR.3");
         if (op.dstAddr != Addr::InWindow)
-            return reject("[dst, dst+len) outside the target's communication memory (HCCL_E_PARA)");
+            return reject("[dst, dst+len) outside the target's communication memory (HCCL_E_PARA)", "WWN.ERR.3");
         if (op.srcOff + uint64_t{op.len} > geo_.window || op.dstOff + uint64_t{op.len} > geo_.window)
             throw std::invalid_argument("Model::expect: " + show(op) + " leaves the window of " +
                                         std::to_string(geo_.window) +
@@ -94,7 +99,8 @@ Expectation Model::expect(const Op &op) const
         op.kind == OpKind::Wwn || op.kind == OpKind::Record || op.kind == OpKind::Wait || op.kind == OpKind::PostWait;
     if (indexed && op.idx >= geo_.notifyNum)
         return reject("notify index " + std::to_string(op.idx) + " >= notifyNum " + std::to_string(geo_.notifyNum) +
-                      " (HCCL_E_PARA)");
+                          " (HCCL_E_PARA)",
+                      op.kind == OpKind::Wait || op.kind == OpKind::PostWait ? "WWN.IDX.5" : "WWN.IDX.2");
     return {};
 }
 
@@ -117,6 +123,7 @@ void Model::putInFlight(uint32_t id, uint32_t srcRank, uint32_t srcOff, uint32_t
     for (uint32_t i = 0; i < len; ++i) {
         const auto values = allowedOf(cell(srcRank, srcOff + i));
         auto &dst = cell(dstRank, dstOff + i);
+        dst.any = dst.any || cell(srcRank, srcOff + i).any;
         for (uint8_t v : values)
             dst.pending.push_back({id, v});
     }
@@ -143,11 +150,18 @@ void Model::issue(const Op &op)
     }
     case OpKind::LocalCopy: {
         newOp(op, op.rank, op.rank);
+        // Read every source byte first: the ranges may overlap.
         std::vector<std::vector<uint8_t>> values(op.len);
-        for (uint32_t i = 0; i < op.len; ++i)
+        std::vector<bool> anything(op.len);
+        for (uint32_t i = 0; i < op.len; ++i) {
             values[i] = allowedOf(cell(op.rank, w + op.srcOff + i));
-        for (uint32_t i = 0; i < op.len; ++i)
-            localWrite(cell(op.rank, w + op.dstOff + i), values[i]);
+            anything[i] = cell(op.rank, w + op.srcOff + i).any;
+        }
+        for (uint32_t i = 0; i < op.len; ++i) {
+            auto &dst = cell(op.rank, w + op.dstOff + i);
+            dst.any = dst.any || anything[i];
+            localWrite(dst, values[i]);
+        }
         break;
     }
     case OpKind::Stamp: {
@@ -168,9 +182,47 @@ void Model::issue(const Op &op)
     }
 }
 
+void Model::taint(uint32_t rank, uint32_t peer, uint32_t idx)
+{
+    if (idx < geo_.notifyNum) {
+        notify(rank, peer, idx).tainted = true;
+        return;
+    }
+    for (uint32_t i = 0; i < geo_.notifyNum; ++i)
+        notify(rank, peer, i).tainted = true;
+}
+
+void Model::tolerate(const Op &op, bool accepted)
+{
+    const bool moves =
+        op.kind == OpKind::Wwn || op.kind == OpKind::Write || op.kind == OpKind::Read || op.kind == OpKind::LocalCopy;
+    const bool remoteDst = op.kind == OpKind::Wwn || op.kind == OpKind::Write;
+    const uint32_t dstRank = remoteDst ? op.peer : op.rank;
+    const uint32_t srcRank = op.kind == OpKind::Read ? op.peer : op.rank;
+    // A destination outside the window is outside the tracked region too (the
+    // drivers form such addresses at the end of the buffer or beyond it).
+    if (moves && op.len > 0 && op.dstAddr == Addr::InWindow && op.srcAddr != Addr::Null) {
+        const uint32_t id = newOp(op, op.kind == OpKind::Read ? op.peer : op.rank, dstRank);
+        if (op.srcAddr == Addr::InWindow) {
+            putInFlight(id, srcRank, geo_.windowToRegion(op.srcOff), dstRank, geo_.windowToRegion(op.dstOff), op.len);
+        } else {
+            for (uint32_t i = 0; i < op.len; ++i)
+                cell(dstRank, geo_.windowToRegion(op.dstOff + i)).any = true;
+        }
+    }
+    if (!accepted)
+        return;
+    if (op.kind == OpKind::Wwn || op.kind == OpKind::Record)
+        taint(op.peer, op.rank, op.idx);
+    else if (op.kind == OpKind::Wait || op.kind == OpKind::PostWait)
+        taint(op.rank, op.peer, op.idx);
+}
+
 WaitAllowed Model::waitAllowed(uint32_t rank, uint32_t peer, uint32_t idx) const
 {
     const auto &n = notify(rank, peer, idx);
+    if (n.tainted)
+        return WaitAllowed::Either;
     if (n.lo >= 1)
         return WaitAllowed::MustComplete;
     if (n.hi == 0)
@@ -220,57 +272,79 @@ void Model::commit(uint32_t rank, const Record &rec, std::vector<Cell> &mem) con
     }
 }
 
-std::string Model::onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed, std::span<const uint8_t> snapshot,
-                          uint64_t lateFromOp)
+Violations Model::onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed, std::span<const uint8_t> snapshot,
+                         uint64_t lateFromOp)
 {
-    std::ostringstream err;
+    Violations out;
+    auto add = [&out](const char *clause, const std::ostringstream &os) { out.push_back({clause, os.str()}); };
     const WaitAllowed allowedNow = waitAllowed(rank, peer, idx);
     auto &n = notify(rank, peer, idx);
     const bool anyOwed =
         std::any_of(n.records.begin(), n.records.end(), [&](const Record &r) { return r.op < lateFromOp; });
-    if (completed && allowedNow == WaitAllowed::MustTimeOut)
-        err << "spurious notify: wait on rank " << rank << " channel from " << peer << " idx " << idx
-            << " completed, but no record towards it is outstanding\n";
-    if (!completed && allowedNow == WaitAllowed::MustComplete && anyOwed)
-        err << "lost notify: wait on rank " << rank << " channel from " << peer << " idx " << idx << " timed out, but "
-            << ops_[n.records.front().op].text << " was not consumed\n";
+    if (completed && allowedNow == WaitAllowed::MustTimeOut) {
+        std::ostringstream os;
+        os << "spurious notify: wait on rank " << rank << " channel from " << peer << " idx " << idx
+           << " completed, but no record towards it is outstanding";
+        add("WWN.NTF.1", os);
+    }
+    if (!completed && allowedNow == WaitAllowed::MustComplete && anyOwed) {
+        std::ostringstream os;
+        os << "lost notify: wait on rank " << rank << " channel from " << peer << " idx " << idx << " timed out, but "
+           << ops_[n.records.front().op].text << " was not consumed";
+        add("WWN.NTF.1", os);
+    }
     if (!completed) {
         // Owed records coalesced (or were lost, reported above); late ones land
         // after the deadline and stay for the next wait.
         std::erase_if(n.records, [&](const Record &r) { return r.op < lateFromOp; });
         n.hi = static_cast<uint32_t>(n.records.size());
         n.lo = n.records.empty() ? 0 : (profile_ == NotifyProfile::Binary ? 1 : n.hi);
-        return err.str();
+        return out;
     }
     if (n.records.empty())
-        return err.str();
+        return out;
     const Record rec = n.records.front();
     n.records.pop_front();
     n.hi -= 1;
     n.lo = n.lo > 0 ? n.lo - 1 : 0;
+    // A tainted notify may have been raised by a tolerated call instead: the
+    // wait proves nothing about rec's data, which stays in flight.
+    if (n.tainted)
+        return out;
     std::vector<Cell> after = mem_[rank];
     commit(rank, rec, after);
     if (!snapshot.empty()) {
         if (snapshot.size() != geo_.window) {
-            err << "snapshot of rank " << rank << " has " << snapshot.size() << " bytes, expected " << geo_.window
-                << "\n";
+            std::ostringstream os;
+            os << "snapshot of rank " << rank << " has " << snapshot.size() << " bytes, expected " << geo_.window;
+            add("WWN.VIS.1", os);
         } else {
             int shown = 0;
+            std::ostringstream os;
             for (uint32_t i = 0; i < geo_.window; ++i) {
                 const Cell &c = after[geo_.windowToRegion(i)];
-                const auto ok = allowedOf(c);
-                if (std::find(ok.begin(), ok.end(), snapshot[i]) != ok.end())
+                if (allows(c, snapshot[i]))
                     continue;
                 if (shown++ < 4)
-                    err << "write-before-notify: right after the wait consumed " << ops_[rec.op].text << ", "
-                        << describe(rank, geo_.windowToRegion(i), snapshot[i], c) << "\n";
+                    os << (shown > 1 ? "\n" : "") << "write-before-notify: right after the wait consumed "
+                       << ops_[rec.op].text << ", " << describe(rank, geo_.windowToRegion(i), snapshot[i], c);
             }
             if (shown > 4)
-                err << "(" << shown << " bytes differ in the snapshot)\n";
+                os << "\n(" << shown << " bytes differ in the snapshot)";
+            if (shown > 0)
+                add("WWN.VIS.1", os);
         }
     }
     mem_[rank] = std::move(after);
-    return err.str();
+    return out;
+}
+
+bool Model::allows(const Cell &c, uint8_t value) const
+{
+    if (c.any)
+        return true;
+    const auto ok = allowedOf(c);
+    return std::find(ok.begin(), ok.end(), value) != ok.end();
 }
 
 std::vector<uint8_t> Model::allowedOf(const Cell &c) const
@@ -303,6 +377,8 @@ std::string Model::describe(uint32_t rank, uint32_t regionOff, uint8_t got, cons
         os << (i ? ", " : "") << hex;
     }
     os << " committed";
+    if (c.any)
+        os << ", anything (a tolerated call may still write here)";
     for (const auto &p : c.pending) {
         std::snprintf(hex, sizeof hex, "0x%02x", p.value);
         os << ", " << hex << " in flight from " << ops_[p.op].text;
@@ -311,29 +387,38 @@ std::string Model::describe(uint32_t rank, uint32_t regionOff, uint8_t got, cons
     return os.str();
 }
 
-std::string Model::checkRegion(uint32_t rank, std::span<const uint8_t> region) const
+Violations Model::checkRegion(uint32_t rank, std::span<const uint8_t> region) const
 {
-    std::ostringstream err;
+    Violations out;
     if (region.size() != geo_.regionBytes()) {
-        err << "region of rank " << rank << " has " << region.size() << " bytes, expected " << geo_.regionBytes()
-            << "\n";
-        return err.str();
+        out.push_back({"WWN.NTF.5", "region of rank " + std::to_string(rank) + " has " + std::to_string(region.size()) +
+                                        " bytes, expected " + std::to_string(geo_.regionBytes())});
+        return out;
     }
-    int shown = 0;
+    // Guard bytes damaged break WWN.NTF.5; window bytes no call could have
+    // written (stale, foreign or torn data, a changed source) break WWN.VIS.3.
+    std::ostringstream guard, window;
+    int shownGuard = 0, shownWindow = 0;
     for (uint32_t b = 0; b < region.size(); ++b) {
         const Cell &c = cell(rank, b);
-        const auto ok = allowedOf(c);
-        if (std::find(ok.begin(), ok.end(), region[b]) != ok.end())
+        if (allows(c, region[b]))
             continue;
-        if (shown++ < 4) {
-            const bool guard = b < geo_.guard || b >= geo_.guard + geo_.window;
-            err << (guard ? "guard zone damaged: " : "memory outside the allowed set: ")
-                << describe(rank, b, region[b], c) << "\n";
-        }
+        const bool isGuard = b < geo_.guard || b >= geo_.guard + geo_.window;
+        int &shown = isGuard ? shownGuard : shownWindow;
+        std::ostringstream &os = isGuard ? guard : window;
+        if (shown++ < 4)
+            os << (shown > 1 ? "\n" : "") << (isGuard ? "guard zone damaged: " : "memory outside the allowed set: ")
+               << describe(rank, b, region[b], c);
     }
-    if (shown > 4)
-        err << "(" << shown << " bytes of rank " << rank << " differ)\n";
-    return err.str();
+    for (auto [shown, os, clause] :
+         {std::tuple{shownGuard, &guard, "WWN.NTF.5"}, {shownWindow, &window, "WWN.VIS.3"}}) {
+        if (shown == 0)
+            continue;
+        if (shown > 4)
+            *os << "\n(" << shown << " bytes of rank " << rank << " differ)";
+        out.push_back({clause, os->str()});
+    }
+    return out;
 }
 
 } // namespace hcts::prop

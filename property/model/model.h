@@ -19,6 +19,9 @@
 //   models a counting notify.
 // * a rejected call changes nothing: no byte, no notify.
 // * LocalCopy and Stamp act at once (in-order thread / harness write).
+// Every violation names the catalogue clause of the rule it breaks, and every
+// rejection rule names its clause (Expectation::clause), so the judge can let a
+// rule that does not gate the run go (Model::tolerate) instead of failing on it.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +55,16 @@ inline StampKey stampKey(uint32_t stampId, uint32_t rank) { return StampKey{kSta
 struct Expectation {
     bool accept = true;
     std::string reason; // why a rejection is required (empty when accepted)
+    std::string clause; // the catalogue clause of that rule (empty when accepted)
 };
+
+// One broken rule: the catalogue clause it belongs to and what was seen. A
+// property gates by the kind of the clause its counterexample breaks.
+struct Violation {
+    std::string clause;
+    std::string text;
+};
+using Violations = std::vector<Violation>;
 
 enum class WaitAllowed { MustComplete, MustTimeOut, Either };
 const char *waitAllowedName(WaitAllowed w);
@@ -78,11 +90,22 @@ class Model {
     // one). Records made by ops numbered >= lateFromOp were issued too close to
     // (or after) the wait's deadline to be owed to it: a timeout is then allowed
     // and leaves them outstanding. Returns the violations found (empty: none).
-    std::string onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed, std::span<const uint8_t> snapshot,
-                       uint64_t lateFromOp = UINT64_MAX);
+    Violations onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed, std::span<const uint8_t> snapshot,
+                      uint64_t lateFromOp = UINT64_MAX);
 
     // Compares rank's observed region (guard, window, guard) with the allowed sets.
-    std::string checkRegion(uint32_t rank, std::span<const uint8_t> region) const;
+    Violations checkRegion(uint32_t rank, std::span<const uint8_t> region) const;
+
+    // The implementation departed from a rule that does not gate this run (a
+    // STRICT rule under the default gate, or a PROFILE): `op` was accepted
+    // although the rule rejects it, or rejected but may have acted before it
+    // failed. Rather than judge what only that rule forbids, the model widens
+    // what it allows to every effect such a call may have had: its payload in
+    // flight to a destination in the window (any value when its source is not
+    // in the window), and, if accepted, a notify on its index (every index of
+    // the channel when the index is out of range) that may or may not come, so
+    // waits on it may complete or time out and order nothing.
+    void tolerate(const Op &op, bool accepted);
 
     // The bytes a Stamp op writes (window offsets op.dstOff.., op.len bytes).
     std::vector<uint8_t> stampBytes(const Op &op) const;
@@ -103,6 +126,7 @@ class Model {
         std::vector<uint8_t> committed; // usually one value; several when the order is unknown
         uint64_t committedSeq = 0;      // issue order of the newest op behind `committed`
         std::vector<Pending> pending;   // writes in flight to this byte
+        bool any = false;               // a tolerated call may still write anything here
     };
     struct OpInfo {
         std::string text;
@@ -117,6 +141,7 @@ class Model {
     struct NotifyState {
         uint32_t lo = 0, hi = 0; // bounds on how many waits can still complete
         std::deque<Record> records;
+        bool tainted = false; // a tolerated call may have raised or consumed it: waits judge nothing
     };
 
     Cell &cell(uint32_t rank, uint32_t regionOff) { return mem_[rank][regionOff]; }
@@ -130,7 +155,10 @@ class Model {
     // also hold any value its source byte may hold.
     void putInFlight(uint32_t id, uint32_t srcRank, uint32_t srcOff, uint32_t dstRank, uint32_t dstOff, uint32_t len);
     std::vector<uint8_t> allowedOf(const Cell &c) const;
+    bool allows(const Cell &c, uint8_t value) const;
     std::string describe(uint32_t rank, uint32_t regionOff, uint8_t got, const Cell &c) const;
+    // Marks (rank, peer, idx)'s notify tainted, or every index of the channel when idx is out of range.
+    void taint(uint32_t rank, uint32_t peer, uint32_t idx);
     // A Stamp or LocalCopy: acts at once, but races with writes still in flight.
     void localWrite(Cell &c, std::vector<uint8_t> values);
     // Commits what consuming `rec` (notify towards `rank`) makes visible.

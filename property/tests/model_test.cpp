@@ -1,10 +1,21 @@
 // Unit tests of the pure model: allowed sets, notify bounds, commits, checks.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "model/model.h"
 
 namespace hcts::prop {
 namespace {
+
+// Every violation as "clause: text" lines, "" when none.
+std::string text(const Violations &v)
+{
+    std::string out;
+    for (const auto &x : v)
+        out += x.clause + ": " + x.text + "\n";
+    return out;
+}
 
 Geometry geo() { return {.ranks = 2, .window = 64, .guard = 16, .notifyNum = 2}; }
 
@@ -37,13 +48,13 @@ TEST(Model, InitialMemoryIsTheOnlyAllowedContent)
 {
     Model m(geo());
     auto r1 = m.initialRegion(1);
-    EXPECT_EQ(m.checkRegion(1, r1), "");
+    EXPECT_EQ(text(m.checkRegion(1, r1)), "");
     EXPECT_NE(m.initialRegion(0), r1) << "ranks must start with different stamps";
     r1[3] ^= 0xff; // inside the guard before the window
-    EXPECT_NE(m.checkRegion(1, r1).find("guard zone damaged"), std::string::npos);
+    EXPECT_NE(text(m.checkRegion(1, r1)).find("guard zone damaged"), std::string::npos);
     r1 = m.initialRegion(1);
     r1[m.geometry().guard + 5] ^= 1;
-    EXPECT_NE(m.checkRegion(1, r1).find("memory outside the allowed set"), std::string::npos);
+    EXPECT_NE(text(m.checkRegion(1, r1)).find("memory outside the allowed set"), std::string::npos);
 }
 
 TEST(Model, WwnDataIsInFlightUntilItsNotifyIsConsumed)
@@ -56,26 +67,26 @@ TEST(Model, WwnDataIsInFlightUntilItsNotifyIsConsumed)
     ASSERT_TRUE(m.expect(op).accept);
     m.issue(op);
     // In flight: old and new are both allowed.
-    EXPECT_EQ(m.checkRegion(1, dst), "");
+    EXPECT_EQ(text(m.checkRegion(1, dst)), "");
     auto landed = dst;
     for (uint32_t i = 0; i < 9; ++i)
         landed[g.guard + 16 + i] = src[g.guard + 8 + i];
-    EXPECT_EQ(m.checkRegion(1, landed), "");
+    EXPECT_EQ(text(m.checkRegion(1, landed)), "");
     EXPECT_EQ(m.waitAllowed(1, 0, 1), WaitAllowed::MustComplete);
     EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::MustTimeOut) << "another index must not be woken";
 
     // A snapshot without the payload right after the wait is a violation.
     Model stale = m;
-    EXPECT_NE(stale.onWait(1, 0, 1, true, window(m, dst)).find("write-before-notify"), std::string::npos);
+    EXPECT_NE(text(stale.onWait(1, 0, 1, true, window(m, dst))).find("write-before-notify"), std::string::npos);
     // With it, fine; afterwards the old bytes are no longer allowed.
-    EXPECT_EQ(m.onWait(1, 0, 1, true, window(m, landed)), "");
-    EXPECT_EQ(m.checkRegion(1, landed), "");
-    EXPECT_NE(m.checkRegion(1, dst), "");
+    EXPECT_EQ(text(m.onWait(1, 0, 1, true, window(m, landed))), "");
+    EXPECT_EQ(text(m.checkRegion(1, landed)), "");
+    EXPECT_NE(text(m.checkRegion(1, dst)), "");
     // The source was not touched.
-    EXPECT_EQ(m.checkRegion(0, src), "");
+    EXPECT_EQ(text(m.checkRegion(0, src)), "");
     auto srcChanged = src;
     srcChanged[g.guard + 8] ^= 0x40;
-    EXPECT_NE(m.checkRegion(0, srcChanged), "") << "a modified src must be caught";
+    EXPECT_NE(text(m.checkRegion(0, srcChanged)), "") << "a modified src must be caught";
 }
 
 TEST(Model, RejectionsFollowTheReferenceOrder)
@@ -112,11 +123,11 @@ TEST(Model, BinaryNotifiesCoalesce)
     m.issue(record(0, 1, 0));
     m.issue(record(0, 1, 0));
     EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::MustComplete);
-    EXPECT_EQ(m.onWait(1, 0, 0, true, {}), "");
+    EXPECT_EQ(text(m.onWait(1, 0, 0, true, {})), "");
     EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::Either);
-    EXPECT_EQ(m.onWait(1, 0, 0, false, {}), "") << "the second record may have coalesced";
+    EXPECT_EQ(text(m.onWait(1, 0, 0, false, {})), "") << "the second record may have coalesced";
     EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::MustTimeOut);
-    EXPECT_NE(m.onWait(1, 0, 0, true, {}).find("spurious notify"), std::string::npos);
+    EXPECT_NE(text(m.onWait(1, 0, 0, true, {})).find("spurious notify"), std::string::npos);
 }
 
 TEST(Model, CountingNotifiesCount)
@@ -124,9 +135,9 @@ TEST(Model, CountingNotifiesCount)
     Model m(geo(), NotifyProfile::Counting);
     m.issue(record(1, 0, 1));
     m.issue(record(1, 0, 1));
-    EXPECT_EQ(m.onWait(0, 1, 1, true, {}), "");
+    EXPECT_EQ(text(m.onWait(0, 1, 1, true, {})), "");
     EXPECT_EQ(m.waitAllowed(0, 1, 1), WaitAllowed::MustComplete);
-    EXPECT_NE(m.onWait(0, 1, 1, false, {}).find("lost notify"), std::string::npos);
+    EXPECT_NE(text(m.onWait(0, 1, 1, false, {})).find("lost notify"), std::string::npos);
 }
 
 TEST(Model, AFenceCommitsEarlierWritesWithTheNotify)
@@ -189,9 +200,86 @@ TEST(Model, ARecordIssuedAfterTheWaitsDeadlineIsNotOwedToIt)
     Model m(geo());
     const uint64_t late = m.opsIssued();
     m.issue(wwn(0, 1, 0, 0, 4, 1));
-    EXPECT_EQ(m.onWait(1, 0, 1, false, {}, late), "") << "the wait expired before the WWN was issued";
+    EXPECT_EQ(text(m.onWait(1, 0, 1, false, {}, late)), "") << "the wait expired before the WWN was issued";
     EXPECT_EQ(m.waitAllowed(1, 0, 1), WaitAllowed::MustComplete) << "the late record stays for the next wait";
-    EXPECT_NE(m.onWait(1, 0, 1, false, {}).find("lost notify"), std::string::npos);
+    EXPECT_NE(text(m.onWait(1, 0, 1, false, {})).find("lost notify"), std::string::npos);
+}
+
+TEST(Model, EveryRejectionRuleNamesItsClause)
+{
+    Model m(Geometry{});
+    Op op{OpKind::Wwn, 0, 1};
+    op.len = 8;
+    op.idx = 4;
+    EXPECT_EQ(m.expect(op).clause, "WWN.IDX.2");
+    op.idx = 0;
+    op.len = 0;
+    EXPECT_EQ(m.expect(op).clause, "WWN.PRF.2");
+    op.len = 8;
+    op.srcAddr = Addr::PastEnd;
+    EXPECT_EQ(m.expect(op).clause, "WWN.ERR.3");
+    op.srcAddr = Addr::Overflow;
+    EXPECT_EQ(m.expect(op).clause, "WWN.ERR.4");
+    op.srcAddr = Addr::Null;
+    EXPECT_EQ(m.expect(op).clause, "WWN.ERR.1");
+    op.srcAddr = Addr::InWindow;
+    op.side = Side::Host;
+    EXPECT_EQ(m.expect(op).clause, "WWN.DEV.1");
+    op.side = Side::WrongEngine;
+    EXPECT_EQ(m.expect(op).clause, "WWN.DEV.2");
+    Op wait{OpKind::Wait, 1, 0};
+    wait.idx = 9;
+    EXPECT_EQ(m.expect(wait).clause, "WWN.IDX.5");
+    EXPECT_TRUE(m.expect(Op{OpKind::Wait, 1, 0}).accept);
+}
+
+TEST(Model, AToleratedAcceptedIndexMayRaiseAnyNotifyOfItsChannelAndWriteItsPayload)
+{
+    Model m(Geometry{});
+    Op bad{OpKind::Wwn, 0, 1};
+    bad.len = 4;
+    bad.dstOff = 16;
+    bad.idx = 7; // >= notifyNum 4
+    ASSERT_FALSE(m.expect(bad).accept);
+    m.tolerate(bad, true);
+    for (uint32_t i = 0; i < 4; ++i)
+        EXPECT_EQ(m.waitAllowed(1, 0, i), WaitAllowed::Either) << "index " << i;
+    EXPECT_EQ(m.waitAllowed(0, 1, 0), WaitAllowed::MustTimeOut) << "the other direction is untouched";
+    const auto payload = m.allowed(0, m.geometry().windowToRegion(0));
+    const auto dst = m.allowed(1, m.geometry().windowToRegion(16));
+    EXPECT_EQ(dst.size(), 2u) << "the old value or the payload";
+    EXPECT_NE(std::find(dst.begin(), dst.end(), payload.front()), dst.end());
+    // A completed wait on a tainted index orders nothing: no violation either way.
+    EXPECT_EQ(text(m.onWait(1, 0, 2, true, {})), "");
+    EXPECT_EQ(text(m.onWait(1, 0, 2, false, {})), "");
+}
+
+TEST(Model, AToleratedRejectionMayHaveWrittenButRaisesNothing)
+{
+    Model m(Geometry{});
+    Op bad{OpKind::Wwn, 0, 1};
+    bad.len = 4;
+    bad.dstOff = 8;
+    bad.idx = 9;
+    m.tolerate(bad, false);
+    EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::MustTimeOut);
+    EXPECT_EQ(m.allowed(1, m.geometry().windowToRegion(8)).size(), 2u);
+}
+
+TEST(Model, AToleratedSourceOutsideMemoryMayWriteAnything)
+{
+    Model m(Geometry{});
+    Op bad{OpKind::Wwn, 0, 1};
+    bad.len = 4;
+    bad.dstOff = 32;
+    bad.srcAddr = Addr::StraddleEnd;
+    m.tolerate(bad, true);
+    auto region = m.initialRegion(1);
+    for (uint32_t i = 0; i < 4; ++i)
+        region[m.geometry().windowToRegion(32 + i)] ^= 0x5a;
+    EXPECT_EQ(text(m.checkRegion(1, region)), "");
+    region[m.geometry().windowToRegion(36)] ^= 0x5a; // one byte past the call's range
+    EXPECT_NE(text(m.checkRegion(1, region)).find("WWN.VIS.3"), std::string::npos);
 }
 
 } // namespace

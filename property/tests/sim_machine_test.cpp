@@ -44,6 +44,7 @@ struct FaultCase {
     SimFault fault;
     const char *property;
     const char *expect; // a phrase the failure must contain
+    const char *clause; // the clause the counterexample must be attributed to
 };
 
 class SimFaults : public ::testing::TestWithParam<FaultCase> {};
@@ -60,6 +61,7 @@ TEST_P(SimFaults, AreFoundAndShrunkToAtMostFiveCommands)
     print(o);
     ASSERT_FALSE(o.passed) << "the fault was not found";
     EXPECT_NE(o.description.find(fc.expect), std::string::npos) << o.description;
+    EXPECT_EQ(o.clause, fc.clause) << o.description;
     EXPECT_LE(o.counterexample.size(), 5u);
     EXPECT_FALSE(o.reproduce.empty());
 
@@ -73,14 +75,54 @@ TEST_P(SimFaults, AreFoundAndShrunkToAtMostFiveCommands)
     EXPECT_EQ(o2.counterexample, o.counterexample);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, SimFaults,
-                         ::testing::Values(FaultCase{SimFault::NotifyBeforeData, "WriteBeforeNotify",
-                                                     "write-before-notify"},
-                                           FaultCase{SimFault::IndexOffByOne, "IndexBounds", "must be rejected"},
-                                           FaultCase{SimFault::HostAccepted, "DeviceOnly", "from the host"},
-                                           FaultCase{SimFault::NotifyBeforeData, "FullModel", "write-before-notify"},
-                                           FaultCase{SimFault::IndexOffByOne, "FullModel", "must be rejected"},
-                                           FaultCase{SimFault::HostAccepted, "FullModel", "host"}));
+INSTANTIATE_TEST_SUITE_P(
+    All, SimFaults,
+    ::testing::Values(FaultCase{SimFault::NotifyBeforeData, "WriteBeforeNotify", "write-before-notify", "WWN.VIS.1"},
+                      FaultCase{SimFault::IndexOffByOne, "IndexBounds", "must be rejected", "WWN.IDX.2"},
+                      FaultCase{SimFault::HostAccepted, "DeviceOnly", "from the host", "WWN.DEV.1"},
+                      FaultCase{SimFault::NotifyBeforeData, "FullModel", "write-before-notify", "WWN.VIS.1"},
+                      FaultCase{SimFault::IndexOffByOne, "FullModel", "must be rejected", "WWN.IDX.2"},
+                      FaultCase{SimFault::HostAccepted, "FullModel", "host", "WWN.DEV.1"}));
+
+// The default gate: the index bound and the other reference choices do not
+// gate (their clauses are STRICT or PROFILE), the rest does.
+bool defaultGate(const std::string &clause)
+{
+    for (const char *tolerated :
+         {"WWN.IDX.2", "WWN.IDX.3", "WWN.IDX.5", "WWN.DEV.2", "WWN.ERR.3", "WWN.ERR.4", "WWN.PRF.2"})
+        if (clause == tolerated)
+            return false;
+    return true;
+}
+
+TEST(SimGate, ABreachOfARuleThatDoesNotGateIsADepartureNotACounterexample)
+{
+    auto d = makeSimDriver(SimFault::IndexOffByOne);
+    for (const char *name : {"IndexBounds", "FullModel"}) {
+        RunConfig cfg = config();
+        cfg.gates = defaultGate;
+        cfg.maxSuccess = 300;
+        const auto o = runProperty(*findProperty(name), cfg, *d);
+        print(o);
+        EXPECT_TRUE(o.passed) << name << ": " << o.description;
+        ASSERT_EQ(o.departures.count("WWN.IDX.2"), 1u) << name << ": the breach was not recorded";
+        EXPECT_NE(o.departures.at("WWN.IDX.2").example.find("must be rejected"), std::string::npos);
+    }
+}
+
+TEST(SimGate, ToleratingOneRuleDoesNotHideABreachOfAnother)
+{
+    // The model widens what it allows after a tolerated call; a MUST breach
+    // elsewhere must still be found and attributed to its own clause.
+    auto d = makeSimDriver(SimFault::NotifyBeforeData);
+    RunConfig cfg = config();
+    cfg.gates = defaultGate;
+    cfg.maxSuccess = 1000;
+    const auto o = runProperty(*findProperty("FullModel"), cfg, *d);
+    print(o);
+    ASSERT_FALSE(o.passed) << "notify before data was not found with the default gate";
+    EXPECT_EQ(o.clause, "WWN.VIS.1") << o.description;
+}
 
 } // namespace
 } // namespace hcts::prop

@@ -33,11 +33,13 @@
 #include "driver/hcomm_driver.h"
 #include "driver/sim_driver.h"
 #include "hcts/core/adapter.h"
+#include "hcts/core/catalogue.h"
 #include "hcts/core/library.h"
 #include "hcts/core/locate.h"
 #include "hcts/core/products.h"
 #include "hcts/core/results.h"
 #include "hcts/core/verdict.h"
+#include "hcts_property_resources.h"
 #include "machine/properties.h"
 
 #ifdef HCTS_PROPERTY_MPI
@@ -77,6 +79,7 @@ struct Options {
     std::string simFault = "none";
     std::string results;
     std::string timeoutUnit; // "", "s" or "ms"
+    std::string gate = "default";
     std::vector<std::string> only;
     int cases = 0; // 0: the driver's default
     bool longRun = false, expectCe = false, mpi = false, list = false;
@@ -92,6 +95,21 @@ std::string join(const std::vector<std::string> &v, const char *sep = ", ")
     for (const auto &s : v)
         out += (out.empty() ? "" : sep) + s;
     return out;
+}
+
+// The clause catalogue this program was built with (conformance/spec/clauses.yaml).
+const hcts::Catalogue &catalogue()
+{
+    static const hcts::Catalogue c =
+        hcts::Catalogue::parse(hcts::property::clauses_yaml(), "conformance/spec/clauses.yaml");
+    return c;
+}
+
+// MUST, STRICT or PROFILE; "" for a clause the catalogue does not have.
+std::string kindOf(const std::string &clause)
+{
+    const hcts::Clause *c = catalogue().find(clause);
+    return c ? c->kind : std::string();
 }
 
 // "--driver: 'x' is not allowed; allowed: sim, hcomm" (CLI11 prefixes the option).
@@ -202,6 +220,11 @@ std::optional<int> parse(int argc, char **argv, Options &o)
     app.add_option("--timeout-unit", o.timeoutUnit,
                    "the IUT's wait timeout unit, s or ms (default: measured at start-up with a wait of timeOut 1)")
         ->check(oneOf({"s", "ms"}));
+    app.add_option("--gate", o.gate,
+                   "which clauses fail a case: default (MUST) or strict (MUST and STRICT); a violation of any "
+                   "other clause is recorded as a departure, and the model allows what the call may have done")
+        ->check(oneOf({"default", "strict"}))
+        ->capture_default_str();
     app.add_option("--results", o.results, "write an hcts-results v1 document (run.kind property)")
         ->envname("HCTS_PROPERTY_RESULTS")
         ->type_name("PATH");
@@ -330,6 +353,15 @@ json propertyEntry(const PropertySpec &spec, const PropertyOutcome &o, const std
               {"seconds", seconds}};
     if (!o.description.empty())
         e["reason"] = o.description;
+    // The gate judges a counterexample by the kind of the clause it breaks,
+    // and a departure (a rule broken without failing a case) by its kind too.
+    if (!o.clause.empty())
+        e["failed_clause"] = {{"id", o.clause}, {"kind", kindOf(o.clause)}};
+    json departures = json::array();
+    for (const auto &[clause, d] : o.departures)
+        departures.push_back(
+            {{"clause", clause}, {"kind", kindOf(clause)}, {"count", d.count}, {"example", d.example}});
+    e["departures"] = std::move(departures);
     return e;
 }
 
@@ -388,6 +420,17 @@ int main(int argc, char **argv)
     recordInterrupts();
 
     RunConfig cfg;
+    try {
+        (void)catalogue();
+    } catch (const std::exception &e) {
+        std::cerr << "hcts-property: the built-in clause catalogue does not load: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    // A clause the catalogue does not know gates: better a loud failure than a quiet pass.
+    cfg.gates = [strict = o.gate == "strict"](const std::string &clause) {
+        const std::string kind = kindOf(clause);
+        return kind != "PROFILE" && (kind != "STRICT" || strict);
+    };
     cfg.seed = o.seed;
     cfg.waitTimeoutMs = o.waitTimeoutMs;
     cfg.maxSuccess = o.cases > 0 ? o.cases : (o.driver == "sim" ? 100 : 25);
@@ -420,6 +463,7 @@ int main(int argc, char **argv)
     hcts::RunInfo info;
     info.kind = "property";
     info.command = hcts::command_line(argc, argv);
+    info.gate = o.gate;
     info.mode = adversarial ? "adversarial" : "plain";
     // The run's seed: softverbs' in adversarial mode, else the RapidCheck seed every property starts from.
     info.seed = adversarial ? std::strtoull(svSeed, nullptr, 10) : runSeed(cfg);
@@ -517,6 +561,8 @@ int main(int argc, char **argv)
         }
         if (o.waitTimeoutGiven)
             keep.insert(keep.end(), {"--wait-timeout-ms", std::to_string(o.waitTimeoutMs)});
+        if (o.gate != "default")
+            keep.insert(keep.end(), {"--gate", o.gate});
 
         for (const auto &spec : allProperties()) {
             if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), spec.name) == o.only.end())
@@ -544,6 +590,11 @@ int main(int argc, char **argv)
             std::snprintf(took, sizeof took, "%.1f s", seconds);
             if (out.passed) {
                 std::cout << "  PASS after " << out.runs << " cases in " << took << " (seed " << out.seed << ")\n";
+                for (const auto &[clause, d] : out.departures)
+                    std::cout << "  departs from " << clause << " (" << kindOf(clause)
+                              << ", does not gate under --gate " << o.gate << ") " << d.count << " time(s), e.g. "
+                              << d.example
+                              << "\n    (--gate strict makes a STRICT departure a shrunk counterexample)\n";
             } else if (out.harnessError) {
                 ++failures;
                 std::cout << "  ERROR after " << out.runs << " cases in " << took << " (seed " << out.seed
@@ -557,7 +608,9 @@ int main(int argc, char **argv)
             } else {
                 ++failures;
                 std::cout << "  FAIL after " << out.runs << " cases, " << out.shrinks << " shrinks in " << took
-                          << " (seed " << out.seed << ")\n"
+                          << " (seed " << out.seed << ")"
+                          << (out.clause.empty() ? "" : ": breaks " + out.clause + " (" + kindOf(out.clause) + ")")
+                          << "\n"
                           << out.description << "\n  counterexample (" << generatedCommands(out.counterexample)
                           << " generated commands):\n";
                 for (const auto &c : out.counterexample)
