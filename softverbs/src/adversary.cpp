@@ -79,11 +79,16 @@ bool commit_chunk(Qp *qp, Qp::Pending &p)
 }
 
 // All WRITEs pending before seq `before` land now (their chunks still in shuffled order).
-void flush_writes(Qp *qp, uint64_t before)
+// leave_tail (mutant only): each one's last chunk is left to its own timer.
+void flush_writes(Qp *qp, uint64_t before, bool leave_tail = false)
 {
     for (auto it = qp->pend.begin(); it != qp->pend.end();) {
         if (!it->is_read && it->seq < before) {
-            while (commit_chunk(qp, *it)) {
+            while ((!leave_tail || it->chunks.size() > 1) && commit_chunk(qp, *it)) {
+            }
+            if (leave_tail && !it->chunks.empty()) {
+                ++it;
+                continue;
             }
             it = qp->pend.erase(it);
         } else {
@@ -117,8 +122,8 @@ void execute_adversarial(Qp *qp, Wqe &w, Clock::time_point now)
     if (!start_execution(w))
         return;
     uint64_t seq = w.seq;
-    if (w.flags & IBV_SEND_FENCE)
-        flush_reads(qp, seq);
+    if ((w.flags & IBV_SEND_FENCE) && !hcts::mutant("sv_adversary_fence_ignored"))
+        flush_reads(qp, seq); // Mutant (skipped): a fenced operation overtakes earlier READs.
     switch (w.op) {
     case IBV_WR_RDMA_WRITE: {
         if (w.length == 0)
@@ -158,8 +163,10 @@ void execute_adversarial(Qp *qp, Wqe &w, Clock::time_point now)
     default:
         // A notify, SEND or ATOMIC: earlier WRITE data lands first, then this operation
         // (reading its own source only now).
+        // Mutants: the notify overtakes data still being placed (skipped), or every earlier
+        // WRITE's last chunk is left to land after it (leave_tail).
         if (!(w.op == IBV_WR_RDMA_WRITE_WITH_IMM && hcts::mutant("sv_adversary_imm_overtakes_data")))
-            flush_writes(qp, seq); // Mutant (skipped): the notify overtakes data still being placed.
+            flush_writes(qp, seq, hcts::mutant("sv_adversary_flush_leaves_tail"));
         if (Wqe *x = find_wqe(qp, seq)) {
             if (x->op == IBV_WR_RDMA_WRITE_WITH_IMM) {
                 if (int st = place_locked(qp, *x, 0, x->length))

@@ -222,6 +222,13 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
             // Mutant: every 61st WRITE_WITH_IMM consumes its RECV and is acked, but its completion is lost.
         } else {
             cq_push_locked(qp->rcq, e);
+            std::deque<Cqe> &q = qp->rcq->q;
+            if (qp->adv && hcts::mutant("sv_adversary_recv_cqe_reordered") && q.size() >= 2 &&
+                q[q.size() - 2].qp == qp && (q[q.size() - 2].wc.opcode & IBV_WC_RECV) && qp->rng() % 2) {
+                // Mutant: the adversary's delays reach the receive CQ: a completion may be
+                // delivered ahead of its QP's previous one that is still waiting to be polled.
+                std::swap(q[q.size() - 2], q.back());
+            }
         }
         ack_locked(r, f);
         break;

@@ -3,6 +3,9 @@
 // an incoming message consumes (its QP's RQ or its SRQ).
 #include "sv.h"
 
+#include <hcts/mutant.h>
+
+#include <algorithm>
 #include <cerrno>
 
 namespace sv {
@@ -18,6 +21,15 @@ RecvWqe *next_recv_locked(Qp *qp, Clock::time_point now, Clock::time_point *late
     // RECVs are consumed in posting order; under the adversary the head may not be
     // visible to the "HCA" yet, and then nothing behind it is taken either.
     if (q.front().visible > now) {
+        if (hcts::mutant("sv_adversary_late_recv_skipped")) {
+            // Mutant: a RECV the adversary keeps invisible is passed over; a later visible one
+            // is taken first (moved to the head, where consume_recv_locked takes it).
+            auto vis = std::find_if(q.begin(), q.end(), [&](const RecvWqe &r) { return r.visible <= now; });
+            if (vis != q.end()) {
+                std::rotate(q.begin(), vis, vis + 1);
+                return &q.front();
+            }
+        }
         *later = q.front().visible;
         return nullptr;
     }
