@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -147,10 +148,32 @@ HcclResult payload_then_notify(ChannelObj &channel, void *dst, const void *src, 
                                !env::doorbell_completion());
 }
 
+// The comm's acquisition order of the thread whose worker runs this task (its
+// queue is named "r<rank>.t<serial>"), -1 off a worker.
+int64_t running_thread_serial()
+{
+    const TaskQueue *q = TaskQueue::current();
+    if (q == nullptr)
+        return -1;
+    const std::string &name = q->name();
+    const size_t at = name.rfind(".t");
+    return at == std::string::npos ? -1 : std::strtoll(name.c_str() + at + 2, nullptr, 10);
+}
+
 // Which "notify first" mutant, if any, applies to this write with notify.
-bool notify_goes_first(void *dst, const void *src, uint64_t len, uint32_t notify,
+bool notify_goes_first(const ChannelObj &channel, void *dst, const void *src, uint64_t len, uint32_t notify,
                        const std::optional<PreviousWrite> &previous)
 {
+    // Threads alternate between two doorbell rings by acquisition order, and the
+    // second ring flushes the WRITE WITH IMM ahead of the payload: the comm's
+    // second, fourth, ... thread sends the notify first.
+    if (hcts::mutant("ref_wwn_odd_thread_notify_first") && running_thread_serial() % 2 == 1)
+        return true;
+    // A destination reaching into the last MiB of the peer's memory crosses the
+    // staging window's end and is bounced: the notify goes before the bounced payload.
+    if (hcts::mutant("ref_wwn_buffer_tail_notify_first") &&
+        reinterpret_cast<uint64_t>(dst) + len > channel.peer.addr + channel.peer.size - (1ULL << 20))
+        return true;
     // A source off its 8-byte alignment takes a "slow path" that rings the notify first.
     if (hcts::mutant("ref_wwn_unaligned_notify_first") && (reinterpret_cast<uint64_t>(src) & 7U) != 0)
         return true;
@@ -250,7 +273,7 @@ HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::option
             return refuse(t->comm, api, HCCL_E_PARA, "channel 0x", std::hex, *channel, std::dec,
                           " is not a live channel of the thread's comm");
         }
-        if (c->engine != t->engine) {
+        if (engine_family(c->engine) != engine_family(t->engine)) {
             return refuse(t->comm, api, HCCL_E_PARA, "channel of engine ", static_cast<int>(c->engine),
                           " used on a thread of engine ", static_cast<int>(t->engine));
         }
@@ -401,7 +424,7 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
     }
     HcclResult rc = HCCL_SUCCESS;
     bool counted_at_completion = false; // a write left in flight counts its bytes and notify when it completes
-    if (with_payload_and_notify && notify_goes_first(dst, src, len, *notify, previous)) {
+    if (with_payload_and_notify && notify_goes_first(*channel, dst, src, len, *notify, previous)) {
         rc = notify_then_payload(*channel, dst, src, len, *imm);
     } else if (with_payload_and_notify && (env::split_reordered() >= 2 || env::notify_delay().count() > 0)) {
         rc = payload_then_notify(*channel, dst, src, len, *imm);
@@ -485,6 +508,10 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
     const uint64_t element = reduce_type_size(type);
     // Mutant: the notify is raised with the last chunk's read, before its reduced write-back (which follows late).
     const bool notify_early = notify && hcts::mutant("ref_wrwn_notify_before_writeback");
+    // Mutant: a reduction of several chunks raises its notify with the first chunk's
+    // write-back (the "last chunk" test compares against the chunk, not the call).
+    const bool notify_first_chunk = notify && hcts::mutant("ref_wrwn_notify_with_first_chunk");
+    bool notified = false;
     return through_scratch(
         *channel, core, count, element,
         [&](uint8_t *scratch, uint32_t lkey, uint64_t done, uint64_t n) {
@@ -501,13 +528,21 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
             }
             reduce_into(scratch, static_cast<const uint8_t *>(src) + done * element, n, type, op);
+            if (notify_first_chunk && done == 0 && n < count) {
+                notified = true;
+                step = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
+                                            n * element, kImmNotifyTag | *notify, channel->comm->closing());
+                // The later chunks follow late enough for the receiver to look.
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                return step;
+            }
             return channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
                                         n * element, std::nullopt, channel->comm->closing());
         },
         [&](uint8_t *scratch, uint32_t lkey) {
             Comm &comm = *channel->comm;
             comm.stats().bytes_written += count * element;
-            if (!notify || notify_early)
+            if (!notify || notify_early || notified)
                 return HCCL_SUCCESS;
             // A zero-byte WRITE WITH IMM: the scratch only has to supply a valid local key.
             const HcclResult sent = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey},

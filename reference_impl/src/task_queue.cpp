@@ -35,6 +35,8 @@ size_t TaskQueue::current_backlog()
     return t_running->tasks_.size();
 }
 
+const TaskQueue *TaskQueue::current() { return t_running; }
+
 void TaskQueue::Completion::operator()(HcclResult result) const
 {
     std::lock_guard hold(anchor_->mutex);

@@ -96,6 +96,8 @@ class TaskQueue {
     const std::string &name() const { return name_; }
     // On a worker, while it runs a task: how many tasks wait behind it (0 elsewhere).
     static size_t current_backlog();
+    // On a worker: the queue it serves (null elsewhere). Only mutants ask.
+    static const TaskQueue *current();
     // On a worker, while it runs a task: registers one transfer on `link` that the
     // task leaves in flight and returns what its completion must call. Empty
     // elsewhere (the caller then waits for its transfer itself). Work in flight on

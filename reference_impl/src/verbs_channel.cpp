@@ -245,6 +245,10 @@ HcclResult RcLink::transfer(ibv_wr_opcode opcode, Span local, Span remote, uint6
     std::vector<ibv_sge> heap_sges;
     uint64_t done = 0;
     do {
+        const uint64_t chain_start = done;
+        // Mutant: a READ of more than one chain places each later chain's segments
+        // from the start of dst again (the local offset counts within the chain).
+        const bool misplaced = opcode == IBV_WR_RDMA_READ && hcts::mutant("ref_read_later_chains_misplaced");
         // As many as this chain takes, not batch_limit: reserving 64 made every write
         // allocate ~9 KiB.
         const uint64_t segments = (len - done + max_write_ - 1) / max_write_;
@@ -267,7 +271,8 @@ HcclResult RcLink::transfer(ibv_wr_opcode opcode, Span local, Span remote, uint6
                 break;
             }
             const uint64_t chunk = std::min(max_write_, len - done);
-            sge_room[n] = {local.addr + done, static_cast<uint32_t>(chunk), local.key};
+            sge_room[n] = {local.addr + (misplaced ? done - chain_start : done), static_cast<uint32_t>(chunk),
+                           local.key};
             ibv_send_wr wr{};
             wr.opcode = opcode;
             wr.num_sge = 1;
@@ -367,6 +372,10 @@ void RcLink::on_completion(const ibv_wc &wc)
             HREF_LOG_ERROR(device_.rank(), "unexpected receive completion (opcode ", static_cast<int>(wc.opcode),
                            ") on QP ", local_.qpn, ": only WRITE WITH IMM may raise a notify");
         }
+        // Mutant: receives are replenished only for the QP's first 128 completions (a
+        // ring index that stops at the queue's depth): the 257th notify finds none.
+        if (hcts::mutant("ref_recv_not_reposted_after_128") && ++recvs_completed_ > 128)
+            return;
         if (!post_recv()) {
             HREF_LOG_ERROR(device_.rank(), "replenishing a RECV on QP ", local_.qpn, " failed");
         }

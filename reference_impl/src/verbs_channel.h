@@ -113,6 +113,7 @@ class RcLink final : public CompletionSink {
     uint64_t max_write_;
     uint32_t send_depth_ = 0;
     uint32_t recv_depth_ = 0;
+    uint64_t recvs_completed_ = 0; // only mutant ref_recv_not_reposted_after_128 counts them
     ibv_cq *cq_ = nullptr;
     ibv_qp *qp_ = nullptr;
     QpEndpoint local_{};
