@@ -1,5 +1,5 @@
-// Device-only: on Atlas 350 only AICPU_TS threads on the device side may call,
-// and the product table decides where the call exists at all.
+// Device-only: on Atlas 350 only AICPU_TS threads (AICPU is the same engine) on
+// the device side may call, and the product table decides where the call exists at all.
 #include "case_kit.h"
 #include "hcts/core/adapter.h"
 #include "hcts/core/products.h"
@@ -23,28 +23,36 @@ HCTS_CASE(DeviceOnly, HostSideCallRejected, clauses("WWN.DEV.1", "WWN.DEV.4"),
             w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + region.off, w.outbox(), region.len, 9);
         ev().check("WWN.DEV.1", rc != HCCL_SUCCESS,
                    "a host-side call returned HCCL_SUCCESS; the seed allows the call only on the device");
-        ev().check("WWN.DEV.4", rc == HCCL_E_NOT_SUPPORT,
-                   "a host-side call returned " + hccl_result_name(rc) + ", expected HCCL_E_NOT_SUPPORT");
+        // The vendor's host path returns HCCL_E_NOT_SUPPORT, or HCCL_E_PTR for a thread
+        // without a legacy stream (hcomm-api.md §9.4): both say "not here".
+        ev().check("WWN.DEV.4", rc == HCCL_E_NOT_SUPPORT || rc == HCCL_E_PTR,
+                   "a host-side call returned " + hccl_result_name(rc) + ", expected HCCL_E_NOT_SUPPORT or HCCL_E_PTR");
     }
     // Let anything the call might have queued run, then prove nothing landed.
     prove_no_effect(c, 0, 1, 0, 0, 10, {region}, {9}, "WWN.DEV.1");
 }
 
+// WWN.DEV.2 (STRICT): the seed supports the call "in AICPU_TS mode". The vendor
+// treats AICPU and AICPU_TS as one engine (HcclThreadAcquire maps AICPU_TS to
+// AICPU; its 950 sample pairs AICPU channels with AICPU_TS threads), so an AICPU
+// thread must work like an AICPU_TS one. Threads of host engines (CPU, CPU_TS),
+// and of AIV or CCU where such a thread can be acquired at all, are refused with
+// no effect: the seed promises only AICPU_TS, refusing the rest is the reference's choice.
 HCTS_CASE(DeviceOnly, OnlyAicpuTsThreads, clauses("WWN.DEV.2"),
           needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
     const Ctx c = ctx();
     const World &w = c.w;
+    const Device &dev = w.device();
     nlohmann::json seen = nlohmann::json::object();
-    uint32_t k = 0, usable = 0;
-    for (CommEngine e : {COMM_ENGINE_CPU, COMM_ENGINE_CPU_TS, COMM_ENGINE_AICPU, COMM_ENGINE_AIV, COMM_ENGINE_CCU}) {
+    uint32_t k = 0;
+    for (CommEngine e : {COMM_ENGINE_CPU, COMM_ENGINE_CPU_TS, COMM_ENGINE_AIV, COMM_ENGINE_CCU}) {
         const std::string engine(products::engine_name(e));
         HcclResult arc = HCCL_SUCCESS;
         const ThreadHandle t = w.fresh_thread(e, &arc);
         seen[engine] = {{"acquire", hccl_result_name(arc)}};
         if (!mpi::any_rank(t != 0, "other-engine thread"))
             continue; // no such thread exists: nothing can misuse it
-        ++usable;
         const Untouched region{8192 + k * 8192ULL, 4096};
         prepare_targets(c, 0, 1, {region}, region.len, key_for(k, 0));
         Script s;
@@ -55,15 +63,56 @@ HCTS_CASE(DeviceOnly, OnlyAicpuTsThreads, clauses("WWN.DEV.2"),
             seen[engine]["wwn"] = hccl_result_name(s.rc(0));
             ev().check("WWN.DEV.2", s.rc(0) != HCCL_SUCCESS,
                        "a write with notify on a thread of engine " + engine +
-                           " (not AICPU_TS) returned HCCL_SUCCESS (" + r.describe() + ")");
+                           " (not AICPU or AICPU_TS) returned HCCL_SUCCESS (" + r.describe() + ")");
         }
         prove_no_effect(c, 0, 1, 0, 0, 12, {region}, {11}, "WWN.DEV.2");
         ++k;
     }
-    // The statement allows "such a thread cannot be acquired": that is evidence too.
-    if (usable == 0 && w.rank == 0)
-        ev().check("WWN.DEV.2", true, "");
-    ev().observe("other_engines", seen);
+
+    // An AICPU thread on the world's (AICPU_TS) channel: accepted, its notify
+    // satisfies the receiver's wait and the payload is there when it completes.
+    constexpr uint32_t kIdx = 13;
+    HcclResult arc = HCCL_SUCCESS;
+    const ThreadHandle t = w.fresh_thread(COMM_ENGINE_AICPU, &arc);
+    seen["AICPU"] = {{"acquire", hccl_result_name(arc)}};
+    if (!mpi::any_rank(w.rank == 0 && t != 0, "AICPU thread on the sender")) {
+        if (w.rank == 0)
+            ev().check("WWN.DEV.2", false,
+                       "HcclThreadAcquire(COMM_ENGINE_AICPU) returned " + hccl_result_name(arc) +
+                           "; AICPU is the engine the vendor runs AICPU_TS threads on, so it must be acquirable");
+        ev().observe("engines", seen);
+        return;
+    }
+    const Untouched region{8192 + k * 8192ULL, 4096};
+    const StampKey key = key_for(100, 0);
+    prepare_targets(c, 0, 1, {region}, region.len, key);
+    std::byte *snap = w.scratch();
+    Script s;
+    if (w.rank == 0) {
+        s.wwn(t, w.channel_to(1), w.remote_inbox(1, 0) + region.off, w.outbox(), region.len, kIdx);
+    } else if (w.rank == 1) {
+        s.wait(w.thread(), w.channel_to(0), kIdx, w.ok_timeout());
+        s.copy(w.thread(), snap, w.inbox(0) + region.off, region.len).only_if_previous_ok();
+    }
+    const LaunchResult r = c.run(s, 30000);
+    if (w.rank == 0) {
+        seen["AICPU"]["wwn"] = hccl_result_name(s.rc(0));
+        ev().check("WWN.DEV.2", s.rc(0) == HCCL_SUCCESS && r.ok(),
+                   "a write with notify on an AICPU thread returned " + hccl_result_name(s.rc(0)) +
+                       "; AICPU and AICPU_TS are one engine to the vendor, expected HCCL_SUCCESS (" + r.describe() +
+                       ")");
+    } else if (w.rank == 1) {
+        ev().check("WWN.DEV.2", s.rc(0) == HCCL_SUCCESS && r.ok(),
+                   "the wait for a write with notify sent on an AICPU thread returned " + hccl_result_name(s.rc(0)) +
+                       " (" + r.describe() + ")");
+        if (s.rc(0) == HCCL_SUCCESS && s.rc(1) == HCCL_SUCCESS) {
+            const PayloadCheck at_wait = check_payload(dev.get(snap, region.len), key);
+            ev().check("WWN.DEV.2", at_wait.ok(),
+                       "a write with notify sent on an AICPU thread: right after its wait dst showed " +
+                           describe(at_wait));
+        }
+    }
+    ev().observe("engines", seen);
 }
 
 HCTS_CASE(DeviceOnly, ProductTableRow, clauses("WWN.DEV.3"), needs(Feature::ProductRow, Feature::NotifyWait))

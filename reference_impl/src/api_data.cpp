@@ -515,7 +515,11 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
             rc = check_notify_index(where.c_str(), t, info.notifyRecord.notifyIdx);
             break;
         default:
-            return refuse(t.comm, where.c_str(), HCCL_E_PARA, "transType ", type, " is not a HcommTransferType (0..6)");
+            // Mutant: an unknown type falls to the catch-all internal error (neither the reference's
+            // HCCL_E_PARA nor the vendor's HCCL_E_NOT_SUPPORT).
+            return refuse(t.comm, where.c_str(),
+                          hcts::mutant("ref_batch_unknown_type_internal") ? HCCL_E_INTERNAL : HCCL_E_PARA, "transType ",
+                          type, " is not a HcommTransferType (0..6)");
         }
         return rc;
     };

@@ -25,6 +25,12 @@ Profile profile_of(const hcts::products::Product &p)
         for (CommProtocol protocol : row.protocols)
             out.protocols[row.engine] |= bit(protocol);
     }
+    // A row with AICPU_TS offers AICPU too, with the same protocols: the vendor
+    // serves both with one engine (engine_family).
+    if ((out.engines & bit(COMM_ENGINE_AICPU_TS)) != 0) {
+        out.engines |= bit(COMM_ENGINE_AICPU);
+        out.protocols[COMM_ENGINE_AICPU] |= out.protocols[COMM_ENGINE_AICPU_TS];
+    }
     return out;
 }
 
@@ -69,6 +75,8 @@ bool protocol_is_valid(int32_t protocol) { return protocol >= COMM_PROTOCOL_HCCS
 
 bool engine_on_device(CommEngine engine) { return engine == COMM_ENGINE_AICPU || engine == COMM_ENGINE_AICPU_TS; }
 
+CommEngine engine_family(CommEngine engine) { return engine == COMM_ENGINE_AICPU ? COMM_ENGINE_AICPU_TS : engine; }
+
 bool profile_has_engine(CommEngine engine) { return engine_is_valid(engine) && (profile().engines & bit(engine)) != 0; }
 
 bool profile_allows_protocol(CommEngine engine, CommProtocol protocol)
@@ -84,8 +92,12 @@ HcclResult check_support(Api api, CommEngine engine)
     switch (api) {
     case Api::write_with_notify:
         // Mutant: support inferred from an AICPU_TS engine in the row, not from the row's generation.
+        // The seed's "AICPU_TS mode": an AICPU thread is the same engine (engine_family).
+        // Mutant: only threads acquired as AICPU_TS pass, an AICPU one is refused.
         ok = (hcts::mutant("ref_wwn_support_from_aicpu_ts") ? profile_has_engine(COMM_ENGINE_AICPU_TS) : p.ascend950) &&
-             is_device_side() && engine == COMM_ENGINE_AICPU_TS;
+             is_device_side() &&
+             (hcts::mutant("ref_wwn_aicpu_ts_only") ? engine == COMM_ENGINE_AICPU_TS
+                                                    : engine_family(engine) == COMM_ENGINE_AICPU_TS);
         break;
     case Api::nbi:
         ok = p.ascend950 && !is_device_side() && engine == COMM_ENGINE_CPU && profile_has_engine(engine);

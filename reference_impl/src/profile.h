@@ -36,6 +36,10 @@ const Profile &profile();
 bool engine_is_valid(int32_t engine);
 bool protocol_is_valid(int32_t protocol);
 bool engine_on_device(CommEngine engine);
+// AICPU and AICPU_TS are one engine to the vendor (HcclThreadAcquire maps
+// AICPU_TS to AICPU, hcomm-api.md §9.5; its 950 sample uses AICPU channels with
+// AICPU_TS threads, §9.6): both give AICPU_TS here, every other engine itself.
+CommEngine engine_family(CommEngine engine);
 bool profile_has_engine(CommEngine engine);
 bool profile_allows_protocol(CommEngine engine, CommProtocol protocol);
 
