@@ -17,9 +17,9 @@ const Catalogue &catalogue()
 {
     static const Catalogue cat = Catalogue::parse(R"(catalogue_version: 1
 clauses:
-  - {id: M.1, title: t, statement: s, source: src, kind: MUST, area: a}
-  - {id: M.2, title: t, statement: s, source: src, kind: MUST, area: a}
-  - {id: P.1, title: t, statement: s, source: src, kind: PROFILE, area: a, allowed: [x, y], hazard: [z]}
+  - {id: M.1, title: t, statement: s, source: src, source_class: seed, kind: MUST, area: a}
+  - {id: M.2, title: t, statement: s, source: src, source_class: seed, kind: MUST, area: a}
+  - {id: P.1, title: t, statement: s, source: src, source_class: reference, kind: PROFILE, area: a, allowed: [x, y], hazard: [z]}
 )",
                                                   "test");
     return cat;

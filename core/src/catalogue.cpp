@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -70,12 +71,21 @@ Catalogue Catalogue::parse(std::string_view yaml_text, std::string_view origin)
         c.source = field("source");
         c.kind = field("kind");
         c.area = field("area");
+        c.source_class = field("source_class");
         c.allowed = strings(n["allowed"]);
         c.hazard = strings(n["hazard"]);
         c.functions = strings(n["functions"]);
         if (c.kind != "MUST" && c.kind != "PROFILE" && c.kind != "STRICT")
             throw std::runtime_error(path + ":" + std::to_string(line) + ": clause '" + c.id + "' has kind '" + c.kind +
                                      "'; allowed: MUST, PROFILE, STRICT");
+        if (std::find(std::begin(kSourceClasses), std::end(kSourceClasses), c.source_class) ==
+            std::end(kSourceClasses)) {
+            std::string allowed;
+            for (const char *k : kSourceClasses)
+                allowed += (allowed.empty() ? "" : ", ") + std::string(k);
+            throw std::runtime_error(path + ":" + std::to_string(line) + ": clause '" + c.id + "' has source_class '" +
+                                     c.source_class + "'; allowed: " + allowed);
+        }
         if (c.kind == "PROFILE" && c.allowed.empty())
             throw std::runtime_error(path + ":" + std::to_string(line) + ": PROFILE clause '" + c.id +
                                      "' lists no 'allowed' observations");

@@ -354,6 +354,7 @@ void ResultsWriter::write()
                                {"kind", cl.kind},
                                {"area", cl.area},
                                {"source", cl.source},
+                               {"source_class", cl.source_class},
                                {"functions", cl.functions},
                                {"verdict", nullptr},
                                {"reason", nullptr},

@@ -16,9 +16,9 @@ namespace {
 
 const char *kCatalogue = R"(catalogue_version: 1
 clauses:
-  - {id: A.1, title: t, statement: s, source: src, kind: MUST, area: a}
-  - {id: A.2, title: t, statement: s, source: src, kind: STRICT, area: a}
-  - {id: A.3, title: t, statement: s, source: src, kind: PROFILE, area: a, allowed: [x, y]}
+  - {id: A.1, title: t, statement: s, source: src, source_class: vendor-test, kind: MUST, area: a}
+  - {id: A.2, title: t, statement: s, source: src, source_class: reference, kind: STRICT, area: a}
+  - {id: A.3, title: t, statement: s, source: src, source_class: vendor-code, kind: PROFILE, area: a, allowed: [x, y]}
 )";
 
 json a_case(const std::string &name, const std::string &clause, const std::string &verdict)
@@ -67,15 +67,18 @@ TEST_F(Writer, DerivesClausesFromCasesAndGatesOnlyACompleteRun)
     EXPECT_EQ(d["summary"]["gate"], "pass");
     EXPECT_EQ(d["clauses"][0]["verdict"], "PASS");
     EXPECT_EQ(d["clauses"][0]["cases"], json::array({"S.One"}));
+    EXPECT_EQ(d["clauses"][0]["source_class"], "vendor-test");
+    EXPECT_EQ(d["clauses"][1]["source_class"], "reference");
     EXPECT_EQ(d["run"]["suite_version"], suite_version());
     EXPECT_EQ(d["run"]["catalogue_version"], 1);
 }
 
 TEST(Catalogue, NeedsAVersionAndKeepsTheFunctionsOfEachClause)
 {
-    const auto c = Catalogue::parse("catalogue_version: 3\nclauses:\n  - {id: A.1, title: t, statement: s, source: x, "
-                                    "kind: MUST, area: a, functions: [HcommWriteOnThread, HcommReadOnThread]}\n",
-                                    "versioned");
+    const auto c = Catalogue::parse(
+        "catalogue_version: 3\nclauses:\n  - {id: A.1, title: t, statement: s, source: x, "
+        "source_class: seed, kind: MUST, area: a, functions: [HcommWriteOnThread, HcommReadOnThread]}\n",
+        "versioned");
     EXPECT_EQ(c.version(), 3);
     EXPECT_EQ(c.clauses().at(0).functions, (std::vector<std::string>{"HcommWriteOnThread", "HcommReadOnThread"}));
     for (const char *bad :
@@ -85,6 +88,27 @@ TEST(Catalogue, NeedsAVersionAndKeepsTheFunctionsOfEachClause)
             ADD_FAILURE() << "accepted: " << bad;
         } catch (const std::runtime_error &e) {
             EXPECT_NE(std::string(e.what()).find("catalogue_version"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(Catalogue, NeedsAKnownSourceClass)
+{
+    const std::string head = "catalogue_version: 1\nclauses:\n  - {id: A.1, title: t, statement: s, source: x, "
+                             "kind: MUST, area: a";
+    for (const std::string &tail : {std::string("}\n"), std::string(", source_class: hearsay}\n")}) {
+        try {
+            (void)Catalogue::parse(head + tail, "classes");
+            ADD_FAILURE() << "accepted: " << head + tail;
+        } catch (const std::runtime_error &e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("'A.1'"), std::string::npos) << what;
+            EXPECT_NE(what.find("source_class"), std::string::npos) << what;
+            if (tail.find("hearsay") != std::string::npos) {
+                EXPECT_NE(what.find("allowed: seed, vendor-doc, vendor-code, vendor-test, reference"),
+                          std::string::npos)
+                    << what;
+            }
         }
     }
 }

@@ -144,7 +144,12 @@ TEST(Render, RunWithFailuresShowsEvidence)
                              "coalescing (record returns success, notify lost)"});
 
     expect_contains(r.md, {"❌ FAIL", "| `WWN.IDX.2` | MUST | **FAIL** | NotifyIndex.AtNotifyNum: remoteNotifyIdx 4",
-                           "| `WWN.PROF.1` | PROFILE | **HAZARD** |", "NotifyIndexModel (seed 8812, 12 shrinks)"});
+                           "| `WWN.PROF.1` | PROFILE (vendor-code) | **HAZARD** |",
+                           "NotifyIndexModel (seed 8812, 12 shrinks)"});
+    // The promise a clause rests on is shown where the document records it, and only there.
+    expect_contains(clause_row(r.html, 0, "WWN.PROF.1"), {"<div class=\"muted small source-class\">vendor-code</div>",
+                                                          "Source (vendor-code): documents silent"});
+    expect_lacks(clause_row(r.html, 0, "WWN.IDX.2"), {"source-class"});
     expect_totals(r.junit, {{"failures", "4"}, {"errors", "0"}}); // failures: two FAIL, one HAZARD, one property
     expect_contains(r.junit,
                     {"<testcase classname=\"hcts.property\" name=\"NotifyIndexModel\"", "<failure type=\"HAZARD\""});

@@ -54,6 +54,13 @@ std::vector<std::string> check_coverage(const std::vector<Entry> &entries, const
                                         const std::optional<nlohmann::json> &reference)
 {
     std::vector<std::string> problems;
+    // 0. A MUST clause gates every library, the vendor's included, so it rests on a
+    // promise of the vendor; the reference's own decisions are STRICT or PROFILE.
+    for (const auto &c : clauses.clauses())
+        if (c.kind == "MUST" && c.source_class == "reference")
+            problems.push_back("MUST clause " + c.id + " has source_class 'reference'; a MUST clause cites the " +
+                               "seed, a vendor document, vendor code or a vendor unit test (seed, vendor-doc, " +
+                               "vendor-code, vendor-test), else it is STRICT or PROFILE");
     // 1. Every MUST and STRICT clause is broken by some wrong or mutant entry.
     std::set<std::string> broken;
     for (const auto &e : entries)

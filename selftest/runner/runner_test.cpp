@@ -16,11 +16,11 @@ const hcts::Catalogue &clauses()
     static const hcts::Catalogue c = hcts::Catalogue::parse(R"(
 catalogue_version: 1
 clauses:
-  - {id: A.1, title: t, statement: s, source: x, kind: MUST, area: a}
-  - {id: A.2, title: t, statement: s, source: x, kind: MUST, area: a}
-  - {id: S.1, title: t, statement: s, source: x, kind: STRICT, area: a}
-  - {id: P.1, title: t, statement: s, source: x, kind: PROFILE, area: a, allowed: [binary, counting]}
-  - {id: WWN.LIT.13, title: t, statement: s, source: x, kind: PROFILE, area: a, allowed: [cumulative, not-cumulative]}
+  - {id: A.1, title: t, statement: s, source: x, source_class: vendor-doc, kind: MUST, area: a}
+  - {id: A.2, title: t, statement: s, source: x, source_class: vendor-doc, kind: MUST, area: a}
+  - {id: S.1, title: t, statement: s, source: x, source_class: reference, kind: STRICT, area: a}
+  - {id: P.1, title: t, statement: s, source: x, source_class: seed, kind: PROFILE, area: a, allowed: [binary, counting]}
+  - {id: WWN.LIT.13, title: t, statement: s, source: x, source_class: reference, kind: PROFILE, area: a, allowed: [cumulative, not-cumulative]}
 )",
                                                             "test-clauses.yaml");
     return c;
@@ -338,6 +338,24 @@ TEST(Catalogue, DuplicateIds)
     check_unique({a, b}, problems);
     ASSERT_EQ(problems.size(), 1u);
     EXPECT_NE(problems[0].find("y.yaml:7: id 'same' is already used at x.yaml:3"), std::string::npos);
+}
+
+TEST(Coverage, MustRestsOnAVendorPromise)
+{
+    const hcts::Catalogue c = hcts::Catalogue::parse(R"(
+catalogue_version: 1
+clauses:
+  - {id: M.1, title: t, statement: s, source: x, source_class: reference, kind: MUST, area: a}
+  - {id: M.2, title: t, statement: s, source: x, source_class: vendor-test, kind: MUST, area: a}
+  - {id: S.1, title: t, statement: s, source: x, source_class: reference, kind: STRICT, area: a}
+)",
+                                                     "test-clauses.yaml");
+    std::string all;
+    for (const auto &x : check_coverage({}, c, {}, std::nullopt))
+        all += x + "\n";
+    EXPECT_NE(all.find("MUST clause M.1 has source_class 'reference'"), std::string::npos) << all;
+    EXPECT_EQ(all.find("clause M.2 has source_class"), std::string::npos) << all;
+    EXPECT_EQ(all.find("clause S.1 has source_class"), std::string::npos) << all;
 }
 
 TEST(Coverage, SaysWhatIsMissing)

@@ -42,6 +42,14 @@ std::string text_or_dash(const std::string &text)
     return text.empty() ? "<span class=\"muted\">—</span>" : html_escape(text);
 }
 
+// What promise a clause rests on (seed, vendor-doc, vendor-code, vendor-test or
+// reference), under its kind; documents written before the field existed show none.
+std::string source_class_tag(const json &clause)
+{
+    const auto cls = field(clause, "source_class");
+    return cls.empty() ? "" : "<div class=\"muted small source-class\">" + html_escape(cls) + "</div>";
+}
+
 std::map<std::string, const json *> index_cases(const json &doc)
 {
     std::map<std::string, const json *> out;
@@ -180,7 +188,7 @@ void clause_table(std::ostringstream &o, const Run &run, std::size_t r)
         }
         o << "<tr class=\"clause-row\" id=\"r" << r << "-" << html_escape(field(cl, "id")) << "\" data-verdict=\""
           << html_escape(verdict) << "\"><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>"
-          << html_escape(field(cl, "kind")) << "</td><td>" << html_escape(field(cl, "area"))
+          << html_escape(field(cl, "kind")) << source_class_tag(cl) << "</td><td>" << html_escape(field(cl, "area"))
           << "</td><td data-sort-key=\"" << verdict_key(verdict) << "\">" << badge(verdict) << "</td>"
           << (configured ? "<td>" + configurations_cell(cl) + "</td>" : "") << "<td><details class=\"evidence\""
           << (bad ? " open" : "") << "><summary>" << text_or_dash(field(cl, "title")) << "</summary>";
@@ -189,7 +197,9 @@ void clause_table(std::ostringstream &o, const Run &run, std::size_t r)
             o << "<p class=\"statement\">" << html_escape(statement) << "</p>";
         const auto source = field(cl, "source");
         if (!source.empty())
-            o << "<p class=\"muted\">Source: " << html_escape(source) << "</p>";
+            o << "<p class=\"muted\">Source"
+              << (field(cl, "source_class").empty() ? "" : " (" + html_escape(field(cl, "source_class")) + ")") << ": "
+              << html_escape(source) << "</p>";
         const auto reason = field(cl, "reason");
         if (!reason.empty())
             o << "<p class=\"reason\">" << html_escape(reason) << "</p>";

@@ -142,7 +142,9 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading)
             if (const auto &w = clause_waiver(run.doc, cl); !w.empty() && field(cl, "verdict") == "XPASS")
                 why = "passes, but expected " + field(w, "expected") + ": " + field(w, "reason");
             const auto repro = first_reproducer(run.doc, cl);
-            o << "| `" << md_escape(field(cl, "id")) << "` | " << md_escape(field(cl, "kind")) << " | **"
+            const auto source_class = field(cl, "source_class");
+            o << "| `" << md_escape(field(cl, "id")) << "` | " << md_escape(field(cl, "kind"))
+              << (source_class.empty() ? "" : " (" + md_escape(source_class) + ")") << " | **"
               << field(cl, "verdict", "NOT RUN") << "** | " << md_escape(why) << " | "
               << (repro.empty() ? std::string("") : "`" + md_escape(repro) + "`") << " |\n";
         }

@@ -9,8 +9,14 @@
 
 namespace hcts {
 
+// The strongest promise a clause rests on, strongest first. A MUST clause cites a
+// promise of the vendor (seed page, vendor document, code or unit test); a clause
+// that rests only on the reference's own decision is STRICT or PROFILE.
+inline constexpr const char *kSourceClasses[] = {"seed", "vendor-doc", "vendor-code", "vendor-test", "reference"};
+
 struct Clause {
     std::string id, title, statement, source, kind, area;
+    std::string source_class;           // one of kSourceClasses
     std::vector<std::string> allowed;   // PROFILE: the allowed observations
     std::vector<std::string> hazard;    // PROFILE: observations reported as HAZARD
     std::vector<std::string> functions; // the exported API functions the clause judges
@@ -19,7 +25,8 @@ struct Clause {
 class Catalogue {
   public:
     // Throws std::runtime_error naming the file, the clause and the problem
-    // (missing field, duplicate id, kind not MUST/PROFILE/STRICT).
+    // (missing field, duplicate id, kind not MUST/PROFILE/STRICT, source_class
+    // not one of kSourceClasses).
     static Catalogue load(const std::string &path);
     static Catalogue parse(std::string_view yaml_text, std::string_view origin);
     const std::vector<Clause> &clauses() const { return clauses_; }
