@@ -245,7 +245,7 @@ int main(int argc, char **argv)
         if (results) {
             results->finish(RunStatus::Complete);
             status = results->gate_passed() ? 0 : 1;
-            std::printf("hcts: gate %s; results in %s\n", status == 0 ? "pass" : "FAIL", results->path().c_str());
+            print_outcome(results->doc(), o.configuration, results->path());
         }
     } catch (const std::exception &e) {
         std::fprintf(stderr, "hcts-conformance[rank %d]: %s\n", rank, e.what());

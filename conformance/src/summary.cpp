@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hcts/core/results.h"
+#include "hcts/expectations.h"
 
 namespace hcts {
 
@@ -43,6 +44,31 @@ int print_summary(const std::string &path)
     if (status != "complete")
         return 2;
     return pass ? 0 : 1;
+}
+
+void print_outcome(const nlohmann::json &results, const std::string &configuration, const std::string &path)
+{
+    const nlohmann::json summary = results.value("summary", nlohmann::json::object());
+    const auto not_run = summary.find("not_run");
+    if (not_run == summary.end() || !not_run->is_array() || not_run->empty()) {
+        std::printf("hcts: gate %s; results in %s\n", summary.value("gate", "") == "pass" ? "pass" : "FAIL",
+                    path.c_str());
+        return;
+    }
+    int judged = 0;
+    std::string failing;
+    for (const auto &c : results.value("clauses", nlohmann::json::array())) {
+        const auto verdict = c.value("verdict", nlohmann::json());
+        if (!verdict.is_string())
+            continue;
+        ++judged;
+        if (expectations::is_bad(verdict.get<std::string>()))
+            failing += (failing.empty() ? "" : ", ") + c.value("id", std::string("?"));
+    }
+    const int undecided = static_cast<int>(not_run->size());
+    std::printf("hcts: %s: %d clauses judged (%d left to other runs), %s; results in %s\n",
+                configuration.empty() ? "this subset" : configuration.c_str(), judged, undecided,
+                failing.empty() ? "none failing" : ("failing: " + failing).c_str(), path.c_str());
 }
 
 } // namespace hcts

@@ -4,8 +4,16 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace hcts {
 // Prints the summary; returns 0 when the gate passed, 1 when it failed, 2 when
 // the file is unreadable or not a complete run.
 int print_summary(const std::string &path);
+
+// The line a conformance run ends with. A whole run: its gate. A subset of the
+// cases (summary.not_run is not empty) leaves clauses undecided, so its gate is
+// no verdict: it says what it judged instead ("segment: 63 clauses judged, 0
+// failing"), and the merged run's gate is the one verdict.
+void print_outcome(const nlohmann::json &results, const std::string &configuration, const std::string &path);
 } // namespace hcts
