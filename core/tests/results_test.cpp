@@ -213,6 +213,50 @@ TEST_F(Writer, PropertiesMergeIntoTheRunAndGateByTheirClauses)
     EXPECT_THROW(merge_properties(fresh, json::object()), std::runtime_error);
 }
 
+TEST_F(Writer, APropertyGatesByTheKindOfTheClauseItBreaks)
+{
+    ResultsWriter w(path("prop-clause"), run_of("conformance"), &cat, nullptr);
+    w.add_case(a_case("S.One", "A.1", "PASS"));
+    w.add_case(a_case("S.Two", "A.2", "PASS"));
+    w.add_case(a_case("S.Three", "A.3", "PROFILE"));
+    w.finish(RunStatus::Complete);
+    const json base = w.doc();
+    auto with = [&](json property, const std::string &gate) {
+        json doc = base;
+        doc["run"]["gate"] = gate;
+        json run = {{"schema", "hcts-results"}, {"run", {{"status", "complete"}, {"id", "p"}}}};
+        run["properties"] = json::array({std::move(property)});
+        merge_properties(doc, run);
+        return doc["summary"]["gate"].get<std::string>();
+    };
+    // A property naming a MUST clause whose counterexample breaks a STRICT one.
+    json strictBreach = {{"name", "Mixed"},
+                         {"clauses", {"A.1", "A.2"}},
+                         {"verdict", "FAIL"},
+                         {"failed_clause", {{"id", "A.2"}, {"kind", "STRICT"}}}};
+    EXPECT_EQ(with(strictBreach, "default"), "pass");
+    EXPECT_EQ(with(strictBreach, "strict"), "fail");
+    json mustBreach = strictBreach;
+    mustBreach["failed_clause"] = {{"id", "A.1"}, {"kind", "MUST"}};
+    EXPECT_EQ(with(mustBreach, "default"), "fail");
+    json profileBreach = strictBreach;
+    profileBreach["failed_clause"] = {{"id", "A.3"}, {"kind", "PROFILE"}};
+    EXPECT_EQ(with(profileBreach, "strict"), "pass");
+    // A pass that recorded departures: a STRICT one fails only a strict run.
+    json departed = {{"name", "Mixed"},
+                     {"clauses", {"A.1", "A.2"}},
+                     {"verdict", "PASS"},
+                     {"departures", {{{"clause", "A.2"}, {"kind", "STRICT"}, {"count", 3}, {"example", "x"}},
+                                     {{"clause", "A.3"}, {"kind", "PROFILE"}, {"count", 1}, {"example", "y"}}}}};
+    EXPECT_EQ(with(departed, "default"), "pass");
+    EXPECT_EQ(with(departed, "strict"), "fail");
+    departed["departures"].erase(0);
+    EXPECT_EQ(with(departed, "strict"), "pass") << "a PROFILE departure never gates";
+    // An ERROR has no counterexample: it gates by the clauses it names.
+    json error = {{"name", "E"}, {"clauses", {"A.1", "A.2"}}, {"verdict", "ERROR"}};
+    EXPECT_EQ(with(error, "default"), "fail");
+}
+
 TEST_F(Writer, ConfigurationsMergeIntoOneDocumentWorstOverAll)
 {
     RunInfo plain = run_of("conformance");
