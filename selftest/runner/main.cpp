@@ -33,6 +33,7 @@
 #include "catalogue.h"
 #include "check.h"
 #include "judge.h"
+#include "rotation.h"
 
 namespace fs = std::filesystem;
 using namespace hcts::selftest;
@@ -55,6 +56,7 @@ struct Options {
     std::string only, kind;
     bool check = false, internal = false, list = false;
     int sample = 0;
+    int rotate = 0; // shares of the CI rotation (rotation.h); 0: every selected mutant
     std::optional<uint64_t> seed;
     int deadline_s = 900, repeat = 128, case_timeout_s = 60;
     int jobs = 1;
@@ -426,6 +428,11 @@ int main(int argc, char **argv)
         ->check(CLI::PositiveNumber);
     app.add_option_function<uint64_t>(
         "--seed", [&](const uint64_t &s) { o.seed = s; }, "the sample's seed (default: random, printed)");
+    app.add_option("--rotate", o.rotate,
+                   "CI: of the selected mutants, run those whose guard or whose clauses' cases changed since the "
+                   "previous commit, and the commit's share of the rest, one of N by commit number, so any N "
+                   "consecutive commits run them all (needs the source tree's git history; without it, all run)")
+        ->check(CLI::Range(1, 100));
     app.add_flag("--internal", o.internal, "also run internal mutants' killed_by ctests with the mutant on");
     app.add_flag("--list", o.list, "list the selected entries and their commands; run nothing");
     app.add_option("--out", o.out,
@@ -541,6 +548,43 @@ int main(int argc, char **argv)
                   << "\n";
         sampling = {
             {"size", o.sample}, {"seed", *o.seed}, {"of", mutants.size()}, {"picked", picked}, {"reproducer", again}};
+    }
+    if (o.rotate > 0 && !o.source_dir.empty()) {
+        std::string why_not;
+        const auto rotation = rotation_from_git(o.source_dir, static_cast<uint32_t>(o.rotate), why_not);
+        if (!rotation) {
+            std::cout << "hcts-selftest: --rotate: " << why_not << "; every selected mutant runs\n";
+        } else {
+            const auto guards = scan_guards(o.source_dir, {"reference_impl", "softverbs"});
+            const auto read = [&o](const std::string &relative) {
+                std::ifstream in(fs::path(o.source_dir) / relative);
+                std::ostringstream text;
+                text << in.rdbuf();
+                return text.str();
+            };
+            nlohmann::json chosen = nlohmann::json::array();
+            size_t mutants = 0;
+            std::erase_if(selected, [&](const Entry &e) {
+                if (e.kind != "mutant")
+                    return false;
+                ++mutants;
+                const std::string why = why_selected(e, *rotation, guards, read);
+                if (!why.empty())
+                    chosen.push_back({{"id", e.id}, {"why", why}});
+                return why.empty();
+            });
+            std::cout << "hcts-selftest: rotation: commit " << rotation->commit_number << ", share "
+                      << rotation->commit_number % rotation->shares + 1 << " of " << rotation->shares << ", changes since "
+                      << rotation->since << ": " << chosen.size() << " of " << mutants << " mutants run\n";
+            for (const auto &c : chosen)
+                std::cout << "hcts-selftest:   " << c["id"].get<std::string>() << ": " << c["why"].get<std::string>()
+                          << "\n";
+            sampling = {{"rotation", {{"commit_number", rotation->commit_number},
+                                      {"shares", rotation->shares},
+                                      {"since", rotation->since},
+                                      {"of", mutants},
+                                      {"chosen", chosen}}}};
+        }
     }
     if (selected.empty()) {
         std::cerr << "hcts-selftest: no entry selected (catalogue " << o.catalogue << ")\n";
