@@ -33,6 +33,7 @@ const std::vector<std::string> kKeys{"id",
                                      "env",
                                      "fails",
                                      "gate",
+                                     "strict_fails",
                                      "not_supported_ok",
                                      "not_supported",
                                      "errors",
@@ -205,6 +206,14 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
         e.gate = scalar(n, "gate", r, name).value_or("default");
         if (e.gate != "default" && e.gate != "strict")
             r.at(n["gate"], name + ": gate is '" + e.gate + "'; allowed: default, strict");
+        if (n["strict_fails"]) {
+            e.strict_fails = clause_list(n, "strict_fails", r, name, clauses);
+            for (const auto &id : *e.strict_fails)
+                if (const Clause *c = clauses.find(id); c != nullptr && c->kind != "STRICT")
+                    r.at(n["strict_fails"], name + ": strict_fails names " + id + ", which is " + c->kind +
+                                                "; allowed: STRICT clauses (a MUST clause gates by default, a "
+                                                "PROFILE one never)");
+        }
         e.not_supported_ok = clause_list(n, "not_supported_ok", r, name, clauses);
         if (const auto ns = n["not_supported"]) {
             if (ns.IsScalar()) {
@@ -263,6 +272,13 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
                 r.at(n["fails"], name + ": fails is empty; a wrong entry must break a clause or declare "
                                         "not_supported or errors");
         }
+        if (e.kind != "legal")
+            forbid("strict_fails", "only a legal entry passes one gate and fails the strict one");
+        else if (e.strict_fails && legal_gate(e) != "default")
+            r.at(n["strict_fails"], name +
+                                        ": strict_fails needs the default gate (a shim, or gate: default): the "
+                                        "entry passes it and fails --gate strict; its gate is " +
+                                        legal_gate(e));
         if (e.kind != "wrong" && e.kind != "mutant") {
             forbid("fails", "only wrong and mutant entries break clauses");
             forbid("errors", "only wrong and mutant entries declare clauses the suite cannot judge");

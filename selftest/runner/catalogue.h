@@ -24,6 +24,10 @@ struct Entry {
     std::string gate = "default";                  // the gate that must fail (wrong) or pass (legal)
     bool gate_given = false;                       // `gate` written in the entry (legal: overrides the rule)
     std::vector<std::string> not_supported_ok;     // clauses that may be NOT_SUPPORTED
+    // legal: the STRICT clauses the variant departs from. The default gate passes, and the
+    // strict gate, judged on the same run's verdicts, fails on exactly these (FAIL or
+    // HAZARD) while every other MUST and STRICT clause is PASS or PROFILE.
+    std::optional<std::vector<std::string>> strict_fails;
     // Clauses that must be NOT_SUPPORTED. `not_supported: all` (an IUT without the
     // call): every clause is NOT_SUPPORTED unless it does not need the call (then
     // PASS or PROFILE), none is worse, and at least one is NOT_SUPPORTED.

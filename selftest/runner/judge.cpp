@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "hcts/expectations.h"
+
 namespace hcts::selftest {
 namespace {
 
@@ -32,6 +34,65 @@ std::string joined(const std::vector<std::string> &v)
     for (const auto &x : v)
         s += (s.empty() ? "" : ", ") + x;
     return s;
+}
+
+// A legal entry's strict_fails: the strict gate, judged on the same run's verdicts
+// (a strict run differs from a default one only in what gates), fails on exactly
+// the declared STRICT clauses. Appends each expectation that does not hold.
+void judge_strict_fails(const Entry &e, const nlohmann::json &doc, const std::map<std::string, ClauseSeen> &seen,
+                        Judgement &j)
+{
+    const auto &declared = *e.strict_fails;
+    for (const auto &id : declared) {
+        const auto it = seen.find(id);
+        if (it == seen.end())
+            j.problems.push_back(id + " does not appear in the results (strict_fails)");
+        else if (it->second.verdict != "FAIL" && it->second.verdict != "HAZARD")
+            j.problems.push_back(describe(id, it->second) +
+                                 "; strict_fails expects FAIL or HAZARD (the variant departs from it)");
+    }
+    for (const auto &[id, c] : seen) {
+        if ((c.kind != "MUST" && c.kind != "STRICT") || contains(declared, id))
+            continue;
+        if (c.verdict == "PASS" || c.verdict == "PROFILE" || c.verdict == "WAIVED" ||
+            (c.verdict == "NOT_SUPPORTED" && contains(e.not_supported_ok, id)))
+            continue;
+        j.problems.push_back(describe(id, c) + "; expected PASS or PROFILE (a " + c.kind +
+                             " clause not in strict_fails)");
+    }
+    // Properties and litmus entries gate a strict run too: what they break under
+    // STRICT clauses must be declared as well.
+    for (const char *key : {"properties", "litmus"}) {
+        const auto it = doc.find(key);
+        if (it == doc.end() || !it->is_array())
+            continue;
+        for (const auto &item : *it) {
+            const std::string name = text(item, "name");
+            if (const auto f = item.find("failed_clause");
+                f != item.end() && f->is_object() && text(item, "verdict") == "FAIL" && text(*f, "kind") == "STRICT" &&
+                !contains(declared, text(*f, "id")))
+                j.problems.push_back(std::string(key) + " " + name + " fails STRICT clause " + text(*f, "id") +
+                                     ", which strict_fails does not name");
+            if (const auto d = item.find("departures"); d != item.end() && d->is_array())
+                for (const auto &dep : *d)
+                    if (text(dep, "kind") == "STRICT" && !contains(declared, text(dep, "clause")))
+                        j.problems.push_back(std::string(key) + " " + name + " departs from STRICT clause " +
+                                             text(dep, "clause") + ", which strict_fails does not name");
+        }
+    }
+    nlohmann::json strict = doc;
+    strict["run"]["gate"] = "strict";
+    try {
+        hcts::expectations::summarize(strict);
+        j.strict_gate = text(strict.at("summary"), "gate");
+    } catch (const std::exception &err) {
+        j.problems.push_back(std::string("the strict gate cannot be recomputed from the results: ") + err.what());
+        return;
+    }
+    const std::string want = declared.empty() ? "pass" : "fail";
+    if (j.strict_gate != want)
+        j.problems.push_back("the strict gate, recomputed from the same verdicts, is '" + j.strict_gate +
+                             "'; strict_fails [" + joined(declared) + "] expects '" + want + "'");
 }
 
 } // namespace
@@ -168,8 +229,14 @@ Judgement judge(const Entry &e, const RunOutcome &run)
             j.problems.push_back("the " + gate + " gate is '" + j.gate + "'; a legal variant must pass it" +
                                  (worse.empty() ? "" : ": " + worse));
         }
+        if (e.strict_fails)
+            judge_strict_fails(e, doc, seen, j);
         j.ok = j.problems.empty();
-        j.verdict = j.ok ? "passes the " + gate + " gate" : "REJECTED";
+        j.verdict = !j.ok             ? "REJECTED"
+                    : !e.strict_fails ? "passes the " + gate + " gate"
+                    : e.strict_fails->empty()
+                        ? "passes the " + gate + " and the strict gate"
+                        : "passes the " + gate + " gate; the strict gate fails on exactly " + joined(*e.strict_fails);
         return j;
     }
     if (e.kind == "profile") {

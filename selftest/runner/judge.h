@@ -34,6 +34,9 @@ struct Judgement {
     std::vector<std::string> killed_by;
     std::map<std::string, std::string> verdicts; // clause -> verdict ("NOT RUN" when undecided)
     std::string gate;                            // "pass", "fail" or "" (no document)
+    // legal with strict_fails: the strict gate recomputed from the same clause verdicts
+    // ("pass", "fail"; "" when not judged).
+    std::string strict_gate;
 };
 
 // Verdicts that are evidence that a clause caught something. ERROR (the harness

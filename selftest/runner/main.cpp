@@ -682,6 +682,8 @@ int main(int argc, char **argv)
                                    {"gate_mode", e.kind == "legal" ? legal_gate(e) : e.gate}};
         if (e.fails)
             expected["fails"] = *e.fails;
+        if (e.strict_fails)
+            expected["strict_fails"] = *e.strict_fails;
         if (e.profile)
             expected["profile"] = {{"clause", e.profile->clause}, {"outcome", e.profile->outcome}};
         if (e.not_supported_all)
@@ -703,7 +705,9 @@ int main(int argc, char **argv)
             {"status", status},
             {"exit_code", run.status == RunOutcome::Status::Finished ? nlohmann::json(run.exit_code) : nullptr},
             {"observed",
-             {{"gate", j.gate.empty() ? nlohmann::json(nullptr) : nlohmann::json(j.gate)}, {"verdicts", j.verdicts}}},
+             {{"gate", j.gate.empty() ? nlohmann::json(nullptr) : nlohmann::json(j.gate)},
+              {"strict_gate", j.strict_gate.empty() ? nlohmann::json(nullptr) : nlohmann::json(j.strict_gate)},
+              {"verdicts", j.verdicts}}},
             {"verdict", j.verdict},
             {"killed", j.killed ? nlohmann::json(*j.killed) : nullptr},
             {"killed_by", j.killed_by},

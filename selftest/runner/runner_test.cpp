@@ -397,3 +397,107 @@ TEST(Coverage, SaysWhatIsMissing)
               std::string::npos)
         << all;
 }
+
+// strict_fails: one run (the default gate) also judges the strict gate from its verdicts.
+TEST(Judge, LegalStrictFailsJudgedFromOneRun)
+{
+    Entry e;
+    e.kind = "legal";
+    e.iut = "shim:vendor";
+    e.strict_fails = std::vector<std::string>{"S.1", "S.2"};
+    auto verdicts = with(with(all_pass, "S.1", "FAIL"), "S.2", "HAZARD");
+    const auto j = judge(e, finished(results(verdicts, "pass")));
+    EXPECT_TRUE(j.ok) << (j.problems.empty() ? "" : j.problems[0]);
+    EXPECT_EQ(j.strict_gate, "fail");
+    EXPECT_EQ(j.verdict, "passes the default gate; the strict gate fails on exactly S.1, S.2");
+
+    // A declared clause that passes: the entry says more than the run shows.
+    const auto passing = judge(e, finished(results(with(verdicts, "S.2", "PASS"), "pass")));
+    EXPECT_FALSE(passing.ok);
+    EXPECT_NE(passing.problems.at(0).find("S.2 is PASS; strict_fails expects FAIL or HAZARD"), std::string::npos)
+        << passing.problems[0];
+
+    // An undeclared STRICT clause that fails: not exactly the declared ones.
+    const auto extra = judge(e, finished(results(with(verdicts, "S.3", "FAIL"), "pass")));
+    EXPECT_FALSE(extra.ok);
+    EXPECT_NE(extra.problems.at(0).find("S.3 is FAIL (why); expected PASS or PROFILE (a STRICT clause not in "
+                                        "strict_fails)"),
+              std::string::npos)
+        << extra.problems[0];
+
+    // The default gate still decides first.
+    const auto must = judge(e, finished(results(with(verdicts, "A.1", "FAIL"), "fail")));
+    EXPECT_FALSE(must.ok);
+    EXPECT_NE(must.problems.at(0).find("the default gate is 'fail'"), std::string::npos) << must.problems[0];
+
+    // A property or litmus entry breaking an undeclared STRICT clause fails the strict gate too.
+    auto doc = results(verdicts, "pass");
+    doc["properties"] = json::array(
+        {{{"name", "FullModel"}, {"verdict", "FAIL"}, {"failed_clause", {{"id", "S.4"}, {"kind", "STRICT"}}}},
+         {{"name", "AddressChecks"},
+          {"verdict", "PASS"},
+          {"departures", {{{"clause", "S.5"}, {"kind", "STRICT"}, {"count", 2}}}}}});
+    const auto props = judge(e, finished(doc));
+    EXPECT_FALSE(props.ok);
+    std::string all;
+    for (const auto &p : props.problems)
+        all += p + "\n";
+    EXPECT_NE(all.find("properties FullModel fails STRICT clause S.4, which strict_fails does not name"),
+              std::string::npos)
+        << all;
+    EXPECT_NE(all.find("properties AddressChecks departs from STRICT clause S.5, which strict_fails does not name"),
+              std::string::npos)
+        << all;
+    // Declared, they are part of what the strict gate fails on.
+    e.strict_fails->push_back("S.4");
+    e.strict_fails->push_back("S.5");
+    doc["clauses"].push_back({{"id", "S.4"}, {"kind", "STRICT"}, {"verdict", "FAIL"}});
+    doc["clauses"].push_back({{"id", "S.5"}, {"kind", "STRICT"}, {"verdict", "FAIL"}});
+    const auto declared = judge(e, finished(doc));
+    EXPECT_TRUE(declared.ok) << (declared.problems.empty() ? "" : declared.problems[0]);
+
+    // strict_fails: [] claims the strict gate passes as well.
+    e.strict_fails->clear();
+    const auto both = judge(e, finished(results(all_pass, "pass")));
+    EXPECT_TRUE(both.ok) << (both.problems.empty() ? "" : both.problems[0]);
+    EXPECT_EQ(both.strict_gate, "pass");
+    EXPECT_EQ(both.verdict, "passes the default and the strict gate");
+    const auto not_both = judge(e, finished(results(with(all_pass, "S.1", "FAIL"), "pass")));
+    EXPECT_FALSE(not_both.ok);
+    all.clear();
+    for (const auto &p : not_both.problems)
+        all += p + "\n";
+    EXPECT_NE(all.find("the strict gate, recomputed from the same verdicts, is 'fail'; strict_fails [] expects "
+                       "'pass'"),
+              std::string::npos)
+        << all;
+}
+
+TEST(Catalogue, StrictFailsNamesStrictClausesOfALegalShim)
+{
+    std::vector<std::string> problems;
+    const auto entries = parse(R"(schema: hcts-selftest-catalogue
+schema_version: 1
+entries:
+  - {id: vendor, kind: legal, area: bounds, what: x, iut: "shim:v", strict_fails: [S.1]}
+  - {id: kinds, kind: legal, area: bounds, what: x, iut: "shim:v", strict_fails: [A.1, P.1, X.9]}
+  - {id: on_reference, kind: legal, area: bounds, what: x, strict_fails: [S.1]}
+  - {id: w, kind: wrong, area: bounds, what: x, fails: [A.1], strict_fails: [S.1]}
+)",
+                               problems);
+    ASSERT_EQ(entries.size(), 4U);
+    ASSERT_TRUE(entries[0].strict_fails.has_value());
+    EXPECT_EQ(*entries[0].strict_fails, std::vector<std::string>{"S.1"});
+    std::string all;
+    for (const auto &p : problems)
+        all += p + "\n";
+    EXPECT_EQ(problems.size(), 5U) << all;
+    EXPECT_NE(all.find("t.yaml:5: entry 'kinds': strict_fails names A.1, which is MUST; allowed: STRICT clauses"),
+              std::string::npos)
+        << all;
+    EXPECT_NE(all.find("entry 'kinds': strict_fails names P.1, which is PROFILE"), std::string::npos) << all;
+    EXPECT_NE(all.find("entry 'kinds': 'strict_fails' names 'X.9', which is not a clause"), std::string::npos) << all;
+    EXPECT_NE(all.find("t.yaml:6: entry 'on_reference': strict_fails needs the default gate"), std::string::npos)
+        << all;
+    EXPECT_NE(all.find("t.yaml:7: entry 'w': 'strict_fails' does not apply to kind wrong"), std::string::npos) << all;
+}
