@@ -11,8 +11,9 @@
 //  * a READ after WRITEs on the QP returns their data, and an ATOMIC after them updates memory
 //    only once they are placed (§7 (b); IBTA's "a later ATOMIC has updated memory");
 //  * IBV_SEND_FENCE after a READ: the fenced operation does not overtake the READ (rule 5);
-//  * a requester completion of a WQE means every WRITE up to it has been placed (§7 (c),
-//    softverbs' bound outside the pessimistic L2 mode, not a promise of RC itself).
+//  * a requester completion of a WQE means every WRITE up to it has been placed (§7 (c):
+//    softverbs' own bound, not a promise of RC itself; the design's pessimistic L2 mode,
+//    not built, would lift it).
 // The adversary must also be seen biting (AdversaryBites): a WRITE still unplaced when
 // ibv_post_send returned, a WRITE's pieces placed out of order, an unfenced WRITE that
 // overtook an earlier READ. Without that, the checks above would pass against a disabled
