@@ -195,4 +195,98 @@ HCTS_CASE(Notify, BothDirectionsAtOnce, clauses("WWN.NTF.7"),
     }
 }
 
+// Overruns: a record on a notify that is already set (binary notifies coalesce,
+// counting ones count: WWN.PRF.1) must stay on its own index. Every index of the
+// channel is overrun, 3 times (write with notify, record, write with notify) for
+// the even ones on the world's channel and twice (record, then write with notify)
+// for the odd ones on a second channel (a counting notify's surplus would
+// otherwise look set in the second round); the other parity must stay quiet, so
+// a spill to i+1 or i-1 is seen for every i, edges included.
+namespace {
+
+constexpr uint64_t kOverrunSlot = 1024;
+constexpr uint64_t kOverrunBase = 4096;
+
+void overrun_round(const Ctx &c, ChannelHandle ch, uint32_t parity, const std::vector<char> &pattern)
+{
+    const World &w = c.w;
+    const Device &dev = w.device();
+    std::vector<uint32_t> raised, quiet;
+    for (uint32_t i = 0; i < World::kNotifyNum; ++i)
+        (i % 2 == parity ? raised : quiet).push_back(i);
+    const auto key = [&](uint32_t i) { return StampKey{2, 700 + parity * 100 + i, 0}; };
+    const uint64_t len = 256;
+    for (uint32_t i : raised) {
+        if (w.rank == 1)
+            dev.poison(w.inbox(0) + kOverrunBase + i * kOverrunSlot, len);
+        if (w.rank == 0) {
+            std::vector<std::byte> p(len);
+            fill_payload(p, key(i));
+            dev.put(w.outbox() + i * kOverrunSlot, p);
+        }
+    }
+    mpi::phase_barrier("overrun: prepared");
+    Script s;
+    if (w.rank == 0)
+        // Round-robin over the indices, so each index's later records find it set.
+        for (char kind : pattern)
+            for (uint32_t i : raised) {
+                if (kind == 'w')
+                    s.wwn(w.thread(), ch, w.remote_inbox(1, 0) + kOverrunBase + i * kOverrunSlot,
+                          w.outbox() + i * kOverrunSlot, len, i);
+                else
+                    s.record(w.thread(), ch, i);
+            }
+    const LaunchResult sr = c.run(s, 30000);
+    if (w.rank == 0)
+        for (size_t k = 0; k < s.size(); ++k)
+            if (s.rc(k) != 0) {
+                c.ev.error("WWN.NTF.2", "call " + std::to_string(k) + " of the overrun round (index " +
+                                            std::to_string(s.op(k).idx) + ") returned " + hccl_result_name(s.rc(k)) +
+                                            " (" + sr.describe() + ")");
+                break;
+            }
+    mpi::phase_barrier("overrun: recorded");
+    // One wait per overrun index: each completes with its payload.
+    Script waits;
+    if (w.rank == 1)
+        for (uint32_t i : raised)
+            waits.wait(w.threads.at(1), ch, i, w.ok_timeout());
+    const LaunchResult r = c.run(waits, 60000);
+    if (w.rank == 1) {
+        judge_launch(r, "WWN.NTF.2", "the waits on the overrun indices", c.ev);
+        for (size_t k = 0; k < waits.size(); ++k) {
+            const uint32_t i = raised[k];
+            const auto got = check_payload(dev.get(w.inbox(0) + kOverrunBase + i * kOverrunSlot, len), key(i));
+            c.ev.check("WWN.NTF.2", waits.rc(k) == 0 && got.ok(),
+                       "the wait on index " + std::to_string(i) + " after " + std::to_string(pattern.size()) +
+                           " records on it returned " + hccl_result_name(waits.rc(k)) +
+                           "; its data: " + (got.ok() ? std::string("arrived") : got.first_bad));
+        }
+    }
+    mpi::phase_barrier("overrun: consumed");
+    // The neighbours of every overrun index: none may have been raised.
+    const size_t spilled = check_quiet(c, 0, 1, ch, ch, quiet, "WWN.NTF.2");
+    if (w.rank == 1)
+        c.ev.observe(parity == 0 ? "overrun_even_spilled" : "overrun_odd_spilled", static_cast<uint64_t>(spilled));
+}
+
+} // namespace
+
+HCTS_CASE(Notify, OverrunStaysOnItsIndex, clauses("WWN.NTF.2"),
+          needs(Feature::WriteWithNotify, Feature::NotifyRecord, Feature::NotifyWait, Feature::LocalCopy))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const ChannelHandle first = w.rank <= 1 ? w.channel_to(w.rank == 0 ? 1 : 0) : 0;
+    overrun_round(c, first, 0, {'w', 'r', 'w'});
+    const ScopedChannels second(w, World::kNotifyNum);
+    if (!second.distinct_from_default()) {
+        // The first round judged the even indices; the odd ones need a channel without its surplus.
+        ev().observe("overrun_odd_round", "skipped: no second channel (" + hccl_result_name(second.rc()) + ")");
+        return;
+    }
+    overrun_round(c, w.rank <= 1 ? second.to(w.rank == 0 ? 1 : 0) : 0, 1, {'r', 'w'});
+}
+
 } // namespace hcts

@@ -1,7 +1,10 @@
 // Timeouts and threads: the default wait timeout HcommSetNotifyWaitTimeOut sets
 // (WWN.TMO.*), and the threads of one HcclThreadAcquire (WWN.THR.1).
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <thread>
 
 #include "case_kit.h"
 
@@ -121,6 +124,139 @@ HCTS_CASE(Timeouts, NegativeDefaultRefused, clauses("WWN.TMO.2"),
         restore_default(c, "WWN.TMO.2");
     }
     mpi::phase_barrier("negative default timeouts");
+}
+
+namespace {
+
+// One wait of ExtremeTimeoutsWaitLong: an explicit timeOut, or (no timeOut) a
+// *WithDefaultTimeout wait after HcommSetNotifyWaitTimeOut(set_default).
+struct LongWait {
+    std::string what;
+    std::optional<uint32_t> timeout; // explicit wait
+    float set_default = 0;           // default wait: the default set just before it
+    std::string clause;
+};
+
+} // namespace
+
+// timeOut at 0 and at the extremes of its type, explicit and as the default: each
+// wait, on a fresh thread of its own, is posted about 2.5 s before its notify is
+// raised and must complete, with the copy behind it on its thread seeing the
+// write's payload. A library that takes 0 as a cut-off of a second or two, or
+// counts a long timeout in 32-bit milliseconds (4294968 s wraps to 704 ms, 2^31 s
+// to 0), gives up before the notify. The vendor's unit tests accept 0 and
+// 0xFFFFFFFF for the wait and 0 and a large value for the default (api §9.6).
+HCTS_CASE(Timeouts, ExtremeTimeoutsWaitLong, clauses("WWN.TMO.5", "WWN.TMO.6"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy, Feature::SetWaitTimeout,
+                Feature::DefaultTimeoutWait))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
+    constexpr auto kNotifyAfter = std::chrono::milliseconds(2500);
+    constexpr uint32_t kFirstIdx = 20;
+    constexpr uint64_t kLen = 512, kSlot = 4096, kBase = 1U << 20;
+    // 4294967040 is the largest float below 2^32 (UINT32_MAX itself rounds up to 2^32, out of range).
+    const std::vector<LongWait> waits{
+        {"timeOut 0 (wait forever)", 0U, 0, "WWN.TMO.5"},
+        {"timeOut 0xFFFFFFFF", 0xFFFFFFFFU, 0, "WWN.TMO.5"},
+        {"timeOut 0x80000000", 0x80000000U, 0, "WWN.TMO.5"},
+        {"timeOut 4294968", 4294968U, 0, "WWN.TMO.5"},
+        {"timeOut 2147484", 2147484U, 0, "WWN.TMO.5"},
+        {"the default after HcommSetNotifyWaitTimeOut(0)", std::nullopt, 0.0F, "WWN.TMO.6"},
+        {"the default after HcommSetNotifyWaitTimeOut(4294967040)", std::nullopt, 4294967040.0F, "WWN.TMO.6"},
+        {"the default after HcommSetNotifyWaitTimeOut(4294968)", std::nullopt, 4294968.0F, "WWN.TMO.6"}};
+    const auto key = [](size_t k) { return StampKey{12, static_cast<uint32_t>(k), 0}; };
+    std::vector<ThreadHandle> threads;
+    bool have_threads = true;
+    if (w.rank == 1) {
+        for (size_t k = 0; k < waits.size(); ++k) {
+            HcclResult arc = HCCL_SUCCESS;
+            threads.push_back(w.fresh_thread(w.setup_engine, &arc));
+            if (threads.back() == 0) {
+                ev().error(waits[k].clause, "no fresh thread for " + waits[k].what + ": HcclThreadAcquire returned " +
+                                                hccl_result_name(arc));
+                have_threads = false;
+            }
+            dev.poison(w.inbox(0) + kBase + k * kSlot, kLen);
+            dev.poison(w.scratch() + k * kSlot, kLen);
+        }
+    }
+    if (w.rank == 0)
+        for (size_t k = 0; k < waits.size(); ++k) {
+            std::vector<std::byte> p(kLen);
+            fill_payload(p, key(k));
+            dev.put(w.outbox() + k * kSlot, p);
+        }
+    if (!mpi::all_ranks(have_threads, "extreme timeouts: threads"))
+        return;
+    Script s;
+    std::vector<size_t> wait_op(waits.size()), set_op(waits.size(), SIZE_MAX);
+    if (w.rank == 1)
+        for (size_t k = 0; k < waits.size(); ++k) {
+            const uint32_t idx = kFirstIdx + static_cast<uint32_t>(k);
+            if (waits[k].timeout) {
+                wait_op[k] = s.size();
+                s.wait(threads[k], w.channel_to(0), idx, *waits[k].timeout);
+            } else {
+                set_op[k] = s.size();
+                s.set_wait_timeout(waits[k].set_default);
+                wait_op[k] = s.size();
+                s.wait_default(threads[k], w.channel_to(0), idx);
+            }
+            s.copy(threads[k], w.scratch() + k * kSlot, w.inbox(0) + kBase + k * kSlot, kLen);
+        }
+    if (w.rank == 0) {
+        // The waits are posted long before any notify: past a cut-off of a second or two.
+        std::this_thread::sleep_for(kNotifyAfter);
+        for (size_t k = 0; k < waits.size(); ++k)
+            s.wwn(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + kBase + k * kSlot, w.outbox() + k * kSlot, kLen,
+                  kFirstIdx + static_cast<uint32_t>(k));
+    }
+    const LaunchResult r = c.run(s, 15000);
+    if (w.rank == 0)
+        for (size_t k = 0; k < s.size(); ++k)
+            if (s.rc(k) != 0)
+                ev().error(waits[k].clause, "the write with notify for " + waits[k].what + " returned " +
+                                                hccl_result_name(s.rc(k)) + " (" + r.describe() + ")");
+    mpi::phase_barrier("extreme timeouts: done");
+    if (w.rank == 1) {
+        ev().observe("extreme_timeouts_ms", r.elapsed_ms());
+        const std::string took = std::to_string(r.elapsed_ms()) + " ms (" + r.describe() + ")";
+        for (size_t k = 0; k < waits.size(); ++k) {
+            const LongWait &lw = waits[k];
+            if (set_op[k] != SIZE_MAX && !ev().check(lw.clause, s.rc(set_op[k]) == 0,
+                                                     "HcommSetNotifyWaitTimeOut(" + std::to_string(lw.set_default) +
+                                                         ") returned " + hccl_result_name(s.rc(set_op[k])) +
+                                                         ", expected 0 (the vendor's unit tests accept 0 and large "
+                                                         "values; 0 means wait forever)"))
+                continue;
+            const int32_t rc = s.rc(wait_op[k]);
+            if (rc == HCCL_E_NOT_SUPPORT) {
+                ev().unsupported(lw.clause, "the wait with " + lw.what + " was refused with HCCL_E_NOT_SUPPORT");
+                continue;
+            }
+            if (!ev().check(lw.clause, rc == 0,
+                            "the wait with " + lw.what + " returned " + hccl_result_name(rc) +
+                                ", expected 0 (the vendor's unit tests accept it)"))
+                continue;
+            // The copy behind the wait runs only once the wait completed; a wait that
+            // gave up first leaves its thread failed and the snapshot poisoned (or, if
+            // the copy ran anyway, taken before the payload came).
+            const auto snap =
+                check_payload(dev.get(w.scratch() + k * kSlot, kLen), key(k), "dst, copied right after the wait");
+            ev().check(lw.clause, snap.ok(),
+                       "the wait with " + lw.what + " did not wait for the notify raised about " +
+                           std::to_string(kNotifyAfter.count()) + " ms after it was posted (the launch took " + took +
+                           "): " + snap.first_bad);
+        }
+        if (r.status.timed_out != 0)
+            ev().check("WWN.TMO.5", false,
+                       "some waits had not completed when the launch deadline passed, " + took +
+                           ", though every notify was raised about 2.5 s in");
+        restore_default(c, "WWN.TMO.6");
+    }
+    mpi::phase_barrier("extreme timeouts: checked");
 }
 
 HCTS_CASE(Threads, AcquireGivesDistinctThreads, clauses("WWN.THR.1"), needs(Feature::LocalCopy))

@@ -139,13 +139,19 @@ HCTS_CASE(Litmus, L16_ErrorPaths, clauses("WWN.ERR.1", "WWN.ERR.3", "WWN.ERR.4",
         {Fault::ChannelZero, "WWN.ERR.1", HCCL_E_PTR},     {Fault::IdxAtNotifyNum, "WWN.IDX.2", HCCL_E_PARA},
         {Fault::DstPastPeerEnd, "WWN.ERR.3", HCCL_E_PARA}, {Fault::LenNearMax, "WWN.ERR.4", HCCL_E_PARA}};
     const Untouched region{8192, 4096};
-    const uint32_t idx = 54;
+    // Each fault has its own notify and probe index: a notify a wrongly accepted
+    // call left set stays with its fault, so it fails that fault's clause in later
+    // repetitions, never the clause of the next fault (a MUST one for a STRICT
+    // departure).
+    const auto idx_of = [](size_t fault) { return static_cast<uint32_t>(40 + 2 * fault); };
     // A bad call accepted where only a STRICT clause (the reference's stricter
     // choice) forbids it is counted apart: it fails that clause, which the report
     // shows, but must not make the litmus entry decide the MUST gate.
     Histogram hist{{"refused", 0}, {"refused-wrong-code", 0}, {"accepted", 0}, {"accepted-strict", 0}};
     for (uint32_t rep = 0; rep < reps_of(c, 128, 2); ++rep)
-        for (const Bad &bad : kBad) {
+        for (size_t f = 0; f < std::size(kBad); ++f) {
+            const Bad &bad = kBad[f];
+            const uint32_t idx = idx_of(f);
             prepare_targets(c, 0, 1, {region}, region.len, key_for(5000 + rep, 0));
             Script s;
             if (w.rank == 0) {

@@ -361,10 +361,15 @@ HCOMM_EXPORT int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHa
         // never written, while the call succeeds and the notify still comes.
         return write_on_thread("HcommWriteWithNotifyOnThread", Api::write_with_notify, thread, channel, dst, src,
                                len - 1, remoteNotifyIdx);
-    } else {
-        return write_on_thread("HcommWriteWithNotifyOnThread", Api::write_with_notify, thread, channel, dst, src, len,
-                               remoteNotifyIdx);
     }
+    const int32_t rc = write_on_thread("HcommWriteWithNotifyOnThread", Api::write_with_notify, thread, channel, dst,
+                                       src, len, remoteNotifyIdx);
+    // Mutant: a call refused for its parameters (a range outside the memories, an
+    // overflowing length) still raises its notify, as the vendor's path that goes on
+    // with the nearest buffer would, and reports success.
+    if (rc == HCCL_E_PARA && len != 0 && hcts::mutant("ref_wwn_refused_range_notifies"))
+        return HcommChannelNotifyRecordOnThread(thread, channel, remoteNotifyIdx);
+    return rc;
 }
 
 HCOMM_EXPORT int32_t HcommWriteReduceWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
@@ -531,6 +536,9 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
             return rc;
         }
     }
+    // Mutant: in a batch of three or more, the entries after the first are performed last first.
+    if (hcts::mutant("ref_batch_tail_reversed") && batch.size() >= 3)
+        std::reverse(batch.begin() + 1, batch.end());
     submit_entries(std::move(batch));
     return HCCL_SUCCESS;
 }

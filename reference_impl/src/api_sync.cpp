@@ -348,6 +348,9 @@ HCOMM_EXPORT int32_t HcommChannelNotifyWaitOnThread(ThreadHandle thread, Channel
 {
     // Mutant: the deadline rounded up by a whole unit (a finite wait ends one unit late).
     const uint32_t late = timeOut != 0 && hcts::mutant("ref_wait_timeout_one_unit_late") ? 1 : 0;
+    // Mutant: timeOut 0 taken as "give up after a second" instead of "wait forever".
+    if (timeOut == 0 && hcts::mutant("ref_wait_zero_gives_up_after_1s"))
+        timeOut = env::timeout_unit_is_ms() ? 1000U : 1U;
     return channel_wait_on_thread("HcommChannelNotifyWaitOnThread", thread, channel, localNotifyIdx, timeOut + late);
 }
 
@@ -402,6 +405,9 @@ HCOMM_EXPORT int32_t HcommSetNotifyWaitTimeOut(float timeOut)
     if (const HcclResult rc = check_timeout_value("HcommSetNotifyWaitTimeOut", timeOut, value); rc != HCCL_SUCCESS) {
         return rc;
     }
+    // Mutant: 0 ("wait forever", accepted by the vendor's unit test) refused as out of range.
+    if (value == 0 && hcts::mutant("ref_set_wait_timeout_zero_refused"))
+        return refuse(nullptr, "HcommSetNotifyWaitTimeOut", HCCL_E_PARA, "timeOut ", timeOut, " must be at least 1");
     // Mutant: the setter checks its argument but the default is never changed.
     if (!hcts::mutant("ref_set_wait_timeout_ignored"))
         set_default_wait_timeout(value);

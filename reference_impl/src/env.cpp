@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include <hcts/mutant.h>
+
 #include "hccl/hccl_types.h"
 #include "log.h"
 
@@ -76,6 +78,10 @@ bool timeout_unit_is_ms()
 
 std::chrono::milliseconds timeout_to_duration(uint64_t timeout)
 {
+    // Mutant: the timeout converted to milliseconds in 32 bits, so a long one wraps
+    // (4294968 s becomes 704 ms, 2^31 s 0 ms).
+    if (hcts::mutant("ref_timeout_ms_u32_wrap"))
+        return std::chrono::milliseconds(static_cast<uint32_t>(timeout_unit_is_ms() ? timeout : timeout * 1000));
     return timeout_unit_is_ms() ? std::chrono::milliseconds(timeout) : std::chrono::milliseconds(timeout * 1000);
 }
 

@@ -17,9 +17,15 @@ bool NotifyBank::record(uint32_t index)
         fresh = state_.at(index) == 0;
         // Counting (HCOMM_REF_NOTIFY=counting) keeps every record for a wait of its
         // own, up to the counter's range; binary coalesces them.
-        if (!env::counting_notifies())
+        if (!env::counting_notifies()) {
+            // Mutant: a record on a notify already set lands on the next index instead
+            // of coalescing (an overrun spills into its neighbour).
+            if (!fresh && hcts::mutant("ref_notify_overrun_spills_next") && index + 1 < state_.size()) {
+                set_.fetch_add(state_[index + 1] == 0 ? 1 : 0, std::memory_order_release);
+                state_[index + 1] = 1;
+            }
             state_[index] = 1;
-        else if (state_[index] < UINT16_MAX)
+        } else if (state_[index] < UINT16_MAX)
             ++state_[index];
         if (fresh)
             set_.fetch_add(1, std::memory_order_release);

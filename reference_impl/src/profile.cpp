@@ -81,6 +81,10 @@ bool profile_has_engine(CommEngine engine) { return engine_is_valid(engine) && (
 
 bool profile_allows_protocol(CommEngine engine, CommProtocol protocol)
 {
+    // Mutant: every 950 row takes AICPU_TS channels over RoCE, Atlas 350 too (its channel page rules it out).
+    if (hcts::mutant("ref_atlas350_aicpu_ts_roce") && profile().ascend950 && protocol == COMM_PROTOCOL_ROCE &&
+        engine_family(engine) == COMM_ENGINE_AICPU_TS)
+        return true;
     return profile_has_engine(engine) && protocol_is_valid(protocol) &&
            (profile().protocols[engine] & bit(protocol)) != 0;
 }
