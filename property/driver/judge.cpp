@@ -89,11 +89,12 @@ std::string Judge::judgeCall(const Op &op, const Expectation &exp, int32_t rc)
     std::string err;
     const bool gating = gates_(exp.clause);
     if (rc == 0)
-        err = sort(exp.clause,
-                   show(op) + " returned 0; " + (gating ? "it must be rejected: " : "the reference rejects it: ") +
-                       exp.reason);
-    if (!gating)
-        model_.tolerate(op, rc == 0);
+        err = sort(exp.clause, show(op) + " returned 0; " +
+                                   (gating ? "it must be rejected: " : "the reference rejects it: ") + exp.reason);
+    if (rc == 0 && !gating)
+        model_.tolerate(op, true);
+    else if (rc != 0)
+        model_.rejected(op, exp.clause);
     return err;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
@@ -106,7 +107,7 @@ Expectation Model::expect(const Op &op) const
 
 uint32_t Model::newOp(const Op &op, uint32_t from, uint32_t to)
 {
-    ops_.push_back(OpInfo{"#" + std::to_string(ops_.size()) + " " + show(op), from, to, seq_++});
+    ops_.push_back(OpInfo{"#" + std::to_string(ops_.size()) + " " + show(op), from, to, seq_++, {}});
     return static_cast<uint32_t>(ops_.size() - 1);
 }
 
@@ -218,6 +219,20 @@ void Model::tolerate(const Op &op, bool accepted)
         taint(op.rank, op.peer, op.idx);
 }
 
+void Model::rejected(const Op &op, const std::string &clause)
+{
+    const bool moves =
+        op.kind == OpKind::Wwn || op.kind == OpKind::Write || op.kind == OpKind::Read || op.kind == OpKind::LocalCopy;
+    if (!moves || op.len == 0 || op.dstAddr != Addr::InWindow || op.srcAddr != Addr::InWindow)
+        return;
+    const bool remoteDst = op.kind == OpKind::Wwn || op.kind == OpKind::Write;
+    const uint32_t dstRank = remoteDst ? op.peer : op.rank;
+    const uint32_t srcRank = op.kind == OpKind::Read ? op.peer : op.rank;
+    const uint32_t id = newOp(op, op.kind == OpKind::Read ? op.peer : op.rank, dstRank);
+    ops_[id].forbiddenBy = clause == "WWN.IDX.2" ? "WWN.IDX.3" : clause;
+    putInFlight(id, srcRank, geo_.windowToRegion(op.srcOff), dstRank, geo_.windowToRegion(op.dstOff), op.len);
+}
+
 WaitAllowed Model::waitAllowed(uint32_t rank, uint32_t peer, uint32_t idx) const
 {
     const auto &n = notify(rank, peer, idx);
@@ -248,7 +263,8 @@ void Model::commit(uint32_t rank, const Record &rec, std::vector<Cell> &mem) con
                 own.push_back(p.value);
                 return true;
             }
-            if (o.from == info.from && o.to == rank && o.from != o.to && o.seq < rec.fenceSeq) {
+            if (o.from == info.from && o.to == rank && o.from != o.to && o.seq < rec.fenceSeq &&
+                o.forbiddenBy.empty()) {
                 fenced.push_back(p.value);
                 fencedSeq = std::max(fencedSeq, o.seq);
                 return true;
@@ -321,10 +337,19 @@ Violations Model::onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool comple
         } else {
             int shown = 0;
             std::ostringstream os;
+            std::map<std::string, int> forbidden; // one violation per clause
             for (uint32_t i = 0; i < geo_.window; ++i) {
                 const Cell &c = after[geo_.windowToRegion(i)];
-                if (allows(c, snapshot[i]))
+                const auto why = blame(c, snapshot[i]);
+                if (why && why->empty())
                     continue;
+                if (why) {
+                    if (forbidden.emplace(*why, 0).second)
+                        out.push_back({*why, "a rejected call wrote: right after the wait consumed " +
+                                                 ops_[rec.op].text + ", " +
+                                                 describe(rank, geo_.windowToRegion(i), snapshot[i], c)});
+                    continue;
+                }
                 if (shown++ < 4)
                     os << (shown > 1 ? "\n" : "") << "write-before-notify: right after the wait consumed "
                        << ops_[rec.op].text << ", " << describe(rank, geo_.windowToRegion(i), snapshot[i], c);
@@ -339,12 +364,19 @@ Violations Model::onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool comple
     return out;
 }
 
-bool Model::allows(const Cell &c, uint8_t value) const
+std::optional<std::string> Model::blame(const Cell &c, uint8_t value) const
 {
-    if (c.any)
-        return true;
-    const auto ok = allowedOf(c);
-    return std::find(ok.begin(), ok.end(), value) != ok.end();
+    if (c.any || std::find(c.committed.begin(), c.committed.end(), value) != c.committed.end())
+        return std::string();
+    std::optional<std::string> out;
+    for (const auto &p : c.pending) {
+        if (p.value != value)
+            continue;
+        if (ops_[p.op].forbiddenBy.empty())
+            return std::string();
+        out = ops_[p.op].forbiddenBy;
+    }
+    return out;
 }
 
 std::vector<uint8_t> Model::allowedOf(const Cell &c) const
@@ -399,10 +431,17 @@ Violations Model::checkRegion(uint32_t rank, std::span<const uint8_t> region) co
     // written (stale, foreign or torn data, a changed source) break WWN.VIS.3.
     std::ostringstream guard, window;
     int shownGuard = 0, shownWindow = 0;
+    std::map<std::string, int> forbidden; // one violation per clause
     for (uint32_t b = 0; b < region.size(); ++b) {
         const Cell &c = cell(rank, b);
-        if (allows(c, region[b]))
+        const auto why = blame(c, region[b]);
+        if (why && why->empty())
             continue;
+        if (why) {
+            if (forbidden.emplace(*why, 0).second)
+                out.push_back({*why, "a rejected call wrote: " + describe(rank, b, region[b], c)});
+            continue;
+        }
         const bool isGuard = b < geo_.guard || b >= geo_.guard + geo_.window;
         int &shown = isGuard ? shownGuard : shownWindow;
         std::ostringstream &os = isGuard ? guard : window;

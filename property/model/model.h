@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -107,6 +108,13 @@ class Model {
     // waits on it may complete or time out and order nothing.
     void tolerate(const Op &op, bool accepted);
 
+    // A call rejected, as the rule of `clause` requires, that may still have
+    // written before it failed (a library that splits a write): its payload is
+    // in flight, but a byte only it explains breaks `clause`'s promise of no
+    // effect (WWN.IDX.3 for an index, the rule's own clause otherwise), so the
+    // write is blamed on that clause rather than on the memory's.
+    void rejected(const Op &op, const std::string &clause);
+
     // The bytes a Stamp op writes (window offsets op.dstOff.., op.len bytes).
     std::vector<uint8_t> stampBytes(const Op &op) const;
     // The initial content of rank's region (stamp id 0 everywhere).
@@ -132,6 +140,7 @@ class Model {
         std::string text;
         uint32_t from = 0, to = 0; // channel (sender -> receiver)
         uint64_t seq = 0;          // global issue order
+        std::string forbiddenBy;   // a rejected call: the clause its writes break
     };
     struct Record {
         uint32_t op;       // the WWN or Record
@@ -155,7 +164,9 @@ class Model {
     // also hold any value its source byte may hold.
     void putInFlight(uint32_t id, uint32_t srcRank, uint32_t srcOff, uint32_t dstRank, uint32_t dstOff, uint32_t len);
     std::vector<uint8_t> allowedOf(const Cell &c) const;
-    bool allows(const Cell &c, uint8_t value) const;
+    // Why `value` may be in `c`: "" when a call the model accepts explains it,
+    // the clause a rejected call broke when only such a call does, nullopt when nothing does.
+    std::optional<std::string> blame(const Cell &c, uint8_t value) const;
     std::string describe(uint32_t rank, uint32_t regionOff, uint8_t got, const Cell &c) const;
     // Marks (rank, peer, idx)'s notify tainted, or every index of the channel when idx is out of range.
     void taint(uint32_t rank, uint32_t peer, uint32_t idx);

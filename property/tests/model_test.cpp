@@ -282,5 +282,24 @@ TEST(Model, AToleratedSourceOutsideMemoryMayWriteAnything)
     EXPECT_NE(text(m.checkRegion(1, region)).find("WWN.VIS.3"), std::string::npos);
 }
 
+TEST(Model, AWriteByARejectedCallIsBlamedOnTheRuleThatRejectedIt)
+{
+    // A library that splits a write wrote part of a call it then rejected for
+    // its index: that breaks WWN.IDX.3 (no effect), not the memory's clause.
+    Model m(Geometry{});
+    Op bad{OpKind::Wwn, 0, 1};
+    bad.len = 2;
+    bad.dstOff = 8;
+    bad.idx = 64;
+    m.rejected(bad, "WWN.IDX.2");
+    EXPECT_EQ(m.waitAllowed(1, 0, 0), WaitAllowed::MustTimeOut);
+    auto region = m.initialRegion(1);
+    EXPECT_EQ(text(m.checkRegion(1, region)), "") << "writing nothing is what the rule asks";
+    region[m.geometry().windowToRegion(8)] = m.allowed(0, m.geometry().windowToRegion(0)).front();
+    const std::string got = text(m.checkRegion(1, region));
+    EXPECT_EQ(got.rfind("WWN.IDX.3: a rejected call wrote", 0), 0u) << got;
+    EXPECT_EQ(got.find("WWN.VIS.3"), std::string::npos) << got;
+}
+
 } // namespace
 } // namespace hcts::prop
