@@ -13,14 +13,6 @@
 namespace hcts::selftest {
 namespace {
 
-std::string read_source(const std::string &relative)
-{
-    std::ifstream in(std::string(HCTS_SOURCE_DIR) + "/" + relative);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 LoadedCatalogue real_catalogue()
 {
     static const Catalogue clauses = Catalogue::load(std::string(HCTS_SOURCE_DIR) + "/conformance/spec/clauses.yaml");
