@@ -162,7 +162,7 @@ int64_t running_thread_serial()
 
 // Which "notify first" mutant, if any, applies to this write with notify.
 bool notify_goes_first(const ChannelObj &channel, void *dst, const void *src, uint64_t len, uint32_t notify,
-                       const std::optional<PreviousWrite> &previous)
+                       const PreviousWrite *previous)
 {
     // Threads alternate between two doorbell rings by acquisition order, and the
     // second ring flushes the WRITE WITH IMM ahead of the payload: the comm's
@@ -395,9 +395,15 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
     const std::optional<uint32_t> imm = notify ? std::optional<uint32_t>(kImmNotifyTag | *notify) : std::nullopt;
     const bool with_payload_and_notify = notify && len > 0;
     // Only mutants look at the previous write; keeping it takes a process-wide lock per write.
-    const std::optional<PreviousWrite> previous = with_payload_and_notify && !hcts::active_mutant().empty()
-                                                      ? swap_previous(*channel, {dst, src, len, *notify})
-                                                      : std::nullopt;
+    // A plain pointer, not an optional: GCC's -Wmaybe-uninitialized misreads the
+    // optional's members through the mutant branches below.
+    PreviousWrite previous_write;
+    const PreviousWrite *previous = nullptr;
+    if (with_payload_and_notify && !hcts::active_mutant().empty())
+        if (const auto p = swap_previous(*channel, {dst, src, len, *notify})) {
+            previous_write = *p;
+            previous = &previous_write;
+        }
     if (with_payload_and_notify && hcts::mutant("ref_wwn_stale_retry_before_next") && previous) {
         // A retry list not cleared on completion: the previous write is posted
         // again ahead of this one, reading its source anew.
