@@ -246,8 +246,9 @@ TEST_F(Writer, APropertyGatesByTheKindOfTheClauseItBreaks)
     json departed = {{"name", "Mixed"},
                      {"clauses", {"A.1", "A.2"}},
                      {"verdict", "PASS"},
-                     {"departures", {{{"clause", "A.2"}, {"kind", "STRICT"}, {"count", 3}, {"example", "x"}},
-                                     {{"clause", "A.3"}, {"kind", "PROFILE"}, {"count", 1}, {"example", "y"}}}}};
+                     {"departures",
+                      {{{"clause", "A.2"}, {"kind", "STRICT"}, {"count", 3}, {"example", "x"}},
+                       {{"clause", "A.3"}, {"kind", "PROFILE"}, {"count", 1}, {"example", "y"}}}}};
     EXPECT_EQ(with(departed, "default"), "pass");
     EXPECT_EQ(with(departed, "strict"), "fail");
     departed["departures"].erase(0);

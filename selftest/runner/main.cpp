@@ -574,16 +574,18 @@ int main(int argc, char **argv)
                 return why.empty();
             });
             std::cout << "hcts-selftest: rotation: commit " << rotation->commit_number << ", share "
-                      << rotation->commit_number % rotation->shares + 1 << " of " << rotation->shares << ", changes since "
-                      << rotation->since << ": " << chosen.size() << " of " << mutants << " mutants run\n";
+                      << rotation->commit_number % rotation->shares + 1 << " of " << rotation->shares
+                      << ", changes since " << rotation->since << ": " << chosen.size() << " of " << mutants
+                      << " mutants run\n";
             for (const auto &c : chosen)
                 std::cout << "hcts-selftest:   " << c["id"].get<std::string>() << ": " << c["why"].get<std::string>()
                           << "\n";
-            sampling = {{"rotation", {{"commit_number", rotation->commit_number},
-                                      {"shares", rotation->shares},
-                                      {"since", rotation->since},
-                                      {"of", mutants},
-                                      {"chosen", chosen}}}};
+            sampling = {{"rotation",
+                         {{"commit_number", rotation->commit_number},
+                          {"shares", rotation->shares},
+                          {"since", rotation->since},
+                          {"of", mutants},
+                          {"chosen", chosen}}}};
         }
     }
     if (selected.empty()) {

@@ -122,7 +122,8 @@ std::vector<ChangedLines> parse_unified_diff(std::string_view diff)
     size_t pos = 0;
     while (pos < diff.size()) {
         const size_t eol = diff.find('\n', pos);
-        const std::string_view line = diff.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
+        const std::string_view line =
+            diff.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
         pos = eol == std::string_view::npos ? diff.size() : eol + 1;
         if (line.rfind("+++ ", 0) == 0) {
             const std::string_view path = line.substr(4);
