@@ -120,7 +120,7 @@ std::optional<uint32_t> settled_writer(const std::vector<Entry> &es, uint32_t d,
 // last entry's notify that is every destination. Rank 0 checks what its READ
 // entries fetched once its program ended.
 HCTS_CASE(Batch, ShapesKeepArrayOrder, clauses("API.BT.3"),
-          needs(Feature::BatchTransfer, Feature::NotifyWait, Feature::LocalCopy))
+          needs(Feature::BatchTransfer, Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
     const Ctx c = ctx();
     const World &w = c.w;
