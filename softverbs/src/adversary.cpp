@@ -5,6 +5,8 @@
 //  * A WRITE is split into chunks placed in shuffled order (often the last chunk
 //    first; sometimes on a grid that tears aligned 8-byte words) at random later
 //    times, reading the source lazily chunk by chunk.
+//    Chunks of a later WRITE never land before those of an earlier one (RC executes
+//    requests in order, so the later of two overlapping WRITEs wins).
 //    Its placement may be deferred until the first of: a later WRITE_WITH_IMM /
 //    SEND / ATOMIC / READ on the same QP executes (all pending data lands
 //    first), or its own placement timer fires. Its completion comes after.
@@ -193,6 +195,17 @@ Clock::time_point step_qp(Qp *qp, Clock::time_point now)
                 qp->pend.erase(qp->pend.begin() + static_cast<long>(i));
                 run_read(qp, seq);
                 continue; // the read may have flushed entries: re-examine from i
+            }
+            // An RC responder executes requests in order, so a later WRITE's data never
+            // lands under an earlier one's (write-after-write to one address keeps its
+            // order): earlier WRITEs still pending land first, each in its own shuffled
+            // chunk order. Chunks of one WRITE, and data against a notify, stay free.
+            const auto first_write =
+                std::find_if(qp->pend.begin(), qp->pend.end(), [](const Qp::Pending &q) { return !q.is_read; });
+            if (first_write - qp->pend.begin() < static_cast<long>(i)) {
+                flush_writes(qp, p.seq);
+                i = 0;
+                continue;
             }
             if (!commit_chunk(qp, p)) {
                 qp->pend.erase(qp->pend.begin() + static_cast<long>(i));

@@ -752,6 +752,30 @@ bool fenced_notify_after_read(Rig &r, std::mt19937_64 &rng)
     return true;
 }
 
+// Two WRITEs of different data over the same bytes, the second signaled: once it
+// completes the bytes hold the second's data (RC executes requests in order, so
+// an adversary may delay and shuffle chunks but never let the earlier WRITE win).
+bool later_write_wins(Rig &r, std::mt19937_64 &rng)
+{
+    Region g = pick_region(rng, 1u << 20);
+    uint8_t *second = r.aux.p + kReadOff; // the second WRITE's source
+    fill_random(r.src.p + g.off, g.len, rng);
+    fill_random(second, g.len, rng);
+    poison(r.dst.p + g.off, second, g.len);
+    EXPECT_EQ(r.a.post(IBV_WR_RDMA_WRITE, 700, r.smr.mr, g.off, g.len, r.daddr(g.off), r.dmr.mr->rkey, 0, 0), 0);
+    EXPECT_EQ(r.a.post(IBV_WR_RDMA_WRITE, 701, r.amr.mr, kReadOff, g.len, r.daddr(g.off), r.dmr.mr->rkey, 0,
+                       IBV_SEND_SIGNALED),
+              0);
+    if (!wait_send(r, 701, "the second of two WRITEs to the same bytes"))
+        return false;
+    if (std::string d = diff(r.dst.p + g.off, second, g.len); !d.empty()) {
+        ADD_FAILURE() << "of two WRITEs of " << g.len
+                      << " B to the same bytes on one QP, the earlier one landed last: " << d;
+        return false;
+    }
+    return true;
+}
+
 TEST(AdversaryOrder, ReadAtomicAndFenceAfterWrites)
 {
     announce("ReadAtomicAndFenceAfterWrites");
@@ -763,7 +787,7 @@ TEST(AdversaryOrder, ReadAtomicAndFenceAfterWrites)
         std::mt19937_64 rng(seed * 0xc2b2ae3d27d4eb4full);
         for (int t = 0; t < 8; ++t) {
             if (!read_after_write(r, rng) || !atomic_after_write(r, rng) || !fenced_write_after_read(r, rng) ||
-                !fenced_notify_after_read(r, rng)) {
+                !fenced_notify_after_read(r, rng) || !later_write_wins(r, rng)) {
                 ADD_FAILURE() << "in trial " << t << "; " << reproducer("ReadAtomicAndFenceAfterWrites", seed, 1);
                 break;
             }
