@@ -146,7 +146,7 @@ struct LongWait {
 // counts a long timeout in 32-bit milliseconds (4294968 s wraps to 704 ms, 2^31 s
 // to 0), gives up before the notify. The vendor's unit tests accept 0 and
 // 0xFFFFFFFF for the wait and 0 and a large value for the default (api §9.6).
-HCTS_CASE(Timeouts, ExtremeTimeoutsWaitLong, clauses("WWN.TMO.5", "WWN.TMO.6"),
+HCTS_CASE(Timeouts, ExtremeTimeoutsWaitLong, clauses("WWN.TMO.5", "WWN.TMO.6", "WWN.VIS.1"),
           needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy, Feature::SetWaitTimeout,
                 Feature::DefaultTimeoutWait))
 {
@@ -191,7 +191,7 @@ HCTS_CASE(Timeouts, ExtremeTimeoutsWaitLong, clauses("WWN.TMO.5", "WWN.TMO.6"),
     if (!mpi::all_ranks(have_threads, "extreme timeouts: threads"))
         return;
     Script s;
-    std::vector<size_t> wait_op(waits.size()), set_op(waits.size(), SIZE_MAX);
+    std::vector<size_t> wait_op(waits.size()), copy_op(waits.size()), set_op(waits.size(), SIZE_MAX);
     if (w.rank == 1)
         for (size_t k = 0; k < waits.size(); ++k) {
             const uint32_t idx = kFirstIdx + static_cast<uint32_t>(k);
@@ -204,6 +204,7 @@ HCTS_CASE(Timeouts, ExtremeTimeoutsWaitLong, clauses("WWN.TMO.5", "WWN.TMO.6"),
                 wait_op[k] = s.size();
                 s.wait_default(threads[k], w.channel_to(0), idx);
             }
+            copy_op[k] = s.size();
             s.copy(threads[k], w.scratch() + k * kSlot, w.inbox(0) + kBase + k * kSlot, kLen);
         }
     if (w.rank == 0) {
@@ -233,18 +234,36 @@ HCTS_CASE(Timeouts, ExtremeTimeoutsWaitLong, clauses("WWN.TMO.5", "WWN.TMO.6"),
                 continue;
             const int32_t rc = s.rc(wait_op[k]);
             if (rc == HCCL_E_NOT_SUPPORT) {
-                ev().unsupported(lw.clause, "the wait with " + lw.what + " was refused with HCCL_E_NOT_SUPPORT");
+                for (const std::string &cl : {lw.clause, std::string("WWN.VIS.1")})
+                    ev().unsupported(cl, "the wait with " + lw.what + " was refused with HCCL_E_NOT_SUPPORT");
                 continue;
             }
             if (!ev().check(lw.clause, rc == 0,
                             "the wait with " + lw.what + " returned " + hccl_result_name(rc) +
                                 ", expected 0 (the vendor's unit tests accept it)"))
                 continue;
+            if (s.rc(copy_op[k]) == HCCL_E_NOT_SUPPORT) {
+                for (const std::string &cl : {lw.clause, std::string("WWN.VIS.1")})
+                    ev().unsupported(cl, "the copy right after the wait with " + lw.what +
+                                             " was refused with HCCL_E_NOT_SUPPORT: nothing shows when it completed");
+                continue;
+            }
             // The copy behind the wait runs only once the wait completed; a wait that
             // gave up first leaves its thread failed and the snapshot poisoned (or, if
-            // the copy ran anyway, taken before the payload came).
+            // the copy ran anyway, taken before the payload came). Part of the payload
+            // there means the wait did wait for the write: the rest missing breaks
+            // write-before-notify (WWN.VIS.1), not the timeout.
             const auto snap =
                 check_payload(dev.get(w.scratch() + k * kSlot, kLen), key(k), "dst, copied right after the wait");
+            if (!snap.ok() && snap.new_words > 0) {
+                ev().check("WWN.VIS.1", false,
+                           "the wait with " + lw.what + " completed with part of the payload missing (" +
+                               std::to_string(snap.new_words) + " of " + std::to_string(snap.words) +
+                               " words there): " + snap.first_bad);
+                continue;
+            }
+            if (snap.ok())
+                ev().check("WWN.VIS.1", true, "");
             ev().check(lw.clause, snap.ok(),
                        "the wait with " + lw.what + " did not wait for the notify raised about " +
                            std::to_string(kNotifyAfter.count()) + " ms after it was posted (the launch took " + took +
