@@ -58,8 +58,11 @@ HcclResult acquire_threads(const char *api, Comm *comm, CommEngine engine, uint3
                            ThreadHandle *threads)
 {
     std::vector<std::shared_ptr<ThreadObj>> made;
-    const HcclResult rc = add_threads(api, comm, count, threads, [&](uint32_t) {
-        made.push_back(comm->new_thread(engine, notify_num));
+    const HcclResult rc = add_threads(api, comm, count, threads, [&](uint32_t k) {
+        // Mutant (survivors.yaml): every thread after the first of one acquire gets one notify fewer.
+        const uint32_t mine =
+            k > 0 && notify_num > 0 && hcts::mutant("ref_later_threads_one_notify_short") ? notify_num - 1 : notify_num;
+        made.push_back(comm->new_thread(engine, mine));
         return made.back();
     });
     // Mutant: the threads of one acquire share one stream's error state (see submit()).
@@ -190,6 +193,9 @@ HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine_arg, 
     registry::CommRef live;
     if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS)
         return rc;
+    // Mutant (survivors.yaml): notifyNumPerThread 0 (documented as allowed) refused.
+    if (notifyNumPerThread == 0 && hcts::mutant("ref_thread_notify_num_zero_refused"))
+        return refuse(live, api, HCCL_E_PARA, "notifyNumPerThread 0: a thread needs at least one notify");
     // Mutant: threadNum 0 taken as "nothing to do" and accepted.
     if ((threadNum == 0 && !hcts::mutant("ref_thread_num_zero_accepted")) || notifyNumPerThread > kMaxNotifyPerThread) {
         return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", notifyNumPerThread ", notifyNumPerThread,

@@ -321,6 +321,12 @@ HCOMM_EXPORT int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, Chann
                                                       uint32_t remoteNotifyIdx)
 {
     const char *api = "HcommChannelNotifyRecordOnThread";
+    // Mutant (selftest/catalogue/survivors.yaml): thread 0 taken as "no stream, record now":
+    // the record is made at once on the caller's side instead of refused with HCCL_E_PTR.
+    if (thread == 0 && hcts::mutant("ref_record_thread_zero_records_now")) {
+        if (auto c = registry::channel(channel); c && remoteNotifyIdx < c->notify_num)
+            return do_write(c, reinterpret_cast<void *>(c->peer.addr), c->comm->memory().base(), 0, remoteNotifyIdx);
+    }
     Target t;
     if (const HcclResult rc = resolve_channel_notify(api, thread, channel, remoteNotifyIdx, t); rc != HCCL_SUCCESS) {
         return rc;
@@ -408,6 +414,10 @@ HCOMM_EXPORT int32_t HcommSetNotifyWaitTimeOut(float timeOut)
     // Mutant: 0 ("wait forever", accepted by the vendor's unit test) refused as out of range.
     if (value == 0 && hcts::mutant("ref_set_wait_timeout_zero_refused"))
         return refuse(nullptr, "HcommSetNotifyWaitTimeOut", HCCL_E_PARA, "timeOut ", timeOut, " must be at least 1");
+    // Mutant (survivors.yaml): the seconds rounded to the nearest whole number, not truncated
+    // (1.7 gives 2, 0.6 gives 1 instead of 0, forever).
+    if (hcts::mutant("ref_set_wait_timeout_rounded"))
+        value = static_cast<uint32_t>(std::lround(timeOut));
     // Mutant: the setter checks its argument but the default is never changed.
     if (!hcts::mutant("ref_set_wait_timeout_ignored"))
         set_default_wait_timeout(value);

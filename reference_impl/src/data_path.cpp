@@ -574,6 +574,10 @@ HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore
                                     channel->comm->closing());
             if (step != HCCL_SUCCESS)
                 return step;
+            // Mutant (selftest/catalogue/survivors.yaml): only the first scratch chunk is reduced; a
+            // read-reduce above one chunk leaves the rest of dst as it was.
+            if (done != 0 && hcts::mutant("ref_read_reduce_first_chunk_only"))
+                return HCCL_SUCCESS;
             reduce_into(static_cast<uint8_t *>(dst) + done * element, scratch, n, type, op);
             return HCCL_SUCCESS;
         },

@@ -218,7 +218,14 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
             previous[e.wc.qp_num] = e;
         }
         static uint64_t imm_count = 0; // under G().mu
-        if (f.op == kWriteImm && hcts::mutant("sv_recv_cqe_lost") && ++imm_count % 61 == 0) {
+        // Mutant (selftest/catalogue/survivors.yaml): past a QP's 2000th WRITE_WITH_IMM, every
+        // 50th consumes its RECV and is acked, but its completion is lost.
+        static std::unordered_map<uint32_t, uint64_t> imm_per_qp; // by QP number; under G().mu
+        const bool lost_late = f.op == kWriteImm && hcts::mutant("sv_recv_cqe_lost_past_2000") &&
+                               ++imm_per_qp[e.wc.qp_num] > 2000 && imm_per_qp[e.wc.qp_num] % 50 == 0;
+        if (lost_late) {
+            // The completion is not pushed (see above).
+        } else if (f.op == kWriteImm && hcts::mutant("sv_recv_cqe_lost") && ++imm_count % 61 == 0) {
             // Mutant: every 61st WRITE_WITH_IMM consumes its RECV and is acked, but its completion is lost.
         } else {
             cq_push_locked(qp->rcq, e);
