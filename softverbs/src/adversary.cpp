@@ -5,8 +5,8 @@
 //  * A WRITE is split into chunks placed in shuffled order (often the last chunk
 //    first; sometimes on a grid that tears aligned 8-byte words) at random later
 //    times, reading the source lazily chunk by chunk.
-//    Chunks of a later WRITE never land before those of an earlier one (RC executes
-//    requests in order, so the later of two overlapping WRITEs wins).
+//    Where two WRITEs of one QP overlap, the earlier lands first (RC executes
+//    requests in order, so the later one's data wins); disjoint WRITEs land in any order.
 //    Its placement may be deferred until the first of: a later WRITE_WITH_IMM /
 //    SEND / ATOMIC / READ on the same QP executes (all pending data lands
 //    first), or its own placement timer fires. Its completion comes after.
@@ -20,6 +20,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 namespace sv {
@@ -91,6 +92,57 @@ void flush_writes(Qp *qp, uint64_t before, bool leave_tail = false)
             if (leave_tail && !it->chunks.empty()) {
                 ++it;
                 continue;
+            }
+            it = qp->pend.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+// The remote bytes [raddr, raddr + length) of the pending WRITE `seq`, if it is still queued.
+std::optional<std::pair<uint64_t, uint64_t>> write_range(Qp *qp, uint64_t seq)
+{
+    const Wqe *w = find_wqe(qp, seq);
+    if (!w)
+        return std::nullopt;
+    return std::pair<uint64_t, uint64_t>{w->raddr, w->raddr + w->length};
+}
+
+bool ranges_meet(std::pair<uint64_t, uint64_t> a, std::pair<uint64_t, uint64_t> b)
+{
+    return a.first < b.second && b.first < a.second;
+}
+
+bool earlier_write_overlaps(Qp *qp, uint64_t seq)
+{
+    const auto mine = write_range(qp, seq);
+    if (!mine)
+        return false;
+    return std::any_of(qp->pend.begin(), qp->pend.end(), [&](const Qp::Pending &q) {
+        if (q.is_read || q.seq >= seq)
+            return false;
+        const auto theirs = write_range(qp, q.seq);
+        return theirs && ranges_meet(*mine, *theirs);
+    });
+}
+
+// Lands, in full, every pending WRITE before `seq` that overlaps it (and, transitively,
+// those overlapping them, by landing all earlier WRITEs that meet any of the set).
+void flush_overlapping_writes(Qp *qp, uint64_t seq)
+{
+    const auto mine = write_range(qp, seq);
+    for (auto it = qp->pend.begin(); it != qp->pend.end();) {
+        const auto theirs = it->is_read || it->seq >= seq ? std::nullopt : write_range(qp, it->seq);
+        if (mine && theirs && ranges_meet(*mine, *theirs)) {
+            // An earlier WRITE overlapping this one may itself sit over a still earlier one.
+            const uint64_t earlier = it->seq;
+            if (earlier_write_overlaps(qp, earlier)) {
+                flush_overlapping_writes(qp, earlier);
+                it = qp->pend.begin();
+                continue;
+            }
+            while (commit_chunk(qp, *it)) {
             }
             it = qp->pend.erase(it);
         } else {
@@ -196,14 +248,12 @@ Clock::time_point step_qp(Qp *qp, Clock::time_point now)
                 run_read(qp, seq);
                 continue; // the read may have flushed entries: re-examine from i
             }
-            // An RC responder executes requests in order, so a later WRITE's data never
-            // lands under an earlier one's (write-after-write to one address keeps its
-            // order): earlier WRITEs still pending land first, each in its own shuffled
-            // chunk order. Chunks of one WRITE, and data against a notify, stay free.
-            const auto first_write =
-                std::find_if(qp->pend.begin(), qp->pend.end(), [](const Qp::Pending &q) { return !q.is_read; });
-            if (first_write - qp->pend.begin() < static_cast<long>(i)) {
-                flush_writes(qp, p.seq);
+            // An RC responder executes requests in order, so where two WRITEs overlap the
+            // later one's data wins (write-after-write to one address keeps its order):
+            // an earlier pending WRITE over the same bytes lands first. Disjoint WRITEs stay
+            // free to land in any order (a flag set by a later plain WRITE is no signal).
+            if (earlier_write_overlaps(qp, p.seq)) {
+                flush_overlapping_writes(qp, p.seq);
                 i = 0;
                 continue;
             }
