@@ -1,0 +1,36 @@
+/*
+ * acl_ref/acl_ref.h: extensions that only the hcts ACL runtime (acl_runtime/,
+ * libascendcl.so) exports. The vendor's runtime has none of them.
+ *
+ * On the device a kernel launched on a stream runs on the AI CPU of the stream's
+ * device; on the reference it runs as a device program of an hcomm communicator
+ * (HcommRefDeviceLaunch), so the runtime must know which communicator a stream's
+ * kernels belong to. These calls tell it; the reference's host calls that tie a
+ * stream to a communicator (HcclThreadAcquireWithStream) may call them too.
+ */
+#ifndef HCTS_ACL_REF_ACL_REF_H
+#define HCTS_ACL_REF_ACL_REF_H
+
+#include <stdint.h>
+
+#include "acl/acl_base.h"
+#include "hccl/hccl_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernels launched on `stream` (NULL: the default stream of the calling thread's
+ * device) run as device programs of `comm`; comm NULL removes the binding. The
+ * stream must be live. Returns ACL_SUCCESS or an ACL error code. */
+ACL_FUNC_VISIBILITY aclError HctsAclRefBindStreamComm(aclrtStream stream, HcclComm comm);
+
+/* Kernels launched on any stream of device `deviceId` that has no binding of its
+ * own run as device programs of `comm`; comm NULL removes the binding. */
+ACL_FUNC_VISIBILITY aclError HctsAclRefBindDeviceComm(int32_t deviceId, HcclComm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HCTS_ACL_REF_ACL_REF_H */

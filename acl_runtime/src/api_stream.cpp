@@ -1,0 +1,253 @@
+// Streams: in-order queues of launched kernels, each with a worker thread that
+// starts at the first launch; a stream runs nothing by itself.
+#include <mutex>
+#include <vector>
+
+#include "acl_ref/acl_ref.h"
+#include "runtime.h"
+
+namespace hcts_acl {
+
+Stream::~Stream() { shut_down(); }
+
+void Stream::enqueue(Job job)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    jobs_.push_back(std::move(job));
+    if (!worker_.joinable())
+        worker_ = std::thread([this] { run(); });
+    changed_.notify_all();
+}
+
+void Stream::run()
+{
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        changed_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+        if (jobs_.empty())
+            return; // stopping, nothing left
+        Job job = std::move(jobs_.front());
+        jobs_.pop_front();
+        busy_ = true;
+        lock.unlock();
+        std::pair<aclError, std::string> outcome = job();
+        job = nullptr; // what the job holds (a loaded kernel) goes before the stream counts as idle
+        lock.lock();
+        busy_ = false;
+        if (outcome.first != ACL_SUCCESS && error_ == ACL_SUCCESS) {
+            error_ = outcome.first;
+            error_message_ = std::move(outcome.second);
+        }
+        changed_.notify_all();
+    }
+}
+
+bool Stream::wait_idle(std::optional<Clock::time_point> deadline)
+{
+    std::unique_lock<std::mutex> lock(mutex_);
+    const auto idle = [&] { return jobs_.empty() && !busy_; };
+    if (!deadline) {
+        changed_.wait(lock, idle);
+        return true;
+    }
+    return changed_.wait_until(lock, *deadline, idle);
+}
+
+std::pair<aclError, std::string> Stream::take_error()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::pair<aclError, std::string> taken{error_, std::move(error_message_)};
+    error_ = ACL_SUCCESS;
+    error_message_.clear();
+    return taken;
+}
+
+void Stream::shut_down()
+{
+    std::thread worker;
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return jobs_.empty() && !busy_; });
+        stopping_ = true;
+        changed_.notify_all();
+        worker = std::move(worker_);
+    }
+    if (worker.joinable())
+        worker.join();
+}
+
+void Stream::bind(HcclComm comm)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    comm_ = comm;
+}
+
+HcclComm Stream::bound_comm() const
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    return comm_;
+}
+
+HandleTable<Stream> &streams()
+{
+    static auto *table = new HandleTable<Stream>(0x5354); // "ST"; never destroyed
+    return *table;
+}
+
+namespace {
+
+constexpr size_t max_devices = 64;
+
+struct DeviceStreams {
+    std::mutex mutex;
+    void *default_stream[max_devices] = {};
+    HcclComm comm[max_devices] = {};
+};
+
+DeviceStreams &device_streams()
+{
+    static auto *instance = new DeviceStreams; // never destroyed
+    return *instance;
+}
+
+} // namespace
+
+aclError resolve_stream(const char *api, aclrtStream handle, std::shared_ptr<Stream> &stream)
+{
+    if (handle != nullptr) {
+        stream = streams().find(handle);
+        if (!stream) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "stream ", hex(handle),
+                        " is not a live stream (aclrtCreateStream; destroyed streams and streams of a reset device are "
+                        "gone)");
+        }
+        return ACL_SUCCESS;
+    }
+    const std::optional<int32_t> device = current_device();
+    if (!device) {
+        return fail(api, ACL_ERROR_RT_CONTEXT_NULL,
+                    "the default stream (NULL) belongs to the calling thread's device, and it has none "
+                    "(aclrtSetDevice first)");
+    }
+    DeviceStreams &all = device_streams();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    void *&id = all.default_stream[static_cast<size_t>(*device)];
+    if (id != nullptr)
+        stream = streams().find(id);
+    if (!stream) {
+        stream = std::make_shared<Stream>(*device, true);
+        id = streams().add(stream);
+    }
+    return ACL_SUCCESS;
+}
+
+void release_device_streams(int32_t device)
+{
+    {
+        DeviceStreams &all = device_streams();
+        std::lock_guard<std::mutex> lock(all.mutex);
+        all.default_stream[static_cast<size_t>(device)] = nullptr;
+    }
+    const auto removed = streams().remove_if([device](const Stream &s) { return s.device() == device; });
+    for (const auto &entry : removed)
+        entry.second->shut_down();
+}
+
+HcclComm launch_comm(const Stream &stream)
+{
+    if (HcclComm comm = stream.bound_comm(); comm != nullptr)
+        return comm;
+    DeviceStreams &all = device_streams();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    return all.comm[static_cast<size_t>(stream.device())];
+}
+
+namespace {
+
+aclError synchronize(const char *api, aclrtStream handle, std::optional<Clock::time_point> deadline, int32_t timeout)
+{
+    std::shared_ptr<Stream> stream;
+    if (const aclError rc = resolve_stream(api, handle, stream); rc != ACL_SUCCESS)
+        return rc;
+    if (!stream->wait_idle(deadline)) {
+        return fail(api, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "stream ", hex(handle), " still runs a kernel after ",
+                    timeout, " ms");
+    }
+    const auto [code, message] = stream->take_error();
+    if (code != ACL_SUCCESS)
+        return fail(api, code, message);
+    return ACL_SUCCESS;
+}
+
+} // namespace
+
+} // namespace hcts_acl
+
+using namespace hcts_acl;
+
+ACL_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
+{
+    const char *api = "aclrtCreateStream";
+    if (stream == nullptr)
+        return fail(api, ACL_ERROR_INVALID_PARAM, "stream is NULL");
+    const std::optional<int32_t> device = current_device();
+    if (!device)
+        return fail(api, ACL_ERROR_RT_CONTEXT_NULL, "the calling thread has no device (aclrtSetDevice first)");
+    *stream = streams().add(std::make_shared<Stream>(*device, false));
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
+{
+    const char *api = "aclrtDestroyStream";
+    if (stream == nullptr)
+        return fail(api, ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream cannot be destroyed)");
+    const std::shared_ptr<Stream> found = streams().find(stream);
+    if (!found) {
+        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "stream ", hex(stream),
+                    " is not a live stream (never created, destroyed already, or its device was reset)");
+    }
+    if (found->is_default())
+        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "stream ", hex(stream), " is a device's default stream");
+    const std::shared_ptr<Stream> removed = streams().remove(stream);
+    if (!removed)
+        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "stream ", hex(stream), " was destroyed meanwhile");
+    // As on the device, the stream's tasks finish first.
+    removed->shut_down();
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+    return synchronize("aclrtSynchronizeStream", stream, std::nullopt, -1);
+}
+
+ACL_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
+{
+    const char *api = "aclrtSynchronizeStreamWithTimeout";
+    if (timeout < -1)
+        return fail(api, ACL_ERROR_INVALID_PARAM, "timeout ", timeout, " ms: -1 (no deadline), 0 (check) or more");
+    std::optional<Clock::time_point> deadline;
+    if (timeout >= 0)
+        deadline = Clock::now() + std::chrono::milliseconds(timeout);
+    return synchronize(api, stream, deadline, timeout);
+}
+
+ACL_EXPORT aclError HctsAclRefBindStreamComm(aclrtStream stream, HcclComm comm)
+{
+    std::shared_ptr<Stream> found;
+    if (const aclError rc = resolve_stream("HctsAclRefBindStreamComm", stream, found); rc != ACL_SUCCESS)
+        return rc;
+    found->bind(comm);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError HctsAclRefBindDeviceComm(int32_t deviceId, HcclComm comm)
+{
+    if (const aclError rc = check_device_id("HctsAclRefBindDeviceComm", deviceId); rc != ACL_SUCCESS)
+        return rc;
+    DeviceStreams &all = device_streams();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    all.comm[static_cast<size_t>(deviceId)] = comm;
+    return ACL_SUCCESS;
+}
