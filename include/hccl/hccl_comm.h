@@ -21,6 +21,9 @@ extern HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank
 extern HcclResult HcclCommDestroy(HcclComm comm);
 extern HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank);
 extern HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize);
+/* The communicator's name (vendor docs: at most 128 characters with its NUL); the
+ * name HcclDfxRegOpInfoByCommId (hccl/hccl_diag.h) takes. */
+extern HcclResult HcclGetCommName(HcclComm comm, char *commName);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,13 @@
 extern "C" {
 #endif
 
+/* The longest resource tag (engine contexts, registered memory), in characters. */
+#ifdef __cplusplus
+const uint32_t HCCL_RES_TAG_MAX_LEN = 255;
+#else
+enum { HCCL_RES_TAG_MAX_LEN = 255 };
+#endif
+
 /* The local communication memory ("HCCL buffer"); `size` is what may be used. */
 extern HcclResult HcclGetHcclBuffer(HcclComm comm, void **buffer, uint64_t *size);
 extern HcclResult HcclGetHcclBufferCleared(HcclComm comm, void **buffer, uint64_t *size);
@@ -26,6 +33,10 @@ extern HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine engine, 
                                               ThreadHandle *thread);
 extern HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, CommEngine engine, uint64_t size, void **ctx);
 extern HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, CommEngine engine, void **ctx, uint64_t *size);
+/* Copies `size` bytes of host memory into the context (ctxTag, engine), at
+ * dstCtxOffset from its start. */
+extern HcclResult HcclEngineCtxCopy(HcclComm comm, CommEngine engine, const char *ctxTag, const void *srcCtx,
+                                    uint64_t size, uint64_t dstCtxOffset);
 extern HcclResult HcclThreadResGetInfo(HcclComm comm, ThreadHandle thread, ThreadResType resType, uint32_t infoLen,
                                        void **info);
 

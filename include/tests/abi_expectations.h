@@ -10,6 +10,8 @@
 
 #include "hccl/hccl_channel.h"
 #include "hccl/hccl_comm.h"
+#include "hccl/hccl_diag.h"
+#include "hccl/hccl_rank_graph.h"
 #include "hccl/hccl_res.h"
 #include "hccl/hccl_res_expt.h"
 #include "hccl/hccl_types.h"
@@ -175,5 +177,43 @@ HCTS_ABI(HCCL_CHANNEL_MAGIC_WORD == 0x0f0f0f0fU);
 HCTS_ABI(HCCL_CHANNEL_VERSION == 1);
 HCTS_ABI(HCOMM_THREAD_CONFIG_MAGIC_WORD == 0x0f0f0f2fU);
 HCTS_ABI(HCOMM_THREAD_CONFIG_VERSION == 1);
+
+/* hccl_rank_graph.h and hccl_diag.h (issue 35): offsets compared with the vendor's
+ * struct text (cann/hcomm include/hccl/hccl_rank_graph.h, pkg_inc/hccl/hccl_diag.h)
+ * compiled side by side with these headers. */
+HCTS_ABI(sizeof(CommLink) == 464);
+HCTS_ABI(HCTS_ALIGNOF(CommLink) == 4);
+HCTS_ABI(offsetof(CommLink, header) == 0);
+HCTS_ABI(offsetof(CommLink, srcEndpointDesc) == 16);
+HCTS_ABI(offsetof(CommLink, dstEndpointDesc) == 176);
+HCTS_ABI(offsetof(CommLink, linkAttr) == 336);
+HCTS_ABI(offsetof(CommLink, linkAttr.linkProtocol) == 336);
+HCTS_ABI(offsetof(CommLink, linkAttr.hop) == 340);
+HCTS_ABI(COMM_LINK_MAGIC_WORD == 0x0f0e0f0fU);
+HCTS_ABI(COMM_LINK_VERSION == 1);
+HCTS_ABI(sizeof(CommTopo) == 4);
+HCTS_ABI(COMM_TOPO_RESERVED == -1 && COMM_TOPO_CLOS == 0 && COMM_TOPO_1DMESH == 1 && COMM_TOPO_910_93 == 2);
+HCTS_ABI(COMM_TOPO_310P == 3 && COMM_TOPO_A2AXSERVER == 4 && COMM_TOPO_CUSTOM == 5);
+HCTS_ABI(HCCL_HETEROG_MODE_INVALID == -1 && HCCL_HETEROG_MODE_HOMOGENEOUS == 0 && HCCL_HETEROG_MODE_MIX_A2_A3 == 1);
+HCTS_ABI(ENDPOINT_ATTR_INVALID == -1 && ENDPOINT_ATTR_BW_COEFF == 0 && ENDPOINT_ATTR_DIE_ID == 1);
+HCTS_ABI(ENDPOINT_ATTR_LOCATION == 2);
+HCTS_ABI(HCCL_RES_TAG_MAX_LEN == 255);
+HCTS_ABI(HCOMM_ALG_TAG_LENGTH == 288);
+HCTS_ABI(sizeof(struct HcclDfxOpInfo) == 504);
+HCTS_ABI(HCTS_ALIGNOF(struct HcclDfxOpInfo) == 8);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, beginTime) == 16);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, endTime) == 24);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, opMode) == 32);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, outputType) == 48);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, dataCount) == 56);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, root) == 64);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, algTag) == 68);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, engine) == 356);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, cpuTsThread) == 360);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, cpuWaitAicpuNotifyIdx) == 368);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, cpuWaitAicpuNotifyId) == 372);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, inputMemAddr) == 376);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, outputMemSize) == 400);
+HCTS_ABI(offsetof(struct HcclDfxOpInfo, reserve) == 408);
 
 #endif /* HCTS_INCLUDE_TESTS_ABI_EXPECTATIONS_H */

@@ -11,6 +11,8 @@
 
 #include "hccl/hccl_channel.h"
 #include "hccl/hccl_comm.h"
+#include "hccl/hccl_diag.h"
+#include "hccl/hccl_rank_graph.h"
 #include "hccl/hccl_res.h"
 #include "hccl/hccl_res_expt.h"
 #include "hcomm/hcomm_primitives.h"
