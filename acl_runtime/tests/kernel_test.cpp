@@ -1,0 +1,387 @@
+// Streams and AICPU kernels: op-info JSON loading, the .so search, arguments, and
+// launches that run as device programs of the stream's communicator.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <unistd.h>
+
+#include "acl_ref/acl_ref.h"
+#include "acl_test.h"
+#include "hccl/hccl_comm.h"
+#include "hccl/hccl_res.h"
+#include "hcomm_ref/hcomm_ref.h"
+#include "test_kernel.h"
+
+namespace {
+
+using acl_test::last_error;
+namespace fs = std::filesystem;
+
+class Streams : public acl_test::OnDevice {};
+
+TEST_F(Streams, CreateSynchronizeDestroy)
+{
+    aclrtStream stream = nullptr;
+    EXPECT_EQ(aclrtCreateStream(nullptr), ACL_ERROR_INVALID_PARAM);
+    ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS) << last_error();
+    ASSERT_NE(stream, nullptr);
+    EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtSynchronizeStreamWithTimeout(stream, 0), ACL_SUCCESS) << "an idle stream is synchronised at once";
+    EXPECT_EQ(aclrtSynchronizeStreamWithTimeout(stream, -1), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStreamWithTimeout(stream, -2), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS) << "the device's default stream: " << last_error();
+    EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtDestroyStream(stream), ACL_ERROR_RT_PARAM_INVALID) << "destroyed twice";
+    EXPECT_NE(last_error().find("not a live stream"), std::string::npos);
+    EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_ERROR_RT_PARAM_INVALID) << "a destroyed stream";
+    EXPECT_EQ(aclrtDestroyStream(nullptr), ACL_ERROR_INVALID_PARAM);
+    int made_up = 0;
+    EXPECT_EQ(aclrtSynchronizeStream(&made_up), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtDestroyStream(&made_up), ACL_ERROR_RT_PARAM_INVALID);
+}
+
+TEST_F(Streams, BelongToTheirDevice)
+{
+    aclrtStream stream = nullptr;
+    ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+    std::thread([] {
+        aclrtStream other = nullptr;
+        EXPECT_EQ(aclrtCreateStream(&other), ACL_ERROR_RT_CONTEXT_NULL) << "a thread without a device";
+        EXPECT_EQ(aclrtSynchronizeStream(nullptr), ACL_ERROR_RT_CONTEXT_NULL) << "no default stream without a device";
+    }).join();
+    // The last reset of the device destroys its streams.
+    ASSERT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtDestroyStream(stream), ACL_ERROR_RT_PARAM_INVALID);
+    ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS); // for the fixture's reset
+}
+
+// A temporary directory with op-info JSON files naming the test kernel.
+class Kernels : public acl_test::OnDevice {
+  protected:
+    void SetUp() override
+    {
+        acl_test::OnDevice::SetUp();
+        if (IsSkipped())
+            return;
+        dir_ = fs::temp_directory_path() / ("acl_kernels_" + std::to_string(::getpid()) + "_" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir_);
+    }
+    void TearDown() override
+    {
+        if (!dir_.empty())
+            fs::remove_all(dir_);
+        acl_test::OnDevice::TearDown();
+    }
+    std::string write(const std::string &name, const std::string &text)
+    {
+        const fs::path path = dir_ / name;
+        std::ofstream(path) << text;
+        return path.string();
+    }
+    static std::string op_info(const std::string &so)
+    {
+        return "{\"AclTestKernel\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", \"kernelSo\": \"" + so +
+               "\", \"functionName\": \"AclTestKernel\"}},"
+               " \"Echo\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", \"kernelSo\": \"" +
+               so +
+               "\", \"functionName\": \"AclTestEcho\"}},"
+               " \"Missing\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", \"kernelSo\": \"" +
+               so + "\", \"functionName\": \"NoSuchFunction\"}}}";
+    }
+    static aclError load(const std::string &path, aclrtBinHandle *bin, int32_t mode = 0)
+    {
+        aclrtBinaryLoadOption option{};
+        option.type = ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE;
+        option.value.cpuKernelMode = mode;
+        aclrtBinaryLoadOptions options{&option, 1};
+        return aclrtBinaryLoadFromFile(path.c_str(), &options, bin);
+    }
+    fs::path dir_;
+};
+
+TEST_F(Kernels, LoadFindsTheSharedObject)
+{
+    aclrtBinHandle bin = nullptr;
+    aclrtFuncHandle fn = nullptr;
+    // By absolute path.
+    ASSERT_EQ(load(write("abs.json", op_info(ACL_TEST_KERNEL_SO)), &bin), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtBinaryGetFunction(bin, "AclTestKernel", &fn), ACL_SUCCESS) << last_error();
+    EXPECT_NE(fn, nullptr);
+    // By function name as well as by op-info name.
+    EXPECT_EQ(aclrtBinaryGetFunction(bin, "AclTestEcho", &fn), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtBinaryGetFunction(bin, "Nope", &fn), ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    EXPECT_NE(last_error().find("AclTestKernel"), std::string::npos) << "the message lists the kernels there are";
+    EXPECT_EQ(aclrtBinaryGetFunction(bin, "Missing", &fn), ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    EXPECT_NE(last_error().find("NoSuchFunction"), std::string::npos);
+    EXPECT_EQ(aclrtBinaryUnLoad(bin), ACL_SUCCESS);
+    // By name, through HCTS_ACL_KERNEL_PATH.
+    const std::string so_name = fs::path(ACL_TEST_KERNEL_SO).filename().string();
+    ASSERT_EQ(load(write("byname.json", op_info(so_name)), &bin), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(unsetenv("HCTS_ACL_KERNEL_PATH"), 0);
+    EXPECT_EQ(aclrtBinaryGetFunction(bin, "AclTestKernel", &fn), ACL_ERROR_INVALID_FILE) << "not on any search path";
+    EXPECT_NE(last_error().find("HCTS_ACL_KERNEL_PATH"), std::string::npos);
+    ASSERT_EQ(setenv("HCTS_ACL_KERNEL_PATH", ACL_TEST_KERNEL_DIR, 1), 0);
+    EXPECT_EQ(aclrtBinaryGetFunction(bin, "AclTestKernel", &fn), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(unsetenv("HCTS_ACL_KERNEL_PATH"), 0);
+    EXPECT_EQ(aclrtBinaryUnLoad(bin), ACL_SUCCESS);
+    // In CANN's layout under ASCEND_HOME_PATH: opp/vendors/<vendor>/aicpu/{config,kernel}.
+    const fs::path vendor = dir_ / "home" / "opp" / "vendors" / "custom" / "aicpu";
+    fs::create_directories(vendor / "config");
+    fs::create_directories(vendor / "kernel");
+    fs::copy_file(ACL_TEST_KERNEL_SO, vendor / "kernel" / so_name);
+    const std::string json = (vendor / "config" / "kernel.json").string();
+    std::ofstream(json) << op_info(so_name);
+    ASSERT_EQ(load(json, &bin), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtBinaryGetFunction(bin, "AclTestKernel", &fn), ACL_SUCCESS)
+        << "../kernel beside config/: " << last_error();
+    EXPECT_EQ(aclrtBinaryUnLoad(bin), ACL_SUCCESS);
+    // Mode 1: the .so beside the JSON, with the JSON's name.
+    fs::copy_file(ACL_TEST_KERNEL_SO, dir_ / "libpaired.so");
+    ASSERT_EQ(load(write("libpaired.json", op_info("libnot_there.so")), &bin, 1), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtBinaryGetFunction(bin, "AclTestKernel", &fn), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtBinaryUnLoad(bin), ACL_SUCCESS);
+}
+
+TEST_F(Kernels, LoadRefusals)
+{
+    aclrtBinHandle bin = nullptr;
+    aclrtFuncHandle fn = nullptr;
+    EXPECT_EQ(aclrtBinaryLoadFromFile(nullptr, nullptr, &bin), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtBinaryLoadFromFile("x.json", nullptr, nullptr), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(load((dir_ / "missing.json").string(), &bin), ACL_ERROR_INVALID_FILE);
+    EXPECT_EQ(load(write("bad.json", "{nope"), &bin), ACL_ERROR_PARSE_FILE);
+    EXPECT_EQ(load(write("array.json", "[1, 2]"), &bin), ACL_ERROR_PARSE_FILE);
+    EXPECT_EQ(load(write("noso.json", "{\"K\": {\"opInfo\": {\"functionName\": \"f\"}}}"), &bin),
+              ACL_ERROR_FILE_MISSING_ATTR);
+    EXPECT_NE(last_error().find("kernelSo"), std::string::npos);
+    EXPECT_EQ(load(write("nofn.json", "{\"K\": {\"opInfo\": {\"kernelSo\": \"lib.so\"}}}"), &bin),
+              ACL_ERROR_FILE_MISSING_ATTR);
+    EXPECT_EQ(load(write("noinfo.json", "{\"K\": {}}"), &bin), ACL_ERROR_FILE_MISSING_ATTR);
+    const std::string good = write("good.json", op_info(ACL_TEST_KERNEL_SO));
+    EXPECT_EQ(load(good, &bin, 2), ACL_ERROR_INVALID_PARAM) << "mode 2 loads from data, not from a file";
+    aclrtBinaryLoadOption magic{};
+    magic.type = ACL_RT_BINARY_LOAD_OPT_MAGIC;
+    magic.value.magic = 0x43554245U;
+    aclrtBinaryLoadOptions with_magic{&magic, 1};
+    EXPECT_EQ(aclrtBinaryLoadFromFile(good.c_str(), &with_magic, &bin), ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+        << "an AI Core binary";
+    aclrtBinaryLoadOptions no_array{nullptr, 1};
+    EXPECT_EQ(aclrtBinaryLoadFromFile(good.c_str(), &no_array, &bin), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(load(write("noso2.json", op_info("libnowhere_at_all.so")), &bin), ACL_SUCCESS)
+        << "the .so is looked for when a function is wanted";
+    EXPECT_EQ(aclrtBinaryGetFunction(bin, "AclTestKernel", &fn), ACL_ERROR_INVALID_FILE);
+    EXPECT_NE(last_error().find("libnowhere_at_all.so"), std::string::npos);
+    EXPECT_EQ(aclrtBinaryUnLoad(bin), ACL_SUCCESS);
+    EXPECT_EQ(aclrtBinaryUnLoad(bin), ACL_ERROR_RT_PARAM_INVALID) << "unloaded twice";
+    EXPECT_EQ(aclrtBinaryGetFunction(bin, "AclTestKernel", &fn), ACL_ERROR_RT_PARAM_INVALID) << "unloaded";
+    EXPECT_EQ(aclrtBinaryUnLoad(nullptr), ACL_ERROR_INVALID_PARAM);
+}
+
+TEST_F(Kernels, ArgumentsAndLaunchRefusals)
+{
+    aclrtBinHandle bin = nullptr;
+    aclrtFuncHandle fn = nullptr;
+    aclrtFuncHandle echo = nullptr;
+    ASSERT_EQ(load(write("k.json", op_info(ACL_TEST_KERNEL_SO)), &bin), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtBinaryGetFunction(bin, "AclTestKernel", &fn), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtBinaryGetFunction(bin, "Echo", &echo), ACL_SUCCESS) << last_error();
+    aclrtArgsHandle args = nullptr;
+    aclrtParamHandle param = nullptr;
+    uint32_t value = 5;
+    EXPECT_EQ(aclrtKernelArgsInit(nullptr, &args), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtKernelArgsInit(fn, nullptr), ACL_ERROR_INVALID_PARAM);
+    int made_up = 0;
+    EXPECT_EQ(aclrtKernelArgsInit(&made_up, &args), ACL_ERROR_RT_PARAM_INVALID);
+    ASSERT_EQ(aclrtKernelArgsInit(fn, &args), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtKernelArgsAppend(args, &value, 0, &param), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtKernelArgsAppend(args, nullptr, 4, &param), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtKernelArgsAppend(args, &value, 4, nullptr), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtKernelArgsAppend(&made_up, &value, 4, &param), ACL_ERROR_RT_PARAM_INVALID);
+    ASSERT_EQ(aclrtKernelArgsAppend(args, &value, sizeof(value), &param), ACL_SUCCESS) << last_error();
+    EXPECT_NE(param, nullptr);
+    EXPECT_EQ(aclrtLaunchKernelWithConfig(fn, 1, nullptr, nullptr, args, nullptr), ACL_ERROR_RT_PARAM_INVALID)
+        << "not finalized";
+    EXPECT_NE(last_error().find("aclrtKernelArgsFinalize"), std::string::npos);
+    ASSERT_EQ(aclrtKernelArgsFinalize(args), ACL_SUCCESS);
+    EXPECT_EQ(aclrtKernelArgsAppend(args, &value, 4, &param), ACL_ERROR_RT_FEATURE_NOT_SUPPORT) << "after finalize";
+    EXPECT_EQ(aclrtLaunchKernelWithConfig(echo, 1, nullptr, nullptr, args, nullptr), ACL_ERROR_RT_PARAM_INVALID)
+        << "arguments of another function";
+    EXPECT_EQ(aclrtLaunchKernelWithConfig(fn, 0, nullptr, nullptr, args, nullptr), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtLaunchKernelWithConfig(fn, 2, nullptr, nullptr, args, nullptr), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    aclrtLaunchKernelAttr attrs[2]{};
+    attrs[0].id = ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT;
+    attrs[0].value.timeout = 5;
+    attrs[1].id = ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US;
+    attrs[1].value.timeoutUs.timeoutLow = 5000;
+    aclrtLaunchKernelCfg both{attrs, 2};
+    EXPECT_EQ(aclrtLaunchKernelWithConfig(fn, 1, nullptr, &both, args, nullptr), ACL_ERROR_INVALID_PARAM);
+    attrs[1].id = static_cast<aclrtLaunchKernelAttrId>(42);
+    EXPECT_EQ(aclrtLaunchKernelWithConfig(fn, 1, nullptr, &both, args, nullptr), ACL_ERROR_INVALID_PARAM);
+    aclrtLaunchKernelCfg no_array{nullptr, 1};
+    EXPECT_EQ(aclrtLaunchKernelWithConfig(fn, 1, nullptr, &no_array, args, nullptr), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtLaunchKernelWithConfig(fn, 1, &made_up, nullptr, args, nullptr), ACL_ERROR_RT_PARAM_INVALID);
+    // No communicator for the stream: a kernel has nothing to run as a device program of.
+    EXPECT_EQ(aclrtLaunchKernelWithConfig(fn, 1, nullptr, nullptr, args, nullptr), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_NE(last_error().find("HctsAclRefBindStreamComm"), std::string::npos);
+    // Unloading the binary ends its functions and their arguments.
+    ASSERT_EQ(aclrtBinaryUnLoad(bin), ACL_SUCCESS);
+    EXPECT_EQ(aclrtKernelArgsInit(fn, &args), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtLaunchKernelWithConfig(fn, 1, nullptr, nullptr, args, nullptr), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtKernelArgsFinalize(args), ACL_ERROR_RT_PARAM_INVALID);
+}
+
+// One communicator of one rank (no verbs resource is opened), for launches.
+class Launches : public Kernels {
+  protected:
+    void SetUp() override
+    {
+        Kernels::SetUp();
+        if (IsSkipped())
+            return;
+        HcclRootInfo root{};
+        ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+        ASSERT_EQ(HcclCommInitRootInfo(1, &root, 0, &comm_), HCCL_SUCCESS);
+        ASSERT_EQ(HcommRefGetCommName(comm_, args_.comm_name, sizeof(args_.comm_name)), HCCL_SUCCESS);
+        ASSERT_EQ(load(write("k.json", op_info(ACL_TEST_KERNEL_SO)), &bin_), ACL_SUCCESS) << last_error();
+        ASSERT_EQ(aclrtBinaryGetFunction(bin_, "AclTestKernel", &fn_), ACL_SUCCESS) << last_error();
+        ASSERT_EQ(aclrtMalloc(&out_, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS) << last_error();
+        args_.out = reinterpret_cast<uintptr_t>(out_);
+        ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS) << last_error();
+    }
+    void TearDown() override
+    {
+        if (stream_ != nullptr) {
+            EXPECT_EQ(aclrtDestroyStream(stream_), ACL_SUCCESS) << last_error();
+        }
+        if (out_ != nullptr) {
+            EXPECT_EQ(aclrtFree(out_), ACL_SUCCESS);
+        }
+        if (bin_ != nullptr) {
+            EXPECT_EQ(aclrtBinaryUnLoad(bin_), ACL_SUCCESS);
+        }
+        if (comm_ != nullptr) {
+            EXPECT_EQ(HcclCommDestroy(comm_), HCCL_SUCCESS);
+        }
+        Kernels::TearDown();
+    }
+    aclError launch(const AclTestKernelArgs &args, aclrtStream stream, aclrtLaunchKernelCfg *cfg = nullptr)
+    {
+        aclrtArgsHandle handle = nullptr;
+        aclrtParamHandle param = nullptr;
+        AclTestKernelArgs copy = args;
+        if (const aclError rc = aclrtKernelArgsInit(fn_, &handle); rc != ACL_SUCCESS)
+            return rc;
+        if (const aclError rc = aclrtKernelArgsAppend(handle, &copy, sizeof(copy), &param); rc != ACL_SUCCESS)
+            return rc;
+        std::memset(&copy, 0xee, sizeof(copy)); // the runtime keeps its own copy
+        if (const aclError rc = aclrtKernelArgsFinalize(handle); rc != ACL_SUCCESS)
+            return rc;
+        return aclrtLaunchKernelWithConfig(fn_, 1, stream, cfg, handle, nullptr);
+    }
+    uint32_t read_out()
+    {
+        uint32_t value = 0;
+        EXPECT_EQ(aclrtMemcpy(&value, sizeof(value), out_, sizeof(value), ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+        return value;
+    }
+    HcclComm comm_ = nullptr;
+    aclrtBinHandle bin_ = nullptr;
+    aclrtFuncHandle fn_ = nullptr;
+    void *out_ = nullptr;
+    aclrtStream stream_ = nullptr;
+    AclTestKernelArgs args_{};
+};
+
+TEST_F(Launches, RunAsDeviceProgramsInStreamOrder)
+{
+    ASSERT_EQ(HctsAclRefBindStreamComm(stream_, comm_), ACL_SUCCESS) << last_error();
+    AclTestKernelArgs first = args_;
+    first.value = 11;
+    first.sleep_ms = 50;
+    AclTestKernelArgs second = args_;
+    second.value = 22;
+    ASSERT_EQ(launch(first, stream_), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(launch(second, stream_), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(read_out(), 22U) << "the second launch ran after the first";
+}
+
+TEST_F(Launches, FailuresAreReportedAtSynchronisation)
+{
+    ASSERT_EQ(HctsAclRefBindStreamComm(stream_, comm_), ACL_SUCCESS) << last_error();
+    AclTestKernelArgs failing = args_;
+    failing.returns = 7;
+    ASSERT_EQ(launch(failing, stream_), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_AICPU_EXCEPTION);
+    EXPECT_NE(last_error().find("returned 7"), std::string::npos);
+    EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS) << "reported once";
+    // A kernel not running as a device program of the comm it names fails too.
+    AclTestKernelArgs wrong_name = args_;
+    std::strcpy(wrong_name.comm_name, "not-the-comm");
+    ASSERT_EQ(launch(wrong_name, stream_), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_AICPU_EXCEPTION);
+    EXPECT_NE(last_error().find("returned 102"), std::string::npos);
+}
+
+TEST_F(Launches, SynchronisationWithTimeout)
+{
+    ASSERT_EQ(HctsAclRefBindStreamComm(stream_, comm_), ACL_SUCCESS) << last_error();
+    AclTestKernelArgs slow = args_;
+    slow.value = 33;
+    slow.sleep_ms = 400;
+    ASSERT_EQ(launch(slow, stream_), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtSynchronizeStreamWithTimeout(stream_, 0), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    EXPECT_EQ(aclrtSynchronizeStreamWithTimeout(stream_, 20), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    EXPECT_NE(last_error().find("20 ms"), std::string::npos);
+    EXPECT_EQ(aclrtSynchronizeStreamWithTimeout(stream_, 10000), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(read_out(), 33U);
+}
+
+TEST_F(Launches, DeviceBindingAndDefaultStream)
+{
+    ASSERT_EQ(HctsAclRefBindDeviceComm(0, comm_), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(HctsAclRefBindDeviceComm(-1, comm_), ACL_ERROR_RT_INVALID_DEVICEID);
+    AclTestKernelArgs on_default = args_;
+    on_default.value = 44;
+    ASSERT_EQ(launch(on_default, nullptr), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(read_out(), 44U);
+    AclTestKernelArgs on_stream = args_;
+    on_stream.value = 55;
+    ASSERT_EQ(launch(on_stream, stream_), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(read_out(), 55U);
+    ASSERT_EQ(HctsAclRefBindDeviceComm(0, nullptr), ACL_SUCCESS);
+    EXPECT_EQ(launch(on_stream, stream_), ACL_ERROR_RT_FEATURE_NOT_SUPPORT) << "binding removed";
+}
+
+TEST_F(Launches, LaunchDeadline)
+{
+    ASSERT_EQ(HctsAclRefBindStreamComm(stream_, comm_), ACL_SUCCESS) << last_error();
+    ThreadHandle thread = 0;
+    ASSERT_EQ(HcclThreadAcquire(comm_, COMM_ENGINE_AICPU_TS, 1, 1, &thread), HCCL_SUCCESS);
+    AclTestKernelArgs stuck = args_;
+    stuck.thread = thread;
+    stuck.wait_seconds = 1; // a wait nobody records, longer than the launch's deadline
+    aclrtLaunchKernelAttr attr{};
+    attr.id = ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US;
+    attr.value.timeoutUs.timeoutLow = 200000; // 200 ms
+    aclrtLaunchKernelCfg cfg{&attr, 1};
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_EQ(launch(stuck, stream_, &cfg), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_AICPU_TIMEOUT);
+    EXPECT_NE(last_error().find("200 ms"), std::string::npos);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(900)) << "the deadline held";
+    // Let the wait end on its own timeout before the comm goes.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+}
+
+} // namespace
