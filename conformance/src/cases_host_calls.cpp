@@ -1,0 +1,440 @@
+// The host calls custom operators make beside the resource calls (API.HC.*):
+// the comm's name, copying host data into an engine context, the rank graph's
+// layers and links, and the DFX registration of an operator by the comm's name.
+#include <cstring>
+#include <set>
+#include <tuple>
+
+#include "case_kit.h"
+#include "hccl/hccl_diag.h"
+#include "hccl/hccl_rank_graph.h"
+
+namespace hcts {
+HCTS_SUITE(HostCalls);
+
+namespace {
+
+constexpr uint32_t kNameBytes = 128; // HcclGetCommName.md: at most 128 with the NUL
+constexpr uint32_t kLinkVersion = 1;
+constexpr uint32_t kLinkMagic = 0x0f0e0f0f;
+constexpr uint32_t kNoLayer = 1000; // a layer no query listed (checked against the list)
+
+std::string rc_is(HcclResult got, HcclResult want)
+{
+    return "returned " + hccl_result_name(got) + ", expected " + hccl_result_name(want);
+}
+
+// Which symbols of `names` the IUT lacks, comma-separated ("" when none).
+std::string missing(const Library &iut, std::initializer_list<const char *> names)
+{
+    std::string out;
+    for (const char *n : names)
+        if (!iut.has(n))
+            out += (out.empty() ? "" : ", ") + std::string(n);
+    return out;
+}
+
+// A name NUL-terminated within kNameBytes - 1 characters, non-empty.
+bool well_formed_name(const char (&buf)[kNameBytes + 8])
+{
+    const size_t len = ::strnlen(buf, sizeof(buf));
+    return len > 0 && len < kNameBytes;
+}
+
+bool valid_protocol(int32_t p) { return p >= COMM_PROTOCOL_HCCS && p <= COMM_PROTOCOL_UB_RTP; }
+
+// The engine context's bytes as the host sees them: device memory through the
+// adapter for a device engine, else the host pointer itself.
+std::vector<std::byte> ctx_bytes(const Device &dev, CommEngine engine, const void *ctx, size_t len)
+{
+    if (engine == COMM_ENGINE_AICPU || engine == COMM_ENGINE_AICPU_TS || engine == COMM_ENGINE_AIV)
+        return dev.get(ctx, len);
+    const auto *p = static_cast<const std::byte *>(ctx);
+    return {p, p + len};
+}
+
+// A second communicator of every rank, destroyed at once: its handle is stale.
+HcclComm stale_comm(const World &w)
+{
+    const auto &api = w.iut().api();
+    struct {
+        int32_t rc;
+        HcclRootInfo root;
+    } boot{};
+    if (w.rank == 0)
+        boot.rc = api.HcclGetRootInfo(&boot.root);
+    mpi::broadcast(std::as_writable_bytes(std::span(&boot, 1)), 0, "a root info for a stale comm");
+    HcclComm c = nullptr;
+    const HcclResult irc = boot.rc != HCCL_SUCCESS ? static_cast<HcclResult>(boot.rc)
+                                                   : api.HcclCommInitRootInfo(static_cast<uint32_t>(w.size), &boot.root,
+                                                                              static_cast<uint32_t>(w.rank), &c);
+    if (!mpi::all_ranks(irc == HCCL_SUCCESS && c != nullptr, "a comm to destroy made")) {
+        if (irc == HCCL_SUCCESS && c != nullptr)
+            (void)api.HcclCommDestroy(c);
+        return nullptr;
+    }
+    const HcclResult drc = api.HcclCommDestroy(c);
+    return mpi::all_ranks(drc == HCCL_SUCCESS, "the comm destroyed") ? c : nullptr;
+}
+
+} // namespace
+
+HCTS_CASE(HostCalls, CommName, clauses("API.HC.1", "API.HC.2"), needs())
+{
+    const World &w = world();
+    const auto &api = iut().api();
+    if (const std::string m = missing(iut(), {"HcclGetCommName"}); !m.empty()) {
+        ev().case_not_supported("the IUT has no " + m);
+        return;
+    }
+    char name[kNameBytes + 8];
+    std::memset(name, 0x7f, sizeof(name));
+    HcclResult rc = api.HcclGetCommName(w.comm, name);
+    const bool ok = ev().check("API.HC.1", rc == HCCL_SUCCESS && well_formed_name(name),
+                               "HcclGetCommName " + rc_is(rc, HCCL_SUCCESS) +
+                                   " with a name that must be NUL-terminated within 127 characters and not empty");
+    char again[kNameBytes + 8];
+    std::memset(again, 0x7f, sizeof(again));
+    rc = api.HcclGetCommName(w.comm, again);
+    if (ok)
+        ev().check("API.HC.1", rc == HCCL_SUCCESS && std::strcmp(name, again) == 0,
+                   "a second HcclGetCommName " + rc_is(rc, HCCL_SUCCESS) + " with '" +
+                       std::string(again, ::strnlen(again, sizeof(again))) + "'; the first gave '" + name + "'");
+    rc = api.HcclGetCommName(nullptr, again);
+    ev().check("API.HC.1", rc == HCCL_E_PTR, "HcclGetCommName(NULL comm) " + rc_is(rc, HCCL_E_PTR));
+    rc = api.HcclGetCommName(w.comm, nullptr);
+    ev().check("API.HC.1", rc == HCCL_E_PTR, "HcclGetCommName(commName NULL) " + rc_is(rc, HCCL_E_PTR));
+
+    // Every rank sees rank 0's name.
+    char root_name[kNameBytes + 8];
+    std::memcpy(root_name, name, sizeof(root_name));
+    root_name[kNameBytes - 1] = '\0';
+    mpi::broadcast(std::as_writable_bytes(std::span(root_name)), 0, "rank 0's comm name");
+    if (ok)
+        ev().check("API.HC.2", std::strcmp(root_name, name) == 0,
+                   "this rank's comm name '" + std::string(name) + "' differs from rank 0's '" + root_name + "'");
+
+    // A destroyed comm's handle.
+    const HcclComm stale = stale_comm(w);
+    if (stale == nullptr) {
+        ev().error("API.HC.2", "a second communicator could not be made and destroyed on every rank");
+        return;
+    }
+    rc = api.HcclGetCommName(stale, again);
+    ev().check("API.HC.2", rc == HCCL_E_PARA, "HcclGetCommName of a destroyed comm " + rc_is(rc, HCCL_E_PARA));
+}
+
+HCTS_CASE(HostCalls, EngineCtxCopy, clauses("API.HC.3", "API.HC.4"), needs())
+{
+    const World &w = world();
+    const auto &api = iut().api();
+    if (const std::string m = missing(iut(), {"HcclEngineCtxCopy"}); !m.empty()) {
+        ev().case_not_supported("the IUT has no " + m);
+        return;
+    }
+    const CommEngine e = w.setup_engine;
+    constexpr uint64_t kCtx = 256, kLen = 64, kOff = 32;
+    const std::string tag = "hcts-ctx-copy-" + std::to_string(w.rank);
+    void *ctx = nullptr;
+    HcclResult rc = api.HcclEngineCtxCreate(w.comm, tag.c_str(), e, kCtx, &ctx);
+    if (rc != HCCL_SUCCESS || ctx == nullptr) {
+        ev().error("API.HC.3", "HcclEngineCtxCreate('" + tag + "', 256) returned " + hccl_result_name(rc) +
+                                   ": no context to copy into");
+        ev().error("API.HC.4", "no context (HcclEngineCtxCreate failed)");
+        return;
+    }
+    // What the context should hold, updated with each accepted copy.
+    std::vector<std::byte> want = ctx_bytes(device(), e, ctx, kCtx);
+    const auto judge = [&](const char *clause, const std::string &after, const std::vector<std::byte> &expected) {
+        const auto got = ctx_bytes(device(), e, ctx, kCtx);
+        size_t bad = 0;
+        while (bad < kCtx && got[bad] == expected[bad])
+            ++bad;
+        return ev().check(clause, bad == kCtx,
+                          "after " + after + " the context's byte " + std::to_string(bad) +
+                              " is not what it should be");
+    };
+    std::vector<std::byte> src(kLen);
+    for (size_t i = 0; i < kLen; ++i)
+        src[i] = static_cast<std::byte>(0xA0 + i);
+    rc = api.HcclEngineCtxCopy(w.comm, e, tag.c_str(), src.data(), kLen, kOff);
+    ev().check("API.HC.3", rc == HCCL_SUCCESS, "HcclEngineCtxCopy(64 bytes at offset 32) " + rc_is(rc, HCCL_SUCCESS));
+    if (rc == HCCL_SUCCESS)
+        std::copy(src.begin(), src.end(), want.begin() + kOff);
+    judge("API.HC.3", "a copy of 64 bytes at offset 32", want);
+    for (auto &b : src)
+        b = ~b;
+    rc = api.HcclEngineCtxCopy(w.comm, e, tag.c_str(), src.data(), 16, 0);
+    ev().check("API.HC.3", rc == HCCL_SUCCESS, "HcclEngineCtxCopy(16 bytes at offset 0) " + rc_is(rc, HCCL_SUCCESS));
+    if (rc == HCCL_SUCCESS)
+        std::copy(src.begin(), src.begin() + 16, want.begin());
+    judge("API.HC.3", "a copy of 16 bytes at offset 0", want);
+
+    // Refusals: each must leave the context alone. The documented ones first, judged
+    // before the copies past the end (API.HC.4) are tried.
+    const std::string long_tag(HCCL_RES_TAG_MAX_LEN + 1, 't');
+    const std::string unknown = tag + "-never-created";
+    const auto judge_calls = [&](const char *clause,
+                                 const std::vector<std::tuple<std::string, HcclResult, HcclResult>> &calls) {
+        for (const auto &[what, code, got] : calls) {
+            const bool held = code == HCCL_SUCCESS ? got != HCCL_SUCCESS : got == code;
+            ev().check(clause, held,
+                       "HcclEngineCtxCopy with " + what + " " +
+                           (code == HCCL_SUCCESS ? "returned HCCL_SUCCESS; it must be refused" : rc_is(got, code)));
+        }
+    };
+    judge_calls(
+        "API.HC.3",
+        {
+            {"comm NULL", HCCL_E_PTR, api.HcclEngineCtxCopy(nullptr, e, tag.c_str(), src.data(), 8, 0)},
+            {"srcCtx NULL", HCCL_E_PTR, api.HcclEngineCtxCopy(w.comm, e, tag.c_str(), nullptr, 8, 0)},
+            {"size 0", HCCL_E_PARA, api.HcclEngineCtxCopy(w.comm, e, tag.c_str(), src.data(), 0, 0)},
+            {"a 256-character tag", HCCL_E_PARA, api.HcclEngineCtxCopy(w.comm, e, long_tag.c_str(), src.data(), 8, 0)},
+            {"a tag never created", HCCL_SUCCESS, api.HcclEngineCtxCopy(w.comm, e, unknown.c_str(), src.data(), 8, 0)},
+        });
+    judge("API.HC.3", "the refused copies (comm/src NULL, size 0, long or unknown tag)", want);
+    // API.HC.4 judges its own refusals against what the context holds now.
+    const std::vector<std::byte> held = ctx_bytes(device(), e, ctx, kCtx);
+    const std::vector<std::byte> big(kCtx + 1, std::byte{0x5A});
+    judge_calls("API.HC.4", {
+                                {"a tag never created", HCCL_E_NOT_FOUND,
+                                 api.HcclEngineCtxCopy(w.comm, e, unknown.c_str(), src.data(), 8, 0)},
+                                {"offset 250 + 8 bytes into 256", HCCL_E_PARA,
+                                 api.HcclEngineCtxCopy(w.comm, e, tag.c_str(), src.data(), 8, kCtx - 6)},
+                                {"offset 0 + 257 bytes into 256", HCCL_E_PARA,
+                                 api.HcclEngineCtxCopy(w.comm, e, tag.c_str(), big.data(), kCtx + 1, 0)},
+                                {"an offset that wraps (2^64 - 4) + 8 bytes", HCCL_E_PARA,
+                                 api.HcclEngineCtxCopy(w.comm, e, tag.c_str(), src.data(), 8, UINT64_MAX - 3)},
+                            });
+    judge("API.HC.4", "the refused copies past the context's end", held);
+}
+
+HCTS_CASE(HostCalls, RankGraphLayers, clauses("API.HC.5", "API.HC.7"), needs())
+{
+    const World &w = world();
+    const auto &api = iut().api();
+    if (const std::string m = missing(iut(), {"HcclRankGraphGetLayers", "HcclRankGraphGetRanksByLayer",
+                                              "HcclRankGraphGetRankSizeByLayer", "HcclRankGraphGetInstSizeListByLayer",
+                                              "HcclRankGraphGetTopoTypeByLayer", "HcclGetHeterogMode"});
+        !m.empty()) {
+        ev().case_not_supported("the IUT has no " + m);
+        return;
+    }
+    const auto size = static_cast<uint32_t>(w.size), me = static_cast<uint32_t>(w.rank);
+    uint32_t *lp = nullptr, ln = 0;
+    HcclResult rc = api.HcclRankGraphGetLayers(w.comm, &lp, &ln);
+    if (!ev().check("API.HC.5", rc == HCCL_SUCCESS && ln > 0 && lp != nullptr,
+                    "HcclRankGraphGetLayers " + rc_is(rc, HCCL_SUCCESS) + " with " + std::to_string(ln) +
+                        " layers; at least one layer must hold this rank")) {
+        ev().error("API.HC.7", "no layers to judge the others against");
+        return;
+    }
+    const std::vector<uint32_t> layers(lp, lp + ln); // copied: a later query may invalidate the list
+    for (const uint32_t layer : layers) {
+        const std::string at = " of layer " + std::to_string(layer);
+        uint32_t *rp = nullptr, rn = 0, count = 0;
+        rc = api.HcclRankGraphGetRanksByLayer(w.comm, layer, &rp, &rn);
+        std::vector<uint32_t> ranks;
+        if (rc == HCCL_SUCCESS && rp != nullptr)
+            ranks.assign(rp, rp + rn);
+        const std::set<uint32_t> distinct(ranks.begin(), ranks.end());
+        ev().check("API.HC.5",
+                   rc == HCCL_SUCCESS && !ranks.empty() && distinct.size() == ranks.size() && distinct.count(me) == 1 &&
+                       *distinct.rbegin() < size,
+                   "HcclRankGraphGetRanksByLayer" + at + " " + rc_is(rc, HCCL_SUCCESS) + " with " +
+                       std::to_string(ranks.size()) + " ranks (" + std::to_string(distinct.size()) +
+                       " distinct); they must include rank " + std::to_string(me) + " and be below " +
+                       std::to_string(size));
+        rc = api.HcclRankGraphGetRankSizeByLayer(w.comm, layer, &count);
+        ev().check("API.HC.5", rc == HCCL_SUCCESS && count == ranks.size(),
+                   "HcclRankGraphGetRankSizeByLayer" + at + " " + rc_is(rc, HCCL_SUCCESS) + " and " +
+                       std::to_string(count) + "; the layer's rank list has " + std::to_string(ranks.size()));
+        uint32_t *sp = nullptr, sn = 0;
+        rc = api.HcclRankGraphGetInstSizeListByLayer(w.comm, layer, &sp, &sn);
+        uint64_t sum = 0;
+        bool has_mine = false;
+        for (uint32_t i = 0; rc == HCCL_SUCCESS && sp != nullptr && i < sn; ++i)
+            sum += sp[i], has_mine = has_mine || sp[i] == count;
+        ev().check("API.HC.5", rc == HCCL_SUCCESS && sum == size && has_mine,
+                   "HcclRankGraphGetInstSizeListByLayer" + at + " " + rc_is(rc, HCCL_SUCCESS) + " with " +
+                       std::to_string(sn) + " instances of " + std::to_string(sum) +
+                       " ranks in all; they must add up to " + std::to_string(size) + " and include " +
+                       std::to_string(count));
+        CommTopo topo = COMM_TOPO_RESERVED;
+        rc = api.HcclRankGraphGetTopoTypeByLayer(w.comm, layer, &topo);
+        ev().check("API.HC.5", rc == HCCL_SUCCESS && topo >= COMM_TOPO_CLOS && topo <= COMM_TOPO_CUSTOM,
+                   "HcclRankGraphGetTopoTypeByLayer" + at + " " + rc_is(rc, HCCL_SUCCESS) + " and topology " +
+                       std::to_string(static_cast<int>(topo)));
+    }
+    HcclHeterogMode mode = HCCL_HETEROG_MODE_INVALID;
+    rc = api.HcclGetHeterogMode(w.comm, &mode);
+    ev().check("API.HC.5", rc == HCCL_SUCCESS && mode >= HCCL_HETEROG_MODE_HOMOGENEOUS,
+               "HcclGetHeterogMode " + rc_is(rc, HCCL_SUCCESS) + " and mode " + std::to_string(static_cast<int>(mode)));
+
+    // NULL comm and outputs.
+    uint32_t *p = nullptr, n = 0;
+    CommTopo topo = COMM_TOPO_RESERVED;
+    const uint32_t l0 = layers.front();
+    const std::vector<std::pair<std::string, HcclResult>> nulls = {
+        {"GetLayers(NULL comm)", api.HcclRankGraphGetLayers(nullptr, &p, &n)},
+        {"GetLayers(netLayers NULL)", api.HcclRankGraphGetLayers(w.comm, nullptr, &n)},
+        {"GetLayers(netLayerNum NULL)", api.HcclRankGraphGetLayers(w.comm, &p, nullptr)},
+        {"GetRanksByLayer(NULL comm)", api.HcclRankGraphGetRanksByLayer(nullptr, l0, &p, &n)},
+        {"GetRanksByLayer(ranks NULL)", api.HcclRankGraphGetRanksByLayer(w.comm, l0, nullptr, &n)},
+        {"GetRankSizeByLayer(rankNum NULL)", api.HcclRankGraphGetRankSizeByLayer(w.comm, l0, nullptr)},
+        {"GetInstSizeListByLayer(listSize NULL)", api.HcclRankGraphGetInstSizeListByLayer(w.comm, l0, &p, nullptr)},
+        {"GetTopoTypeByLayer(topoType NULL)", api.HcclRankGraphGetTopoTypeByLayer(w.comm, l0, nullptr)},
+        {"GetTopoTypeByLayer(NULL comm)", api.HcclRankGraphGetTopoTypeByLayer(nullptr, l0, &topo)},
+        {"HcclGetHeterogMode(mode NULL)", api.HcclGetHeterogMode(w.comm, nullptr)},
+    };
+    for (const auto &[what, got] : nulls)
+        ev().check("API.HC.5", got == HCCL_E_PTR, "HcclRankGraph" + what + " " + rc_is(got, HCCL_E_PTR));
+
+    // A layer the list does not hold.
+    uint32_t absent = kNoLayer;
+    while (std::find(layers.begin(), layers.end(), absent) != layers.end())
+        ++absent;
+    const std::string al = "(layer " + std::to_string(absent) + ", not listed)";
+    const std::vector<std::pair<std::string, HcclResult>> layer_calls = {
+        {"GetRanksByLayer" + al, api.HcclRankGraphGetRanksByLayer(w.comm, absent, &p, &n)},
+        {"GetRankSizeByLayer" + al, api.HcclRankGraphGetRankSizeByLayer(w.comm, absent, &n)},
+        {"GetInstSizeListByLayer" + al, api.HcclRankGraphGetInstSizeListByLayer(w.comm, absent, &p, &n)},
+        {"GetTopoTypeByLayer" + al, api.HcclRankGraphGetTopoTypeByLayer(w.comm, absent, &topo)},
+    };
+    for (const auto &[what, got] : layer_calls)
+        ev().check("API.HC.7", got == HCCL_E_PARA, "HcclRankGraph" + what + " " + rc_is(got, HCCL_E_PARA));
+}
+
+HCTS_CASE(HostCalls, RankGraphLinks, clauses("API.HC.6", "API.HC.7"), needs())
+{
+    const World &w = world();
+    const auto &api = iut().api();
+    if (const std::string m = missing(iut(), {"HcclRankGraphGetLayers", "HcclRankGraphGetLinks"}); !m.empty()) {
+        ev().case_not_supported("the IUT has no " + m);
+        return;
+    }
+    const auto size = static_cast<uint32_t>(w.size), me = static_cast<uint32_t>(w.rank);
+    uint32_t *lp = nullptr, ln = 0;
+    HcclResult rc = api.HcclRankGraphGetLayers(w.comm, &lp, &ln);
+    if (rc != HCCL_SUCCESS || lp == nullptr || ln == 0) {
+        ev().error("API.HC.6", "HcclRankGraphGetLayers returned " + hccl_result_name(rc) + " with " +
+                                   std::to_string(ln) + " layers: no layer to ask for links (API.HC.5 judges it)");
+        ev().error("API.HC.7", "no layers");
+        return;
+    }
+    const std::vector<uint32_t> layers(lp, lp + ln);
+    for (uint32_t peer = 0; peer < size; ++peer) {
+        if (peer == me)
+            continue;
+        const std::string pair = " from rank " + std::to_string(me) + " to " + std::to_string(peer);
+        uint32_t total = 0;
+        std::set<int32_t> protocols;
+        for (const uint32_t layer : layers) {
+            CommLink *links = nullptr;
+            uint32_t n = 0;
+            rc = api.HcclRankGraphGetLinks(w.comm, layer, me, peer, &links, &n);
+            const std::string at = "HcclRankGraphGetLinks(layer " + std::to_string(layer) + ")" + pair;
+            if (!ev().check("API.HC.6", rc == HCCL_SUCCESS && (n == 0 || links != nullptr),
+                            at + " " + rc_is(rc, HCCL_SUCCESS) + " with " + std::to_string(n) + " links at " +
+                                hex(reinterpret_cast<uint64_t>(links))))
+                continue;
+            const std::vector<CommLink> copy(links, links + n);
+            for (uint32_t i = 0; i < n; ++i) {
+                const CommLink &l = copy[i];
+                const int32_t p = l.linkAttr.linkProtocol;
+                ev().check("API.HC.6",
+                           l.header.version == kLinkVersion && l.header.magicWord == kLinkMagic &&
+                               l.header.size == sizeof(CommLink) && valid_protocol(p) &&
+                               l.srcEndpointDesc.protocol == p && l.dstEndpointDesc.protocol == p,
+                           at + ": link " + std::to_string(i) + " has version " + std::to_string(l.header.version) +
+                               ", magic " + hex(l.header.magicWord) + ", size " + std::to_string(l.header.size) +
+                               ", protocol " + std::to_string(p) + ", endpoint protocols " +
+                               std::to_string(static_cast<int>(l.srcEndpointDesc.protocol)) + "/" +
+                               std::to_string(static_cast<int>(l.dstEndpointDesc.protocol)) +
+                               "; expected version 1, magic 0x0f0e0f0f, size 464, endpoints of the link's protocol");
+                protocols.insert(p);
+            }
+            total += n;
+        }
+        ev().check("API.HC.6", total > 0, "no layer has a link" + pair);
+        ev().check("API.HC.6", protocols.count(w.protocol) == 1,
+                   "the suite's channels" + pair + " use protocol " + std::to_string(static_cast<int>(w.protocol)) +
+                       ", which no link" + pair + " offers (" + std::to_string(protocols.size()) +
+                       " protocols among the links)");
+    }
+    CommLink *links = nullptr;
+    uint32_t n = 0;
+    const uint32_t l0 = layers.front(), other = me == 0 ? 1 : 0;
+    const std::vector<std::tuple<const char *, std::string, HcclResult, HcclResult>> bad = {
+        {"API.HC.6", "srcRank == dstRank", HCCL_E_PARA, api.HcclRankGraphGetLinks(w.comm, l0, me, me, &links, &n)},
+        {"API.HC.6", "NULL comm", HCCL_E_PTR, api.HcclRankGraphGetLinks(nullptr, l0, me, other, &links, &n)},
+        {"API.HC.6", "links NULL", HCCL_E_PTR, api.HcclRankGraphGetLinks(w.comm, l0, me, other, nullptr, &n)},
+        {"API.HC.6", "linkNum NULL", HCCL_E_PTR, api.HcclRankGraphGetLinks(w.comm, l0, me, other, &links, nullptr)},
+        {"API.HC.7", "dstRank " + std::to_string(size) + " (the comm's size)", HCCL_E_PARA,
+         api.HcclRankGraphGetLinks(w.comm, l0, me, size, &links, &n)},
+        {"API.HC.7", "srcRank UINT32_MAX", HCCL_E_PARA,
+         api.HcclRankGraphGetLinks(w.comm, l0, UINT32_MAX, other, &links, &n)},
+    };
+    for (const auto &[clause, what, want, got] : bad)
+        ev().check(clause, got == want, "HcclRankGraphGetLinks with " + what + " " + rc_is(got, want));
+    uint32_t absent = kNoLayer;
+    while (std::find(layers.begin(), layers.end(), absent) != layers.end())
+        ++absent;
+    rc = api.HcclRankGraphGetLinks(w.comm, absent, me, other, &links, &n);
+    ev().check("API.HC.7", rc == HCCL_E_PARA,
+               "HcclRankGraphGetLinks(layer " + std::to_string(absent) + ", not listed) " + rc_is(rc, HCCL_E_PARA));
+}
+
+HCTS_CASE(HostCalls, DfxRegistration, clauses("API.HC.8", "API.HC.9"), needs())
+{
+    const World &w = world();
+    const auto &api = iut().api();
+    if (const std::string m = missing(iut(), {"HcclGetCommName", "HcclDfxRegOpInfoByCommId"}); !m.empty()) {
+        ev().case_not_supported("the IUT has no " + m);
+        return;
+    }
+    char name[kNameBytes + 8] = {};
+    HcclResult rc = api.HcclGetCommName(w.comm, name);
+    if (rc != HCCL_SUCCESS || !well_formed_name(name)) {
+        ev().error("API.HC.8", "HcclGetCommName returned " + hccl_result_name(rc) + ": no name to register with");
+        ev().error("API.HC.9", "no comm name");
+        return;
+    }
+    // As HCCL's custom operators do: value-initialised, header zero.
+    HcclDfxOpInfo info{};
+    info.opType = 7;
+    info.dataCount = 4096;
+    std::snprintf(info.algTag, sizeof(info.algTag), "hcts-host-calls-%d", w.rank);
+    HcclDfxOpInfo before;
+    std::memcpy(&before, &info, sizeof(info));
+    rc = api.HcclDfxRegOpInfoByCommId(name, &info);
+    const bool ok =
+        ev().check("API.HC.8", rc == HCCL_SUCCESS,
+                   "HcclDfxRegOpInfoByCommId('" + std::string(name) + "', HcclDfxOpInfo{}) " + rc_is(rc, HCCL_SUCCESS));
+    if (ok) {
+        ev().check("API.HC.9", info.beginTime != 0, "the registration left beginTime 0");
+        HcclDfxOpInfo stamped;
+        std::memcpy(&stamped, &info, sizeof(info));
+        stamped.beginTime = before.beginTime;
+        ev().check("API.HC.9", std::memcmp(&stamped, &before, sizeof(before)) == 0,
+                   "the registration changed a byte of HcclDfxOpInfo other than beginTime");
+    } else {
+        ev().error("API.HC.9", "the registration was refused: nothing to judge");
+    }
+    HcclDfxOpInfo other{};
+    char unknown[] = "hcts-no-such-comm";
+    char longer[kNameBytes + 8];
+    std::memcpy(longer, name, sizeof(longer));
+    std::strncat(longer, "-x", sizeof(longer) - ::strnlen(longer, sizeof(longer)) - 1);
+    const std::vector<std::pair<std::string, std::pair<HcclResult, HcclResult>>> bad = {
+        {"commId NULL", {HCCL_E_PTR, api.HcclDfxRegOpInfoByCommId(nullptr, &other)}},
+        {"hcclDfxOpInfo NULL", {HCCL_E_PTR, api.HcclDfxRegOpInfoByCommId(name, nullptr)}},
+        {"commId 'hcts-no-such-comm'", {HCCL_E_NOT_FOUND, api.HcclDfxRegOpInfoByCommId(unknown, &other)}},
+        {"the comm's name with '-x' appended", {HCCL_E_NOT_FOUND, api.HcclDfxRegOpInfoByCommId(longer, &other)}},
+    };
+    for (const auto &[what, r] : bad)
+        ev().check("API.HC.8", r.second == r.first,
+                   "HcclDfxRegOpInfoByCommId with " + what + " " + rc_is(r.second, r.first));
+}
+
+} // namespace hcts
