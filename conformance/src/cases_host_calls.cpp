@@ -2,6 +2,7 @@
 // the comm's name, copying host data into an engine context, the rank graph's
 // layers and links, and the DFX registration of an operator by the comm's name.
 #include <cstring>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -323,6 +324,7 @@ HCTS_CASE(HostCalls, RankGraphLinks, clauses("API.HC.6", "API.HC.7"), needs())
         return;
     }
     const std::vector<uint32_t> layers(lp, lp + ln);
+    std::optional<CommLink> to_partner; // ranks 0 and 1: a link of the suite's protocol to the other
     for (uint32_t peer = 0; peer < size; ++peer) {
         if (peer == me)
             continue;
@@ -353,6 +355,8 @@ HCTS_CASE(HostCalls, RankGraphLinks, clauses("API.HC.6", "API.HC.7"), needs())
                                std::to_string(static_cast<int>(l.dstEndpointDesc.protocol)) +
                                "; expected version 1, magic 0x0f0e0f0f, size 464, endpoints of the link's protocol");
                 protocols.insert(p);
+                if (me < 2 && peer == 1 - me && p == w.protocol && !to_partner)
+                    to_partner = l;
             }
             total += n;
         }
@@ -361,6 +365,33 @@ HCTS_CASE(HostCalls, RankGraphLinks, clauses("API.HC.6", "API.HC.7"), needs())
                    "the suite's channels" + pair + " use protocol " + std::to_string(static_cast<int>(w.protocol)) +
                        ", which no link" + pair + " offers (" + std::to_string(protocols.size()) +
                        " protocols among the links)");
+    }
+    // Ranks 0 and 1 acquire a channel to each other from that link, as HCCL's 950
+    // sample does (examples/04_custom_ops_p2p/op_host/utils.cc), with the world's
+    // engine and notifyNum: the same key as the world's channel, so a library that
+    // reuses channels by key may return that one.
+    if (me < 2 && to_partner) {
+        HcclChannelDesc desc;
+        (void)HcclChannelDescInit(&desc, 1);
+        desc.remoteRank = 1 - me;
+        desc.notifyNum = World::kNotifyNum;
+        desc.channelProtocol = to_partner->linkAttr.linkProtocol;
+        desc.localEndpoint.protocol = to_partner->srcEndpointDesc.protocol;
+        desc.localEndpoint.commAddr = to_partner->srcEndpointDesc.commAddr;
+        desc.localEndpoint.loc = to_partner->srcEndpointDesc.loc;
+        desc.remoteEndpoint.protocol = to_partner->dstEndpointDesc.protocol;
+        desc.remoteEndpoint.commAddr = to_partner->dstEndpointDesc.commAddr;
+        desc.remoteEndpoint.loc = to_partner->dstEndpointDesc.loc;
+        ChannelHandle ch = 0;
+        rc = api.HcclChannelAcquire(w.comm, w.setup_engine, &desc, 1, &ch);
+        ev().check("API.HC.6", rc == HCCL_SUCCESS && ch != 0,
+                   "HcclChannelAcquire from the link to rank " + std::to_string(1 - me) +
+                       " (filled as HCCL's sample "
+                       "does) " +
+                       rc_is(rc, HCCL_SUCCESS) + " with channel " + hex(ch));
+        if (rc == HCCL_SUCCESS && ch != 0 && ch != w.channel_to(static_cast<int>(1 - me)) &&
+            api.HcclChannelDestroy != nullptr)
+            (void)api.HcclChannelDestroy(w.comm, &ch, 1);
     }
     CommLink *links = nullptr;
     uint32_t n = 0;
