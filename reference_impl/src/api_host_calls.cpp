@@ -2,10 +2,12 @@
 // the comm's name, copying host data into an engine context, the rank graph
 // (one layer holding every rank of the comm) and the DFX registration of an
 // operator by the comm's name.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -115,6 +117,26 @@ std::vector<CommLink> make_links(uint32_t src, uint32_t dst)
     return links;
 }
 
+// The length of a caller's string of at most `max` characters, read only where this
+// process may read (a wild pointer is refused, not followed); nullopt when not readable.
+std::optional<size_t> readable_strnlen(const char *str, size_t max)
+{
+    constexpr uintptr_t kPage = 4096;
+    size_t len = 0;
+    const auto *p = reinterpret_cast<const unsigned char *>(str);
+    while (len <= max) {
+        // Probe once per page: from here to the page's end, or to max + 1 bytes.
+        const uintptr_t at = reinterpret_cast<uintptr_t>(p + len);
+        const size_t chunk = std::min<size_t>(kPage - at % kPage, max + 1 - len);
+        if (!range_accessible(p + len, chunk, Access::read))
+            return std::nullopt;
+        for (size_t i = 0; i < chunk; ++i, ++len)
+            if (p[len] == 0)
+                return len;
+    }
+    return len;
+}
+
 // The null checks, then the comm; every rank-graph query starts so.
 HcclResult graph_comm(const char *api, HcclComm comm, bool outputs_given, registry::CommRef &live)
 {
@@ -146,6 +168,10 @@ HCOMM_EXPORT HcclResult HcclGetCommName(HcclComm comm, char *commName)
     if (live->name().size() >= kCommNameBytes) { // cannot happen: "hcomm_ref_" and 32 hex digits
         return refuse(live, api, HCCL_E_INTERNAL, "the comm's name is longer than 127 characters");
     }
+    if (!range_accessible(commName, live->name().size() + 1, Access::write)) {
+        return refuse(live, api, HCCL_E_PARA, "commName ", static_cast<void *>(commName), " is not ",
+                      live->name().size() + 1, " writable bytes");
+    }
     // The reference extension gives the same name (bounded by the vendor's 128 bytes).
     if (const HcclResult rc = HcommRefGetCommName(comm, commName, kCommNameBytes); rc != HCCL_SUCCESS)
         return rc;
@@ -170,9 +196,10 @@ HCOMM_EXPORT HcclResult HcclEngineCtxCopy(HcclComm comm, CommEngine engine_arg, 
     registry::CommRef live;
     if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
         return rc;
-    if (!engine_is_valid(engine) || size == 0 || ctxTag[0] == '\0' || ::strnlen(ctxTag, kMaxTagLen + 1) > kMaxTagLen) {
+    const std::optional<size_t> tag_len = readable_strnlen(ctxTag, kMaxTagLen + 1);
+    if (!engine_is_valid(engine) || size == 0 || !tag_len || *tag_len == 0 || *tag_len > kMaxTagLen) {
         return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", size ", size,
-                      ": engine must be 0..5, size at least 1, ctxTag of 1..255 characters");
+                      ": engine must be 0..5, size at least 1, ctxTag readable, of 1..255 characters");
     }
     if (!range_accessible(srcCtx, size, Access::read)) {
         return refuse(live, api, HCCL_E_PARA, "srcCtx ", srcCtx, " is not readable for ", size, " bytes");
@@ -314,8 +341,12 @@ HCOMM_EXPORT HcclResult HcclDfxRegOpInfoByCommId(char *commId, void *hcclDfxOpIn
         return refuse(nullptr, api, HCCL_E_PARA, "hcclDfxOpInfo ", hcclDfxOpInfo, " is not ", sizeof(HcclDfxOpInfo),
                       " writable bytes");
     }
-    const size_t len = ::strnlen(commId, kCommNameBytes);
-    const std::string name(commId, len);
+    const std::optional<size_t> id_len = readable_strnlen(commId, kCommNameBytes);
+    if (!id_len) {
+        return refuse(nullptr, api, HCCL_E_PARA, "commId ", static_cast<void *>(commId), " is not a readable string");
+    }
+    const size_t len = *id_len;
+    const std::string name(commId, std::min<size_t>(len, kCommNameBytes));
     bool known = false;
     const void *comm = nullptr;
     SideTables &t = tables();
