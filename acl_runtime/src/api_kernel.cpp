@@ -225,7 +225,7 @@ aclError launch_timeout(const char *api, const aclrtLaunchKernelCfg *cfg, uint32
             return fail(api, ACL_ERROR_INVALID_PARAM, "cfg->attrs is NULL with cfg->numAttrs ", cfg->numAttrs);
         for (size_t i = 0; i < cfg->numAttrs; ++i) {
             const aclrtLaunchKernelAttr &attr = cfg->attrs[i];
-            switch (attr.id) {
+            switch (raw_value(attr.id)) {
             case ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT:
                 seconds = true;
                 ms = uint64_t{attr.value.timeout} * 1000;
@@ -245,7 +245,7 @@ aclError launch_timeout(const char *api, const aclrtLaunchKernelCfg *cfg, uint32
             case ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP:
             case ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING: break; // no effect on an emulated AI CPU
             default:
-                return fail(api, ACL_ERROR_INVALID_PARAM, "cfg->attrs[", i, "].id ", static_cast<int>(attr.id),
+                return fail(api, ACL_ERROR_INVALID_PARAM, "cfg->attrs[", i, "].id ", raw_value(attr.id),
                             " is not an aclrtLaunchKernelAttrId (1..9)");
             }
         }
@@ -288,7 +288,7 @@ ACL_EXPORT aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoad
             return fail(api, ACL_ERROR_INVALID_PARAM, "options->options is NULL with numOpt ", options->numOpt);
         for (size_t i = 0; i < options->numOpt; ++i) {
             const aclrtBinaryLoadOption &option = options->options[i];
-            switch (option.type) {
+            switch (raw_value(option.type)) {
             case ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE:
                 mode = option.value.cpuKernelMode;
                 if (mode != 0 && mode != 1) {
@@ -302,8 +302,8 @@ ACL_EXPORT aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoad
                             "AI Core and vector core binaries (a magic option) do not run on the reference; only "
                             "AICPU kernels (an op-info JSON) do");
             default:
-                return fail(api, ACL_ERROR_INVALID_PARAM, "options->options[", i, "].type ",
-                            static_cast<int>(option.type), " is not an aclrtBinaryLoadOptionType (1..3)");
+                return fail(api, ACL_ERROR_INVALID_PARAM, "options->options[", i, "].type ", raw_value(option.type),
+                            " is not an aclrtBinaryLoadOptionType (1..3)");
             }
         }
     }

@@ -182,7 +182,7 @@ ACL_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy
         return fail(api, ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
     if (size == 0)
         return fail(api, ACL_ERROR_INVALID_PARAM, "size is 0");
-    const uint32_t bits = static_cast<uint32_t>(policy);
+    const uint32_t bits = static_cast<uint32_t>(raw_value(policy));
     constexpr uint32_t flag_bits =
         ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_ACCESS_USER_SPACE_READONLY;
     if ((bits & 0xffU) > ACL_MEM_MALLOC_HUGE1G_ONLY_P2P || (bits & ~(0xffU | flag_bits)) != 0 ||
@@ -223,7 +223,7 @@ ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size
         return fail(api, ACL_ERROR_INVALID_PARAM, "count ", count, " exceeds destMax ", destMax);
     Want want_dst = Want::any;
     Want want_src = Want::any;
-    switch (kind) {
+    switch (raw_value(kind)) {
     case ACL_MEMCPY_HOST_TO_HOST: want_dst = want_src = Want::host; break;
     case ACL_MEMCPY_HOST_TO_DEVICE:
     case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE:
@@ -238,8 +238,7 @@ ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size
     case ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
     case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: want_dst = want_src = Want::device; break;
     case ACL_MEMCPY_DEFAULT: break; // the kind follows from the addresses
-    default:
-        return fail(api, ACL_ERROR_INVALID_PARAM, "kind ", static_cast<int>(kind), " is not an aclrtMemcpyKind (0..7)");
+    default: return fail(api, ACL_ERROR_INVALID_PARAM, "kind ", raw_value(kind), " is not an aclrtMemcpyKind (0..7)");
     }
     std::optional<int32_t> dst_device;
     std::optional<int32_t> src_device;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -39,6 +40,17 @@ aclError fail(const char *api, aclError code, const Parts &...parts)
 }
 
 std::string hex(const void *p);
+
+// An enum's value as the caller stored it, read without loading the enum type
+// (a value outside the enumerators is input to refuse, not undefined behaviour).
+template <typename Enum>
+int32_t raw_value(const Enum &value)
+{
+    static_assert(sizeof(Enum) == sizeof(int32_t));
+    int32_t raw = 0;
+    std::memcpy(&raw, &value, sizeof(raw));
+    return raw;
+}
 
 // The whole of a regular file, or false.
 bool read_file(const char *path, std::string &text);
