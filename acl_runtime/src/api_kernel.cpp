@@ -59,6 +59,7 @@ struct Function {
 struct Args {
     void *function = nullptr; // the function handle it was made for
     std::shared_ptr<Function> target;
+    std::mutex mutex;                 // guards what follows
     std::vector<unsigned char> bytes; // AICPU kernels take their parameters packed, unpadded
     bool finalized = false;
     uint32_t params = 0;
@@ -431,14 +432,15 @@ ACL_EXPORT aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *para
     if (!args)
         return fail(api, ACL_ERROR_RT_PARAM_INVALID, "argsHandle ", hex(argsHandle),
                     " is not live (aclrtKernelArgsInit)");
-    if (args->finalized)
-        return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the arguments are finalized; nothing can be appended");
     std::vector<unsigned char> copy(paramSize);
     if (const aclError rc = aclrtMemcpy(copy.data(), paramSize, param, paramSize, ACL_MEMCPY_HOST_TO_HOST);
         rc != ACL_SUCCESS) {
         return fail(api, ACL_ERROR_INVALID_PARAM, "param [", hex(param), ", +", paramSize,
                     ") is not readable host memory");
     }
+    std::lock_guard<std::mutex> lock(args->mutex);
+    if (args->finalized)
+        return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the arguments are finalized; nothing can be appended");
     args->bytes.insert(args->bytes.end(), copy.begin(), copy.end());
     ++args->params;
     // A parameter handle is only ever given back to the calls that update parameters, which the reference lacks.
@@ -455,6 +457,7 @@ ACL_EXPORT aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle)
     if (!args)
         return fail(api, ACL_ERROR_RT_PARAM_INVALID, "argsHandle ", hex(argsHandle),
                     " is not live (aclrtKernelArgsInit)");
+    std::lock_guard<std::mutex> lock(args->mutex);
     args->finalized = true;
     return ACL_SUCCESS;
 }
@@ -479,8 +482,14 @@ ACL_EXPORT aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint
         return fail(api, ACL_ERROR_RT_PARAM_INVALID, "argsHandle ", hex(argsHandle), " was made for function ",
                     hex(args->function), ", not ", hex(funcHandle));
     }
-    if (!args->finalized)
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "the arguments are not finalized (aclrtKernelArgsFinalize)");
+    std::shared_ptr<std::vector<unsigned char>> bytes;
+    {
+        std::lock_guard<std::mutex> lock(args->mutex);
+        if (!args->finalized)
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "the arguments are not finalized (aclrtKernelArgsFinalize)");
+        // Copied at launch, as on the device: the caller may reuse or free its own.
+        bytes = std::make_shared<std::vector<unsigned char>>(args->bytes);
+    }
     if (numBlocks == 0)
         return fail(api, ACL_ERROR_INVALID_PARAM, "numBlocks is 0");
     if (numBlocks > 1) {
@@ -499,8 +508,6 @@ ACL_EXPORT aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint
                     ") has no communicator: on the reference a kernel runs as a device program of one "
                     "(HctsAclRefBindStreamComm or HctsAclRefBindDeviceComm, acl_ref/acl_ref.h)");
     }
-    // The arguments are copied at launch, as on the device: the caller may reuse or free its own.
-    auto bytes = std::make_shared<std::vector<unsigned char>>(args->bytes);
     target->enqueue([function, bytes, comm, timeout_ms]() -> std::pair<aclError, std::string> {
         HcommRefLaunchResult result{};
         result.version = HCOMM_REF_ABI_VERSION;

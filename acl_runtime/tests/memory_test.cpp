@@ -1,6 +1,8 @@
 // Memory: round trips through every copy kind, and the refusals of bad input
 // (codes, messages, no crash).
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -140,6 +142,10 @@ TEST_F(Memory, MemsetDeviceAndHost)
     EXPECT_EQ(host[0], 0x11);
     EXPECT_EQ(host[n - 2], 0x11);
     EXPECT_EQ(host[n - 1], 1) << "memset wrote past count";
+    std::vector<unsigned char> big(5 * 1024 * 1024 + 5, 1); // more than one call's worth of pieces
+    ASSERT_EQ(aclrtMemset(big.data(), big.size(), 0x22, big.size() - 3), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(std::count(big.begin(), big.end(), 0x22), static_cast<std::ptrdiff_t>(big.size() - 3));
+    EXPECT_EQ(big[big.size() - 3], 1) << "memset wrote past count";
     EXPECT_EQ(aclrtMemset(device, n - 1, 0, n), ACL_ERROR_INVALID_PARAM);
     EXPECT_EQ(aclrtMemset(static_cast<char *>(device) + 1, n, 0, n), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT_NE(last_error().find("past the end"), std::string::npos);
