@@ -175,6 +175,13 @@ HCTS_CASE(Threads, AcquireWithoutNotifies, clauses("API.THR.8"), needs(Feature::
             const LaunchResult r = c.run(s, 15000);
             judge_launch(r, "API.THR.8", "the program of copies on the threads acquired without notifies", ev());
             for (uint32_t i = 0; i < kThreads; ++i) {
+                if (s.rc(i) == HCCL_E_NOT_SUPPORT) {
+                    // The copy is the case's only way to use the thread: refused, it shows nothing.
+                    ev().unsupported("API.THR.8", "a local copy on thread #" + std::to_string(i) + " (" + hex(t[i]) +
+                                                      ") of an acquire without notifies was refused with "
+                                                      "HCCL_E_NOT_SUPPORT");
+                    continue;
+                }
                 const PayloadCheck got = check_payload(dev.get(w.scratch() + (i + 1) * 8192, kLen), StampKey{91, 0, 0});
                 ev().check("API.THR.8", s.rc(i) == HCCL_SUCCESS && got.ok(),
                            "a local copy on thread #" + std::to_string(i) + " (" + hex(t[i]) +
@@ -252,14 +259,25 @@ HCTS_CASE(Threads, EveryThreadEveryNotify, clauses("API.TN.1"), needs(Feature::T
             ev().unsupported("API.TN.1", "a call of the hand-over is absent (" + r.describe() + ")");
         } else {
             judge_launch(r, "API.TN.1", "the program of hand-overs between the threads of one acquire", ev());
-            uint32_t bad = 0;
-            std::string first;
+            uint32_t bad = 0, refused = 0;
+            std::string first, first_refused;
             for (size_t i = 0; i < pairs.size(); ++i) {
                 const Pair &p = pairs[i];
                 const std::string what = "thread #" + std::to_string(p.from) + " -> thread #" + std::to_string(p.to) +
                                          " of an acquire of " + std::to_string(groups[p.group].threads) + " with " +
                                          std::to_string(groups[p.group].notifies) + " notifies each, notify " +
                                          std::to_string(p.idx);
+                // A call refused as unsupported shows nothing about the hand-over (the
+                // suite's rule everywhere): it is counted apart, never as a pass.
+                const size_t ops[] = {2 * i, 2 * i + 1, waits + 2 * i, waits + 2 * i + 1};
+                if (std::any_of(std::begin(ops), std::end(ops),
+                                [&](size_t op) { return s.rc(op) == HCCL_E_NOT_SUPPORT; })) {
+                    if (refused++ == 0)
+                        first_refused = what + ": the copy returned " + rc_of(s, 2 * i) + ", the record " +
+                                        rc_of(s, 2 * i + 1) + ", the wait " + rc_of(s, waits + 2 * i) +
+                                        ", the copy after it " + rc_of(s, waits + 2 * i + 1);
+                    continue;
+                }
                 std::string why;
                 if (s.rc(2 * i) != 0 || s.rc(2 * i + 1) != 0)
                     why = what + ": the copy returned " + rc_of(s, 2 * i) + ", the record " + rc_of(s, 2 * i + 1);
@@ -275,9 +293,14 @@ HCTS_CASE(Threads, EveryThreadEveryNotify, clauses("API.TN.1"), needs(Feature::T
                     first = why;
             }
             ev().observe("hand_overs", pairs.size());
-            ev().check("API.TN.1", bad == 0,
-                       std::to_string(bad) + " of " + std::to_string(pairs.size()) +
-                           " hand-overs through a thread notify went wrong; first: " + first);
+            if (refused > 0)
+                ev().unsupported("API.TN.1",
+                                 std::to_string(refused) + " of " + std::to_string(pairs.size()) +
+                                     " hand-overs were refused with HCCL_E_NOT_SUPPORT; first: " + first_refused);
+            if (bad > 0 || refused < pairs.size())
+                ev().check("API.TN.1", bad == 0,
+                           std::to_string(bad) + " of " + std::to_string(pairs.size()) +
+                               " hand-overs through a thread notify went wrong; first: " + first);
         }
     }
     mpi::phase_barrier("survivors: every thread notify");
@@ -481,14 +504,8 @@ HCTS_CASE(Timeouts, DefaultTimeoutKeepsIntegerPart, clauses("WWN.TMO.7"),
             (void)c.run(s, 10000);
         }
     }
-    if (w.rank <= 1) {
-        Script s;
-        s.set_wait_timeout(1836.0F);
-        const LaunchResult r = c.run(s, 10000);
-        if (s.rc(0) != 0)
-            ev().error(cl, "HcommSetNotifyWaitTimeOut(1836) to restore the default returned " + rc_of(s, 0) + " (" +
-                               r.describe() + ")");
-    }
+    if (w.rank <= 1)
+        restore_default_wait_timeout(c, cl);
     mpi::phase_barrier("survivors: fractional defaults judged");
 }
 
@@ -528,10 +545,14 @@ HCTS_CASE(Index, ThousandsOfNotifies, clauses("WWN.NTF.1", "WWN.VIS.1", "WWN.IDX
     const uint32_t timeout = w.timeout_of(5);
     std::vector<int32_t> wait_rc(kTotal, HCCL_SUCCESS - 1), wwn_rc(kTotal, HCCL_SUCCESS - 1);
     uint32_t done = 0;
-    bool ok = true;
+    bool ok = true, out_of_time = false;
     LaunchResult bad_launch;
     const auto t0 = std::chrono::steady_clock::now();
-    while (done < kWindows && ok) {
+    // Well inside the case deadline, so a library that moves the windows slowly (each
+    // launch completing, but seconds apart) ends the case with what it judged, not
+    // with the watchdog aborting the run.
+    constexpr auto kBudget = std::chrono::seconds(45); // the case deadline is 60 s
+    while (done < kWindows && ok && !out_of_time) {
         const uint32_t end = std::min(kWindows, done + kPerLaunch);
         Script s;
         std::vector<size_t> wait_at, wwn_at;
@@ -571,6 +592,8 @@ HCTS_CASE(Index, ThousandsOfNotifies, clauses("WWN.NTF.1", "WWN.VIS.1", "WWN.IDX
             bad_launch = r;
         ok = mpi::all_ranks(r.ok(), "survivors: a window launch completed");
         done = end;
+        out_of_time = !mpi::all_ranks(std::chrono::steady_clock::now() - t0 < kBudget,
+                                      "survivors: the windows are within their time budget");
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     // A wait's return is its enqueue's; whether it completed shows in its launch.
@@ -581,6 +604,12 @@ HCTS_CASE(Index, ThousandsOfNotifies, clauses("WWN.NTF.1", "WWN.VIS.1", "WWN.IDX
     if (w.rank <= 1) {
         ev().observe("notifies_each_way", done * kIdx);
         ev().observe("run_ms", ms);
+        if (ok && out_of_time && done < kWindows)
+            for (const char *cl : {"WWN.NTF.1", "WWN.IDX.1"})
+                ev().error(cl, "only " + std::to_string(done) + " of " + std::to_string(kWindows) + " windows ran in " +
+                                   std::to_string(ms) +
+                                   " ms (the reference takes about 200 ms "
+                                   "for all); the rest is not judged");
         if (!bad_launch.ok()) {
             const std::string what = "a launch of windows " + std::to_string(judged) + " to " +
                                      std::to_string(done - 1) + " (after " + std::to_string(judged * kIdx) +
@@ -728,10 +757,16 @@ HCTS_CASE(NbiCalls, HostWriteWithNotifyEveryShape, clauses("API.NBI.3"), needs(F
         }
         mpi::broadcast(std::as_writable_bytes(std::span(rcs)), sender, "survivors: Nbi return codes");
         if (w.rank == 1 - sender) {
-            uint32_t bad = 0;
+            uint32_t bad = 0, refused = 0;
             std::string first;
             for (uint32_t j = 0; j < kCalls; ++j) {
                 const uint64_t len = lengths[j % lengths.size()];
+                // Outside its home (a 950 row with the CPU engine over RoCE) a product
+                // may refuse the call as unsupported: that shows nothing either way.
+                if (!home && rcs[j] == HCCL_E_NOT_SUPPORT) {
+                    ++refused;
+                    continue;
+                }
                 const std::string what = std::string(form_of(j)) + " of " + std::to_string(len) + " bytes on index " +
                                          std::to_string(j) + " from rank " + std::to_string(sender);
                 std::string why;
@@ -749,9 +784,15 @@ HCTS_CASE(NbiCalls, HostWriteWithNotifyEveryShape, clauses("API.NBI.3"), needs(F
                 if (!why.empty() && bad++ == 0)
                     first = why;
             }
-            ev().check(cl, bad == 0,
-                       std::to_string(bad) + " of " + std::to_string(kCalls) +
-                           " writes with notify from the host went wrong; first: " + first);
+            if (refused > 0)
+                ev().unsupported(cl, std::to_string(refused) + " of " + std::to_string(kCalls) +
+                                         " writes with notify from the host were refused with HCCL_E_NOT_SUPPORT "
+                                         "on product '" +
+                                         product + "', which has no host CPU engine over RoCE for them");
+            if (refused < kCalls)
+                ev().check(cl, bad == 0,
+                           std::to_string(bad) + " of " + std::to_string(kCalls - refused) +
+                               " writes with notify from the host went wrong; first: " + first);
         }
         mpi::phase_barrier("survivors: Nbi direction judged");
     }

@@ -12,7 +12,6 @@ constexpr uint32_t kDefaultIdx = 51;      //
 constexpr uint64_t kPayload = 4096;       // bytes handed from thread A to thread B
 constexpr uint64_t kDelayMax = 32u << 20; // A's copy before the payload: keeps A busy for milliseconds
 constexpr uint32_t kLaunchMs = 30000;
-constexpr float kInitialDefault = 1836.0F; // the vendor's initial default wait timeout (api §7.3)
 
 std::string rc_name(const Script &s, size_t i) { return hccl_result_name(s.rc(i)); }
 
@@ -169,7 +168,7 @@ HCTS_CASE(Threads, WaitsTimeOutAndJoinReports, clauses("API.TN.3", "API.JN.1"),
             Script second;
             second.thread_wait_default(t2, kDefaultIdx);
             second.copy(t2, marks + 64, src, 64).only_if_previous_ok();
-            second.set_wait_timeout(kInitialDefault);
+            second.set_wait_timeout(kInitialDefaultWaitTimeout);
             const LaunchResult r2 = c.run(second, deadline);
             const auto marks_now = dev.get(marks, 3 * 64);
             const auto src_now = dev.get(src, 64);

@@ -11,8 +11,7 @@
 namespace hcts {
 namespace {
 
-constexpr float kInitialDefault = 1836.0F; // the vendor's initial default (api §7.3)
-constexpr uint32_t kDefaultWaitIdx = 61;   // an index nobody raises in these cases
+constexpr uint32_t kDefaultWaitIdx = 61; // an index nobody raises in these cases
 constexpr uint32_t kLaunchDeadlineMs = 10000;
 constexpr double kLateMs = 1000.0; // how much later than the set default a wait may end
 
@@ -63,18 +62,6 @@ void judge_default_wait(const Ctx &c, const std::string &clause, const std::stri
     }
 }
 
-// Sets the default back to the vendor's initial value, so later cases see the
-// library as they found it.
-void restore_default(const Ctx &c, const std::string &clause)
-{
-    Script s;
-    s.set_wait_timeout(kInitialDefault);
-    const LaunchResult r = c.run(s, kLaunchDeadlineMs);
-    if (s.rc(0) != 0)
-        c.ev.error(clause, "HcommSetNotifyWaitTimeOut(1836) to restore the default returned " +
-                               hccl_result_name(s.rc(0)) + " (" + r.describe() + ")");
-}
-
 } // namespace
 
 HCTS_CASE(Timeouts, SetDefaultWaitTimeout, clauses("WWN.TMO.1"),
@@ -91,7 +78,7 @@ HCTS_CASE(Timeouts, SetDefaultWaitTimeout, clauses("WWN.TMO.1"),
                            ")");
         else
             judge_default_wait(c, "WWN.TMO.1", "after HcommSetNotifyWaitTimeOut(1)");
-        restore_default(c, "WWN.TMO.1");
+        restore_default_wait_timeout(c, "WWN.TMO.1");
     }
     mpi::phase_barrier("default wait timeout");
 }
@@ -121,7 +108,7 @@ HCTS_CASE(Timeouts, NegativeDefaultRefused, clauses("WWN.TMO.2"),
         // An accepted bad value may have made the default "forever": no wait then.
         if (refused_all)
             judge_default_wait(c, "WWN.TMO.2", "after the refused calls the default of 1 must hold");
-        restore_default(c, "WWN.TMO.2");
+        restore_default_wait_timeout(c, "WWN.TMO.2");
     }
     mpi::phase_barrier("negative default timeouts");
 }
@@ -273,7 +260,7 @@ HCTS_CASE(Timeouts, ExtremeTimeoutsWaitLong, clauses("WWN.TMO.5", "WWN.TMO.6", "
             ev().check("WWN.TMO.5", false,
                        "some waits had not completed when the launch deadline passed, " + took +
                            ", though every notify was raised about 2.5 s in");
-        restore_default(c, "WWN.TMO.6");
+        restore_default_wait_timeout(c, "WWN.TMO.6");
     }
     mpi::phase_barrier("extreme timeouts: checked");
 }

@@ -18,6 +18,16 @@ constexpr auto kMarkerHoldBack = std::chrono::milliseconds(100);
 constexpr uint64_t kMarkerLen = 64;
 } // namespace
 
+void restore_default_wait_timeout(const Ctx &c, const std::string &clause)
+{
+    Script s;
+    s.set_wait_timeout(kInitialDefaultWaitTimeout);
+    const LaunchResult r = c.run(s, 10000);
+    if (s.rc(0) != 0)
+        c.ev.error(clause, "HcommSetNotifyWaitTimeOut(1836) to restore the default returned " +
+                               hccl_result_name(s.rc(0)) + " (" + r.describe() + ")");
+}
+
 WaitOutcome classify_wait(bool have_thread, int32_t wait_rc, const LaunchResult &r, double timeout_ms)
 {
     if (!have_thread)

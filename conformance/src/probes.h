@@ -12,6 +12,13 @@
 
 namespace hcts {
 
+// The vendor's initial default wait timeout (api §7.3), in its unit.
+constexpr float kInitialDefaultWaitTimeout = 1836.0F;
+
+// Sets the default wait timeout back to kInitialDefaultWaitTimeout, so later cases
+// see the library as they found it; a refusal is ERROR under `clause`.
+void restore_default_wait_timeout(const Ctx &c, const std::string &clause);
+
 // A region of a receiver's inbox lane that calls must leave untouched.
 struct Untouched {
     uint64_t off;

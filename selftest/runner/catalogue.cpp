@@ -25,24 +25,10 @@ namespace {
 const std::vector<std::string> kKinds{"wrong", "legal", "profile", "mutant"};
 const std::vector<std::string> kAreas{"bounds",     "ordering", "notify",    "timeouts",
                                       "validation", "products", "lifecycle", "transport"};
-const std::vector<std::string> kKeys{"id",
-                                     "kind",
-                                     "area",
-                                     "what",
-                                     "iut",
-                                     "env",
-                                     "fails",
-                                     "gate",
-                                     "strict_fails",
-                                     "not_supported_ok",
-                                     "not_supported",
-                                     "errors",
-                                     "profile",
-                                     "np",
-                                     "case_timeout",
-                                     "cases",
-                                     "observable",
-                                     "killed_by"};
+const std::vector<std::string> kKeys{"id",           "kind",          "area",       "what",         "iut",
+                                     "env",          "fails",         "gate",       "strict_fails", "not_supported_ok",
+                                     "may_fail",     "not_supported", "errors",     "profile",      "np",
+                                     "case_timeout", "cases",         "observable", "killed_by"};
 
 std::string list(const std::vector<std::string> &v)
 {
@@ -215,6 +201,7 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
                                                 "PROFILE one never)");
         }
         e.not_supported_ok = clause_list(n, "not_supported_ok", r, name, clauses);
+        e.may_fail = clause_list(n, "may_fail", r, name, clauses);
         if (const auto ns = n["not_supported"]) {
             if (ns.IsScalar()) {
                 if (ns.as<std::string>() == "all")
@@ -282,7 +269,11 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
         if (e.kind != "wrong" && e.kind != "mutant") {
             forbid("fails", "only wrong and mutant entries break clauses");
             forbid("errors", "only wrong and mutant entries declare clauses the suite cannot judge");
+            forbid("may_fail", "only wrong and mutant entries break clauses, by chance or not");
         }
+        for (const auto &id : e.may_fail)
+            if (e.fails && std::find(e.fails->begin(), e.fails->end(), id) != e.fails->end())
+                r.at(n["may_fail"], name + ": " + id + " is in both fails and may_fail; a clause is one or the other");
         if (e.kind == "profile") {
             if (!e.profile)
                 r.at(n, name + ": a profile entry needs profile: {clause, outcome}");

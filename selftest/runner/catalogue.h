@@ -24,6 +24,9 @@ struct Entry {
     std::string gate = "default";                  // the gate that must fail (wrong) or pass (legal)
     bool gate_given = false;                       // `gate` written in the entry (legal: overrides the rule)
     std::vector<std::string> not_supported_ok;     // clauses that may be NOT_SUPPORTED
+    // wrong/mutant: clauses whose kill depends on timing (a race the IUT may or may not
+    // lose in a run): a kill or a PASS/PROFILE both hold. Never needed for the kill itself.
+    std::vector<std::string> may_fail;
     // legal: the STRICT clauses the variant departs from. The default gate passes, and the
     // strict gate, judged on the same run's verdicts, fails on exactly these (FAIL or
     // HAZARD) while every other MUST and STRICT clause is PASS or PROFILE.

@@ -158,6 +158,27 @@ TEST(Judge, NotSupportedOnlyWhereAllowed)
     EXPECT_FALSE(judge(e, finished(results(v, "fail"))).ok);
 }
 
+TEST(Judge, MayFailTakesAKillOrAPassNothingElse)
+{
+    auto e = wrong({"A.1"});
+    e.may_fail = {"A.2"};
+    auto v = with(all_pass, "A.1", "FAIL");
+    EXPECT_TRUE(judge(e, finished(results(v, "fail"))).ok); // A.2 passed this time
+    v["A.2"] = "FAIL";
+    EXPECT_TRUE(judge(e, finished(results(v, "fail"))).ok); // and failed this time
+    v["A.2"] = "ERROR";
+    EXPECT_FALSE(judge(e, finished(results(v, "fail"))).ok); // ERROR is neither
+    v["A.2"] = "PASS";
+    v["S.1"] = "FAIL";
+    EXPECT_FALSE(judge(e, finished(results(v, "fail"))).ok); // only the named clause may
+    // A clause is declared one way: fails or may_fail, not both.
+    std::vector<std::string> problems;
+    parse("schema: hcts-selftest-catalogue\nschema_version: 1\nentries:\n"
+          "  - {id: e1, kind: wrong, area: notify, what: w, fails: [A.1], may_fail: [A.1]}\n",
+          problems);
+    EXPECT_FALSE(problems.empty());
+}
+
 TEST(Judge, NotSupportedAll)
 {
     auto e = wrong({});
