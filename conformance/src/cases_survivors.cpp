@@ -604,12 +604,16 @@ HCTS_CASE(Index, ThousandsOfNotifies, clauses("WWN.NTF.1", "WWN.VIS.1", "WWN.IDX
     if (w.rank <= 1) {
         ev().observe("notifies_each_way", done * kIdx);
         ev().observe("run_ms", ms);
-        if (ok && out_of_time && done < kWindows)
+        // A slow but correct library (a notify sent late, legal) still shows the region
+        // once hundreds of notifies passed one channel: what ran is judged; fewer is ERROR.
+        constexpr uint32_t kEnough = 8; // 512 notifies each way, past the 128 and 256 marks
+        if (ok && out_of_time && done < kEnough)
             for (const char *cl : {"WWN.NTF.1", "WWN.IDX.1"})
                 ev().error(cl, "only " + std::to_string(done) + " of " + std::to_string(kWindows) + " windows ran in " +
                                    std::to_string(ms) +
-                                   " ms (the reference takes about 200 ms "
-                                   "for all); the rest is not judged");
+                                   " ms (the reference takes about 200 ms for all); too few to judge");
+        if (out_of_time)
+            ev().observe("windows_within_budget", done);
         if (!bad_launch.ok()) {
             const std::string what = "a launch of windows " + std::to_string(judged) + " to " +
                                      std::to_string(done - 1) + " (after " + std::to_string(judged * kIdx) +
