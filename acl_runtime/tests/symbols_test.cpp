@@ -3,52 +3,21 @@
 // the headers build in C and C++ together with the HCCL ones, in either order.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
+
+#include <hcts/testing/symbols.h>
 
 namespace {
 
 std::set<std::string> declared_functions()
 {
-    std::set<std::string> names;
-    const std::regex declaration(R"re((?:^|\n)ACL_FUNC_VISIBILITY\s+[^;{}()"]*?\b([A-Za-z_]\w*)\s*\()re");
-    for (const char *dir : {HCTS_ACL_INCLUDE_DIR, HCTS_ACL_REF_INCLUDE_DIR}) {
-        for (const auto &entry : std::filesystem::recursive_directory_iterator(dir)) {
-            if (entry.path().extension() != ".h")
-                continue;
-            std::ifstream in(entry.path());
-            std::stringstream text;
-            text << in.rdbuf();
-            const std::string s = text.str();
-            for (std::sregex_iterator it(s.begin(), s.end(), declaration), end; it != end; ++it)
-                names.insert((*it)[1]);
-        }
-    }
-    return names;
+    static const std::regex declaration(R"re((?:^|\n)ACL_FUNC_VISIBILITY\s+[^;{}()"]*?\b([A-Za-z_]\w*)\s*\()re");
+    return hcts::testing::declared_functions({HCTS_ACL_INCLUDE_DIR, HCTS_ACL_REF_INCLUDE_DIR}, declaration, true);
 }
 
-std::set<std::string> exported_functions()
-{
-    std::set<std::string> names;
-    const std::string command = std::string("nm -D --defined-only ") + HCTS_LIBASCENDCL;
-    FILE *pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr)
-        return names;
-    char line[512];
-    while (std::fgets(line, sizeof(line), pipe) != nullptr) {
-        std::istringstream fields(line);
-        std::string address, type, name;
-        if (fields >> address >> type >> name && (type == "T" || type == "W"))
-            names.insert(name);
-    }
-    pclose(pipe);
-    return names;
-}
+std::set<std::string> exported_functions() { return hcts::testing::exported_functions(HCTS_LIBASCENDCL); }
 
 TEST(Symbols, ExactlyTheDeclaredFunctions)
 {
