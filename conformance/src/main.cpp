@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "case.h"
 #include "catalogue_check.h"
 #include "hcts/core/locate.h"
 #include "hcts/core/results.h"
@@ -128,6 +129,15 @@ int main(int argc, char **argv)
     args.push_back(nullptr);
     int pargc = static_cast<int>(args.size()) - 1;
     char **pargv = args.data();
+    if (o.list_cases) {
+        for (const auto &c : case_registry()) {
+            std::string ids;
+            for (const auto &id : c.clauses)
+                ids += (ids.empty() ? "" : ",") + id;
+            std::printf("%s %s\n", c.name.c_str(), ids.c_str());
+        }
+        return 0;
+    }
     if (o.check_catalogue) {
         testing::InitGoogleTest(&pargc, pargv);
         return check_catalogue(s.catalogue, true) == 0 ? 0 : 1;

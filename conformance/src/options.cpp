@@ -63,6 +63,9 @@ void describe(CLI::App &app, Options &o)
         ->envname("HCTS_BIG");
     app.add_flag("--check-catalogue", o.check_catalogue,
                  "check that every clause has a case and every case names known clauses and declares its needs");
+    app.add_flag("--list-cases", o.list_cases,
+                 "print each case and the clauses it names (\"Suite.Case CLAUSE,CLAUSE\", one per line) and exit; "
+                 "hcts-selftest --focus builds its filters from it");
 }
 
 } // namespace

@@ -19,6 +19,7 @@ struct Options {
     std::string transport;         // what carries the IUT's traffic (recorded), e.g. softverbs
     std::string summary;           // --summary PATH: print a results.json's clause summary
     bool check_catalogue = false;
+    bool list_cases = false;              // --list-cases: each case and the clauses it names, one per line
     bool no_peek = false;                 // judge quiet notifies as on an adapter without peek_notify
     std::string configuration = "plain";  // the configuration this run judges (run.configuration; ./hcts run)
     std::string segment_size;             // "" (none), "auto" (ask the adapter) or bytes: lengths straddle it

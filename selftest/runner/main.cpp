@@ -32,6 +32,7 @@
 
 #include "catalogue.h"
 #include "check.h"
+#include "focus.h"
 #include "judge.h"
 #include "rotation.h"
 
@@ -57,6 +58,8 @@ struct Options {
     bool check = false, internal = false, list = false;
     int sample = 0;
     int rotate = 0; // shares of the CI rotation (rotation.h); 0: every selected mutant
+    bool focus = false;
+    std::map<std::string, std::string> focus_filters; // --focus: entry id -> the cases it runs (focus.h)
     std::optional<uint64_t> seed;
     int deadline_s = 900, repeat = 128, case_timeout_s = 60;
     int jobs = 1;
@@ -127,6 +130,8 @@ Command command_for(const Entry &e, const Options &o, const std::string &dir)
               gate};
     if (!e.cases.empty())
         c.argv.push_back("--gtest_filter=" + e.cases);
+    else if (const auto f = o.focus_filters.find(e.id); f != o.focus_filters.end())
+        c.argv.push_back("--gtest_filter=" + f->second);
     return c;
 }
 
@@ -287,6 +292,46 @@ std::string suite_commit(const std::string &src)
     return out;
 }
 
+// --focus: each selected mutant with declared clauses gets the filter of the
+// cases naming them, from the suite's own list of its cases.
+bool focus_entries(const std::vector<Entry> &selected, Options &o, std::string &why_not)
+{
+    const std::string cmd =
+        hcts::shell_quote((hcts::locate::bin_dir() / "hcts-conformance").string()) + " --list-cases 2>&1";
+    std::string text;
+    FILE *p = popen(cmd.c_str(), "r");
+    if (p == nullptr) {
+        why_not = "cannot run " + cmd;
+        return false;
+    }
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;)
+        text.append(buf, n);
+    if (const int status = pclose(p); status != 0) {
+        why_not = cmd + " exited with status " + std::to_string(status) + ": " + text.substr(0, 400);
+        return false;
+    }
+    std::vector<CaseClauses> cases;
+    try {
+        cases = parse_case_list(text);
+    } catch (const std::exception &e) {
+        why_not = e.what();
+        return false;
+    }
+    std::size_t focused = 0;
+    for (const auto &e : selected) {
+        if (e.kind != "mutant" || e.observable != "api")
+            continue;
+        if (auto f = focus_filter(e, cases); !f.empty()) {
+            o.focus_filters[e.id] = std::move(f);
+            ++focused;
+        }
+    }
+    std::cout << "hcts-selftest: focus: " << focused << " mutants run only the cases naming their declared clauses ("
+              << cases.size() << " cases in the suite)\n";
+    return true;
+}
+
 int check_catalogue(const LoadedCatalogue &cat, const hcts::Catalogue &clauses, const Options &o)
 {
     std::optional<nlohmann::json> reference;
@@ -433,6 +478,9 @@ int main(int argc, char **argv)
                    "previous commit, and the commit's share of the rest, one of N by commit number, so any N "
                    "consecutive commits run them all (needs the source tree's git history; without it, all run)")
         ->check(CLI::Range(1, 100));
+    app.add_flag("--focus", o.focus,
+                 "CI: a mutant with declared clauses runs only the cases naming them (and may_fail, not_supported, "
+                 "errors); each declared kill is still proved, clauses those cases do not judge are not looked at");
     app.add_flag("--internal", o.internal, "also run internal mutants' killed_by ctests with the mutant on");
     app.add_flag("--list", o.list, "list the selected entries and their commands; run nothing");
     app.add_option("--out", o.out,
@@ -586,6 +634,13 @@ int main(int argc, char **argv)
                           {"since", rotation->since},
                           {"of", mutants},
                           {"chosen", chosen}}}};
+        }
+    }
+    if (o.focus && !o.list) {
+        std::string why_not;
+        if (!focus_entries(selected, o, why_not)) {
+            std::cerr << "hcts-selftest: --focus: " << why_not << "\n";
+            return 2;
         }
     }
     if (selected.empty()) {

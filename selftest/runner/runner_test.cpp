@@ -4,6 +4,7 @@
 
 #include "catalogue.h"
 #include "check.h"
+#include "focus.h"
 #include "judge.h"
 
 using namespace hcts::selftest;
@@ -521,4 +522,42 @@ entries:
     EXPECT_NE(all.find("t.yaml:6: entry 'on_reference': strict_fails needs the default gate"), std::string::npos)
         << all;
     EXPECT_NE(all.find("t.yaml:7: entry 'w': 'strict_fails' does not apply to kind wrong"), std::string::npos) << all;
+}
+
+TEST(Focus, CasesNamingADeclaredClauseOnly)
+{
+    const auto cases = parse_case_list("Vis.One WWN.VIS.1,WWN.VIS.2\nIdx.Bounds WWN.IDX.2\n\nBatch.Order API.BT.3\n");
+    ASSERT_EQ(cases.size(), 3U);
+    EXPECT_EQ(cases[0].clauses, (std::vector<std::string>{"WWN.VIS.1", "WWN.VIS.2"}));
+    auto e = mutant();
+    e.fails = std::vector<std::string>{"WWN.VIS.2"};
+    e.may_fail = {"API.BT.3"};
+    EXPECT_EQ(focus_filter(e, cases), "Vis.One:Batch.Order");
+    e.fails = std::vector<std::string>{"NO.SUCH"};
+    e.may_fail.clear();
+    EXPECT_EQ(focus_filter(e, cases), ""); // no case names it: the whole suite runs
+    EXPECT_EQ(focus_filter(mutant(), cases), "");
+}
+
+TEST(Focus, MalformedCaseListIsRefusedWithItsLine)
+{
+    EXPECT_THROW(parse_case_list("Vis.One WWN.VIS.1\nno-clauses-here\n"), std::runtime_error);
+    EXPECT_THROW(parse_case_list("Vis.One A.1 B.2\n"), std::runtime_error);
+    try {
+        parse_case_list("A.b X.1\nbroken\n");
+    } catch (const std::runtime_error &err) {
+        EXPECT_NE(std::string(err.what()).find("line 2"), std::string::npos) << err.what();
+    }
+}
+
+// A focused run judges what its cases judged: a declared kill must still be
+// there, another clause those cases judge must still pass; clauses not run are
+// not looked at (they are absent from the document, listed as not_run).
+TEST(Focus, FocusedRunJudgedOnTheClausesItRan)
+{
+    auto e = mutant();
+    e.fails = std::vector<std::string>{"A.1"};
+    EXPECT_TRUE(judge(e, finished(results({{"A.1", "FAIL"}}, "fail"))).ok);
+    EXPECT_FALSE(judge(e, finished(results({{"A.1", "PASS"}}, "fail"))).ok);
+    EXPECT_FALSE(judge(e, finished(results({{"A.1", "FAIL"}, {"A.2", "FAIL"}}, "fail"))).ok);
 }
