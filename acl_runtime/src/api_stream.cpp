@@ -251,3 +251,35 @@ ACL_EXPORT aclError HctsAclRefBindDeviceComm(int32_t deviceId, HcclComm comm)
     all.comm[static_cast<size_t>(deviceId)] = comm;
     return ACL_SUCCESS;
 }
+
+ACL_EXPORT aclError HctsAclRefOfferDeviceComm(int32_t deviceId, HcclComm comm)
+{
+    if (comm == nullptr)
+        return fail("HctsAclRefOfferDeviceComm", ACL_ERROR_INVALID_PARAM, "comm is NULL");
+    if (const aclError rc = check_device_id("HctsAclRefOfferDeviceComm", deviceId); rc != ACL_SUCCESS)
+        return rc;
+    DeviceStreams &all = device_streams();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    HcclComm &bound = all.comm[static_cast<size_t>(deviceId)];
+    if (bound == nullptr)
+        bound = comm;
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError HctsAclRefWithdrawComm(HcclComm comm)
+{
+    if (comm == nullptr)
+        return fail("HctsAclRefWithdrawComm", ACL_ERROR_INVALID_PARAM, "comm is NULL");
+    {
+        DeviceStreams &all = device_streams();
+        std::lock_guard<std::mutex> lock(all.mutex);
+        for (HcclComm &bound : all.comm)
+            if (bound == comm)
+                bound = nullptr;
+    }
+    streams().for_each([comm](Stream &s) {
+        if (s.bound_comm() == comm)
+            s.bind(nullptr);
+    });
+    return ACL_SUCCESS;
+}

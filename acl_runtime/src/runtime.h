@@ -103,6 +103,14 @@ class HandleTable {
         }
         return removed;
     }
+    // Calls f on every live object (under the table's lock: f must not call back into it).
+    template <typename F>
+    void for_each(F f)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (auto &entry : objects_)
+            f(*entry.second);
+    }
 
   private:
     std::mutex mutex_;

@@ -345,6 +345,35 @@ TEST_F(Launches, SynchronisationWithTimeout)
     EXPECT_EQ(read_out(), 33U);
 }
 
+// A program written for the device never binds: the communicator it created after
+// setting its device serves that device's streams; a destroyed one is withdrawn from
+// the device and from streams bound to it, and the next one created takes its place.
+TEST_F(Launches, CreatedCommunicatorServesItsDevice)
+{
+    AclTestKernelArgs first = args_;
+    first.value = 66;
+    ASSERT_EQ(launch(first, stream_), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(read_out(), 66U);
+    ASSERT_EQ(HctsAclRefBindStreamComm(stream_, comm_), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(HcclCommDestroy(comm_), HCCL_SUCCESS);
+    comm_ = nullptr;
+    EXPECT_EQ(launch(first, stream_), ACL_ERROR_RT_FEATURE_NOT_SUPPORT) << "a destroyed communicator still serves";
+    EXPECT_EQ(launch(first, nullptr), ACL_ERROR_RT_FEATURE_NOT_SUPPORT) << "on the device's default stream";
+    HcclRootInfo root{};
+    ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+    ASSERT_EQ(HcclCommInitRootInfo(1, &root, 0, &comm_), HCCL_SUCCESS);
+    AclTestKernelArgs second = args_;
+    ASSERT_EQ(HcommRefGetCommName(comm_, second.comm_name, sizeof(second.comm_name)), HCCL_SUCCESS);
+    second.value = 77;
+    ASSERT_EQ(launch(second, stream_), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(read_out(), 77U);
+    EXPECT_EQ(HctsAclRefOfferDeviceComm(0, nullptr), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(HctsAclRefOfferDeviceComm(-1, comm_), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_EQ(HctsAclRefWithdrawComm(nullptr), ACL_ERROR_INVALID_PARAM);
+}
+
 TEST_F(Launches, DeviceBindingAndDefaultStream)
 {
     ASSERT_EQ(HctsAclRefBindDeviceComm(0, comm_), ACL_SUCCESS) << last_error();

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 
+#include "acl_binding.h"
 #include "api_util.h"
 #include "hccl/hccl_comm.h"
 
@@ -62,6 +63,7 @@ HCOMM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo
     }
     Comm *raw = created.release(); // owned by the registry until HcclCommDestroy
     *comm = registry::add_comm(raw);
+    offer_to_acl_device(*comm);
     return HCCL_SUCCESS;
 }
 
@@ -102,6 +104,7 @@ HCOMM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
     Comm *taken = registry::take_comm(comm);
     if (taken == nullptr)
         return refuse_dead_comm("HcclCommDestroy", comm);
+    withdraw_from_acl(comm); // no later kernel launch runs on it
     // 2. Wake the calls inside that may block and wait until every call that found the
     //    comm has returned (waits fail with HCCL_E_INTERNAL, a channel handshake too).
     const Deadline deadline = Clock::now() + kDrainDeadline;

@@ -29,6 +29,16 @@ ACL_FUNC_VISIBILITY aclError HctsAclRefBindStreamComm(aclrtStream stream, HcclCo
  * own run as device programs of `comm`; comm NULL removes the binding. */
 ACL_FUNC_VISIBILITY aclError HctsAclRefBindDeviceComm(int32_t deviceId, HcclComm comm);
 
+/* What the reference calls when the runtime is in the process (found with dlsym;
+ * programs need not call them). A program written for the device sets its device,
+ * then creates its communicator, and never says which communicator its kernels
+ * belong to: the reference offers each new communicator to the creating thread's
+ * device, which takes it when it has none bound (the first one created stays),
+ * and withdraws it when it is destroyed, from the device and from every stream
+ * bound to it. comm must not be NULL. Both return ACL_SUCCESS or an ACL error code. */
+ACL_FUNC_VISIBILITY aclError HctsAclRefOfferDeviceComm(int32_t deviceId, HcclComm comm);
+ACL_FUNC_VISIBILITY aclError HctsAclRefWithdrawComm(HcclComm comm);
+
 #ifdef __cplusplus
 }
 #endif

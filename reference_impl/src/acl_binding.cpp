@@ -1,0 +1,40 @@
+#include "acl_binding.h"
+
+#include <dlfcn.h>
+
+#include <cstdint>
+
+namespace hcomm_ref {
+namespace {
+
+// The runtime's signatures (acl/acl_rt.h, acl_ref/acl_ref.h); aclError is an int.
+using GetDevice = int (*)(int32_t *);
+using Offer = int (*)(int32_t, HcclComm);
+using Withdraw = int (*)(HcclComm);
+
+template <typename F>
+F lookup(const char *name)
+{
+    return reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
+}
+
+} // namespace
+
+void offer_to_acl_device(HcclComm comm)
+{
+    const auto get_device = lookup<GetDevice>("aclrtGetDevice");
+    const auto offer = lookup<Offer>("HctsAclRefOfferDeviceComm");
+    int32_t device = -1;
+    // No runtime, or no device set on this thread: nothing to tie the comm to.
+    if (get_device == nullptr || offer == nullptr || get_device(&device) != 0 || device < 0)
+        return;
+    offer(device, comm);
+}
+
+void withdraw_from_acl(HcclComm comm)
+{
+    if (const auto withdraw = lookup<Withdraw>("HctsAclRefWithdrawComm"))
+        withdraw(comm);
+}
+
+} // namespace hcomm_ref

@@ -1,0 +1,20 @@
+// acl_binding: ties communicators to the hcts ACL runtime (acl_runtime/,
+// libascendcl.so) when a program has it in its process.
+//
+// On the reference a kernel launched with aclrtLaunchKernelWithConfig runs as a
+// device program of a communicator. A custom operator written for the device
+// never says which: it sets its device, creates its communicator and launches.
+// So each new communicator is offered to the creating thread's device (the first
+// one stays bound) and withdrawn when it is destroyed. The runtime's calls are
+// found with dlsym: the reference neither links nor needs libascendcl, and
+// without it (or without a device set) these do nothing.
+#pragma once
+
+#include "hccl/hccl_types.h"
+
+namespace hcomm_ref {
+
+void offer_to_acl_device(HcclComm comm);
+void withdraw_from_acl(HcclComm comm);
+
+} // namespace hcomm_ref
