@@ -85,6 +85,19 @@ bool commit_chunk(Qp *qp, Qp::Pending &p)
 // leave_tail (mutant only): each one's last chunk is left to its own timer.
 void flush_writes(Qp *qp, uint64_t before, bool leave_tail = false)
 {
+    if (hcts::mutant("sv_adversary_flush_latest_only")) {
+        // Mutant: only the latest pending WRITE before `before` lands; earlier ones keep their timers.
+        auto latest = qp->pend.end();
+        for (auto it = qp->pend.begin(); it != qp->pend.end(); ++it)
+            if (!it->is_read && it->seq < before && (latest == qp->pend.end() || it->seq > latest->seq))
+                latest = it;
+        if (latest != qp->pend.end()) {
+            while (commit_chunk(qp, *latest)) {
+            }
+            qp->pend.erase(latest);
+        }
+        return;
+    }
     for (auto it = qp->pend.begin(); it != qp->pend.end();) {
         if (!it->is_read && it->seq < before) {
             while ((!leave_tail || it->chunks.size() > 1) && commit_chunk(qp, *it)) {
@@ -111,6 +124,8 @@ std::optional<std::pair<uint64_t, uint64_t>> write_range(Qp *qp, uint64_t seq)
 
 bool ranges_meet(std::pair<uint64_t, uint64_t> a, std::pair<uint64_t, uint64_t> b)
 {
+    if (hcts::mutant("sv_adversary_waw_same_start_only"))
+        return a.first == b.first; // Mutant: only WRITEs with the same start keep their order.
     return a.first < b.second && b.first < a.second;
 }
 

@@ -134,8 +134,10 @@ bool run_one_locked(Responder *r, const Frame &f, const uint8_t *payload)
             if (!r->rnr_waiting) {
                 r->rnr_waiting = true;
                 auto per_try = std::chrono::microseconds(kRnrUs[qp->attr.min_rnr_timer & 31]);
-                r->rnr_deadline = r->rnr_retry >= 7 ? Clock::time_point::max() : now + per_try * (r->rnr_retry + 1);
-                if (r->rnr_retry < 7)
+                // rnr_retry 7 means "retry for ever" (IBTA). Mutant: 7 finite retries.
+                const bool infinite = r->rnr_retry >= 7 && !hcts::mutant("sv_rnr_retry_7_finite");
+                r->rnr_deadline = infinite ? Clock::time_point::max() : now + per_try * (r->rnr_retry + 1);
+                if (!infinite)
                     transport_kick(); // the progress thread owns the deadline
             }
             if (now < r->rnr_deadline)
