@@ -34,6 +34,7 @@
 #include <sstream>
 #include <vector>
 
+#include "adversary_seed.h"
 #include "two_process.h"
 #include "verbs_fixture.h"
 
@@ -54,12 +55,6 @@ constexpr auto kDeadline = 10s; // per batch or trial: a lost completion fails, 
 
 // ---- seeds and reproducer ----
 
-uint64_t env_u64(const char *name, uint64_t dflt)
-{
-    const char *v = std::getenv(name);
-    return v && *v ? std::strtoull(v, nullptr, 0) : dflt;
-}
-
 struct Seeds {
     uint64_t first = 0;
     int count = 4;
@@ -70,8 +65,7 @@ const Seeds &seeds()
 {
     static const Seeds s = [] {
         Seeds r;
-        uint64_t rnd = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
-        r.first = env_u64("HCTS_SV_ORDER_SEED", rnd | 1);
+        r.first = env_u64("HCTS_SV_ORDER_SEED", random_seed());
         r.count = static_cast<int>(env_u64("HCTS_SV_ORDER_SEEDS", 4));
         r.sane = env_u64("HCTS_SV_ORDER_SANE", 0) != 0;
         if (r.first == 0 || r.count < 1)
@@ -103,15 +97,6 @@ void announce(const char *test)
     std::fflush(stdout);
 }
 
-void reseed(uint64_t seed)
-{
-    using Fn = void (*)(uint64_t);
-    static Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "softverbs_reseed"));
-    if (!fn)
-        fail("softverbs_reseed not found: is the test running on softverbs (softverbs-run)?");
-    fn(seeds().sane ? 0 : seed);
-}
-
 // ---- the device under test: two RC QPs of one process, a -> b ----
 
 // softverbs' threads do not survive fork: TwoProcessWritesBeforeNotify forks, so it runs
@@ -132,12 +117,6 @@ struct Rig {
         b.connect(a.endpoint());
     }
     uint64_t daddr(uint64_t off) const { return reinterpret_cast<uintptr_t>(dst.p) + off; }
-};
-
-// One seeded run: the QPs are made under the seed, the device returns to sane mode after.
-struct SeedScope {
-    explicit SeedScope(uint64_t s) { reseed(s); }
-    ~SeedScope() { reseed(0); }
 };
 
 uint8_t peek(const uint8_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }

@@ -31,6 +31,7 @@
 #include <sstream>
 #include <vector>
 
+#include "adversary_seed.h"
 #include "verbs_fixture.h"
 
 using namespace svt;
@@ -48,12 +49,6 @@ constexpr size_t kDst = kWindow + 4096;        // b's memory (the notify's own d
 constexpr size_t kRecvOff = kWindow;           // b's RECV buffer
 constexpr std::chrono::milliseconds kDeadline = 5000ms;
 
-uint64_t env_u64(const char *name, uint64_t dflt)
-{
-    const char *v = std::getenv(name);
-    return v && *v ? std::strtoull(v, nullptr, 0) : dflt;
-}
-
 struct Seeds {
     uint64_t first = 0;
     int count = 4;
@@ -63,8 +58,7 @@ const Seeds &seeds()
 {
     static const Seeds s = [] {
         Seeds r;
-        uint64_t rnd = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
-        r.first = env_u64("HCTS_SV_RULES_SEED", rnd | 1);
+        r.first = env_u64("HCTS_SV_RULES_SEED", random_seed());
         r.count = static_cast<int>(env_u64("HCTS_SV_RULES_SEEDS", 4));
         if (r.first == 0 || r.count < 1)
             fail("HCTS_SV_RULES_SEED must be non-zero and HCTS_SV_RULES_SEEDS at least 1");
@@ -93,21 +87,6 @@ void announce(const char *test)
                 seeds().first + static_cast<uint64_t>(seeds().count) - 1);
     std::fflush(stdout);
 }
-
-void reseed(uint64_t seed)
-{
-    using Fn = void (*)(uint64_t);
-    static Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "softverbs_reseed"));
-    if (!fn)
-        fail("softverbs_reseed not found: is the test running on softverbs (softverbs-run)?");
-    fn(seed);
-}
-
-// The QPs are made under the seed; the device returns to sane mode after.
-struct SeedScope {
-    explicit SeedScope(uint64_t s) { reseed(s); }
-    ~SeedScope() { reseed(0); }
-};
 
 struct Rig {
     Device dev;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cinttypes>
 
+#include "adversary_seed.h"
 #include "verbs_fixture.h"
 
 using namespace svt;
@@ -28,15 +29,6 @@ const char *name(Proto p)
     case Proto::Correct: return "WRITEs + WRITE_WITH_IMM, same QP";
     }
     return "?";
-}
-
-void reseed(uint64_t seed)
-{
-    using Fn = void (*)(uint64_t);
-    static Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "softverbs_reseed"));
-    if (!fn)
-        fail("softverbs_reseed not found: is the test running on softverbs?");
-    fn(seed);
 }
 
 constexpr size_t kLen = 16384;
