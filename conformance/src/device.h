@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hccl/hccl_types.h"
 #include "hcomm/hcomm_primitives.h"
 #include "hcomm/hcomm_res_defs.h"
 #include "hcts_adapter.h"
@@ -108,6 +109,15 @@ class Script {
     {
         for (size_t i = 0; i < size(); ++i)
             if (rc(i) != 0)
+                return i;
+        return std::nullopt;
+    }
+    // The first op refused with HCCL_E_NOT_SUPPORT, if any: what the program was
+    // to show cannot be judged (NOT_SUPPORTED), and must not be blamed (FAIL).
+    std::optional<size_t> first_unsupported() const
+    {
+        for (size_t i = 0; i < size(); ++i)
+            if (rc(i) == HCCL_E_NOT_SUPPORT)
                 return i;
         return std::nullopt;
     }

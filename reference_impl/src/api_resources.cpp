@@ -201,7 +201,12 @@ HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine_arg, 
         return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", notifyNumPerThread ", notifyNumPerThread,
                       ": threadNum must be > 0 and notifyNumPerThread <= 65535");
     }
-    return acquire_threads(api, live, engine, threadNum, notifyNumPerThread, threads);
+    const HcclResult rc = acquire_threads(api, live, engine, threadNum, notifyNumPerThread, threads);
+    // Mutant (blind-regions.yaml): threads 5.. of one acquisition are threads 1-4 again.
+    if (rc == HCCL_SUCCESS && hcts::mutant("ref_thread_acquire_aliases_after_4"))
+        for (uint32_t i = 4; i < threadNum; ++i)
+            threads[i] = threads[i % 4];
+    return rc;
 }
 
 HCOMM_EXPORT HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine engine_arg, uint32_t threadNum,

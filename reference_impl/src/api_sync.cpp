@@ -261,6 +261,9 @@ HCOMM_EXPORT int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, Thread
         return refuse(t.comm, api, HCCL_E_PARA, "dstNotifyIdx ", dstNotifyIdx, " is outside [0, ",
                       dst->core->notifies.size(), ") of dstThread");
     }
+    // Mutant (blind-regions.yaml): a thread's record to its own notify does nothing.
+    if (dstThread == thread && hcts::mutant("ref_thread_self_record_dropped"))
+        return HCCL_SUCCESS;
     if (hcts::mutant("ref_thread_record_at_call")) {
         // Mutant: the record is raised at the call, not in the thread's order.
         ++t.comm->stats().notifies_raised;
@@ -331,6 +334,11 @@ HCOMM_EXPORT int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, Chann
     if (const HcclResult rc = resolve_channel_notify(api, thread, channel, remoteNotifyIdx, t); rc != HCCL_SUCCESS) {
         return rc;
     }
+    // Mutant (blind-regions.yaml): with a write of 64 KiB or more still queued on the
+    // thread and channel, the record is posted at the call, ahead of it.
+    if (hcts::mutant("ref_record_overtakes_large_write") && large_writes_pending(channel, thread))
+        return do_write(t.channel, reinterpret_cast<void *>(t.channel->peer.addr), t.comm->memory().base(), 0,
+                        remoteNotifyIdx);
     submit(t.thread, [c = t.channel, remoteNotifyIdx] {
         return do_write(c, reinterpret_cast<void *>(c->peer.addr), c->comm->memory().base(), 0, remoteNotifyIdx);
     });
@@ -418,6 +426,9 @@ HCOMM_EXPORT int32_t HcommSetNotifyWaitTimeOut(float timeOut)
     // (1.7 gives 2, 0.6 gives 1 instead of 0, forever).
     if (hcts::mutant("ref_set_wait_timeout_rounded"))
         value = static_cast<uint32_t>(std::lround(timeOut));
+    // Mutant (blind-regions.yaml): the default kept in 16 bits (65537 gives 1).
+    if (hcts::mutant("ref_set_wait_timeout_low_16_bits"))
+        value &= 0xFFFFU;
     // Mutant: the setter checks its argument but the default is never changed.
     if (!hcts::mutant("ref_set_wait_timeout_ignored"))
         set_default_wait_timeout(value);

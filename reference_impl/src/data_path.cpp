@@ -215,7 +215,8 @@ std::shared_ptr<void> note_pending_write(ChannelHandle channel, ThreadHandle thr
     // ref_channel_half_duplex_wait counts every write; the _large form only writes
     // of 64 KiB or more (a large write holds the channel's duplex lock).
     if (!hcts::mutant("ref_channel_half_duplex_wait") &&
-        !(hcts::mutant("ref_channel_half_duplex_large_wait") && len >= (64U << 10)))
+        !((hcts::mutant("ref_channel_half_duplex_large_wait") || hcts::mutant("ref_record_overtakes_large_write")) &&
+          len >= (64U << 10)))
         return nullptr;
     const auto key = std::make_pair(channel, thread);
     {
@@ -236,6 +237,12 @@ bool writes_pending_from_other_threads(ChannelHandle channel, ThreadHandle threa
     std::lock_guard lock(g_pending_mutex);
     return std::any_of(g_pending_writes.begin(), g_pending_writes.end(),
                        [&](const auto &kv) { return kv.first.first == channel && kv.first.second != thread; });
+}
+
+bool large_writes_pending(ChannelHandle channel, ThreadHandle thread)
+{
+    std::lock_guard lock(g_pending_mutex);
+    return g_pending_writes.count({channel, thread}) != 0;
 }
 
 uint32_t default_wait_timeout() { return g_default_timeout.load(); }
@@ -513,7 +520,9 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
 {
     const uint64_t element = reduce_type_size(type);
     // Mutant: the notify is raised with the last chunk's read, before its reduced write-back (which follows late).
-    const bool notify_early = notify && hcts::mutant("ref_wrwn_notify_before_writeback");
+    // Mutant (blind-regions.yaml): the same, for reductions of at most 8 bytes only.
+    const bool notify_early = notify && (hcts::mutant("ref_wrwn_notify_before_writeback") ||
+                                         (count * element <= 8 && hcts::mutant("ref_wrwn_tiny_notify_first")));
     // Mutant: a reduction of several chunks raises its notify with the first chunk's
     // write-back (the "last chunk" test compares against the chunk, not the call).
     const bool notify_first_chunk = notify && hcts::mutant("ref_wrwn_notify_with_first_chunk");

@@ -82,6 +82,9 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
 // or dropped (the token dies with the task).
 std::shared_ptr<void> note_pending_write(ChannelHandle channel, ThreadHandle thread, uint64_t len);
 bool writes_pending_from_other_threads(ChannelHandle channel, ThreadHandle thread);
+// Mutant ref_record_overtakes_large_write only: writes of 64 KiB or more pending on the
+// channel from this thread.
+bool large_writes_pending(ChannelHandle channel, ThreadHandle thread);
 
 // Default wait timeout (HcommSetNotifyWaitTimeOut), in the configured unit.
 uint32_t default_wait_timeout();

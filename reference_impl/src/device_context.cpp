@@ -1,5 +1,7 @@
 #include "device_context.h"
 
+#include <hcts/mutant.h>
+
 #include <algorithm>
 
 namespace hcomm_ref {
@@ -18,6 +20,9 @@ void LaunchRecord::flush_held()
 {
     auto pending = std::move(held);
     held.clear();
+    // Mutant (blind-regions.yaml): the held tasks submitted newest first.
+    if (hcts::mutant("ref_batch_held_newest_first"))
+        std::reverse(pending.begin(), pending.end());
     for (auto &enqueue : pending) {
         enqueue();
     }
