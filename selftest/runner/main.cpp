@@ -279,14 +279,9 @@ std::string suite_commit(const std::string &src)
         const char *c = std::getenv("HCTS_SUITE_COMMIT");
         return c && *c ? c : "unknown";
     }
-    std::string out;
-    const std::string cmd = "git -C " + hcts::shell_quote(src) + " rev-parse --short HEAD 2>/dev/null";
-    if (FILE *p = popen(cmd.c_str(), "r")) {
-        char buf[64] = {};
-        if (std::fgets(buf, sizeof buf, p))
-            out = buf;
-        pclose(p);
-    }
+    const hcts::CommandOutput git =
+        hcts::capture_command("git -C " + hcts::shell_quote(src) + " rev-parse --short HEAD 2>/dev/null");
+    std::string out = git.ok() ? git.text : "";
     while (!out.empty() && (out.back() == '\n' || out.back() == '\r'))
         out.pop_back();
     return out;
@@ -298,19 +293,14 @@ bool focus_entries(const std::vector<Entry> &selected, Options &o, std::string &
 {
     const std::string cmd =
         hcts::shell_quote((hcts::locate::bin_dir() / "hcts-conformance").string()) + " --list-cases 2>&1";
-    std::string text;
-    FILE *p = popen(cmd.c_str(), "r");
-    if (p == nullptr) {
-        why_not = "cannot run " + cmd;
+    const hcts::CommandOutput listed = hcts::capture_command(cmd);
+    if (!listed.ok()) {
+        why_not = listed.status == -1 ? "cannot run " + cmd
+                                      : cmd + " exited with status " + std::to_string(listed.status) + ": " +
+                                            listed.text.substr(0, 400);
         return false;
     }
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;)
-        text.append(buf, n);
-    if (const int status = pclose(p); status != 0) {
-        why_not = cmd + " exited with status " + std::to_string(status) + ": " + text.substr(0, 400);
-        return false;
-    }
+    const std::string &text = listed.text;
     std::vector<CaseClauses> cases;
     try {
         cases = parse_case_list(text);

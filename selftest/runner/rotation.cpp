@@ -1,7 +1,7 @@
 #include "rotation.h"
 
-#include <cstdio>
-#include <memory>
+#include "hcts/core/command.h"
+
 #include <regex>
 #include <set>
 #include <sstream>
@@ -46,25 +46,10 @@ std::set<std::string> clauses_named(const std::string &text, uint32_t first, uin
 // Runs `command` and returns its standard output; nullopt when it failed.
 std::optional<std::string> output_of(const std::string &command)
 {
-    std::unique_ptr<FILE, int (*)(FILE *)> p(popen(command.c_str(), "r"), pclose);
-    if (!p)
+    hcts::CommandOutput out = hcts::capture_command(command);
+    if (!out.ok())
         return std::nullopt;
-    std::string out;
-    char buf[4096];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, p.get())) > 0;)
-        out.append(buf, n);
-    const int status = pclose(p.release());
-    if (status != 0)
-        return std::nullopt;
-    return out;
-}
-
-std::string quoted(const std::string &s)
-{
-    std::string out = "'";
-    for (char c : s)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
+    return std::move(out.text);
 }
 
 } // namespace
@@ -149,7 +134,7 @@ std::vector<ChangedLines> parse_unified_diff(std::string_view diff)
 
 std::optional<Rotation> rotation_from_git(const std::filesystem::path &root, uint32_t shares, std::string &why_not)
 {
-    const std::string git = "git -C " + quoted(root.string()) + " ";
+    const std::string git = "git -C " + hcts::shell_quote(root.string()) + " ";
     const auto count = output_of(git + "rev-list --count HEAD 2>/dev/null");
     if (!count) {
         why_not = root.string() + " is not a git work tree with history";

@@ -11,9 +11,9 @@
 
 #include <string>
 
+#include "hcts/core/command.h"
+
 namespace hcts {
-// `s` as one word for a POSIX shell (quoted only when it needs to be).
-std::string shell_quote(const std::string &s);
 // The program's command line, each word shell-quoted: what reruns it.
 std::string command_line(int argc, const char *const *argv);
 } // namespace hcts
