@@ -1,4 +1,8 @@
 // Visibility: after the wait completes, dst holds the whole new payload.
+#include <array>
+#include <random>
+#include <span>
+
 #include "case_kit.h"
 
 namespace hcts {
@@ -29,6 +33,55 @@ std::vector<uint64_t> straddling(uint64_t s)
     out.push_back(8 * s + 3);
     out.push_back(64 * s + 7);
     return out;
+}
+
+// Overlapping plain writes of one round: [start, start + len) of the destination span,
+// each from its own source slot, stamped with its own key.
+struct PlainWrite {
+    uint64_t start, len;
+    StampKey key;
+};
+
+// The destination span after the writes land in call order: each byte the last writer's.
+std::vector<std::byte> last_writer_wins(const std::vector<PlainWrite> &ws, uint64_t span)
+{
+    std::vector<std::byte> out(span);
+    for (const PlainWrite &p : ws)
+        fill_payload(std::span(out).subspan(p.start, p.len), p.key);
+    return out;
+}
+
+// Where `got` differs from `want`: how many bytes, the first one, and whose data it holds
+// there (an earlier write's bytes left over the later one's: write-after-write order broken).
+std::string overlap_mismatch(std::span<const std::byte> got, std::span<const std::byte> want,
+                             const std::vector<PlainWrite> &ws)
+{
+    size_t first = got.size(), bad = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+        if (got[i] != want[i]) {
+            first = std::min(first, i);
+            ++bad;
+        }
+    if (bad == 0)
+        return "";
+    int last = -1, holder = -1;
+    for (size_t k = 0; k < ws.size(); ++k) {
+        const PlainWrite &p = ws[k];
+        if (first < p.start || first >= p.start + p.len)
+            continue;
+        last = static_cast<int>(k);
+        std::vector<std::byte> mine(p.len);
+        fill_payload(mine, p.key);
+        if (mine[first - p.start] == got[first])
+            holder = static_cast<int>(k);
+    }
+    std::string s = std::to_string(bad) + " of " + std::to_string(got.size()) +
+                    " bytes differ from the last writer's; the first at offset " + std::to_string(first) + " holds " +
+                    hex(static_cast<uint64_t>(got[first])) + ", expected " + hex(static_cast<uint64_t>(want[first])) +
+                    " from write " + std::to_string(last);
+    if (holder >= 0 && holder != last)
+        s += " (it matches write " + std::to_string(holder) + ", an earlier one: the later write did not win)";
+    return s;
 }
 
 } // namespace
@@ -168,6 +221,117 @@ HCTS_CASE(Visibility, EveryObserverCoherent, clauses("WWN.VIS.6"),
         ++hist[!r1_new ? "other" : r.host.ok() ? "both-new" : "r1-new-r2-old"];
     }
     record_litmus(c, "L7", "CoRR-after / L15 observer paths", hist, {"r1-new-r2-old", "other"});
+}
+
+// Several plain writes on one thread and channel, overlapping with different start
+// addresses (and, with a transport segment, split into WRITEs with more starts),
+// then a write with notify: right after the wait and once the programs ended every
+// byte must hold the last write's data. RC executes one QP's WRITEs in order, so a
+// later write wins wherever the two overlap, whatever their starts
+// (sv_adversary_waw_same_start_only keeps that order only for equal starts).
+HCTS_CASE(Visibility, OverlappingPlainWritesThenNotify, clauses("WWN.VIS.7"),
+          needs(Feature::Write, Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
+    const std::string clause = "WWN.VIS.7";
+    constexpr uint64_t kBase = 4096, kSpan = 96 * 1024, kSlot = 128 * 1024, kNotifyLen = 64;
+    constexpr uint32_t kRounds = 12, kWrites = 6;
+    if (kBase + kSpan + 4096 > w.layout.lane_size || (kWrites + 1) * kSlot > w.layout.outbox_size()) {
+        ev().unsupported(clause, "the memory's regions hold less than these writes need");
+        return;
+    }
+    // Shapes from the run's seed: the first write covers the span; each later one starts
+    // where no earlier one did and overlaps what came before.
+    std::mt19937_64 rng(c.seed ^ 0x5eed7ULL);
+    ev().observe("seed", c.seed);
+    for (uint32_t round = 0; round < kRounds; ++round) {
+        std::vector<PlainWrite> ws;
+        ws.push_back({0, kSpan, StampKey{11, round * 8, 0}});
+        while (ws.size() < kWrites) {
+            const uint64_t len = 1024 + rng() % (40 * 1024);
+            const uint64_t start = 1 + rng() % (kSpan - len);
+            if (std::none_of(ws.begin(), ws.end(), [&](const PlainWrite &p) { return p.start == start; }))
+                ws.push_back({start, len, StampKey{11, round * 8 + static_cast<uint32_t>(ws.size()), 0}});
+        }
+        const StampKey notify_key{11, round * 8 + kWrites, 0};
+        const uint32_t idx = round % World::kNotifyNum;
+        std::string shape;
+        for (const PlainWrite &p : ws)
+            shape += (shape.empty() ? "" : ", ") + std::to_string(p.start) + "+" + std::to_string(p.len);
+        const std::string what = "round " + std::to_string(round) + " (seed " + std::to_string(c.seed) +
+                                 "; plain writes start+len: " + shape + "; then a write with notify on index " +
+                                 std::to_string(idx) + ")";
+        if (w.rank == 0) {
+            for (size_t k = 0; k < ws.size(); ++k) {
+                std::vector<std::byte> p(ws[k].len);
+                fill_payload(p, ws[k].key);
+                dev.put(w.outbox() + k * kSlot, p);
+            }
+            std::vector<std::byte> p(kNotifyLen);
+            fill_payload(p, notify_key);
+            dev.put(w.outbox() + kWrites * kSlot, p);
+        } else if (w.rank == 1) {
+            dev.poison(w.inbox(0) + kBase, kSpan + kNotifyLen);
+            dev.poison(w.scratch(), kSpan + kNotifyLen);
+        }
+        mpi::phase_barrier("overlapping writes: prepared");
+        Script s;
+        if (w.rank == 0) {
+            for (size_t k = 0; k < ws.size(); ++k)
+                s.write(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + kBase + ws[k].start, w.outbox() + k * kSlot,
+                        ws[k].len);
+            s.wwn(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + kBase + kSpan, w.outbox() + kWrites * kSlot,
+                  kNotifyLen, idx);
+        } else if (w.rank == 1) {
+            s.wait(w.thread(), w.channel_to(0), idx, w.ok_timeout());
+            s.copy(w.thread(), w.scratch(), w.inbox(0) + kBase, kSpan + kNotifyLen).only_if_previous_ok();
+        }
+        const LaunchResult r = c.run(s);
+        // The receiver judges the data only when every call of the sender returned 0.
+        std::array<int32_t, 2> sent{0, 0}; // the first refusal's code, and whether it was HCCL_E_NOT_SUPPORT
+        if (w.rank == 0) {
+            judge_launch(r, clause, "the sender's program", ev());
+            if (const auto u = s.first_unsupported()) {
+                ev().unsupported(clause,
+                                 what + ": call " + std::to_string(*u) + " was refused with HCCL_E_NOT_SUPPORT");
+                sent = {HCCL_E_NOT_SUPPORT, 1};
+            } else if (const auto f = s.first_failure()) {
+                ev().check(clause, false,
+                           what + ": call " + std::to_string(*f) + " returned " + hccl_result_name(s.rc(*f)));
+                sent = {s.rc(*f), 0};
+            } else if (!r.ok()) {
+                sent = {-1, 0};
+            }
+        }
+        mpi::broadcast(std::as_writable_bytes(std::span(sent)), 0, "overlapping writes: the sender's return codes");
+        if (w.rank == 1 && sent[0] == 0) {
+            judge_launch(r, clause, "the receiver's program", ev());
+            const std::vector<std::byte> want = last_writer_wins(ws, kSpan);
+            if (s.rc(0) == HCCL_E_NOT_SUPPORT) {
+                ev().unsupported(clause, what + ": the wait was refused with HCCL_E_NOT_SUPPORT");
+            } else if (s.rc(0) != 0) {
+                ev().check(clause, false, what + ": the wait returned " + hccl_result_name(s.rc(0)));
+            } else if (s.rc(1) == HCCL_E_NOT_SUPPORT) {
+                ev().unsupported(clause, what + ": the copy right after the wait was refused with HCCL_E_NOT_SUPPORT");
+            } else if (s.rc(1) != 0) {
+                ev().error(clause, what + ": the copy right after the wait returned " + hccl_result_name(s.rc(1)));
+            } else {
+                const std::vector<std::byte> snap = dev.get(w.scratch(), kSpan + kNotifyLen);
+                const std::string bad = overlap_mismatch(std::span(snap).first(kSpan), want, ws);
+                ev().check(clause, bad.empty(), what + ": right after the wait, " + bad);
+                const PayloadCheck n =
+                    check_payload(std::span(snap).subspan(kSpan), notify_key, "the notify's payload");
+                ev().check(clause, n.ok(), what + ": right after the wait, " + describe(n));
+            }
+            // Once both programs ended the order must hold for good.
+            const std::vector<std::byte> host = dev.get(w.inbox(0) + kBase, kSpan);
+            const std::string bad = overlap_mismatch(host, want, ws);
+            ev().check(clause, bad.empty(), what + ": once the programs ended, " + bad);
+        }
+        mpi::phase_barrier("overlapping writes: checked");
+    }
 }
 
 } // namespace hcts
