@@ -2,7 +2,8 @@
 # ctest install.prefix: cmake --install into BUILD/install-test/prefix (kept: the
 # fixture hcts_installed hands it to other tests), the layout, --help and man pages
 # of every installed program, the out-of-tree adapter example built against the
-# prefix with find_package(hcts), a pkg-config compile, and the installed hcts
+# prefix with find_package(hcts), the custom-operator example (examples/aicpu_kernel)
+# built against it and run, a pkg-config compile, and the installed hcts
 # judging the reference through that adapter (check_run.sh).
 # usage: install_prefix_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
@@ -56,6 +57,16 @@ adapter=$work/adapter/libmy_adapter.so
 grep -q -- "-I$prefix/include/hcts\|-isystem $prefix/include/hcts" "$work/adapter/compile_commands.json" 2>/dev/null ||
   grep -rq -- "$prefix/include/hcts" "$work/adapter/build.ninja" || fail "the example did not compile against $prefix/include/hcts"
 ! grep -rq -- "$src/core\|$src/include" "$work/adapter/build.ninja" || fail "the example compiled against the source tree"
+
+step "the custom-operator example against the prefix (hcts::ascendcl, hcts::hcomm, hcts_add_aicpu_kernel)"
+op=$work/aicpu_kernel
+cmake -S "$prefix/share/hcts/examples/aicpu_kernel" -B "$op" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix" >"$work/aicpu_kernel.log" 2>&1 || { cat "$work/aicpu_kernel.log"; fail "configuring the kernel example failed"; }
+cmake --build "$op" >>"$work/aicpu_kernel.log" 2>&1 || { cat "$work/aicpu_kernel.log"; fail "building the kernel example failed"; }
+[[ -f $op/libcopy_kernel.so ]] || fail "hcts_add_aicpu_kernel built no $op/libcopy_kernel.so"
+! grep -rq -- "$src/include\|$src/acl_runtime\|$build/lib" "$op/build.ninja" || fail "the kernel example built against the source or build tree"
+out=$(env -u LD_LIBRARY_PATH HCCL_BUFFSIZE=8 timeout 60 "$op/copy_op" 2>&1) || fail "the kernel example exited $?: $out"
+grep -q "copied 12293 bytes" <<<"$out" || fail "the kernel example did not report its copy: $out"
 
 step "pkg-config hcts-adapter"
 cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags hcts-adapter) || fail "pkg-config finds no hcts-adapter"

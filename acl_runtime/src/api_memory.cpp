@@ -13,6 +13,7 @@
 #include <new>
 #include <optional>
 
+#include "hccl/hccl_res.h"
 #include "runtime.h"
 
 namespace hcts_acl {
@@ -24,7 +25,8 @@ enum class Placement { device, host };
 struct Allocation {
     size_t size = 0;
     Placement placement = Placement::device;
-    int32_t device = -1; // device allocations only
+    int32_t device = -1;     // device allocations only
+    HcclComm comm = nullptr; // a communicator's HCCL buffer (not the runtime's to free)
 };
 
 // Device memory as the vendor lays it out: the size rounded up to 32 bytes plus
@@ -98,6 +100,10 @@ aclError release(const char *api, void *ptr, Placement placement, const char *al
             return fail(api, ACL_ERROR_RT_PARAM_INVALID, hex(ptr), " is not an address ", allocator,
                         " returned, or it was freed already");
         }
+        if (it->second.comm != nullptr) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, hex(ptr), " is the HCCL buffer of communicator ",
+                        hex(it->second.comm), "; HcclCommDestroy releases it");
+        }
         if (it->second.placement != placement) {
             return fail(api, ACL_ERROR_RT_PARAM_INVALID, hex(ptr), " is ", placement_name(it->second.placement),
                         " memory, not ", placement_name(placement), " memory (free it with ",
@@ -170,6 +176,29 @@ aclError check_side(const char *api, const char *side, const void *p, size_t cou
 }
 
 } // namespace
+
+void adopt_comm_memory(HcclComm comm, int32_t device)
+{
+    void *buffer = nullptr;
+    uint64_t size = 0;
+    if (HcclGetHcclBuffer(comm, &buffer, &size) != HCCL_SUCCESS || buffer == nullptr || size == 0)
+        return; // a communicator without communication memory: nothing to adopt
+    Allocation a;
+    a.size = static_cast<size_t>(size);
+    a.placement = Placement::device;
+    a.device = device;
+    a.comm = comm;
+    Memory &all = memory();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    all.allocations.emplace(reinterpret_cast<uintptr_t>(buffer), a);
+}
+
+void forget_comm_memory(HcclComm comm)
+{
+    Memory &all = memory();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    std::erase_if(all.allocations, [comm](const auto &entry) { return entry.second.comm == comm; });
+}
 
 } // namespace hcts_acl
 

@@ -263,6 +263,7 @@ ACL_EXPORT aclError HctsAclRefOfferDeviceComm(int32_t deviceId, HcclComm comm)
     HcclComm &bound = all.comm[static_cast<size_t>(deviceId)];
     if (bound == nullptr)
         bound = comm;
+    adopt_comm_memory(comm, deviceId);
     return ACL_SUCCESS;
 }
 
@@ -281,5 +282,6 @@ ACL_EXPORT aclError HctsAclRefWithdrawComm(HcclComm comm)
         if (s.bound_comm() == comm)
             s.bind(nullptr);
     });
+    forget_comm_memory(comm);
     return ACL_SUCCESS;
 }

@@ -131,6 +131,15 @@ std::optional<int32_t> current_device();
 // Checks that `device` is a valid id (records the error otherwise).
 aclError check_device_id(const char *api, int32_t device);
 
+// ---- memory -----------------------------------------------------------------
+
+// A communicator's HCCL buffer is device memory on the device the communicator
+// serves (as on the hardware, where the communication memory is HBM): copies of
+// every kind accept it, aclrtFree refuses it. Adopted when the reference offers
+// the communicator (HcclCommInitRootInfo), forgotten when it withdraws it.
+void adopt_comm_memory(HcclComm comm, int32_t device);
+void forget_comm_memory(HcclComm comm);
+
 // ---- streams ----------------------------------------------------------------
 
 using Clock = std::chrono::steady_clock;

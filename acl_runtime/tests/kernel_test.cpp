@@ -374,6 +374,36 @@ TEST_F(Launches, CreatedCommunicatorServesItsDevice)
     EXPECT_EQ(HctsAclRefWithdrawComm(nullptr), ACL_ERROR_INVALID_PARAM);
 }
 
+// The HCCL buffer of a communicator the device serves is its device memory: every
+// copy kind takes it, aclrtFree does not, and it stops being device memory once
+// the communicator is destroyed.
+TEST_F(Launches, HcclBufferIsDeviceMemory)
+{
+    void *buffer = nullptr;
+    uint64_t size = 0;
+    ASSERT_EQ(HcclGetHcclBuffer(comm_, &buffer, &size), HCCL_SUCCESS);
+    ASSERT_GE(size, 64U);
+    auto *bytes = static_cast<unsigned char *>(buffer);
+    const unsigned char in[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    unsigned char back[16] = {};
+    ASSERT_EQ(aclrtMemcpy(bytes + 8, sizeof in, in, sizeof in, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtMemcpy(out_, sizeof in, bytes + 8, sizeof in, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_SUCCESS)
+        << last_error();
+    ASSERT_EQ(aclrtMemcpy(back, sizeof back, out_, sizeof back, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS)
+        << last_error();
+    EXPECT_EQ(std::memcmp(in, back, sizeof in), 0);
+    EXPECT_EQ(aclrtMemcpy(back, sizeof back, bytes + size - 8, sizeof back, ACL_MEMCPY_DEVICE_TO_HOST),
+              ACL_ERROR_RT_PARAM_INVALID)
+        << "a copy running past the end of the HCCL buffer";
+    EXPECT_EQ(aclrtFree(buffer), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_NE(last_error().find("HCCL buffer"), std::string::npos) << last_error();
+    ASSERT_EQ(HcclCommDestroy(comm_), HCCL_SUCCESS);
+    comm_ = nullptr;
+    EXPECT_EQ(aclrtMemcpy(back, sizeof back, buffer, sizeof back, ACL_MEMCPY_DEVICE_TO_HOST),
+              ACL_ERROR_RT_PARAM_INVALID)
+        << "the buffer of a destroyed communicator is still device memory";
+}
+
 TEST_F(Launches, DeviceBindingAndDefaultStream)
 {
     ASSERT_EQ(HctsAclRefBindDeviceComm(0, comm_), ACL_SUCCESS) << last_error();
