@@ -9,6 +9,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <span>
 
 #include "env.h"
 #include "hccl/hccl_res.h"
@@ -31,44 +32,8 @@ struct ChannelHello {
     uint64_t buffer_addr;
     uint64_t buffer_size;
     uint32_t rkey;
-    uint32_t mem_count; // HelloMem entries behind the hello: the channel's memHandles
+    uint32_t mem_count; // WireMem entries behind the hello: the channel's memHandles
 };
-
-// One registered user memory in a channel hello. The peer's entries are hostile
-// input: count, total length, tag termination, size and wrap are all checked.
-struct HelloMem {
-    uint64_t addr;
-    uint64_t size;
-    uint32_t rkey;
-    int32_t type;
-    char tag[HCCL_RES_TAG_MAX_LEN + 1]; // NUL-terminated, not empty
-};
-static_assert(sizeof(HelloMem) == 280);
-
-// Why a peer's hello is malformed (count and length), empty when it is fine.
-std::string check_hello_mems(const ChannelHello &hello, size_t payload_size)
-{
-    if (hello.mem_count > kMaxChannelMems)
-        return "announces " + std::to_string(hello.mem_count) + " memories (at most " +
-               std::to_string(kMaxChannelMems) + ")";
-    if (payload_size != sizeof(ChannelHello) + uint64_t{hello.mem_count} * sizeof(HelloMem))
-        return "sent " + std::to_string(payload_size) + " bytes for " + std::to_string(hello.mem_count) + " memories";
-    return {};
-}
-
-std::string check_hello_mem(const HelloMem &m, uint32_t i, PeerUserMemory &out)
-{
-    const size_t tag_len = ::strnlen(m.tag, sizeof(m.tag));
-    if (tag_len == 0 || tag_len == sizeof(m.tag))
-        return "memory " + std::to_string(i) + " has an empty or unterminated tag";
-    if (m.size == 0 || m.addr > UINT64_MAX - m.size)
-        return "memory " + std::to_string(i) + " has size " + std::to_string(m.size) + " at address " +
-               std::to_string(m.addr) + " (empty or wrapping)";
-    if (m.type != COMM_MEM_TYPE_DEVICE && m.type != COMM_MEM_TYPE_HOST)
-        return "memory " + std::to_string(i) + " has type " + std::to_string(m.type);
-    out = {m.addr, m.size, m.rkey, static_cast<CommMemType>(m.type), std::string(m.tag, tag_len)};
-    return {};
-}
 
 // HcclMemHandle values: a process-wide serial with a marker in the high bits, so
 // that neither 0 nor a small integer nor a pointer is ever a live handle.
@@ -86,6 +51,33 @@ std::string token_hex(const uint8_t *token)
 }
 
 } // namespace
+
+std::string parse_peer_mems(std::span<const uint8_t> entries, uint32_t count, std::vector<PeerUserMemory> &out)
+{
+    out.clear();
+    if (count > kMaxChannelMems)
+        return "announces " + std::to_string(count) + " memories (at most " + std::to_string(kMaxChannelMems) + ")";
+    if (entries.size() != uint64_t{count} * sizeof(WireMem))
+        return "sent " + std::to_string(entries.size()) + " bytes for " + std::to_string(count) + " memories of " +
+               std::to_string(sizeof(WireMem)) + " bytes";
+    std::vector<PeerUserMemory> mems(count);
+    for (uint32_t i = 0; i < count; ++i) {
+        WireMem m;
+        std::memcpy(&m, entries.data() + i * sizeof(WireMem), sizeof(m));
+        const size_t tag_len = ::strnlen(m.tag, sizeof(m.tag));
+        if (tag_len == 0 || tag_len == sizeof(m.tag))
+            return "memory " + std::to_string(i) + " has an empty or unterminated tag";
+        // Mutant: the peer's sizes are trusted (an empty or wrapping memory is kept).
+        if ((m.size == 0 || m.addr > UINT64_MAX - m.size) && !hcts::mutant("ref_peer_mem_size_unchecked"))
+            return "memory " + std::to_string(i) + " has size " + std::to_string(m.size) + " at address " +
+                   std::to_string(m.addr) + " (empty or wrapping)";
+        if (m.type != COMM_MEM_TYPE_DEVICE && m.type != COMM_MEM_TYPE_HOST)
+            return "memory " + std::to_string(i) + " has type " + std::to_string(m.type);
+        mems[i] = {m.addr, m.size, m.rkey, static_cast<CommMemType>(m.type), std::string(m.tag, tag_len)};
+    }
+    out = std::move(mems);
+    return {};
+}
 
 MemoryRegion::MemoryRegion(ibv_pd *pd, void *addr, uint64_t len)
     : mr_(ibv_reg_mr(pd, addr, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ))
@@ -577,12 +569,12 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
         hello.buffer_addr = reinterpret_cast<uint64_t>(memory_->base());
         hello.buffer_size = memory_->size();
         hello.rkey = memory_mr_->rkey();
-        std::vector<HelloMem> mems;
+        std::vector<WireMem> mems;
         for (const uint64_t handle : c->local_mems) {
             const std::optional<UserMemory> m = user_memory(handle);
             if (!m) // memories stay until the comm goes: checked by HcclChannelAcquire
                 return HCCL_E_INTERNAL;
-            HelloMem e{};
+            WireMem e{};
             e.addr = m->addr;
             e.size = m->size;
             e.rkey = m->rkey;
@@ -591,10 +583,10 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
             mems.push_back(e);
         }
         hello.mem_count = static_cast<uint32_t>(mems.size());
-        std::vector<uint8_t> message(sizeof(hello) + mems.size() * sizeof(HelloMem));
+        std::vector<uint8_t> message(sizeof(hello) + mems.size() * sizeof(WireMem));
         std::memcpy(message.data(), &hello, sizeof(hello));
         if (!mems.empty())
-            std::memcpy(message.data() + sizeof(hello), mems.data(), mems.size() * sizeof(HelloMem));
+            std::memcpy(message.data() + sizeof(hello), mems.data(), mems.size() * sizeof(WireMem));
         if (!send_message(mesh_.links[c->remote_rank], kChannelHello, message)) {
             if (closing_)
                 return interrupted();
@@ -625,13 +617,9 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
             outcome = HCCL_E_PARA;
             continue;
         }
-        std::string malformed = check_hello_mems(peer, payload.size());
-        std::vector<PeerUserMemory> peer_mems(malformed.empty() ? peer.mem_count : 0);
-        for (uint32_t k = 0; k < peer_mems.size() && malformed.empty(); ++k) {
-            HelloMem m;
-            std::memcpy(&m, payload.data() + sizeof(ChannelHello) + k * sizeof(HelloMem), sizeof(m));
-            malformed = check_hello_mem(m, k, peer_mems[k]);
-        }
+        std::vector<PeerUserMemory> peer_mems;
+        const std::string malformed =
+            parse_peer_mems(std::span(payload).subspan(sizeof(ChannelHello)), peer.mem_count, peer_mems);
         if (!malformed.empty()) {
             HREF_LOG_ERROR(rank_, "rank ", c->remote_rank, "'s channel handshake is malformed: ", malformed);
             outcome = HCCL_E_PARA;

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -113,6 +114,22 @@ struct PeerUserMemory {
     CommMemType type = COMM_MEM_TYPE_DEVICE;
     std::string tag;
 };
+
+// One registered memory as a channel hello carries it, behind the hello's fixed part.
+struct WireMem {
+    uint64_t addr;
+    uint64_t size;
+    uint32_t rkey;
+    int32_t type;
+    char tag[256]; // NUL-terminated, not empty (HCCL_RES_TAG_MAX_LEN + 1)
+};
+static_assert(sizeof(WireMem) == 280);
+
+// The peer's memories from the `count` WireMem entries of its hello: hostile input,
+// so the count (at most kMaxChannelMems), the entries' total length, each tag's
+// termination, each size (not 0, not wrapping) and type are checked. The reason it
+// is malformed (and `out` empty), or an empty string.
+std::string parse_peer_mems(std::span<const uint8_t> entries, uint32_t count, std::vector<PeerUserMemory> &out);
 
 // The most a channel's waits learn to poll before they sleep. A wait is as long as a
 // transfer: 1 MiB over softverbs' TCP takes about 1.1 ms one way (2.2 ms for a ping-pong's
