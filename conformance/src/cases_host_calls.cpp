@@ -1,6 +1,7 @@
 // The host calls custom operators make beside the resource calls (API.HC.*):
 // the comm's name, copying host data into an engine context, the rank graph's
 // layers and links, and the DFX registration of an operator by the comm's name.
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -466,6 +467,65 @@ HCTS_CASE(HostCalls, DfxRegistration, clauses("API.HC.8", "API.HC.9"), needs())
     for (const auto &[what, r] : bad)
         ev().check("API.HC.8", r.second == r.first,
                    "HcclDfxRegOpInfoByCommId with " + what + " " + rc_is(r.second, r.first));
+}
+
+// HcclCommMemReg on one rank (API.MR.1): host memory of the case registered under a
+// tag, the same registration answered with the same handle, and the refusals that
+// keep nothing (the reference's decisions: the header promises none of them).
+HCTS_CASE(HostCalls, CommMemReg, clauses("API.MR.1"), needs())
+{
+    const World &w = world();
+    const auto &api = iut().api();
+    if (const std::string m = missing(iut(), {"HcclCommMemReg"}); !m.empty()) {
+        ev().case_not_supported("the IUT has no " + m);
+        return;
+    }
+    constexpr size_t kBytes = 1 << 16;
+    auto *mem = static_cast<uint8_t *>(std::aligned_alloc(4096, kBytes));
+    auto *other = static_cast<uint8_t *>(std::aligned_alloc(4096, kBytes));
+    const std::string tag = "hcts-mr-" + std::to_string(w.rank);
+    const CommMem good{COMM_MEM_TYPE_HOST, mem, kBytes};
+    HcclMemHandle h = nullptr;
+    HcclResult rc = api.HcclCommMemReg(w.comm, tag.c_str(), &good, &h);
+    ev().check("API.MR.1", rc == HCCL_SUCCESS && h != nullptr,
+               "HcclCommMemReg of 64 KiB of host memory " + rc_is(rc, HCCL_SUCCESS) +
+                   (h == nullptr ? " (no handle)" : ""));
+    HcclMemHandle again = nullptr;
+    rc = api.HcclCommMemReg(w.comm, tag.c_str(), &good, &again);
+    ev().check("API.MR.1", rc == HCCL_SUCCESS && again == h,
+               "a second HcclCommMemReg of the same tag and memory " + rc_is(rc, HCCL_SUCCESS) +
+                   (again == h ? "" : " with another handle than the first"));
+    const auto sentinel = reinterpret_cast<HcclMemHandle>(0x5eed);
+    const CommMem elsewhere{COMM_MEM_TYPE_HOST, other, kBytes};
+    const CommMem empty{COMM_MEM_TYPE_HOST, mem, 0};
+    const CommMem hccl{COMM_MEM_TYPE_DEVICE, w.local_base, kBytes};
+    const std::string long_tag(HCCL_RES_TAG_MAX_LEN + 1, 't');
+    const std::string fresh = tag + "-refused";
+    HcclMemHandle out = sentinel;
+    const std::vector<std::tuple<std::string, HcclResult, HcclResult>> calls{
+        {"comm NULL", HCCL_E_PTR, api.HcclCommMemReg(nullptr, fresh.c_str(), &good, &out)},
+        {"memTag NULL", HCCL_E_PTR, api.HcclCommMemReg(w.comm, nullptr, &good, &out)},
+        {"mem NULL", HCCL_E_PTR, api.HcclCommMemReg(w.comm, fresh.c_str(), nullptr, &out)},
+        {"memHandle NULL", HCCL_E_PTR, api.HcclCommMemReg(w.comm, fresh.c_str(), &good, nullptr)},
+        {"size 0", HCCL_E_PARA, api.HcclCommMemReg(w.comm, fresh.c_str(), &empty, &out)},
+        {"a 256-character tag", HCCL_E_PARA, api.HcclCommMemReg(w.comm, long_tag.c_str(), &good, &out)},
+        {"the registered tag over other memory", HCCL_E_PARA,
+         api.HcclCommMemReg(w.comm, tag.c_str(), &elsewhere, &out)},
+        {"the communication memory's first 64 KiB", HCCL_E_PARA,
+         api.HcclCommMemReg(w.comm, fresh.c_str(), &hccl, &out)},
+    };
+    for (const auto &[what, code, got] : calls)
+        ev().check("API.MR.1", got == code, "HcclCommMemReg with " + what + " " + rc_is(got, code));
+    ev().check("API.MR.1", out == sentinel, "a refused HcclCommMemReg wrote a handle");
+    // Nothing of the refusals was kept: the refused tag is free for other memory.
+    rc = api.HcclCommMemReg(w.comm, fresh.c_str(), &elsewhere, &out);
+    ev().check("API.MR.1", rc == HCCL_SUCCESS && out != sentinel && out != h,
+               "HcclCommMemReg of a tag whose earlier calls were refused " + rc_is(rc, HCCL_SUCCESS));
+    // The registrations live until HcclCommDestroy (no deregistration call): the memory is
+    // kept for the comm's life rather than freed under a registration.
+    static std::vector<void *> kept;
+    kept.push_back(mem);
+    kept.push_back(other);
 }
 
 } // namespace hcts

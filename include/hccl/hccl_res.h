@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "hccl/hccl_channel.h" /* HcclMemHandle */
 #include "hccl/hccl_types.h"
 #include "hcomm/hcomm_res_defs.h"
 
@@ -37,6 +38,10 @@ extern HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, CommEngine
  * dstCtxOffset from its start. */
 extern HcclResult HcclEngineCtxCopy(HcclComm comm, CommEngine engine, const char *ctxTag, const void *srcCtx,
                                     uint64_t size, uint64_t dstCtxOffset);
+/* Registers `mem` with the communicator, which keeps it under `memTag` (NUL-terminated,
+ * at most HCCL_RES_TAG_MAX_LEN characters) and answers a handle for
+ * HcclChannelDesc.memHandles: the channels acquired with it exchange the memory with their peer. */
+extern HcclResult HcclCommMemReg(HcclComm comm, const char *memTag, const CommMem *mem, HcclMemHandle *memHandle);
 extern HcclResult HcclThreadResGetInfo(HcclComm comm, ThreadHandle thread, ThreadResType resType, uint32_t infoLen,
                                        void **info);
 

@@ -60,6 +60,8 @@ TEST(HeaderAbi, HostCallsOfCustomOperatorsHaveVendorSignatures)
                                  HcclResult (*)(HcclComm, uint32_t, uint32_t **, uint32_t *)>);
     static_assert(std::is_same_v<decltype(&HcclGetHeterogMode), HcclResult (*)(HcclComm, HcclHeterogMode *)>);
     static_assert(std::is_same_v<decltype(&HcclDfxRegOpInfoByCommId), HcclResult (*)(char *, void *)>);
+    static_assert(std::is_same_v<decltype(&HcclCommMemReg),
+                                 HcclResult (*)(HcclComm, const char *, const CommMem *, HcclMemHandle *)>);
     static_assert(std::is_same_v<decltype(HCCL_RES_TAG_MAX_LEN), const uint32_t>);
     static_assert(std::is_same_v<decltype(COMM_LINK_MAGIC_WORD), const uint32_t>);
     static_assert(std::is_same_v<decltype(HCOMM_ALG_TAG_LENGTH), const uint32_t>);

@@ -74,7 +74,7 @@ HcclResult check_transfer(const char *api, const Target &t, void *dst, const voi
             return rc;
         return check_remote(api, t, dst, bytes, "dst");
     }
-    if (const HcclResult rc = check_local(api, t, dst, bytes, "dst"); rc != HCCL_SUCCESS)
+    if (const HcclResult rc = check_local(api, t, dst, bytes, "dst", Access::write); rc != HCCL_SUCCESS)
         return rc;
     return check_remote(api, t, src, bytes, "src");
 }

@@ -170,7 +170,129 @@ HcclResult live_channel(const char *api, HcclComm comm, ChannelHandle channel, r
     return HCCL_SUCCESS;
 }
 
+// The memHandles of channelDescs[i]: a readable array of at most kMaxChannelMems
+// distinct live handles of this comm; a descriptor naming the same channel as an
+// earlier one (in this call or acquired before) names the same memories, since
+// memories are exchanged only when a channel connects.
+HcclResult check_mem_handles(const char *api, Comm *live, const HcclChannelDesc *descs, uint32_t i)
+{
+    const HcclChannelDesc &d = descs[i];
+    if (d.memHandleNum == 0)
+        return HCCL_SUCCESS;
+    if (d.memHandles == nullptr) {
+        return refuse(live, api, HCCL_E_PTR, "channelDescs[", i, "]: memHandles is NULL with memHandleNum ",
+                      d.memHandleNum);
+    }
+    if (d.memHandleNum > kMaxChannelMems) {
+        return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: memHandleNum ", d.memHandleNum,
+                      " exceeds the reference's ", kMaxChannelMems, " per channel");
+    }
+    if (!range_accessible(d.memHandles, uint64_t{d.memHandleNum} * sizeof(HcclMemHandle), Access::read)) {
+        return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: memHandles ",
+                      static_cast<const void *>(d.memHandles), " over ", d.memHandleNum,
+                      " entries is not readable memory");
+    }
+    std::set<uint64_t> seen;
+    for (uint32_t k = 0; k < d.memHandleNum; ++k) {
+        const auto handle = reinterpret_cast<uint64_t>(d.memHandles[k]);
+        // Mutant: a handle is trusted without looking it up in the comm's registrations.
+        if (!live->user_memory(handle) && !hcts::mutant("ref_mem_handle_unchecked")) {
+            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: memHandles[", k, "] = 0x", std::hex, handle,
+                          std::dec, " is not a memory registered with this comm (HcclCommMemReg)");
+        }
+        if (!seen.insert(handle).second) {
+            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: memHandles[", k, "] repeats a handle");
+        }
+    }
+    return HCCL_SUCCESS;
+}
+
+// Whether two descriptors name the same memories (same handles, same order).
+bool same_mem_handles(const HcclChannelDesc &a, const HcclChannelDesc &b)
+{
+    if (a.memHandleNum != b.memHandleNum)
+        return false;
+    for (uint32_t k = 0; k < a.memHandleNum; ++k)
+        if (a.memHandles[k] != b.memHandles[k])
+            return false;
+    return true;
+}
+
+// The memories an existing channel exchanged when it connected, as a descriptor would name them.
+bool exchanged_mem_handles(const ChannelObj &c, const HcclChannelDesc &d)
+{
+    if (d.memHandleNum == 0)
+        return true; // naming no memory reuses the channel as it is
+    if (c.local_mems.size() != d.memHandleNum)
+        return false;
+    for (uint32_t k = 0; k < d.memHandleNum; ++k)
+        if (c.local_mems[k] != reinterpret_cast<uint64_t>(d.memHandles[k]))
+            return false;
+    return true;
+}
+
 } // namespace
+
+HCOMM_EXPORT HcclResult HcclCommMemReg(HcclComm comm, const char *memTag, const CommMem *mem, HcclMemHandle *memHandle)
+{
+    const char *api = "HcclCommMemReg";
+    if (comm == nullptr || memTag == nullptr || mem == nullptr || memHandle == nullptr) {
+        return refuse(nullptr, api, HCCL_E_PTR, "comm, memTag, mem and memHandle must not be NULL");
+    }
+    registry::CommRef live;
+    if (const HcclResult rc =
+            host_comm(api, comm, "memory is registered on the host, not in a device program", std::nullopt, live);
+        rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    if (!range_accessible(mem, sizeof(CommMem), Access::read)) {
+        return refuse(live, api, HCCL_E_PARA, "mem ", static_cast<const void *>(mem), " is not readable memory");
+    }
+    // The tag is read at most HCCL_RES_TAG_MAX_LEN + 1 bytes far, each byte only once it is known readable.
+    size_t tag_len = 0;
+    while (tag_len <= HCCL_RES_TAG_MAX_LEN && range_accessible(memTag + tag_len, 1, Access::read) &&
+           memTag[tag_len] != '\0')
+        ++tag_len;
+    if (tag_len == 0 || tag_len > HCCL_RES_TAG_MAX_LEN || !range_accessible(memTag + tag_len, 1, Access::read)) {
+        return refuse(live, api, HCCL_E_PARA, "memTag must be a NUL-terminated string of 1..", HCCL_RES_TAG_MAX_LEN,
+                      " characters");
+    }
+    const int32_t type = raw_enum(mem->type);
+    const auto addr = reinterpret_cast<uint64_t>(mem->addr);
+    if (type != COMM_MEM_TYPE_DEVICE && type != COMM_MEM_TYPE_HOST) {
+        return refuse(live, api, HCCL_E_PARA, "mem->type ", type, " is not COMM_MEM_TYPE_DEVICE (0) or _HOST (1)");
+    }
+    if (mem->addr == nullptr) {
+        return refuse(live, api, HCCL_E_PTR, "mem->addr is NULL");
+    }
+    if (mem->size == 0 || addr > UINT64_MAX - mem->size) {
+        return refuse(live, api, HCCL_E_PARA, "mem->size ", mem->size, " at ", mem->addr,
+                      ": the memory must be non-empty and not wrap");
+    }
+    // Device memory is host memory under the reference's ACL runtime: either kind must be
+    // this process's, readable and writable (the peer writes into it, transfers read it).
+    if (!range_accessible(mem->addr, mem->size, Access::write)) {
+        return refuse(live, api, HCCL_E_PARA, "mem [", mem->addr, ", +", mem->size,
+                      ") is not readable and writable memory of this process");
+    }
+    const auto base = reinterpret_cast<uint64_t>(live->memory().base());
+    // Mutant: memory overlapping the communication memory is registered a second time.
+    if (addr < base + live->memory().size() && base < addr + mem->size &&
+        !hcts::mutant("ref_mem_reg_overlap_accepted")) {
+        return refuse(live, api, HCCL_E_PARA, "mem [", mem->addr, ", +", mem->size,
+                      ") overlaps the communication memory [", live->memory().base(), ", +", live->memory().size(),
+                      "), which every channel exchanges already");
+    }
+    uint64_t handle = 0;
+    std::string why;
+    if (const HcclResult rc = live->register_user_memory(std::string(memTag, tag_len), static_cast<CommMemType>(type),
+                                                         addr, mem->size, handle, why);
+        rc != HCCL_SUCCESS) {
+        return refuse(live, api, rc, why.empty() ? "the comm is being destroyed" : why);
+    }
+    *memHandle = reinterpret_cast<HcclMemHandle>(handle);
+    return HCCL_SUCCESS;
+}
 
 HCOMM_EXPORT HcclResult HcclGetHcclBuffer(HcclComm comm, void **buffer, uint64_t *size)
 {
@@ -468,12 +590,24 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine_arg,
                 return refuse(live, api, HCCL_E_PARA, "channelDescs[", j, "] and [", i,
                               "] name the same channel with different notifyNum");
             }
+            if (e.remoteRank == d.remoteRank && e.channelProtocol == d.channelProtocol && !same_mem_handles(e, d)) {
+                return refuse(live, api, HCCL_E_PARA, "channelDescs[", j, "] and [", i,
+                              "] name the same channel with different memHandles");
+            }
         }
+        if (const HcclResult rc = check_mem_handles(api, live, channelDescs, i); rc != HCCL_SUCCESS)
+            return rc;
         // Mutant: an existing channel is reused whatever notifyNum the descriptor asks for.
         if (auto existing = live->find_channel(engine, d.remoteRank, d.channelProtocol);
             existing && existing->notify_num != d.notifyNum && !hcts::mutant("ref_channel_rekey_reused")) {
             return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: the channel to rank ", d.remoteRank,
                           " exists with notifyNum ", existing->notify_num, ", not ", d.notifyNum);
+        }
+        if (auto existing = live->find_channel(engine, d.remoteRank, d.channelProtocol);
+            existing && !exchanged_mem_handles(*existing, d)) {
+            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: the channel to rank ", d.remoteRank,
+                          " exists and exchanged ", existing->local_mems.size(),
+                          " memories when it connected; memHandles must name those or none");
         }
     }
     return live->acquire_channels(engine, channelDescs, channelNum, channels);
@@ -546,18 +680,21 @@ HCOMM_EXPORT HcclResult HcclChannelGetRemoteMems(HcclComm comm, ChannelHandle ch
     std::shared_ptr<ChannelObj> obj;
     if (const HcclResult rc = live_channel(api, comm, channel, live, obj); rc != HCCL_SUCCESS)
         return rc;
-    // The peer's communication memory is the one remote memory of a channel; the
-    // arrays stay valid until the channel or the comm is destroyed.
-    *memNum = 1;
+    // The peer's communication memory first, then the memories the peer registered
+    // and named in its descriptor (HcclCommMemReg), with their tags; the arrays stay
+    // valid until the channel or the comm is destroyed.
+    // Mutant: only the communication memory is listed (the peer's registered memories are left out).
+    *memNum = hcts::mutant("ref_remote_mems_user_omitted") ? 1 : static_cast<uint32_t>(obj->remote_mems.size());
     // Mutant: the local communication memory reported instead of the peer's.
     if (hcts::mutant("ref_remote_mems_local")) {
         static thread_local CommMem local;
         local = {COMM_MEM_TYPE_DEVICE, live->memory().base(), live->memory().size()};
+        *memNum = 1;
         *remoteMems = &local;
-        *memTags = &obj->remote_tag_ptr;
+        *memTags = obj->remote_tag_ptrs.data();
         return HCCL_SUCCESS;
     }
-    *remoteMems = obj->remote_mem_ptr;
-    *memTags = &obj->remote_tag_ptr;
+    *remoteMems = obj->remote_mems.data();
+    *memTags = obj->remote_tag_ptrs.data();
     return HCCL_SUCCESS;
 }

@@ -5,11 +5,14 @@
 
 #include <hcts/mutant.h>
 
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <span>
 
 #include "env.h"
+#include "hccl/hccl_res.h"
 #include "log.h"
 #include "registry.h"
 
@@ -29,8 +32,12 @@ struct ChannelHello {
     uint64_t buffer_addr;
     uint64_t buffer_size;
     uint32_t rkey;
-    uint32_t reserved;
+    uint32_t mem_count; // WireMem entries behind the hello: the channel's memHandles
 };
+
+// HcclMemHandle values: a process-wide serial with a marker in the high bits, so
+// that neither 0 nor a small integer nor a pointer is ever a live handle.
+std::atomic<uint64_t> g_next_mem_handle{0x4d52000000000001ULL};
 
 std::string token_hex(const uint8_t *token)
 {
@@ -44,6 +51,33 @@ std::string token_hex(const uint8_t *token)
 }
 
 } // namespace
+
+std::string parse_peer_mems(std::span<const uint8_t> entries, uint32_t count, std::vector<PeerUserMemory> &out)
+{
+    out.clear();
+    if (count > kMaxChannelMems)
+        return "announces " + std::to_string(count) + " memories (at most " + std::to_string(kMaxChannelMems) + ")";
+    if (entries.size() != uint64_t{count} * sizeof(WireMem))
+        return "sent " + std::to_string(entries.size()) + " bytes for " + std::to_string(count) + " memories of " +
+               std::to_string(sizeof(WireMem)) + " bytes";
+    std::vector<PeerUserMemory> mems(count);
+    for (uint32_t i = 0; i < count; ++i) {
+        WireMem m;
+        std::memcpy(&m, entries.data() + i * sizeof(WireMem), sizeof(m));
+        const size_t tag_len = ::strnlen(m.tag, sizeof(m.tag));
+        if (tag_len == 0 || tag_len == sizeof(m.tag))
+            return "memory " + std::to_string(i) + " has an empty or unterminated tag";
+        // Mutant: the peer's sizes are trusted (an empty or wrapping memory is kept).
+        if ((m.size == 0 || m.addr > UINT64_MAX - m.size) && !hcts::mutant("ref_peer_mem_size_unchecked"))
+            return "memory " + std::to_string(i) + " has size " + std::to_string(m.size) + " at address " +
+                   std::to_string(m.addr) + " (empty or wrapping)";
+        if (m.type != COMM_MEM_TYPE_DEVICE && m.type != COMM_MEM_TYPE_HOST)
+            return "memory " + std::to_string(i) + " has type " + std::to_string(m.type);
+        mems[i] = {m.addr, m.size, m.rkey, static_cast<CommMemType>(m.type), std::string(m.tag, tag_len)};
+    }
+    out = std::move(mems);
+    return {};
+}
 
 MemoryRegion::MemoryRegion(ibv_pd *pd, void *addr, uint64_t len)
     : mr_(ibv_reg_mr(pd, addr, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ))
@@ -121,6 +155,11 @@ Comm::~Comm()
         c->link.reset();
     }
     channels.clear();
+    {
+        std::unique_lock lock(user_mutex_);
+        user_mems_.clear();
+        implicit_mems_.clear();
+    }
     memory_mr_.reset();
     polled_device_.store(nullptr);
     device_.reset();
@@ -271,6 +310,137 @@ HcclResult Comm::ensure_verbs()
 
 uint32_t Comm::memory_lkey() const { return memory_mr_->lkey(); }
 
+std::optional<uint32_t> Comm::local_key(uint64_t addr, uint64_t len) const
+{
+    len = std::max<uint64_t>(len, 1);
+    if (memory_mr_ && range_inside(addr, len, reinterpret_cast<uint64_t>(memory_->base()), memory_->size()))
+        return memory_mr_->lkey();
+    std::shared_lock lock(user_mutex_);
+    for (const auto *list : {&user_mems_, &implicit_mems_})
+        for (const auto &m : *list)
+            if (range_inside(addr, len, m->addr, m->size))
+                return m->mr->lkey();
+    return std::nullopt;
+}
+
+std::optional<uint32_t> ChannelObj::remote_key(uint64_t addr, uint64_t len) const
+{
+    len = std::max<uint64_t>(len, 1);
+    if (range_inside(addr, len, peer.addr, peer.size))
+        return peer.rkey;
+    for (const auto &m : peer_mems)
+        if (range_inside(addr, len, m.addr, m.size))
+            return m.rkey;
+    return std::nullopt;
+}
+
+HcclResult Comm::register_user_memory(const std::string &tag, CommMemType type, uint64_t addr, uint64_t size,
+                                      uint64_t &handle, std::string &why)
+{
+    {
+        std::shared_lock lock(user_mutex_);
+        for (const auto &m : user_mems_) {
+            if (m->tag != tag)
+                continue;
+            if (m->addr == addr && m->size == size && m->type == type) {
+                handle = m->handle;
+                return HCCL_SUCCESS;
+            }
+            why = "memTag '" + tag + "' is registered already for other memory";
+            return HCCL_E_PARA;
+        }
+    }
+    // The PD comes with the verbs device, which the first channel opens otherwise.
+    std::lock_guard acquire(acquire_mutex_);
+    if (closing_)
+        return HCCL_E_INTERNAL;
+    if (const HcclResult rc = ensure_verbs(); rc != HCCL_SUCCESS) {
+        why = "the verbs device could not be opened";
+        return rc;
+    }
+    std::unique_lock lock(user_mutex_);
+    for (const auto &m : user_mems_) // a concurrent registration of the same tag
+        if (m->tag == tag) {
+            if (m->addr == addr && m->size == size && m->type == type) {
+                handle = m->handle;
+                return HCCL_SUCCESS;
+            }
+            why = "memTag '" + tag + "' is registered already for other memory";
+            return HCCL_E_PARA;
+        }
+    if (user_mems_.size() >= kMaxUserMems) {
+        why = "the comm holds " + std::to_string(user_mems_.size()) + " registered memories already (at most " +
+              std::to_string(kMaxUserMems) + ")";
+        return HCCL_E_UNAVAIL;
+    }
+    auto m = std::make_unique<UserMemory>();
+    m->tag = tag;
+    m->type = type;
+    m->addr = addr;
+    m->size = size;
+    m->mr = std::make_unique<MemoryRegion>(device_->pd(), reinterpret_cast<void *>(addr), size);
+    if (!m->mr->valid()) {
+        why = std::string("ibv_reg_mr failed: ") + std::strerror(errno);
+        return HCCL_E_MEMORY;
+    }
+    m->rkey = m->mr->rkey();
+    m->handle = g_next_mem_handle.fetch_add(1);
+    handle = m->handle;
+    HREF_LOG_INFO(rank_, "registered user memory '", tag, "' [0x", std::hex, addr, std::dec, ", +", size, ")");
+    user_mems_.push_back(std::move(m));
+    return HCCL_SUCCESS;
+}
+
+std::optional<UserMemory> Comm::user_memory(uint64_t handle) const
+{
+    std::shared_lock lock(user_mutex_);
+    for (const auto &m : user_mems_)
+        if (m->handle == handle) {
+            UserMemory copy;
+            copy.handle = m->handle;
+            copy.tag = m->tag;
+            copy.type = m->type;
+            copy.addr = m->addr;
+            copy.size = m->size;
+            copy.rkey = m->rkey;
+            return copy;
+        }
+    return std::nullopt;
+}
+
+HcclResult Comm::register_implicit(uint64_t addr, uint64_t len, std::string &why, bool &fresh)
+{
+    fresh = false;
+    if (!device_) {
+        why = "no verbs device is open";
+        return HCCL_E_INTERNAL;
+    }
+    constexpr uint64_t kPage = 4096;
+    const uint64_t start = addr & ~(kPage - 1);
+    const uint64_t end = ((addr + len - 1) | (kPage - 1)) + 1; // the caller checked the range does not wrap
+    std::unique_lock lock(user_mutex_);
+    for (const auto &m : implicit_mems_)
+        if (range_inside(addr, len, m->addr, m->size))
+            return HCCL_SUCCESS; // registered by an earlier call
+    if (implicit_mems_.size() >= kMaxImplicitMems) {
+        why = "HCOMM_REF_LOCAL_UNREGISTERED=warn registered " + std::to_string(implicit_mems_.size()) +
+              " ranges already (at most " + std::to_string(kMaxImplicitMems) + "); register the memory instead";
+        return HCCL_E_UNAVAIL;
+    }
+    auto m = std::make_unique<UserMemory>();
+    m->tag = "(unregistered)";
+    m->addr = start;
+    m->size = end - start;
+    m->mr = std::make_unique<MemoryRegion>(device_->pd(), reinterpret_cast<void *>(start), end - start);
+    if (!m->mr->valid()) {
+        why = std::string("ibv_reg_mr failed: ") + std::strerror(errno);
+        return HCCL_E_MEMORY;
+    }
+    implicit_mems_.push_back(std::move(m));
+    fresh = true;
+    return HCCL_SUCCESS;
+}
+
 HcclResult Comm::stage_scratch(ThreadCore &core, uint8_t *&scratch, uint32_t &lkey, uint64_t &size)
 {
     // Called with core.scratch_mutex held.
@@ -345,6 +515,8 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
         // Mutant: the bank sized to a power of two rounding down (bit_floor, not bit_ceil).
         c->notify_num = hcts::mutant("ref_notify_num_bit_floor") ? std::bit_floor(d.notifyNum) : d.notifyNum;
         c->notifies = std::make_unique<NotifyBank>(c->notify_num);
+        for (uint32_t k = 0; k < d.memHandleNum; ++k) // checked live by HcclChannelAcquire
+            c->local_mems.push_back(reinterpret_cast<uint64_t>(d.memHandles[k]));
         ChannelObj *raw = c.get();
         c->link = RcLink::create(
             *device_,
@@ -397,7 +569,25 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
         hello.buffer_addr = reinterpret_cast<uint64_t>(memory_->base());
         hello.buffer_size = memory_->size();
         hello.rkey = memory_mr_->rkey();
-        if (!send_message(mesh_.links[c->remote_rank], kChannelHello, bytes_of(hello))) {
+        std::vector<WireMem> mems;
+        for (const uint64_t handle : c->local_mems) {
+            const std::optional<UserMemory> m = user_memory(handle);
+            if (!m) // memories stay until the comm goes: checked by HcclChannelAcquire
+                return HCCL_E_INTERNAL;
+            WireMem e{};
+            e.addr = m->addr;
+            e.size = m->size;
+            e.rkey = m->rkey;
+            e.type = m->type;
+            std::memcpy(e.tag, m->tag.data(), std::min(m->tag.size(), sizeof(e.tag) - 1));
+            mems.push_back(e);
+        }
+        hello.mem_count = static_cast<uint32_t>(mems.size());
+        std::vector<uint8_t> message(sizeof(hello) + mems.size() * sizeof(WireMem));
+        std::memcpy(message.data(), &hello, sizeof(hello));
+        if (!mems.empty())
+            std::memcpy(message.data() + sizeof(hello), mems.data(), mems.size() * sizeof(WireMem));
+        if (!send_message(mesh_.links[c->remote_rank], kChannelHello, message)) {
             if (closing_)
                 return interrupted();
             HREF_LOG_ERROR(rank_, "sending the channel handshake to rank ", c->remote_rank, " failed");
@@ -409,7 +599,7 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
         uint32_t type = 0;
         std::vector<uint8_t> payload;
         if (!recv_message(mesh_.links[c->remote_rank], deadline, type, payload) || type != kChannelHello ||
-            payload.size() != sizeof(ChannelHello)) {
+            payload.size() < sizeof(ChannelHello)) {
             if (closing_)
                 return interrupted();
             HREF_LOG_ERROR(rank_, "rank ", c->remote_rank, " did not answer the channel handshake in time");
@@ -427,10 +617,25 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
             outcome = HCCL_E_PARA;
             continue;
         }
+        std::vector<PeerUserMemory> peer_mems;
+        const std::string malformed =
+            parse_peer_mems(std::span(payload).subspan(sizeof(ChannelHello)), peer.mem_count, peer_mems);
+        if (!malformed.empty()) {
+            HREF_LOG_ERROR(rank_, "rank ", c->remote_rank, "'s channel handshake is malformed: ", malformed);
+            outcome = HCCL_E_PARA;
+            continue;
+        }
         c->peer = {peer.buffer_addr, peer.buffer_size, peer.rkey};
-        c->remote_mem = {COMM_MEM_TYPE_DEVICE, reinterpret_cast<void *>(peer.buffer_addr), peer.buffer_size};
-        c->remote_mem_ptr = &c->remote_mem;
-        c->remote_tag_ptr = c->remote_tag;
+        c->peer_mems = std::move(peer_mems);
+        c->remote_tags.assign(1, "HcclBuffer");
+        c->remote_mems.assign(1, {COMM_MEM_TYPE_DEVICE, reinterpret_cast<void *>(peer.buffer_addr), peer.buffer_size});
+        for (const auto &m : c->peer_mems) {
+            c->remote_tags.push_back(m.tag);
+            c->remote_mems.push_back({m.type, reinterpret_cast<void *>(m.addr), m.size});
+        }
+        c->remote_tag_ptrs.clear();
+        for (auto &tag : c->remote_tags) // remote_tags no longer grows: the pointers stay valid
+            c->remote_tag_ptrs.push_back(tag.data());
         if (const HcclResult rc = c->link->connect(peer.qp); rc != HCCL_SUCCESS) {
             outcome = rc;
         }

@@ -11,6 +11,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -85,6 +87,50 @@ struct PeerMemory {
     uint32_t rkey = 0;
 };
 
+// User memory registered with HcclCommMemReg: kept, registered with the comm's PD,
+// until HcclCommDestroy (the vendor has no deregistration call).
+struct UserMemory {
+    uint64_t handle = 0; // the HcclMemHandle handed out: never reused in the process
+    std::string tag;
+    CommMemType type = COMM_MEM_TYPE_DEVICE;
+    uint64_t addr = 0;
+    uint64_t size = 0;
+    uint32_t rkey = 0;
+    std::unique_ptr<MemoryRegion> mr;
+};
+
+// The most memories one comm registers (HcclCommMemReg), the most one channel
+// exchanges (memHandleNum, and what a peer may announce), and the most ranges
+// HCOMM_REF_LOCAL_UNREGISTERED=warn registers implicitly.
+inline constexpr size_t kMaxUserMems = 1024;
+inline constexpr uint32_t kMaxChannelMems = 256;
+inline constexpr size_t kMaxImplicitMems = 1024;
+
+// A memory the peer registered and sent when the channel connected.
+struct PeerUserMemory {
+    uint64_t addr = 0;
+    uint64_t size = 0;
+    uint32_t rkey = 0;
+    CommMemType type = COMM_MEM_TYPE_DEVICE;
+    std::string tag;
+};
+
+// One registered memory as a channel hello carries it, behind the hello's fixed part.
+struct WireMem {
+    uint64_t addr;
+    uint64_t size;
+    uint32_t rkey;
+    int32_t type;
+    char tag[256]; // NUL-terminated, not empty (HCCL_RES_TAG_MAX_LEN + 1)
+};
+static_assert(sizeof(WireMem) == 280);
+
+// The peer's memories from the `count` WireMem entries of its hello: hostile input,
+// so the count (at most kMaxChannelMems), the entries' total length, each tag's
+// termination, each size (not 0, not wrapping) and type are checked. The reason it
+// is malformed (and `out` empty), or an empty string.
+std::string parse_peer_mems(std::span<const uint8_t> entries, uint32_t count, std::vector<PeerUserMemory> &out);
+
 // The most a channel's waits learn to poll before they sleep. A wait is as long as a
 // transfer: 1 MiB over softverbs' TCP takes about 1.1 ms one way (2.2 ms for a ping-pong's
 // wait), and a waiter that sleeps through it also slows the transfer, which then moves
@@ -103,10 +149,18 @@ struct ChannelObj {
     std::unique_ptr<NotifyBank> notifies;
     std::unique_ptr<RcLink> link;
     PeerMemory peer;
-    CommMem remote_mem{}; // what HcclChannelGetRemoteMems hands out
-    CommMem *remote_mem_ptr = nullptr;
-    char remote_tag[16] = "HcclBuffer";
-    char *remote_tag_ptr = nullptr;
+    // The handles of this side's memories sent at connection (HcclCommMemReg), and
+    // the peer's memories received then; both fixed once the channel is registered.
+    std::vector<uint64_t> local_mems;
+    std::vector<PeerUserMemory> peer_mems;
+    // What HcclChannelGetRemoteMems hands out: the peer's communication memory
+    // ("HcclBuffer") first, then peer_mems in the peer's order.
+    std::vector<std::string> remote_tags;
+    std::vector<CommMem> remote_mems;
+    std::vector<char *> remote_tag_ptrs;
+    // The rkey of the peer's memory holding all of [addr, addr + max(len, 1)):
+    // its communication memory or one of peer_mems; nullopt when none does.
+    std::optional<uint32_t> remote_key(uint64_t addr, uint64_t len) const;
     std::atomic<bool> destroyed{false};
     std::atomic<bool> peer_lost{false}; // the peer's bootstrap link closed: waits fail at once
     // How long its waits poll the CQ before they sleep: HCOMM_REF_POLL_US, learnt up to
@@ -158,6 +212,21 @@ class Comm {
 
     // Data path pieces used by tasks.
     uint32_t memory_lkey() const;
+    // The lkey of the local memory holding all of [addr, addr + max(len, 1)): the
+    // communication memory, a user memory or an implicit registration; nullopt when none.
+    std::optional<uint32_t> local_key(uint64_t addr, uint64_t len) const;
+
+    // HcclCommMemReg, after the caller's input checks: registers [addr, addr + size)
+    // under `tag` (opening the verbs device if no channel did). Same tag, same memory:
+    // the first handle again. Same tag, other memory: HCCL_E_PARA with `why` set.
+    HcclResult register_user_memory(const std::string &tag, CommMemType type, uint64_t addr, uint64_t size,
+                                    uint64_t &handle, std::string &why);
+    // A live user memory of this comm by handle (a copy without the MR), nullopt if none.
+    std::optional<UserMemory> user_memory(uint64_t handle) const;
+    // HCOMM_REF_LOCAL_UNREGISTERED=warn: registers the pages around [addr, addr + len)
+    // for the local side of a transfer, kept until the comm goes (bounded: kMaxImplicitMems).
+    // `fresh`: this call registered it (the first use of the range).
+    HcclResult register_implicit(uint64_t addr, uint64_t len, std::string &why, bool &fresh);
     HcclResult stage_scratch(ThreadCore &core, uint8_t *&scratch, uint32_t &lkey, uint64_t &size);
 
     // Engine contexts (HcclEngineCtxCreate/Get): host memory standing in for device memory.
@@ -183,6 +252,10 @@ class Comm {
     // device_ for the workers, which read it unlocked (it comes with the first channel).
     std::atomic<VerbsDevice *> polled_device_{nullptr};
     std::unique_ptr<MemoryRegion> memory_mr_;
+    // User memories and implicit registrations: released before the device (~Comm).
+    mutable std::shared_mutex user_mutex_;
+    std::vector<std::unique_ptr<UserMemory>> user_mems_;
+    std::vector<std::unique_ptr<UserMemory>> implicit_mems_;
     Stats stats_;
     std::atomic<bool> closing_{false};
     mutable std::mutex mutex_; // threads_, channels_

@@ -15,6 +15,7 @@
 #include <hcts/mutant.h>
 
 #include "env.h"
+#include "log.h"
 #include "reduce.h"
 #include "task_queue.h"
 
@@ -85,6 +86,19 @@ HcclResult through_scratch(ChannelObj &channel, ThreadCore &core, uint64_t count
     return finish(scratch, lkey);
 }
 
+// The keys of a transfer's ranges: the memory holding the whole range (checked by
+// check_local/check_remote before the task was queued; memories stay until the
+// comm goes), the communication memory's key as the fallback.
+uint32_t lkey_of(const Comm &comm, const void *addr, uint64_t len)
+{
+    return comm.local_key(reinterpret_cast<uint64_t>(addr), len).value_or(comm.memory_lkey());
+}
+
+uint32_t rkey_of(const ChannelObj &channel, const void *addr, uint64_t len)
+{
+    return channel.remote_key(reinterpret_cast<uint64_t>(addr), len).value_or(channel.peer.rkey);
+}
+
 // ---- mutant schemata (selftest/catalogue/ordering.yaml) ---------------------
 // What the mutants below need to know about the channel's previous write with
 // notify, keyed by handle (never reused, so a fresh channel has no history).
@@ -114,8 +128,8 @@ std::optional<PreviousWrite> swap_previous(const ChannelObj &channel, const Prev
 HcclResult notify_then_payload(ChannelObj &channel, void *dst, const void *src, uint64_t len, uint32_t imm)
 {
     Comm &comm = *channel.comm;
-    const RcLink::Span local{reinterpret_cast<uint64_t>(src), comm.memory_lkey()};
-    const RcLink::Span remote{reinterpret_cast<uint64_t>(dst), channel.peer.rkey};
+    const RcLink::Span local{reinterpret_cast<uint64_t>(src), lkey_of(comm, src, len)};
+    const RcLink::Span remote{reinterpret_cast<uint64_t>(dst), rkey_of(channel, dst, len)};
     if (const HcclResult rc = channel.link->write(local, remote, 0, imm, comm.closing()); rc != HCCL_SUCCESS)
         return rc;
     // Long enough for the receiver to wake and read dst even on a loaded machine.
@@ -131,21 +145,22 @@ HcclResult payload_then_notify(ChannelObj &channel, void *dst, const void *src, 
     Comm &comm = *channel.comm;
     const uint64_t pieces = std::clamp<uint64_t>(env::split_reordered(), 1, len);
     const uint64_t piece = (len + pieces - 1) / pieces;
+    const uint32_t lkey = lkey_of(comm, src, len);
+    const uint32_t rkey = rkey_of(channel, dst, len);
     for (uint64_t p = pieces; p-- > 0;) {
         const uint64_t off = p * piece;
         if (off >= len)
             continue;
-        const RcLink::Span local{reinterpret_cast<uint64_t>(src) + off, comm.memory_lkey()};
-        const RcLink::Span remote{reinterpret_cast<uint64_t>(dst) + off, channel.peer.rkey};
+        const RcLink::Span local{reinterpret_cast<uint64_t>(src) + off, lkey};
+        const RcLink::Span remote{reinterpret_cast<uint64_t>(dst) + off, rkey};
         if (const HcclResult rc =
                 channel.link->write(local, remote, std::min(piece, len - off), std::nullopt, comm.closing());
             rc != HCCL_SUCCESS)
             return rc;
     }
     std::this_thread::sleep_for(env::notify_delay());
-    return channel.link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
-                               {reinterpret_cast<uint64_t>(dst), channel.peer.rkey}, 0, imm, comm.closing(),
-                               !env::doorbell_completion());
+    return channel.link->write({reinterpret_cast<uint64_t>(src), lkey}, {reinterpret_cast<uint64_t>(dst), rkey}, 0, imm,
+                               comm.closing(), !env::doorbell_completion());
 }
 
 // The comm's acquisition order of the thread whose worker runs this task (its
@@ -327,11 +342,37 @@ HcclResult resolve_handles(const char *api, Api family, ThreadHandle thread, std
     return resolve(api, family, thread, channel, target);
 }
 
-HcclResult check_local(const char *api, const Target &t, const void *addr, uint64_t len, const char *what)
+HcclResult check_local(const char *api, const Target &t, const void *addr, uint64_t len, const char *what,
+                       Access access)
 {
-    if (!t.comm->memory().contains(addr, len)) {
+    const auto a = reinterpret_cast<uint64_t>(addr);
+    // Inside the communication memory or one memory registered with HcclCommMemReg
+    // (a range straddling two memories has no one key).
+    // Mutant: only the communication memory counts; registered user memory is refused.
+    if (len > 0 && a <= UINT64_MAX - len &&
+        (t.comm->memory().contains(addr, len) ||
+         (t.comm->local_key(a, len) && !hcts::mutant("ref_local_user_mem_refused")))) {
+        return HCCL_SUCCESS;
+    }
+    if (!env::local_unregistered_warn() || len == 0 || a > UINT64_MAX - len) {
         return refuse(t.comm, api, HCCL_E_PARA, what, " [", addr, ", +", len, ") is not inside the local ",
-                      "communication memory [", t.comm->memory().base(), ", +", t.comm->memory().size(), ")");
+                      "communication memory [", t.comm->memory().base(), ", +", t.comm->memory().size(),
+                      ") nor inside one memory registered with HcclCommMemReg");
+    }
+    // HCOMM_REF_LOCAL_UNREGISTERED=warn: the vendor only warns; the range is registered
+    // here (pages around it, kept until the comm goes) when this process may access it.
+    if (!range_accessible(addr, len, access)) {
+        return refuse(t.comm, api, HCCL_E_PARA, what, " [", addr, ", +", len, ") is outside every registered memory ",
+                      "and not ", access == Access::read ? "readable" : "writable", " memory of this process");
+    }
+    std::string why;
+    bool fresh = false;
+    if (const HcclResult rc = t.comm->register_implicit(a, len, why, fresh); rc != HCCL_SUCCESS)
+        return refuse(t.comm, api, rc, what, " [", addr, ", +", len, "): ", why);
+    if (fresh) {
+        HREF_LOG_WARN(t.comm->rank(), api, ": ", what, " [", addr, ", +", len,
+                      ") is outside the communication memory and every memory registered with HcclCommMemReg; ",
+                      "accepted under HCOMM_REF_LOCAL_UNREGISTERED=warn (the vendor warns likewise)");
     }
     return HCCL_SUCCESS;
 }
@@ -339,11 +380,16 @@ HcclResult check_local(const char *api, const Target &t, const void *addr, uint6
 HcclResult check_remote(const char *api, const Target &t, const void *addr, uint64_t len, const char *what)
 {
     const PeerMemory &peer = t.channel->peer;
-    if (!range_inside(reinterpret_cast<uint64_t>(addr), len, peer.addr, peer.size)) {
+    const auto a = reinterpret_cast<uint64_t>(addr);
+    // The peer's communication memory or one of the memories it sent when the channel connected.
+    // Mutant: only the peer's communication memory counts.
+    const bool in_user_mem = !hcts::mutant("ref_remote_user_mem_refused") && len > 0 && t.channel->remote_key(a, len);
+    if (!range_inside(a, len, peer.addr, peer.size) && !in_user_mem) {
         // Mutant: a peer range outside its memory ends as the vendor's transport exception does.
         return refuse(t.comm, api, hcts::mutant("ref_remote_range_internal") ? HCCL_E_INTERNAL : HCCL_E_PARA, what,
                       " [", addr, ", +", len, ") is not inside rank ", t.channel->remote_rank,
-                      "'s communication memory [0x", std::hex, peer.addr, std::dec, ", +", peer.size, ")");
+                      "'s communication memory [0x", std::hex, peer.addr, std::dec, ", +", peer.size, ") nor inside ",
+                      "one of the ", t.channel->peer_mems.size(), " memories it registered for the channel");
     }
     return HCCL_SUCCESS;
 }
@@ -399,6 +445,8 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
         return HCCL_E_NOT_FOUND;
     }
     Comm &comm = *channel->comm;
+    const uint32_t lkey = lkey_of(comm, src, len);
+    const uint32_t rkey = rkey_of(*channel, dst, len);
     const std::optional<uint32_t> imm = notify ? std::optional<uint32_t>(kImmNotifyTag | *notify) : std::nullopt;
     const bool with_payload_and_notify = notify && len > 0;
     // Only mutants look at the previous write; keeping it takes a process-wide lock per write.
@@ -414,9 +462,10 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
     if (with_payload_and_notify && hcts::mutant("ref_wwn_stale_retry_before_next") && previous) {
         // A retry list not cleared on completion: the previous write is posted
         // again ahead of this one, reading its source anew.
-        if (const HcclResult rc = channel->link->write({reinterpret_cast<uint64_t>(previous->src), comm.memory_lkey()},
-                                                       {reinterpret_cast<uint64_t>(previous->dst), channel->peer.rkey},
-                                                       previous->len, std::nullopt, comm.closing());
+        if (const HcclResult rc = channel->link->write(
+                {reinterpret_cast<uint64_t>(previous->src), lkey_of(comm, previous->src, previous->len)},
+                {reinterpret_cast<uint64_t>(previous->dst), rkey_of(*channel, previous->dst, previous->len)},
+                previous->len, std::nullopt, comm.closing());
             rc != HCCL_SUCCESS)
             return rc;
     }
@@ -465,25 +514,24 @@ HcclResult do_write(const std::shared_ptr<ChannelObj> &channel, void *dst, const
             static_assert(TaskQueue::Retire::kFitsInline<decltype(counted)>, "a write's completion must not allocate");
             retire = std::move(counted);
         }
-        rc = channel->link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
-                                  {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, len, imm, comm.closing(),
-                                  !env::doorbell_completion(), std::move(retire));
+        rc = channel->link->write({reinterpret_cast<uint64_t>(src), lkey}, {reinterpret_cast<uint64_t>(dst), rkey}, len,
+                                  imm, comm.closing(), !env::doorbell_completion(), std::move(retire));
     }
     if (rc == HCCL_SUCCESS && with_payload_and_notify && hcts::mutant("ref_wwn_duplicate_notify_same_index") &&
         previous && previous->notify == *notify && len <= 4096) {
         // The small-write path's retry list still holds the previous notify on
         // this index: when its retry timer fires, it is sent once more.
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        rc = channel->link->write({reinterpret_cast<uint64_t>(src), comm.memory_lkey()},
-                                  {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, 0, imm, comm.closing());
+        rc = channel->link->write({reinterpret_cast<uint64_t>(src), lkey}, {reinterpret_cast<uint64_t>(dst), rkey}, 0,
+                                  imm, comm.closing());
     }
     if (rc == HCCL_SUCCESS && with_payload_and_notify && hcts::mutant("ref_wwn_stale_retry_after_same_dst") &&
         previous && previous->dst == dst && previous->src != src) {
         // A retry list not cleared on completion: the previous write to this
         // destination is posted again behind this one.
-        rc = channel->link->write({reinterpret_cast<uint64_t>(previous->src), comm.memory_lkey()},
-                                  {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, previous->len, std::nullopt,
-                                  comm.closing());
+        rc = channel->link->write(
+            {reinterpret_cast<uint64_t>(previous->src), lkey_of(comm, previous->src, previous->len)},
+            {reinterpret_cast<uint64_t>(dst), rkey}, previous->len, std::nullopt, comm.closing());
     }
     if (rc == HCCL_SUCCESS && with_payload_and_notify && hcts::mutant("ref_wwn_marks_source_sent")) {
         // The send buffer is marked consumed in place once the write completed.
@@ -505,8 +553,8 @@ HcclResult do_read(const std::shared_ptr<ChannelObj> &channel, void *dst, const 
     }
     Comm &comm = *channel->comm;
     const HcclResult rc =
-        channel->link->read({reinterpret_cast<uint64_t>(dst), comm.memory_lkey()},
-                            {reinterpret_cast<uint64_t>(src), channel->peer.rkey}, len, comm.closing());
+        channel->link->read({reinterpret_cast<uint64_t>(dst), lkey_of(comm, dst, len)},
+                            {reinterpret_cast<uint64_t>(src), rkey_of(*channel, src, len)}, len, comm.closing());
     if (rc == HCCL_SUCCESS)
         comm.stats().bytes_read += len;
     return rc;
@@ -519,6 +567,7 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
                            uint64_t count, HcommDataType type, HcommReduceOp op, std::optional<uint32_t> notify)
 {
     const uint64_t element = reduce_type_size(type);
+    const uint32_t rkey = rkey_of(*channel, dst, count * element);
     // Mutant: the notify is raised with the last chunk's read, before its reduced write-back (which follows late).
     // Mutant (blind-regions.yaml): the same, for reductions of at most 8 bytes only.
     const bool notify_early = notify && (hcts::mutant("ref_wrwn_notify_before_writeback") ||
@@ -531,13 +580,13 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
         *channel, core, count, element,
         [&](uint8_t *scratch, uint32_t lkey, uint64_t done, uint64_t n) {
             const uint64_t remote = reinterpret_cast<uint64_t>(dst) + done * element;
-            HcclResult step = channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey},
-                                                  {remote, channel->peer.rkey}, n * element, channel->comm->closing());
+            HcclResult step = channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, rkey},
+                                                  n * element, channel->comm->closing());
             if (step != HCCL_SUCCESS)
                 return step;
             if (notify_early && done + n == count) {
-                step = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
-                                            0, kImmNotifyTag | *notify, channel->comm->closing());
+                step = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, rkey}, 0,
+                                            kImmNotifyTag | *notify, channel->comm->closing());
                 if (step != HCCL_SUCCESS)
                     return step;
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -545,14 +594,14 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
             reduce_into(scratch, static_cast<const uint8_t *>(src) + done * element, n, type, op);
             if (notify_first_chunk && done == 0 && n < count) {
                 notified = true;
-                step = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
-                                            n * element, kImmNotifyTag | *notify, channel->comm->closing());
+                step = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, rkey}, n * element,
+                                            kImmNotifyTag | *notify, channel->comm->closing());
                 // The later chunks follow late enough for the receiver to look.
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
                 return step;
             }
-            return channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, channel->peer.rkey},
-                                        n * element, std::nullopt, channel->comm->closing());
+            return channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey}, {remote, rkey}, n * element,
+                                        std::nullopt, channel->comm->closing());
         },
         [&](uint8_t *scratch, uint32_t lkey) {
             Comm &comm = *channel->comm;
@@ -561,7 +610,7 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
                 return HCCL_SUCCESS;
             // A zero-byte WRITE WITH IMM: the scratch only has to supply a valid local key.
             const HcclResult sent = channel->link->write({reinterpret_cast<uint64_t>(scratch), lkey},
-                                                         {reinterpret_cast<uint64_t>(dst), channel->peer.rkey}, 0,
+                                                         {reinterpret_cast<uint64_t>(dst), rkey}, 0,
                                                          kImmNotifyTag | *notify, comm.closing());
             if (sent != HCCL_SUCCESS)
                 return sent;
@@ -574,13 +623,13 @@ HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore
                           uint64_t count, HcommDataType type, HcommReduceOp op)
 {
     const uint64_t element = reduce_type_size(type);
+    const uint32_t rkey = rkey_of(*channel, src, count * element);
     return through_scratch(
         *channel, core, count, element,
         [&](uint8_t *scratch, uint32_t lkey, uint64_t done, uint64_t n) {
-            const HcclResult step =
-                channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey},
-                                    {reinterpret_cast<uint64_t>(src) + done * element, channel->peer.rkey}, n * element,
-                                    channel->comm->closing());
+            const HcclResult step = channel->link->read({reinterpret_cast<uint64_t>(scratch), lkey},
+                                                        {reinterpret_cast<uint64_t>(src) + done * element, rkey},
+                                                        n * element, channel->comm->closing());
             if (step != HCCL_SUCCESS)
                 return step;
             // Mutant (selftest/catalogue/survivors.yaml): only the first scratch chunk is reduced; a

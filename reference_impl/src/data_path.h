@@ -10,6 +10,7 @@
 
 #include "api_util.h"
 #include "hcomm/hcomm_primitives.h"
+#include "mem_probe.h"
 #include "profile.h"
 
 namespace hcomm_ref {
@@ -35,7 +36,10 @@ HcclResult resolve_handles(const char *api, Api family, ThreadHandle thread, std
                            Target &target);
 
 // Range checks (HCCL_E_PARA with a message naming the call); len must be > 0.
-HcclResult check_local(const char *api, const Target &t, const void *addr, uint64_t len, const char *what);
+// check_local: `access` is what the transfer does to the local range (a write reads
+// it, a read writes it), judged under HCOMM_REF_LOCAL_UNREGISTERED=warn only.
+HcclResult check_local(const char *api, const Target &t, const void *addr, uint64_t len, const char *what,
+                       Access access = Access::read);
 HcclResult check_remote(const char *api, const Target &t, const void *addr, uint64_t len, const char *what);
 HcclResult check_notify_index(const char *api, const Target &t, uint32_t index);
 HcclResult check_reduce(const char *api, Comm *comm, uint64_t count, int32_t data_type, int32_t op, uint64_t &bytes);

@@ -172,4 +172,18 @@ bool wwn_refusal_is_ptr()
     return is_ptr;
 }
 
+bool local_unregistered_warn()
+{
+    static const bool warn = [] {
+        const std::string_view value = get("HCOMM_REF_LOCAL_UNREGISTERED");
+        if (value.empty() || value == "refuse")
+            return false;
+        if (value == "warn")
+            return true;
+        HREF_LOG_WARN(-1, "HCOMM_REF_LOCAL_UNREGISTERED='", value, "' is not refuse or warn; using refuse");
+        return false;
+    }();
+    return warn;
+}
+
 } // namespace hcomm_ref::env

@@ -55,5 +55,11 @@ std::chrono::microseconds poll_budget();
 // HcommWriteWithNotifyOnThread where the vendor's path finds no stream for the
 // thread (host side, products without the call). Read once per process.
 bool wwn_refusal_is_ptr();
+// HCOMM_REF_LOCAL_UNREGISTERED = refuse (default) | warn: whether the local side of a
+// transfer may lie outside the communication memory and every memory registered with
+// HcclCommMemReg. warn accepts such a range, when this process may access it, with a
+// logged warning (the vendor's device path only warns); refuse answers HCCL_E_PARA.
+// Read once per process.
+bool local_unregistered_warn();
 
 } // namespace hcomm_ref::env
