@@ -10,6 +10,7 @@
 //   layer_unchecked           any layer answered as layer 0                            (API.HC.7)
 //   dfx_unknown_accepted      a name of no comm registers (HCCL_SUCCESS)               (API.HC.8)
 //   dfx_no_stamp              beginTime left as the caller passed it                   (API.HC.9)
+//   memreg_size0_accepted     HcclCommMemReg of 0 bytes: HCCL_SUCCESS and a handle      (API.MR.1)
 // Everything else forwards to the reference. Never use it for anything else.
 #include <cstring>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "hccl/hccl_diag.h"
+#include "hccl/hccl_res.h"
 #include "hccl/hccl_rank_graph.h"
 #include "shim_common.h"
 
@@ -143,4 +145,18 @@ HCTS_SHIM_EXPORT HcclResult HcclRankGraphGetLinks(HcclComm comm, uint32_t netLay
         *links = g_link_lists.back().data();
     }
     return rc;
+}
+
+HCTS_SHIM_EXPORT HcclResult HcclCommMemReg(HcclComm comm, const char *memTag, const CommMem *mem,
+                                           HcclMemHandle *memHandle)
+{
+    static const auto next = real<decltype(&HcclCommMemReg)>("HcclCommMemReg");
+    // A handle no channel will ever find: what an implementation that skips the size check hands out.
+    static char zero_size_registration;
+    if (breaks("memreg_size0_accepted") && comm != nullptr && memTag != nullptr && mem != nullptr &&
+        memHandle != nullptr && mem->size == 0) {
+        *memHandle = &zero_size_registration;
+        return HCCL_SUCCESS;
+    }
+    return next(comm, memTag, mem, memHandle);
 }
