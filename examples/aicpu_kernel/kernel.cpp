@@ -1,7 +1,7 @@
 // An AICPU kernel in the vendor's convention: extern "C" uint32_t f(void *args),
 // the arguments one packed block. It copies src to dst on its thread.
-#include "hcomm/hcomm_primitives.h"
 #include "kernel.h"
+#include "hcomm/hcomm_primitives.h"
 
 extern "C" __attribute__((visibility("default"))) uint32_t CopyKernel(void *raw)
 {

@@ -69,15 +69,15 @@ int run(HcclComm comm)
     option.type = ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE;
     option.value.cpuKernelMode = 0;
     aclrtBinaryLoadOptions options{&option, 1};
-    const bool launched = acl_ok(aclrtBinaryLoadFromFile(COPY_OP_JSON, &options, &bin), "aclrtBinaryLoadFromFile") &&
-                          acl_ok(aclrtBinaryGetFunction(bin, "CopyKernel", &fn), "aclrtBinaryGetFunction") &&
-                          acl_ok(aclrtCreateStream(&stream), "aclrtCreateStream") &&
-                          acl_ok(aclrtKernelArgsInit(fn, &handle), "aclrtKernelArgsInit") &&
-                          acl_ok(aclrtKernelArgsAppend(handle, &args, sizeof(args), &param), "aclrtKernelArgsAppend") &&
-                          acl_ok(aclrtKernelArgsFinalize(handle), "aclrtKernelArgsFinalize") &&
-                          acl_ok(aclrtLaunchKernelWithConfig(fn, 1, stream, nullptr, handle, nullptr),
-                                 "aclrtLaunchKernelWithConfig") &&
-                          acl_ok(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream (the kernel's result)");
+    const bool launched =
+        acl_ok(aclrtBinaryLoadFromFile(COPY_OP_JSON, &options, &bin), "aclrtBinaryLoadFromFile") &&
+        acl_ok(aclrtBinaryGetFunction(bin, "CopyKernel", &fn), "aclrtBinaryGetFunction") &&
+        acl_ok(aclrtCreateStream(&stream), "aclrtCreateStream") &&
+        acl_ok(aclrtKernelArgsInit(fn, &handle), "aclrtKernelArgsInit") &&
+        acl_ok(aclrtKernelArgsAppend(handle, &args, sizeof(args), &param), "aclrtKernelArgsAppend") &&
+        acl_ok(aclrtKernelArgsFinalize(handle), "aclrtKernelArgsFinalize") &&
+        acl_ok(aclrtLaunchKernelWithConfig(fn, 1, stream, nullptr, handle, nullptr), "aclrtLaunchKernelWithConfig") &&
+        acl_ok(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream (the kernel's result)");
     if (stream != nullptr)
         (void)acl_ok(aclrtDestroyStream(stream), "aclrtDestroyStream");
     if (bin != nullptr)
@@ -93,7 +93,8 @@ int run(HcclComm comm)
                          payload[i]);
             return 1;
         }
-    std::printf("copy_op: the kernel copied %llu bytes on its AICPU_TS thread\n", static_cast<unsigned long long>(kLen));
+    std::printf("copy_op: the kernel copied %llu bytes on its AICPU_TS thread\n",
+                static_cast<unsigned long long>(kLen));
     return 0;
 }
 

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "hccl/hccl_diag.h"
-#include "hccl/hccl_res.h"
 #include "hccl/hccl_rank_graph.h"
+#include "hccl/hccl_res.h"
 #include "shim_common.h"
 
 namespace {
