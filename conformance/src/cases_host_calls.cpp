@@ -528,4 +528,111 @@ HCTS_CASE(HostCalls, CommMemReg, clauses("API.MR.1"), needs())
     kept.push_back(other);
 }
 
+// Registered memory across a channel (API.MR.2): every rank registers 64 KiB of host
+// memory and names it in the memHandles of a channel to each peer; the peer's
+// HcclChannelGetRemoteMems lists it (address, size, tag), and a write with notify from
+// rank 0's registered memory into rank 1's lands there by the wait. What custom
+// operators do with their aclrtMalloc'd input and output (issue 35).
+HCTS_CASE(HostCalls, RegisteredMemoryAcrossChannel, clauses("API.MR.2"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const auto &api = iut().api();
+    if (const std::string m = missing(iut(), {"HcclCommMemReg", "HcclChannelGetRemoteMems"}); !m.empty()) {
+        ev().case_not_supported("the IUT has no " + m);
+        return;
+    }
+    constexpr size_t kBytes = 1 << 16;
+    constexpr uint64_t kLen = 4096 + 123, kAt = 8192 + 40;
+    constexpr uint32_t kIdx = 5;
+    // Kept for the process's life: a registration lives until HcclCommDestroy.
+    static std::vector<void *> kept;
+    auto *mem = static_cast<std::byte *>(std::aligned_alloc(4096, kBytes));
+    kept.push_back(mem);
+    std::memset(mem, 0x5a, kBytes);
+    const std::string tag = "hcts-mr2-" + std::to_string(w.rank);
+    const CommMem mine{COMM_MEM_TYPE_HOST, mem, kBytes};
+    HcclMemHandle h = nullptr;
+    const HcclResult reg = api.HcclCommMemReg(w.comm, tag.c_str(), &mine, &h);
+    if (!mpi::all_ranks(reg == HCCL_SUCCESS && h != nullptr, "registered memory: HcclCommMemReg")) {
+        ev().check("API.MR.2", reg == HCCL_SUCCESS && h != nullptr,
+                   "HcclCommMemReg of 64 KiB of host memory " + rc_is(reg, HCCL_SUCCESS));
+        return;
+    }
+    const std::vector<HcclMemHandle> handles{h};
+    const ScopedChannels ch(w, World::kNotifyNum, handles);
+    if (!ch.distinct_from_default()) {
+        ev().check("API.MR.2", ch.rc() == HCCL_SUCCESS,
+                   "HcclChannelAcquire with one registered memory in memHandles " + rc_is(ch.rc(), HCCL_SUCCESS));
+        if (ch.rc() == HCCL_SUCCESS)
+            ev().unsupported("API.MR.2",
+                             "a second channel to the same peer could not be acquired as a distinct handle");
+        return;
+    }
+    // Where each rank's memory is, to check the peer's list against.
+    std::vector<uint64_t> where(static_cast<size_t>(w.size), 0);
+    for (int r = 0; r < w.size; ++r) {
+        uint64_t a = r == w.rank ? reinterpret_cast<uint64_t>(mem) : 0;
+        mpi::broadcast(std::as_writable_bytes(std::span(&a, 1)), r, "registered memory: addresses");
+        where[static_cast<size_t>(r)] = a;
+    }
+    for (int peer = 0; peer < w.size; ++peer) {
+        if (peer == w.rank)
+            continue;
+        uint32_t num = 0;
+        CommMem *mems = nullptr;
+        char **tags = nullptr;
+        const HcclResult rc = api.HcclChannelGetRemoteMems(w.comm, ch.to(peer), &num, &mems, &tags);
+        const std::string peer_tag = "hcts-mr2-" + std::to_string(peer);
+        bool listed = false;
+        for (uint32_t i = 0; rc == HCCL_SUCCESS && mems != nullptr && i < num; ++i)
+            listed = listed || (reinterpret_cast<uint64_t>(mems[i].addr) == where[static_cast<size_t>(peer)] &&
+                                mems[i].size == kBytes && tags != nullptr && tags[i] != nullptr && peer_tag == tags[i]);
+        ev().check("API.MR.2", rc == HCCL_SUCCESS && listed,
+                   "HcclChannelGetRemoteMems on the channel to rank " + std::to_string(peer) + " " +
+                       rc_is(rc, HCCL_SUCCESS) + " with " + std::to_string(num) +
+                       " memories; expected among them the peer's registration (tag " + peer_tag + ", 64 KiB at 0x" +
+                       hex(where[static_cast<size_t>(peer)]) + ")" + (listed ? "" : ": not listed"));
+    }
+    std::vector<std::byte> payload(kLen);
+    fill_payload(payload, StampKey{40, 0, 0});
+    Script s;
+    if (w.rank == 0) {
+        std::memcpy(mem, payload.data(), kLen);
+        s.wwn(w.thread(), ch.to(1), reinterpret_cast<std::byte *>(where[1]) + kAt, mem, kLen, kIdx);
+    } else if (w.rank == 1) {
+        s.wait(w.thread(), ch.to(0), kIdx, w.short_timeout() * 10);
+    }
+    mpi::phase_barrier("registered memory: memory ready");
+    const LaunchResult r = c.run(s, 20000);
+    mpi::phase_barrier("registered memory: transfer done");
+    if (w.rank > 1)
+        return;
+    if (s.first_unsupported()) {
+        ev().unsupported("API.MR.2", "the " + std::string(w.rank == 0 ? "write with notify" : "wait") +
+                                         " was refused with HCCL_E_NOT_SUPPORT (" + r.describe() + ")");
+        return;
+    }
+    if (!ev().check("API.MR.2", s.rc(0) == 0,
+                    std::string(w.rank == 0 ? "the write with notify from registered memory into the peer's"
+                                            : "the wait for it") +
+                        " returned " + hccl_result_name(s.rc(0)) + " (" + r.describe() + ")"))
+        return;
+    if (w.rank == 1) {
+        const bool same = std::memcmp(mem + kAt, payload.data(), kLen) == 0;
+        size_t first_bad = 0;
+        while (!same && first_bad < kLen && mem[kAt + first_bad] == payload[first_bad])
+            ++first_bad;
+        ev().check("API.MR.2", same,
+                   "after the wait, the registered memory holds the payload (" + std::to_string(kLen) +
+                       " bytes at offset " + std::to_string(kAt) + ")" +
+                       (same ? "" : ": first wrong byte at " + std::to_string(first_bad)));
+        const bool guard_ok =
+            std::all_of(mem + kAt - 40, mem + kAt, [](std::byte b) { return b == std::byte{0x5a}; }) &&
+            std::all_of(mem + kAt + kLen, mem + kAt + kLen + 64, [](std::byte b) { return b == std::byte{0x5a}; });
+        ev().check("API.MR.2", guard_ok, "the bytes around the payload in the registered memory were changed");
+    }
+}
+
 } // namespace hcts

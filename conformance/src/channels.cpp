@@ -5,9 +5,9 @@
 
 namespace hcts {
 
-ScopedChannels::ScopedChannels(const World &w, uint32_t notify_num) : w_(w)
+ScopedChannels::ScopedChannels(const World &w, uint32_t notify_num, std::span<const HcclMemHandle> mem_handles) : w_(w)
 {
-    by_rank_ = w.acquire_channels(notify_num, rc_, true);
+    by_rank_ = w.acquire_channels(notify_num, rc_, true, mem_handles);
     ok_ = mpi::all_ranks(rc_ == HCCL_SUCCESS, "scoped channel acquisition");
     bool mine = rc_ == HCCL_SUCCESS;
     for (int r = 0; r < w.size; ++r)

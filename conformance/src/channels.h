@@ -4,8 +4,10 @@
 // scope end so the next case may acquire them with other parameters.
 #pragma once
 
+#include <span>
 #include <vector>
 
+#include "hccl/hccl_channel.h"
 #include "hccl/hccl_types.h"
 #include "hcomm/hcomm_res_defs.h"
 
@@ -16,7 +18,8 @@ class World;
 class ScopedChannels {
   public:
     // Acquired by every rank together (collective).
-    ScopedChannels(const World &w, uint32_t notify_num);
+    // `mem_handles`: memory registered with HcclCommMemReg, named in every descriptor.
+    ScopedChannels(const World &w, uint32_t notify_num, std::span<const HcclMemHandle> mem_handles = {});
     ~ScopedChannels();
     ScopedChannels(const ScopedChannels &) = delete;
     ScopedChannels &operator=(const ScopedChannels &) = delete;

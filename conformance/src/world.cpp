@@ -134,8 +134,10 @@ void World::acquire_default_channels()
         peers[static_cast<size_t>(r)].channel = channels[static_cast<size_t>(r)];
 }
 
-std::vector<ChannelHandle> World::acquire_channels(uint32_t notify_num, HcclResult &rc, bool alternate) const
+std::vector<ChannelHandle> World::acquire_channels(uint32_t notify_num, HcclResult &rc, bool alternate,
+                                                   std::span<const HcclMemHandle> mem_handles) const
 {
+    std::vector<HcclMemHandle> handles(mem_handles.begin(), mem_handles.end());
     std::vector<HcclChannelDesc> descs(static_cast<size_t>(size - 1));
     HcclChannelDescInit(descs.data(), static_cast<uint32_t>(descs.size()));
     size_t i = 0;
@@ -145,6 +147,10 @@ std::vector<ChannelHandle> World::acquire_channels(uint32_t notify_num, HcclResu
         descs[i].remoteRank = static_cast<uint32_t>(r);
         descs[i].channelProtocol = alternate ? alt_protocol : protocol;
         descs[i].notifyNum = notify_num;
+        if (!handles.empty()) {
+            descs[i].memHandles = handles.data();
+            descs[i].memHandleNum = static_cast<uint32_t>(handles.size());
+        }
         ++i;
     }
     std::vector<ChannelHandle> got(descs.size(), 0);

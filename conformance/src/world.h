@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "device.h"
+#include "hccl/hccl_channel.h"
 #include "hccl/hccl_types.h"
 #include "hcomm/hcomm_res_defs.h"
 
@@ -108,7 +109,9 @@ class World {
     // Acquires channels to every peer with `notify_num` notifies; handles by rank.
     // `alternate` uses the product's second protocol: implementations key channels
     // by (engine, peer, protocol), so a channel with other parameters needs another.
-    std::vector<ChannelHandle> acquire_channels(uint32_t notify_num, HcclResult &rc, bool alternate = false) const;
+    // `mem_handles` (HcclCommMemReg's) go into every descriptor's memHandles.
+    std::vector<ChannelHandle> acquire_channels(uint32_t notify_num, HcclResult &rc, bool alternate = false,
+                                                std::span<const HcclMemHandle> mem_handles = {}) const;
     // Destroys channels (0 entries skipped); the IUT's return code.
     HcclResult destroy_channels(const std::vector<ChannelHandle> &by_rank) const;
 

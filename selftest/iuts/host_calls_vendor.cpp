@@ -7,13 +7,19 @@
 //     (A2/A3) path answers (the STRICT API.HC.4 wants the 950 path's HCCL_E_NOT_FOUND).
 //   - HcclDfxRegOpInfoByCommId leaves beginTime alone, as the vendor's 910B and device
 //     paths do (the STRICT API.HC.9 wants the 950 host path's stamp).
+//   - HcclCommMemReg hands out handles of its own (indices into a table, not the
+//     reference's pointers) and translates them in HcclChannelAcquire's memHandles:
+//     a handle is opaque, and nothing may depend on what it points to.
 // Never use it for anything else.
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <vector>
 
+#include "hccl/hccl_channel.h"
 #include "hccl/hccl_diag.h"
 #include "hccl/hccl_rank_graph.h"
+#include "hccl/hccl_res.h"
 #include "shim_common.h"
 
 namespace {
@@ -146,4 +152,57 @@ HCTS_SHIM_EXPORT HcclResult HcclDfxRegOpInfoByCommId(char *commId, void *hcclDfx
     if (rc == HCCL_SUCCESS)
         std::memcpy(static_cast<char *>(hcclDfxOpInfo) + offsetof(HcclDfxOpInfo, beginTime), &begin, sizeof(begin));
     return rc;
+}
+
+namespace {
+
+// Opaque handles: 0x4d520000 + index into g_real_handles; the same real handle gets the same one.
+std::vector<HcclMemHandle> g_real_handles;
+std::map<HcclMemHandle, HcclMemHandle> g_opaque_of;
+constexpr uintptr_t kHandleBase = 0x4d520000;
+
+} // namespace
+
+HCTS_SHIM_EXPORT HcclResult HcclCommMemReg(HcclComm comm, const char *memTag, const CommMem *mem,
+                                           HcclMemHandle *memHandle)
+{
+    static const auto next = real<decltype(&HcclCommMemReg)>("HcclCommMemReg");
+    HcclMemHandle got = nullptr;
+    const HcclResult rc = next(comm, memTag, mem, memHandle != nullptr ? &got : nullptr);
+    if (rc != HCCL_SUCCESS || memHandle == nullptr)
+        return rc;
+    std::lock_guard lock(g_mutex);
+    auto [it, fresh] = g_opaque_of.try_emplace(got, nullptr);
+    if (fresh) {
+        it->second = reinterpret_cast<HcclMemHandle>(kHandleBase + g_real_handles.size());
+        g_real_handles.push_back(got);
+    }
+    *memHandle = it->second;
+    return rc;
+}
+
+HCTS_SHIM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, const HcclChannelDesc *channelDescs,
+                                               uint32_t channelNum, ChannelHandle *channels)
+{
+    static const auto next = real<decltype(&HcclChannelAcquire)>("HcclChannelAcquire");
+    if (channelDescs == nullptr || channelNum == 0 || channelNum > 4096)
+        return next(comm, engine, channelDescs, channelNum, channels);
+    // Copies of the descriptors whose memHandles are this shim's, pointing at the real ones.
+    std::vector<HcclChannelDesc> descs(channelDescs, channelDescs + channelNum);
+    std::vector<std::vector<HcclMemHandle>> translated(channelNum);
+    {
+        std::lock_guard lock(g_mutex);
+        for (uint32_t i = 0; i < channelNum; ++i) {
+            if (descs[i].memHandles == nullptr || descs[i].memHandleNum == 0 || descs[i].memHandleNum > 256)
+                continue;
+            for (uint32_t k = 0; k < descs[i].memHandleNum; ++k) {
+                const auto v = reinterpret_cast<uintptr_t>(descs[i].memHandles[k]);
+                const bool ours = v >= kHandleBase && v - kHandleBase < g_real_handles.size();
+                // Not one of ours: passed on as it is, for the reference to judge.
+                translated[i].push_back(ours ? g_real_handles[v - kHandleBase] : descs[i].memHandles[k]);
+            }
+            descs[i].memHandles = translated[i].data();
+        }
+    }
+    return next(comm, engine, descs.data(), channelNum, channels);
 }
