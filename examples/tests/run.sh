@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# ctest examples.<name>.*: runs an example's test program, built by examples.build, on the
+# installed hcts: under the installed mpi_harness/launch with 4 ranks, on the installed
+# softverbs. Adversarial runs set SOFTVERBS_SEED in the environment (ctest does).
+# usage: run.sh PREFIX PROGRAM [--nodes K] [--expect-failure REGEX] [-- PROGRAM_ARGS...]
+#   --nodes K: on K simulated nodes (root only: exit 77, skipped, otherwise)
+#   --expect-failure REGEX: inverted, for a broken variant: passes only if the program fails
+#     (exit status not 0) and its output matches REGEX, i.e. its own check caught the fault.
+set -uo pipefail
+prefix=$1 program=$2
+shift 2
+nodes='' expect=''
+while (($#)); do
+  case $1 in
+    --nodes) nodes=$2; shift 2 ;;
+    --expect-failure) expect=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[[ -x $program ]] || { echo "run.sh: $program is not built (fixture examples.build)" >&2; exit 1; }
+launch=(--np 4)
+if [[ -n $nodes ]]; then
+  ((EUID == 0)) || { echo "run.sh: simulated nodes need root (network namespaces); skipped"; exit 77; }
+  launch+=(--nodes "$nodes")
+fi
+export LD_LIBRARY_PATH=$prefix/lib/hcts/softverbs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+cd "$(dirname "$program")" || exit 1
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$prefix/libexec/hcts/mpi_harness/launch" "${launch[@]}" -- "$program" "$@" 2>&1 | tee "$out"
+status=${PIPESTATUS[0]}
+[[ -z $expect ]] && exit "$status"
+if ((status == 0)); then
+  echo "run.sh: INVERTED TEST FAILED: $(basename "$program") passed, but its fault must make it fail"
+  exit 1
+fi
+if ! grep -Eq -- "$expect" "$out"; then
+  echo "run.sh: INVERTED TEST FAILED: $(basename "$program") failed (status $status), but printed nothing matching '$expect'"
+  exit 1
+fi
+echo "run.sh: as expected, $(basename "$program") caught the fault (status $status, output matches '$expect')"
+exit 0
