@@ -3,8 +3,10 @@
 // 2 on its channel, then waits for 1 and 2 from its peer.
 //   launch_probe pass        then exits 0
 //   launch_probe fail N      then exits N (hcts launch passes the status through)
-//   launch_probe deadlock    then waits on notify 3, which nobody records: a hang that
-//                            hcts launch's deadline ends, printing who waits for what
+//   launch_probe deadlock    then waits on notify 3, which nobody records, and a second
+//                            thread waits on its thread notify 1, which nobody records
+//                            either: a hang that hcts launch's deadline ends, printing
+//                            who waits for what
 #include <mpi.h>
 
 #include <cstdio>
@@ -22,6 +24,7 @@ namespace {
 
 struct Args {
     ThreadHandle thread;
+    ThreadHandle second;
     ChannelHandle channel;
     bool deadlock;
 };
@@ -33,8 +36,10 @@ uint32_t program(void *p)
     rc |= HcommChannelNotifyRecordOnThread(a->thread, a->channel, 2);
     rc |= HcommChannelNotifyWaitOnThread(a->thread, a->channel, 1, 20);
     rc |= HcommChannelNotifyWaitOnThread(a->thread, a->channel, 2, 20);
-    if (a->deadlock) // notify 3: nobody records it
+    if (a->deadlock) { // nobody records either
+        rc |= HcommThreadNotifyWaitOnThread(a->second, 1, 60);
         rc |= HcommChannelNotifyWaitOnThread(a->thread, a->channel, 3, 60);
+    }
     return static_cast<uint32_t>(rc);
 }
 
@@ -75,8 +80,11 @@ int main(int argc, char **argv)
         return fail(rank, "HcclCommInitRootInfo", rc);
     Args a{};
     a.deadlock = mode == "deadlock";
-    if (const int rc = HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, 1, 2, &a.thread); rc != 0)
+    ThreadHandle threads[2] = {};
+    if (const int rc = HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, 2, 2, threads); rc != 0)
         return fail(rank, "HcclThreadAcquire", rc);
+    a.thread = threads[0];
+    a.second = threads[1];
     HcclChannelDesc desc{};
     HcclChannelDescInit(&desc, 1);
     desc.remoteRank = static_cast<uint32_t>(rank ^ 1);
