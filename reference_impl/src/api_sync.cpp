@@ -149,7 +149,7 @@ int32_t thread_wait_on_thread(const char *api, ThreadHandle thread, uint32_t ind
     const bool forever = hcts::mutant("ref_thread_wait_timeout_ignored");
     submit(t.thread, [core = t.thread->core, comm = t.comm.get(), index, timeout, forever, thread] {
         const wait_report::WaitScope reported(wait_report::Kind::thread, comm->rank(), 0, index, core->notifies.size(),
-                                              timeout, thread, 0);
+                                              timeout, thread, 0, nullptr);
         return finish_wait(
             *comm, core->notifies.wait(index, forever ? std::nullopt : deadline_after(timeout), comm->closing()),
             "thread", index, timeout);

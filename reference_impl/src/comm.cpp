@@ -544,7 +544,7 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
                 if (hcts::mutant("ref_notify_top_index_pairs") && index > 0 && index + 1 == raw->notify_num &&
                     !std::has_single_bit(raw->notify_num))
                     raw->notifies->record(index - 1);
-                wait_report::notify_received(raw->handle, rank_, raw->remote_rank, index);
+                wait_report::notify_received(raw, rank_, raw->remote_rank, index);
                 if (!raw->notifies->record(index)) {
                     ++stats_.notify_overruns;
                     HREF_LOG_DEBUG(rank_, "notify ", index, " from rank ", raw->remote_rank,

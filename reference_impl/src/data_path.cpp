@@ -729,7 +729,7 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
                            uint64_t thread)
 {
     const wait_report::WaitScope reported(wait_report::Kind::channel, channel->comm->rank(), channel->remote_rank,
-                                          index, channel->notify_num, timeout, thread, channel->handle);
+                                          index, channel->notify_num, timeout, thread, channel->handle, channel.get());
     return channel_wait(channel, index, timeout);
 }
 

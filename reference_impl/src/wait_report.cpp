@@ -59,7 +59,7 @@ constexpr auto relaxed = std::memory_order_relaxed;
 } // namespace
 
 WaitScope::WaitScope(Kind kind, uint32_t rank, uint32_t peer, uint32_t index, uint32_t notify_num, uint32_t timeout,
-                     uint64_t thread, uint64_t channel)
+                     uint64_t thread, uint64_t channel, const void *channel_key)
 {
     File *f = file();
     if (f == nullptr)
@@ -77,6 +77,7 @@ WaitScope::WaitScope(Kind kind, uint32_t rank, uint32_t peer, uint32_t index, ui
         s.timeout.store(timeout, relaxed);
         s.thread.store(thread, relaxed);
         s.channel.store(channel, relaxed);
+        s.channel_key.store(reinterpret_cast<uint64_t>(channel_key), relaxed);
         s.start_ns.store(now_ns(), relaxed);
         s.state.store(kPublished, std::memory_order_release);
         slot_ = &s;
@@ -91,15 +92,16 @@ WaitScope::~WaitScope()
         slot_->state.store(kFree, std::memory_order_release);
 }
 
-void notify_received(uint64_t channel, uint32_t rank, uint32_t peer, uint32_t index)
+void notify_received(const void *channel_key, uint32_t rank, uint32_t peer, uint32_t index)
 {
     File *f = file();
+    const auto channel = reinterpret_cast<uint64_t>(channel_key);
     if (f == nullptr || channel == 0)
         return;
     for (ChannelSlot &s : f->channels) {
-        uint64_t key = s.channel.load(std::memory_order_acquire);
+        uint64_t key = s.key.load(std::memory_order_acquire);
         if (key == 0) {
-            if (!s.channel.compare_exchange_strong(key, channel, std::memory_order_acq_rel))
+            if (!s.key.compare_exchange_strong(key, channel, std::memory_order_acq_rel))
                 if (key != channel)
                     continue; // another channel took it
             s.rank.store(rank, relaxed);

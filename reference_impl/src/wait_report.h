@@ -28,15 +28,17 @@ struct WaitSlot {
     std::atomic<uint32_t> peer;  // the channel's remote rank (channel waits)
     std::atomic<uint32_t> index; // the notify index waited on
     std::atomic<uint32_t> notify_num;
-    std::atomic<uint32_t> timeout;  // the wait's timeOut argument (0: forever)
-    std::atomic<uint64_t> thread;   // ThreadHandle (0 when the wait is not on a thread)
-    std::atomic<uint64_t> channel;  // ChannelHandle (channel waits)
-    std::atomic<uint64_t> start_ns; // CLOCK_REALTIME
+    std::atomic<uint32_t> timeout;     // the wait's timeOut argument (0: forever)
+    std::atomic<uint64_t> thread;      // ThreadHandle (0 when the wait is not on a thread)
+    std::atomic<uint64_t> channel;     // ChannelHandle (channel waits)
+    std::atomic<uint64_t> channel_key; // the channel's key in File::channels (channel waits)
+    std::atomic<uint64_t> start_ns;    // CLOCK_REALTIME
 };
 
-// The notifies a channel received. channel: the key, 0 = free.
+// The notifies a channel received. key: the channel's object address in its process
+// (known before its handle is, when the first notify may already arrive), 0 = free.
 struct ChannelSlot {
-    std::atomic<uint64_t> channel;
+    std::atomic<uint64_t> key;
     std::atomic<uint32_t> rank;
     std::atomic<uint32_t> peer;
     std::atomic<uint32_t> last_index;
@@ -61,7 +63,7 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free && std::atomic<uint32_t
 class WaitScope {
   public:
     WaitScope(Kind kind, uint32_t rank, uint32_t peer, uint32_t index, uint32_t notify_num, uint32_t timeout,
-              uint64_t thread, uint64_t channel);
+              uint64_t thread, uint64_t channel, const void *channel_key);
     ~WaitScope();
     WaitScope(const WaitScope &) = delete;
     WaitScope &operator=(const WaitScope &) = delete;
@@ -70,7 +72,7 @@ class WaitScope {
     WaitSlot *slot_ = nullptr;
 };
 
-// A notify arrived on `channel` (from `peer`).
-void notify_received(uint64_t channel, uint32_t rank, uint32_t peer, uint32_t index);
+// A notify arrived on the channel `channel_key` (from `peer`).
+void notify_received(const void *channel_key, uint32_t rank, uint32_t peer, uint32_t index);
 
 } // namespace hcomm_ref::wait_report

@@ -27,7 +27,7 @@ struct Wait {
     wr::Kind kind;
     int32_t tid;
     uint32_t rank, peer, index, notify_num, timeout;
-    uint64_t thread, channel, start_ns;
+    uint64_t thread, channel, channel_key, start_ns;
     const wr::File *file;
 };
 
@@ -70,10 +70,10 @@ std::unique_ptr<wr::File> load(const fs::path &path, std::string &why)
     return file;
 }
 
-const wr::ChannelSlot *received_on(const wr::File &file, uint64_t channel)
+const wr::ChannelSlot *received_on(const wr::File &file, uint64_t key)
 {
     for (const auto &c : file.channels)
-        if (channel != 0 && c.channel.load() == channel && c.received.load() > 0)
+        if (key != 0 && c.key.load() == key && c.received.load() > 0)
             return &c;
     return nullptr;
 }
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
                 continue;
             waits.push_back({file->pid, kind, s.tid.load(), s.rank.load(), s.peer.load(), s.index.load(),
                              s.notify_num.load(), s.timeout.load(), s.thread.load(), s.channel.load(),
-                             s.start_ns.load(), file.get()});
+                             s.channel_key.load(), s.start_ns.load(), file.get()});
         }
         files.push_back(std::move(file));
     }
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
             "  thread 0x%llx (tid %d) waits on channel 0x%llx to peer rank %u, notify %u of %u%s, for %s (%s)\n",
             static_cast<unsigned long long>(w.thread), w.tid, static_cast<unsigned long long>(w.channel), w.peer,
             w.index, w.notify_num, range.c_str(), ago(w.start_ns, now).c_str(), timeout);
-        if (const wr::ChannelSlot *c = received_on(*w.file, w.channel))
+        if (const wr::ChannelSlot *c = received_on(*w.file, w.channel_key))
             std::printf(
                 "    last record by peer rank %u on this channel: notify %u, %s ago (%llu notify(s) received)\n",
                 w.peer, c->last_index.load(), ago(c->last_ns.load(), now).c_str(),
