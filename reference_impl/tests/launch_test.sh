@@ -3,6 +3,7 @@
 #   deadlock   both ranks wait on a channel notify and a thread notify nobody records:
 #              at the deadline (3000 ms) the output names each waiting thread, its peer
 #              rank and notify index, and the peer's last record on the channel; status 124
+#   interrupt  the same job without a deadline, sent SIGTERM: the same report, status 143
 #   status     a passing program's 0 and a failing program's 7 come back; the program's
 #              environment (--np and --devices)
 #   bad_input  wrong options are refused (status 2) with the value and what is allowed
@@ -43,6 +44,24 @@ case $case in
     [[ $(grep -cE '^  thread 0x[0-9a-f]+ \(tid [0-9]+\) waits on its thread notify 1 of 2, for [0-9.]+ s \(timeOut 60\)$' "$out") == 2 ]] &&
       echo "ok: each rank's second thread waits on its thread notify 1" ||
       { echo "FAILED: not two thread notify waits on notify 1 of 2"; failed=1; }
+    check "exactly four blocked waits" '4 blocked wait\(s\)'
+    ;;
+  interrupt)
+    # No deadline: SIGTERM to hcts launch (as ctest's timeout or a Ctrl-C would) reports
+    # who waits for what before it ends the job, and exits 128 + 15.
+    rc=0
+    "$hcts" launch --np 2 -- "$probe" deadlock >"$out" 2>&1 </dev/null &
+    pid=$!
+    sleep 3
+    kill -TERM "$pid"
+    for ((i = 0; i < 200; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    wait "$pid" || rc=$?
+    echo "--- hcts launch --np 2 -- $probe deadlock, SIGTERM after 3 s (exit $rc):"
+    sed 's/^/    /' "$out"
+    status_is 143 "$rc" "an interrupted job"
+    check "the interrupt is reported" 'interrupted \(signal 15\) while the job still runs'
+    check "rank 0 waits on notify 3 from peer rank 1" \
+      "^  thread 0x[0-9a-f]+ \\(tid [0-9]+\\) waits on channel 0x[0-9a-f]+ to peer rank 1, notify 3 of 4, "
     check "exactly four blocked waits" '4 blocked wait\(s\)'
     ;;
   status)
