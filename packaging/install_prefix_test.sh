@@ -18,7 +18,7 @@ mkdir -p "$work"
 step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" || fail "cmake --install failed (log: $work/install.log)"
 
-programs=(hcts hcts-conformance hcts-property hcts-report hcts-bench hcts-selftest softverbs-run)
+programs=(hcts hcts-conformance hcts-property hcts-report hcts-bench hcts-selftest softverbs-run hcts-waits)
 expected=(lib/hcts/libhcomm.so lib/hcts/libhcts_adapter_ref.so lib/hcts/libhcts_programs.so
   lib/hcts/selftest/libhcts_iut_notify_early.so lib/hcts/selftest/libhcts_iut_no_wwn.so
   lib/hcts/softverbs/libibverbs.so.1 lib/hcts/softverbs/librdmacm.so.1
@@ -76,6 +76,14 @@ read -r -a words <<<"$cflags"
 printf '#include "hcts_adapter.h"\n#include "hcts_programs.h"\n#include "hccl/hccl_types.h"\n#include "hcomm/hcomm_primitives.h"\nint main(void) { return (int)sizeof(hcts_adapter_v2); }\n' >"$work/pc.c"
 # shellcheck disable=SC2086 # the flags are words
 cc -std=c11 $cflags -c "$work/pc.c" -o "$work/pc.o" || fail "the adapter headers do not compile with pkg-config's flags"
+
+step "the installed hcts launch runs a program with the installed libraries and the caller's environment"
+HCTS_INSTALL_TEST_PASSTHROUGH=kept "$prefix/bin/hcts" launch --np 2 --timeout-ms 60000 -- env >"$work/launch.log" 2>&1 ||
+  fail "hcts launch --np 2 -- env failed (log: $work/launch.log)"
+grep -qx "LD_LIBRARY_PATH=$prefix/lib/hcts/softverbs:$prefix/lib/hcts.*" "$work/launch.log" ||
+  fail "hcts launch did not put $prefix/lib/hcts/softverbs and $prefix/lib/hcts first on LD_LIBRARY_PATH (log: $work/launch.log)"
+[[ $(grep -cx 'HCTS_INSTALL_TEST_PASSTHROUGH=kept' "$work/launch.log") == 2 ]] ||
+  fail "hcts launch did not pass the caller's environment to both ranks (log: $work/launch.log)"
 
 step "the installed hcts judges the reference through the example adapter"
 "$here/check_run.sh" "$prefix/bin/hcts" "$adapter" "$work/run" "$work/run.log" \

@@ -10,6 +10,7 @@
 #include "env.h"
 #include "hcomm/hcomm_primitives.h"
 #include "hcomm/hcomm_primitives_expt.h"
+#include "wait_report.h"
 
 using namespace hcomm_ref;
 
@@ -115,8 +116,8 @@ int32_t channel_wait_on_thread(const char *api, ThreadHandle thread, ChannelHand
         // Mutant: the index is checked when the wait runs, so the call itself succeeds.
         if (const HcclResult rc = resolve_handles(api, Api::on_thread, thread, channel, t); rc != HCCL_SUCCESS)
             return rc;
-        submit(t.thread, [c = t.channel, index, timeout] {
-            return index >= c->notify_num ? HCCL_E_PARA : do_channel_wait(c, index, timeout);
+        submit(t.thread, [c = t.channel, index, timeout, thread] {
+            return index >= c->notify_num ? HCCL_E_PARA : do_channel_wait(c, index, timeout, thread);
         });
         return HCCL_SUCCESS;
     }
@@ -129,7 +130,7 @@ int32_t channel_wait_on_thread(const char *api, ThreadHandle thread, ChannelHand
     }
     // A wait moves no bytes: it may run while the thread's writes are in flight.
     submit(
-        t.thread, [c = t.channel, index, timeout] { return do_channel_wait(c, index, timeout); },
+        t.thread, [c = t.channel, index, timeout, thread] { return do_channel_wait(c, index, timeout, thread); },
         TaskQueue::kOverlapAll);
     return HCCL_SUCCESS;
 }
@@ -146,7 +147,9 @@ int32_t thread_wait_on_thread(const char *api, ThreadHandle thread, uint32_t ind
     }
     // Mutant: thread waits wait forever, whatever their timeOut.
     const bool forever = hcts::mutant("ref_thread_wait_timeout_ignored");
-    submit(t.thread, [core = t.thread->core, comm = t.comm.get(), index, timeout, forever] {
+    submit(t.thread, [core = t.thread->core, comm = t.comm.get(), index, timeout, forever, thread] {
+        const wait_report::WaitScope reported(wait_report::Kind::thread, comm->rank(), 0, index, core->notifies.size(),
+                                              timeout, thread, 0, nullptr);
         return finish_wait(
             *comm, core->notifies.wait(index, forever ? std::nullopt : deadline_after(timeout), comm->closing()),
             "thread", index, timeout);

@@ -15,6 +15,7 @@
 #include "hccl/hccl_res.h"
 #include "log.h"
 #include "registry.h"
+#include "wait_report.h"
 
 namespace hcomm_ref {
 namespace {
@@ -543,6 +544,7 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
                 if (hcts::mutant("ref_notify_top_index_pairs") && index > 0 && index + 1 == raw->notify_num &&
                     !std::has_single_bit(raw->notify_num))
                     raw->notifies->record(index - 1);
+                wait_report::notify_received(raw, rank_, raw->remote_rank, index);
                 if (!raw->notifies->record(index)) {
                     ++stats_.notify_overruns;
                     HREF_LOG_DEBUG(rank_, "notify ", index, " from rank ", raw->remote_rank,

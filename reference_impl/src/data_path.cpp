@@ -18,6 +18,7 @@
 #include "log.h"
 #include "reduce.h"
 #include "task_queue.h"
+#include "wait_report.h"
 
 namespace hcomm_ref {
 namespace {
@@ -648,7 +649,9 @@ HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore
 // How often a waiting channel wait looks whether its peer is gone.
 constexpr auto kPeerCheckInterval = std::chrono::milliseconds(100);
 
-HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout)
+namespace {
+
+HcclResult channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout)
 {
     Comm &comm = *channel->comm;
     // Mutant: timeOut 0 taken as "do not wait" (poll once), not as "wait forever".
@@ -716,6 +719,18 @@ HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t 
     case NotifyBank::WaitResult::cancelled: break;
     }
     return HCCL_E_INTERNAL;
+}
+
+} // namespace
+
+// The wait itself lives in channel_wait: the report's scope kept apart from its
+// optional deadline (GCC 12 sees a false -Wmaybe-uninitialized when they share a frame).
+HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout,
+                           uint64_t thread)
+{
+    const wait_report::WaitScope reported(wait_report::Kind::channel, channel->comm->rank(), channel->remote_rank,
+                                          index, channel->notify_num, timeout, thread, channel->handle, channel.get());
+    return channel_wait(channel, index, timeout);
 }
 
 } // namespace hcomm_ref

@@ -186,4 +186,10 @@ bool local_unregistered_warn()
     return warn;
 }
 
+std::string wait_report_dir()
+{
+    static const std::string dir(get("HCOMM_REF_WAIT_REPORT"));
+    return dir;
+}
+
 } // namespace hcomm_ref::env

@@ -61,5 +61,9 @@ bool wwn_refusal_is_ptr();
 // logged warning (the vendor's device path only warns); refuse answers HCCL_E_PARA.
 // Read once per process.
 bool local_unregistered_warn();
+// HCOMM_REF_WAIT_REPORT: a directory where the process keeps its wait report
+// (wait_report.h: blocked waits, last notify per channel) for hcts launch; empty =
+// none. Read once per process.
+std::string wait_report_dir();
 
 } // namespace hcomm_ref::env
