@@ -13,14 +13,14 @@
 //     WWN.IDX.6), so the catalogue runs the default, drop;
 //   * a zero-length write with notify returns success and sends nothing: no
 //     byte, no notify (§9.2, UB makes no slices);
-//   * [src, src+len) outside the local communication memory is accepted with a
-//     warning (§9.1 check 7: the vendor continues with the nearest buffer's
-//     token). The reference moves data only from registered memory and this
-//     API cannot register more, so the shim cannot write from such a src: it
-//     sends the notify alone (no byte) and says so on stderr;
-//   * [dst, dst+len) outside the peer's communication memory returns
-//     HCCL_E_INTERNAL (§9.1 check 8: the transport throws), checked after src;
-//     so does an overflowing length, which lies outside both;
+//   * [src, src+len) outside the local communication memory and every memory the
+//     comm registered (HcclCommMemReg) is accepted with a warning (§9.1 check 7:
+//     the vendor continues with the nearest buffer's token). The reference moves
+//     data only from registered memory, so the shim cannot write from such a src:
+//     it sends the notify alone (no byte) and says so on stderr;
+//   * [dst, dst+len) outside the peer's communication memory and the memories the
+//     peer exchanged on the channel returns HCCL_E_INTERNAL (§9.1 check 8: the
+//     transport throws), checked after src; so does an overflowing length;
 //   * COMM_ENGINE_AICPU is served as AICPU_TS (§9.5: AICPU_TS maps to AICPU
 //     internally; the vendor's 950 sample mixes the two): threads, exports and
 //     channels acquired on AICPU are AICPU_TS ones;
@@ -44,6 +44,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hccl/hccl_channel.h"
+#include "hccl/hccl_res.h"
 #include "hccl/hccl_res_expt.h"
 #include "shim_common.h"
 
@@ -54,15 +56,22 @@ constexpr uint32_t kMaxBatchDescs = 1U << 16; // beyond it the reference refuses
 
 // What the shim learned of a channel when it was acquired (host side, where the
 // buffer queries are allowed): its notifies and both communication memories.
+struct Range {
+    uintptr_t base = 0;
+    uint64_t size = 0;
+};
+
 struct ChannelInfo {
     HcclComm comm = nullptr;
     uint32_t notify_num = 0;
     uintptr_t local = 0, remote = 0;
     uint64_t local_size = 0, remote_size = 0;
+    std::vector<Range> remote_mems; // what HcclChannelGetRemoteMems listed when it was acquired
 };
 
 std::mutex g_mu;
 std::map<ChannelHandle, ChannelInfo> g_channels;
+std::map<HcclComm, std::vector<Range>> g_registered; // HcclCommMemReg's memories, by comm
 
 bool known_channel(ChannelHandle channel, ChannelInfo &out)
 {
@@ -90,6 +99,18 @@ bool inside(const void *p, uint64_t len, uintptr_t base, uint64_t size)
 {
     const auto a = reinterpret_cast<uintptr_t>(p);
     return a >= base && len <= size && a - base <= size - len;
+}
+
+bool inside_any(const void *p, uint64_t len, const std::vector<Range> &ranges)
+{
+    return std::any_of(ranges.begin(), ranges.end(), [&](const Range &r) { return inside(p, len, r.base, r.size); });
+}
+
+bool inside_registered(HcclComm comm, const void *p, uint64_t len)
+{
+    const std::lock_guard lock(g_mu);
+    const auto it = g_registered.find(comm);
+    return it != g_registered.end() && inside_any(p, len, it->second);
 }
 
 bool device_side() { return HcommRefIsDeviceSide() != 0; }
@@ -184,8 +205,26 @@ HCTS_SHIM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine,
         if (HcclChannelGetHcclBuffer(comm, channels[i], &remote, &info.remote_size) != HCCL_SUCCESS)
             info.remote_size = 0;
         info.remote = reinterpret_cast<uintptr_t>(remote);
+        uint32_t num = 0;
+        CommMem *mems = nullptr;
+        char **tags = nullptr;
+        if (HcclChannelGetRemoteMems(comm, channels[i], &num, &mems, &tags) == HCCL_SUCCESS && mems != nullptr)
+            for (uint32_t k = 0; k < num && k < 4096; ++k)
+                info.remote_mems.push_back(Range{reinterpret_cast<uintptr_t>(mems[k].addr), mems[k].size});
         const std::lock_guard lock(g_mu);
         g_channels[channels[i]] = info;
+    }
+    return rc;
+}
+
+HCTS_SHIM_EXPORT HcclResult HcclCommMemReg(HcclComm comm, const char *memTag, const CommMem *mem,
+                                           HcclMemHandle *memHandle)
+{
+    static const auto fn = real<decltype(&HcclCommMemReg)>("HcclCommMemReg");
+    const HcclResult rc = fn(comm, memTag, mem, memHandle);
+    if (rc == HCCL_SUCCESS && mem != nullptr) {
+        const std::lock_guard lock(g_mu);
+        g_registered[comm].push_back(Range{reinterpret_cast<uintptr_t>(mem->addr), mem->size});
     }
     return rc;
 }
@@ -211,6 +250,7 @@ HCTS_SHIM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
     if (rc == HCCL_SUCCESS) {
         const std::lock_guard lock(g_mu);
         std::erase_if(g_channels, [comm](const auto &kv) { return kv.second.comm == comm; });
+        g_registered.erase(comm);
     }
     return rc;
 }
@@ -233,15 +273,16 @@ HCTS_SHIM_EXPORT int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, Chann
         return wwn_fn()(thread, channel, dst, src, len, idx);
     if (len == 0)
         return HCCL_SUCCESS; // no slices: nothing written, no notify
-    const bool src_inside = inside(src, len, info.local, info.local_size);
+    const bool src_inside = inside(src, len, info.local, info.local_size) || inside_registered(info.comm, src, len);
+    const bool dst_inside = inside(dst, len, info.remote, info.remote_size) || inside_any(dst, len, info.remote_mems);
     if (!src_inside)
         std::fprintf(stderr,
                      "hcts shim vendor_like: WARNING src %p over %llu bytes is outside the local communication memory "
                      "[%#llx, +%llu); accepted as the vendor does%s\n",
                      src, static_cast<unsigned long long>(len), static_cast<unsigned long long>(info.local),
                      static_cast<unsigned long long>(info.local_size),
-                     inside(dst, len, info.remote, info.remote_size) ? " (notify only: no byte is written)" : "");
-    if (!inside(dst, len, info.remote, info.remote_size))
+                     dst_inside ? " (notify only: no byte is written)" : "");
+    if (!dst_inside)
         return HCCL_E_INTERNAL; // the transport finds no remote buffer for [dst, dst+len)
     const std::optional<uint32_t> served = served_index(idx, info.notify_num);
     if (!src_inside) {
