@@ -50,30 +50,6 @@ static inline int hcts_securec_overlap(const void *a, size_t alen, const void *b
     return (x < y + blen) && (y < x + alen);
 }
 
-static inline errno_t memcpy_s(void *dest, size_t destMax, const void *src, size_t count)
-{
-    if (dest == NULL || destMax == 0 || destMax > SECUREC_MEM_MAX_LEN)
-        return EINVAL;
-    if (src == NULL) {
-        memset(dest, 0, destMax);
-        return EINVAL_AND_RESET;
-    }
-    if (count > destMax) {
-        memset(dest, 0, destMax);
-        return ERANGE_AND_RESET;
-    }
-    if (count == 0 || dest == src)
-        return EOK;
-    if (hcts_securec_overlap(dest, count, src, count)) {
-        memset(dest, 0, destMax);
-        return EOVERLAP_AND_RESET;
-    }
-    /* memmove, not memcpy: the ranges are known apart here, but GCC's -Wrestrict
-     * cannot see that through the check above and warns in callers. */
-    memmove(dest, src, count);
-    return EOK;
-}
-
 static inline errno_t memmove_s(void *dest, size_t destMax, const void *src, size_t count)
 {
     if (dest == NULL || destMax == 0 || destMax > SECUREC_MEM_MAX_LEN)
@@ -89,6 +65,18 @@ static inline errno_t memmove_s(void *dest, size_t destMax, const void *src, siz
     if (count != 0)
         memmove(dest, src, count);
     return EOK;
+}
+
+/* memmove_s's checks and copy, and overlapping ranges refused. (memmove underneath:
+ * GCC's -Wrestrict would not see the overlap check in callers.) */
+static inline errno_t memcpy_s(void *dest, size_t destMax, const void *src, size_t count)
+{
+    if (dest != NULL && destMax != 0 && destMax <= SECUREC_MEM_MAX_LEN && src != NULL && count <= destMax &&
+        count != 0 && dest != src && hcts_securec_overlap(dest, count, src, count)) {
+        memset(dest, 0, destMax);
+        return EOVERLAP_AND_RESET;
+    }
+    return memmove_s(dest, destMax, src, count);
 }
 
 static inline errno_t memset_s(void *dest, size_t destMax, int c, size_t count)

@@ -152,6 +152,23 @@ std::chrono::milliseconds notify_delay()
     return std::chrono::milliseconds(ms);
 }
 
+namespace {
+
+// A knob with two values: false for `off` (also when unset), true for `on`; anything
+// else is logged and read as `off`.
+bool binary_knob(const char *name, std::string_view off, std::string_view on)
+{
+    const std::string_view value = get(name);
+    if (value.empty() || value == off)
+        return false;
+    if (value == on)
+        return true;
+    HREF_LOG_WARN(-1, name, "='", value, "' is not ", off, " or ", on, "; using ", off);
+    return false;
+}
+
+} // namespace
+
 uint32_t split_reordered()
 {
     static const auto pieces = static_cast<uint32_t>(small_knob("HCOMM_REF_SPLIT_REORDERED", 64));
@@ -160,29 +177,13 @@ uint32_t split_reordered()
 
 bool wwn_refusal_is_ptr()
 {
-    static const bool is_ptr = [] {
-        const std::string_view value = get("HCOMM_REF_WWN_REFUSAL");
-        if (value.empty() || value == "not_support")
-            return false;
-        if (value == "ptr")
-            return true;
-        HREF_LOG_WARN(-1, "HCOMM_REF_WWN_REFUSAL='", value, "' is not not_support or ptr; using not_support");
-        return false;
-    }();
+    static const bool is_ptr = binary_knob("HCOMM_REF_WWN_REFUSAL", "not_support", "ptr");
     return is_ptr;
 }
 
 bool local_unregistered_warn()
 {
-    static const bool warn = [] {
-        const std::string_view value = get("HCOMM_REF_LOCAL_UNREGISTERED");
-        if (value.empty() || value == "refuse")
-            return false;
-        if (value == "warn")
-            return true;
-        HREF_LOG_WARN(-1, "HCOMM_REF_LOCAL_UNREGISTERED='", value, "' is not refuse or warn; using refuse");
-        return false;
-    }();
+    static const bool warn = binary_knob("HCOMM_REF_LOCAL_UNREGISTERED", "refuse", "warn");
     return warn;
 }
 
