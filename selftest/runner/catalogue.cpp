@@ -28,7 +28,8 @@ const std::vector<std::string> kAreas{"bounds",     "ordering", "notify",    "ti
 const std::vector<std::string> kKeys{"id",           "kind",          "area",       "what",         "iut",
                                      "env",          "fails",         "gate",       "strict_fails", "not_supported_ok",
                                      "may_fail",     "not_supported", "errors",     "profile",      "np",
-                                     "case_timeout", "cases",         "observable", "killed_by"};
+                                     "case_timeout", "cases",         "observable", "killed_by",    "focus_cases",
+                                     "alone"};
 
 std::string list(const std::vector<std::string> &v)
 {
@@ -235,6 +236,13 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
             int_in_range(n, "case_timeout", 1, 1800, "a deadline per case from 1 to 1800 seconds", r, name)
                 .value_or(e.case_timeout_s);
         e.cases = scalar(n, "cases", r, name).value_or("");
+        e.focus_cases = scalar(n, "focus_cases", r, name).value_or("");
+        if (const auto a = scalar(n, "alone", r, name)) {
+            if (*a == "true" || *a == "false")
+                e.alone = *a == "true";
+            else
+                r.at(n["alone"], name + ": alone is '" + *a + "'; allowed: true, false");
+        }
         e.observable = scalar(n, "observable", r, name).value_or("api");
         if (e.observable != "api" && e.observable != "internal")
             r.at(n["observable"], name + ": observable is '" + e.observable + "'; allowed: api, internal");
@@ -290,9 +298,13 @@ void parse_catalogue_file(const std::string &text, const std::string &origin, co
                 r.at(n, name + ": an internal mutant needs killed_by (the ctests that see it)");
             if (e.observable == "internal" && e.fails)
                 r.at(n["fails"], name + ": an internal mutant is not run by the conformance suite; no fails");
+            if (n["focus_cases"] && (e.observable != "api" || e.fails))
+                r.at(n["focus_cases"], name + ": focus_cases is for an API mutant without fails (one with fails "
+                                              "runs the cases naming them under --focus)");
             e.env.emplace("HCTS_MUTANT", e.id);
         } else {
             forbid("observable", "only mutants");
+            forbid("focus_cases", "only mutants");
             forbid("killed_by", "only mutants");
         }
         out.push_back(std::move(e));

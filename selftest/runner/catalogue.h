@@ -44,7 +44,13 @@ struct Entry {
     // The suite's deadline per case (seconds) when this entry's cases need more than
     // the runner's --case-timeout; 0: the runner's.
     int case_timeout_s = 0;
-    std::string cases;                  // profile: a gtest filter
+    std::string cases; // profile: a gtest filter
+    // mutant without fails: the gtest filter it runs under --focus (CI), the cases that
+    // kill it quickly; ./hcts selftest still runs every case. Empty: the whole suite.
+    std::string focus_cases;
+    // Runs with no other entry beside it under --jobs: it needs the machine's memory
+    // or cores to itself (a 4 GiB transfer).
+    bool alone = false;
     std::string observable = "api";     // mutant: api | internal
     std::vector<std::string> killed_by; // mutant, internal: ctests
     std::string file;                   // "shims.yaml:12", where it is defined

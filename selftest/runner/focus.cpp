@@ -52,4 +52,17 @@ std::string focus_filter(const Entry &e, const std::vector<CaseClauses> &cases)
     return filter;
 }
 
+std::string unknown_cases(std::string_view names, const std::vector<CaseClauses> &cases)
+{
+    std::string unknown;
+    while (!names.empty()) {
+        const auto colon = names.find(':');
+        const std::string_view name = names.substr(0, colon);
+        names = colon == std::string_view::npos ? std::string_view{} : names.substr(colon + 1);
+        if (std::none_of(cases.begin(), cases.end(), [&](const CaseClauses &c) { return c.name == name; }))
+            unknown += (unknown.empty() ? "'" : ", '") + std::string(name) + "'";
+    }
+    return unknown;
+}
+
 } // namespace hcts::selftest

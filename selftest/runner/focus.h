@@ -32,4 +32,8 @@ std::vector<std::string> focus_clauses(const Entry &e);
 // suite runs then).
 std::string focus_filter(const Entry &e, const std::vector<CaseClauses> &cases);
 
+// The names of a ':'-separated list of cases (an entry's focus_cases) that are not
+// in `cases`, comma-separated; empty when every one is.
+std::string unknown_cases(std::string_view names, const std::vector<CaseClauses> &cases);
+
 } // namespace hcts::selftest

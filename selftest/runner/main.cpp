@@ -17,6 +17,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <shared_mutex>
 #include <sstream>
 #include <thread>
 
@@ -287,8 +288,9 @@ std::string suite_commit(const std::string &src)
     return out;
 }
 
-// --focus: each selected mutant with declared clauses gets the filter of the
-// cases naming them, from the suite's own list of its cases.
+// --focus: each selected mutant or wrong library with declared clauses gets the
+// filter of the cases naming them, from the suite's own list of its cases. Not an
+// IUT without the call (`not_supported: all`): that claim is about every clause.
 bool focus_entries(const std::vector<Entry> &selected, Options &o, std::string &why_not)
 {
     const std::string cmd =
@@ -310,14 +312,24 @@ bool focus_entries(const std::vector<Entry> &selected, Options &o, std::string &
     }
     std::size_t focused = 0;
     for (const auto &e : selected) {
-        if (e.kind != "mutant" || e.observable != "api")
+        const bool focusable =
+            (e.kind == "mutant" && e.observable == "api") || (e.kind == "wrong" && !e.not_supported_all);
+        if (!focusable)
             continue;
-        if (auto f = focus_filter(e, cases); !f.empty()) {
+        if (!e.focus_cases.empty()) {
+            if (const auto unknown = unknown_cases(e.focus_cases, cases); !unknown.empty()) {
+                why_not = e.file + ": " + e.id + ": focus_cases names " + unknown +
+                          ", which the suite does not have (hcts-conformance --list-cases)";
+                return false;
+            }
+            o.focus_filters[e.id] = e.focus_cases;
+            ++focused;
+        } else if (auto f = focus_filter(e, cases); !f.empty()) {
             o.focus_filters[e.id] = std::move(f);
             ++focused;
         }
     }
-    std::cout << "hcts-selftest: focus: " << focused << " mutants run only the cases naming their declared clauses ("
+    std::cout << "hcts-selftest: focus: " << focused << " entries run only the cases naming their declared clauses ("
               << cases.size() << " cases in the suite)\n";
     return true;
 }
@@ -469,8 +481,9 @@ int main(int argc, char **argv)
                    "consecutive commits run them all (needs the source tree's git history; without it, all run)")
         ->check(CLI::Range(1, 100));
     app.add_flag("--focus", o.focus,
-                 "CI: a mutant with declared clauses runs only the cases naming them (and may_fail, not_supported, "
-                 "errors); each declared kill is still proved, clauses those cases do not judge are not looked at");
+                 "CI: a mutant or wrong library with declared clauses runs only the cases naming them (and "
+                 "may_fail, not_supported, errors); each declared kill is still proved, clauses those cases do "
+                 "not judge are not looked at");
     app.add_flag("--internal", o.internal, "also run internal mutants' killed_by ctests with the mutant on");
     app.add_flag("--list", o.list, "list the selected entries and their commands; run nothing");
     app.add_option("--out", o.out,
@@ -675,15 +688,23 @@ int main(int argc, char **argv)
         return 0;
     }
     // Entries run --jobs at a time: a run mostly waits (timeouts, quiet notifies), so
-    // two at once nearly halve the catalogue's time on two cores. Each line is printed
+    // two at once nearly halve the catalogue's time on two cores. An entry marked
+    // `alone` waits until no other runs and runs by itself. Each line is printed
     // when its entry ends; the summary below keeps the catalogue's order.
     std::vector<Executed> done(total);
     {
         std::mutex print;
+        std::shared_mutex beside; // shared: an ordinary entry runs; exclusive: an `alone` one
         std::atomic<std::size_t> next{0};
         const auto worker = [&] {
             for (std::size_t k; (k = next++) < total;) {
-                done[k] = execute(selected[k], o);
+                if (selected[k].alone) {
+                    const std::unique_lock by_itself(beside);
+                    done[k] = execute(selected[k], o);
+                } else {
+                    const std::shared_lock with_others(beside);
+                    done[k] = execute(selected[k], o);
+                }
                 const std::lock_guard lock(print);
                 std::cout << "[" << k + 1 << "/" << total << "] " << selected[k].id << " (" << selected[k].kind
                           << ") ... " << done[k].j.verdict << " (" << format_s(done[k].seconds) << ")\n";

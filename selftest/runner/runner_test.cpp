@@ -539,6 +539,48 @@ TEST(Focus, CasesNamingADeclaredClauseOnly)
     EXPECT_EQ(focus_filter(mutant(), cases), "");
 }
 
+TEST(Focus, FocusCasesMustBeCasesOfTheSuite)
+{
+    const auto cases = parse_case_list("Vis.One WWN.VIS.1\nIdx.Many WWN.IDX.1\n");
+    EXPECT_EQ(unknown_cases("Idx.Many", cases), "");
+    EXPECT_EQ(unknown_cases("Idx.Many:Vis.One", cases), "");
+    EXPECT_EQ(unknown_cases("Idx.Many:Idx.*:Vis.Two", cases), "'Idx.*', 'Vis.Two'");
+}
+
+// focus_cases names the cases that kill a mutant without declared clauses in CI; a
+// mutant with fails is focused on them already, and no other kind takes it.
+TEST(Catalogue, FocusCasesOnlyForAnApiMutantWithoutFails)
+{
+    const std::string head = "schema: hcts-selftest-catalogue\nschema_version: 1\nentries:\n";
+    std::vector<std::string> problems;
+    auto out =
+        parse(head + "  - {id: ref_a, kind: mutant, area: notify, what: w, focus_cases: \"Idx.Many\"}\n", problems);
+    ASSERT_TRUE(problems.empty()) << problems[0];
+    EXPECT_EQ(out.at(0).focus_cases, "Idx.Many");
+    parse(head + "  - {id: ref_b, kind: mutant, area: notify, what: w, fails: [A.1], focus_cases: \"Idx.Many\"}\n",
+          problems);
+    parse(head + "  - {id: w, kind: wrong, area: notify, what: w, iut: shim:x, fails: [A.1], focus_cases: \"I.M\"}\n",
+          problems);
+    ASSERT_EQ(problems.size(), 2u);
+    EXPECT_NE(problems[0].find("focus_cases is for an API mutant without fails"), std::string::npos) << problems[0];
+    EXPECT_NE(problems[1].find("'focus_cases' does not apply to kind wrong"), std::string::npos) << problems[1];
+}
+
+TEST(Catalogue, AloneIsTrueOrFalse)
+{
+    const std::string head = "schema: hcts-selftest-catalogue\nschema_version: 1\nentries:\n";
+    std::vector<std::string> problems;
+    auto out = parse(head + "  - {id: ref_a, kind: mutant, area: notify, what: w, alone: true}\n"
+                            "  - {id: ref_b, kind: mutant, area: notify, what: w}\n",
+                     problems);
+    ASSERT_TRUE(problems.empty()) << problems[0];
+    EXPECT_TRUE(out.at(0).alone);
+    EXPECT_FALSE(out.at(1).alone);
+    parse(head + "  - {id: ref_c, kind: mutant, area: notify, what: w, alone: sometimes}\n", problems);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("alone is 'sometimes'; allowed: true, false"), std::string::npos) << problems[0];
+}
+
 TEST(Focus, MalformedCaseListIsRefusedWithItsLine)
 {
     EXPECT_THROW(parse_case_list("Vis.One WWN.VIS.1\nno-clauses-here\n"), std::runtime_error);
