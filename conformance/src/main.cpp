@@ -254,7 +254,7 @@ int main(int argc, char **argv)
         (void)harness.run(); // the exit status is the gate of results.json, below
         if (results) {
             results->finish(RunStatus::Complete);
-            status = results->gate_passed() ? 0 : 1;
+            status = outcome_status(results->doc());
             print_outcome(results->doc(), o.configuration, results->path());
         }
     } catch (const std::exception &e) {

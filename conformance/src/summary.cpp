@@ -56,19 +56,36 @@ void print_outcome(const nlohmann::json &results, const std::string &configurati
         return;
     }
     int judged = 0;
-    std::string failing;
+    std::string failing, departing;
+    const bool strict = summary.value("gate_mode", "default") == "strict";
     for (const auto &c : results.value("clauses", nlohmann::json::array())) {
         const auto verdict = c.value("verdict", nlohmann::json());
         if (!verdict.is_string())
             continue;
         ++judged;
-        if (expectations::is_bad(verdict.get<std::string>()))
-            failing += (failing.empty() ? "" : ", ") + c.value("id", std::string("?"));
+        if (!expectations::is_bad(verdict.get<std::string>()))
+            continue;
+        // MUST clauses gate; STRICT ones only a strict run; a PROFILE hazard never.
+        const std::string kind = c.value("kind", "");
+        const std::string id = c.value("id", std::string("?"));
+        if (kind == "MUST" || (kind == "STRICT" && strict))
+            failing += (failing.empty() ? "" : ", ") + id;
+        else
+            departing += (departing.empty() ? "" : ", ") + id + " (" + kind + ")";
     }
     const int undecided = static_cast<int>(not_run->size());
-    std::printf("hcts: %s: %d clauses judged (%d left to other runs), %s; results in %s\n",
+    std::printf("hcts: %s: %d clauses judged (%d left to other runs), %s%s; results in %s\n",
                 configuration.empty() ? "this subset" : configuration.c_str(), judged, undecided,
-                failing.empty() ? "none failing" : ("failing: " + failing).c_str(), path.c_str());
+                failing.empty() ? "none failing" : ("failing: " + failing).c_str(),
+                departing.empty() ? "" : ("; not gated: " + departing).c_str(), path.c_str());
+}
+
+int outcome_status(const nlohmann::json &results)
+{
+    const nlohmann::json summary = results.value("summary", nlohmann::json::object());
+    const auto not_run = summary.find("not_run");
+    const bool subset = not_run != summary.end() && not_run->is_array() && !not_run->empty();
+    return summary.value(subset ? "judged" : "gate", "") == "pass" ? 0 : 1;
 }
 
 } // namespace hcts

@@ -16,4 +16,9 @@ int print_summary(const std::string &path);
 // no verdict: it says what it judged instead ("segment: 63 clauses judged, 0
 // failing"), and the merged run's gate is the one verdict.
 void print_outcome(const nlohmann::json &results, const std::string &configuration, const std::string &path);
+
+// The exit status of a conformance run: 0 when its gate passed, 1 when not. A subset
+// (summary.not_run not empty) exits by what it judged (summary.judged): its own gate
+// is no verdict, and a status 1 would read as a failure in a run that passes.
+int outcome_status(const nlohmann::json &results);
 } // namespace hcts

@@ -246,6 +246,17 @@ TEST(ExpectationsApply, ClausesNoCaseDecidedFailTheGate)
     hcts::expectations::summarize(r);
     EXPECT_EQ(r["summary"]["gate"], "fail");
     EXPECT_EQ(r["summary"]["not_run"], json::array({"WWN.C"})); // kept
+    // What ran still passes: a subset reports that (summary.judged), not a verdict.
+    EXPECT_EQ(r["summary"]["judged"], "pass");
+}
+
+TEST(ExpectationsApply, JudgedFailsOnAGatedFailureOfWhatRan)
+{
+    auto r = combo_results();
+    r["summary"]["not_run"] = json::array({"WWN.C"});
+    set("").apply(r); // WWN.B's FAIL is not waived
+    EXPECT_EQ(r["summary"]["gate"], "fail");
+    EXPECT_EQ(r["summary"]["judged"], "fail");
 }
 
 TEST(Verdicts, OrderIsTheSchemaOrder)
