@@ -1,23 +1,37 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hcts needs, and only those missing. Quick when all
 # are present; as non-root it prints the command to run instead.
+#   install-deps.sh [run|test]
+#   run   what building and ./hcts run need: compiler, CMake, GoogleTest, RapidCheck,
+#         MPI, verbs headers, the JSON/YAML/CLI/archive libraries (scripts/deps.d/run/)
+#   test  that and the test toolchain every ctest uses (scripts/deps.d/test/): perftest,
+#         qperf, UCX, libfabric, pyverbs, chromium, groovy, clang for fuzzing... (default)
 set -euo pipefail
+
+purpose=${1:-test}
+case $purpose in
+  run) dirs=(run) ;;
+  test) dirs=(run test) ;;
+  *) echo "install-deps.sh: unknown purpose '$purpose'; allowed: run, test" >&2; exit 2 ;;
+esac
 
 packages=(
   build-essential cmake ninja-build pkg-config git
   libgtest-dev libgmock-dev librapidcheck-dev
-  libibverbs-dev ibverbs-utils
+  libibverbs-dev
   openmpi-bin libopenmpi-dev
   nlohmann-json3-dev libyaml-cpp-dev libssl-dev
-  iproute2 util-linux procps clang-format
+  iproute2 util-linux procps
 )
-# Extra packages a component asks for (one per line in scripts/deps.d/*.txt).
+# Extra packages a component asks for (one per line in scripts/deps.d/{run,test}/*.txt).
 here=$(cd "$(dirname "$0")" && pwd)
-if compgen -G "$here/deps.d/*.txt" >/dev/null; then
+for d in "${dirs[@]}"; do
+  compgen -G "$here/deps.d/$d/*.txt" >/dev/null || continue
   while read -r pkg; do
     [[ -n $pkg && $pkg != \#* ]] && packages+=("$pkg")
-  done < <(cat "$here"/deps.d/*.txt)
-fi
+  done < <(cat "$here"/deps.d/"$d"/*.txt)
+done
+mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
 
 missing=()
 for pkg in "${packages[@]}"; do
@@ -26,7 +40,7 @@ for pkg in "${packages[@]}"; do
 done
 
 if ((${#missing[@]} == 0)); then
-  echo "hcts: all ${#packages[@]} packages present"
+  echo "hcts: all ${#packages[@]} packages for $purpose present"
   exit 0
 fi
 

@@ -9,7 +9,7 @@ set -euo pipefail
 prop=$1 schema=$2 work=$3 no_launch=$4
 python=/usr/bin/python3
 if ! "$python" -c 'import jsonschema' 2>/dev/null; then
-  echo "python3-jsonschema is not installed; it is required: apt-get install -y python3-jsonschema (scripts/deps.d/property.txt)" >&2
+  echo "python3-jsonschema is not installed; it is required: apt-get install -y python3-jsonschema (scripts/deps.d/test/property.txt)" >&2
   exit 1
 fi
 rm -rf "$work" && mkdir -p "$work"
