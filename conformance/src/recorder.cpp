@@ -54,11 +54,20 @@ void Recorder::record(const mpi::CaseResult &r)
     // verdict, so the schema's worst-of rule gives a clause only its own checks.
     Verdict worst_v = Verdict::Pass;
     std::string worst_reason;
+    // Whether a failing verdict of this case gates the run (a MUST clause, or a STRICT
+    // one under --gate strict): a STRICT departure in a default run is printed as such,
+    // never as FAIL, so a run that passes prints no FAIL line of its own.
+    bool gated_failure = false;
     const bool split = spec->clauses.size() > 1;
     for (size_t k = 0; k < spec->clauses.size(); ++k) {
         const std::string &id = spec->clauses[k];
         const ClauseVerdict &cv = merged.clauses.at(id);
         const nlohmann::json reason = cv.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(cv.reason);
+        if (fails_gate(cv.verdict)) {
+            const Clause *c = catalogue_.find(id);
+            const std::string kind = c != nullptr ? c->kind : "MUST";
+            gated_failure = gated_failure || kind == "MUST" || (kind == "STRICT" && shape_.gate == "strict");
+        }
         if (cv.verdict > worst_v || (cv.verdict == worst_v && worst_reason.empty())) {
             worst_v = cv.verdict;
             worst_reason = cv.reason.empty() ? "" : id + ": " + cv.reason;
@@ -77,8 +86,10 @@ void Recorder::record(const mpi::CaseResult &r)
              {"clause_verdicts",
               {{id, {{"verdict", verdict_name(cv.verdict)}, {"reason", reason}, {"profile", cv.profile}}}}}});
     }
-    std::printf("hcts: %-13s %s (%.0f ms)%s%s\n", std::string(verdict_name(worst_v)).c_str(), r.name.c_str(),
-                r.duration_ms, worst_reason.empty() ? "" : " - ", worst_reason.c_str());
+    const bool departs = worst_v == Verdict::Fail && !gated_failure;
+    std::printf("hcts: %-13s %s (%.0f ms)%s%s%s\n", departs ? "DEPARTS" : std::string(verdict_name(worst_v)).c_str(),
+                r.name.c_str(), r.duration_ms, worst_reason.empty() ? "" : " - ",
+                departs ? "(STRICT, gates only --gate strict) " : "", worst_reason.c_str());
     if (worst_v != Verdict::Pass && worst_v != Verdict::Profile)
         std::printf("hcts:   reproduce: %s\n", repro.c_str());
     std::fflush(stdout);
