@@ -6,6 +6,9 @@
 #define TEMPLATE_ALLGATHER_COMMON_H
 
 #include <acl/acl_rt.h>
+#include <sstream>
+#include <string>
+
 #include <hccl/hccl_res.h>
 #include <hccl/hccl_types.h>
 #include <hccl/hcomm_primitives.h>
@@ -47,6 +50,23 @@ struct OpParam {
     uint64_t slotBytes;
     ChannelHandle channels[MAX_RANK_SIZE]; // to rank r (unused at myRank)
     uint64_t remoteCcl[MAX_RANK_SIZE];     // rank r's HCCL buffer
+    char summary[64];                      // ParamText of this block, as the host wrote it
+};
+
+// A text form of the parameters, which the host writes into the block and the kernel checks
+// against its own reading: standard-library types in an inline class both sides instantiate,
+// as the vendor's samples share their BinaryStream. The host library is built with the
+// vendor's old string ABI and the kernel is not, so each side must run its own copy.
+class ParamText {
+  public:
+    ParamText(const std::string &label, const OpParam &p)
+    {
+        out_ << label << ": rank " << p.myRank << "/" << p.rankSize << ", " << p.count << " x type " << p.dataType;
+    }
+    std::string Str() const { return out_.str(); }
+
+  private:
+    std::ostringstream out_;
 };
 
 inline uint64_t DataTypeSize(HcclDataType type)

@@ -189,6 +189,10 @@ extern "C" HcclResult HcclTemplateAllGather(void *sendBuf, void *recvBuf, uint64
                    static_cast<unsigned long long>(param.slotBytes));
         return HCCL_E_PARA;
     }
+    const std::string summary = ParamText(param.tag, param).Str();
+    if (sprintf_s(param.summary, sizeof(param.summary), "%s", summary.c_str()) <= 0) {
+        return HCCL_E_INTERNAL;
+    }
     CHK_RET(LaunchKernel(param, stream));
     return HCCL_SUCCESS;
 }

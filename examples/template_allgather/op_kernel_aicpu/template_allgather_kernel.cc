@@ -4,6 +4,8 @@
 // notify; wait for every peer's DATA, copy every slot to the output; tell every peer its
 // slot was copied out (ACK) and wait for theirs, so the next call cannot overwrite a slot
 // still being read; raise the host thread's "done" notify.
+#include <string>
+
 #include <hccl/hcomm_primitives.h>
 
 #include "common.h"
@@ -58,6 +60,13 @@ extern "C" __attribute__((visibility("default"))) unsigned int HcclTemplateAllGa
         param->myRank >= param->rankSize) {
         HCCL_ERROR("[HcclTemplateAllGatherKernel] bad parameters");
         return 1;
+    }
+    // The kernel reads the block as the host wrote it.
+    const std::string summary = ParamText(param->tag, *param).Str();
+    if (summary != param->summary) {
+        HCCL_ERROR("[HcclTemplateAllGatherKernel] parameters read as '%s', the host wrote '%s'", summary.c_str(),
+                   param->summary);
+        return 4;
     }
     if (HcommBatchModeStart(param->tag) != HCCL_SUCCESS) {
         return 2;
