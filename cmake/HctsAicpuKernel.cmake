@@ -27,4 +27,9 @@ function(hcts_add_aicpu_kernel name)
   # The runtime finds the kernel function with dlsym: it keeps the sources' own
   # visibility (extern "C", default), as the vendor's toolchain does.
   set_target_properties(${name} PROPERTIES PREFIX "lib" SUFFIX ".so" POSITION_INDEPENDENT_CODE ON)
+  # On the device a kernel is its own image on the AI CPU; here it is loaded into the host
+  # program, whose host library often has the same inline C++ (a shared header's classes)
+  # built differently (the vendor's host options use the old string ABI). -Bsymbolic keeps
+  # the kernel's calls on its own definitions instead of the host library's.
+  target_link_options(${name} PRIVATE "LINKER:-Bsymbolic")
 endfunction()

@@ -1,9 +1,11 @@
 // Streams: in-order queues of launched kernels, each with a worker thread that
 // starts at the first launch; a stream runs nothing by itself.
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "acl_ref/acl_ref.h"
+#include "hcomm_ref/hcomm_ref.h"
 #include "runtime.h"
 
 namespace hcts_acl {
@@ -42,6 +44,12 @@ void Stream::run()
     }
 }
 
+uint64_t Stream::pending() const
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    return jobs_.size() + (busy_ ? 1 : 0);
+}
+
 bool Stream::wait_idle(std::optional<Clock::time_point> deadline)
 {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -66,6 +74,9 @@ void Stream::shut_down()
 {
     std::thread worker;
     {
+        std::optional<ReportedWait> reported;
+        if (const uint64_t left = pending(); left > 0)
+            reported.emplace(HCOMM_REF_ACL_WAIT_STREAM_DESTROY, *this, nullptr, left, 0);
         std::unique_lock<std::mutex> lock(mutex_);
         changed_.wait(lock, [&] { return jobs_.empty() && !busy_; });
         stopping_ = true;
@@ -137,6 +148,7 @@ aclError resolve_stream(const char *api, aclrtStream handle, std::shared_ptr<Str
     if (!stream) {
         stream = std::make_shared<Stream>(*device, true);
         id = streams().add(stream);
+        stream->set_id(id);
     }
     return ACL_SUCCESS;
 }
@@ -169,7 +181,15 @@ aclError synchronize(const char *api, aclrtStream handle, std::optional<Clock::t
     std::shared_ptr<Stream> stream;
     if (const aclError rc = resolve_stream(api, handle, stream); rc != ACL_SUCCESS)
         return rc;
-    if (!stream->wait_idle(deadline)) {
+    bool idle = false;
+    {
+        std::optional<ReportedWait> reported;
+        if (const uint64_t left = stream->pending(); left > 0 && timeout != 0)
+            reported.emplace(HCOMM_REF_ACL_WAIT_STREAM_SYNC, *stream, nullptr, left,
+                             timeout > 0 ? static_cast<uint32_t>(timeout) : 0);
+        idle = stream->wait_idle(deadline);
+    }
+    if (!idle) {
         return fail(api, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "stream ", hex(handle), " still runs a kernel after ",
                     timeout, " ms");
     }
@@ -180,6 +200,37 @@ aclError synchronize(const char *api, aclrtStream handle, std::optional<Clock::t
 }
 
 } // namespace
+
+ReportedWait::ReportedWait(uint32_t what, const Stream &stream, const void *object, uint64_t count, uint32_t timeout_ms)
+{
+    HcommRefAclWait wait{};
+    wait.what = what;
+    wait.device = stream.device();
+    wait.comm = launch_comm(stream);
+    wait.stream = reinterpret_cast<uintptr_t>(stream.id());
+    wait.object = reinterpret_cast<uintptr_t>(object);
+    wait.count = count;
+    wait.timeoutMs = timeout_ms;
+    token_ = HcommRefAclWaitBegin(&wait);
+}
+
+ReportedWait::ReportedWait(uint32_t what, int32_t device, const void *object, uint64_t count, uint32_t timeout_ms)
+{
+    HcommRefAclWait wait{};
+    wait.what = what;
+    wait.device = device;
+    wait.object = reinterpret_cast<uintptr_t>(object);
+    wait.count = count;
+    wait.timeoutMs = timeout_ms;
+    token_ = HcommRefAclWaitBegin(&wait);
+}
+
+ReportedWait::~ReportedWait() { HcommRefAclWaitEnd(token_); }
+
+void report_recorded(const void *object, int32_t device, uint64_t records)
+{
+    HcommRefAclRecorded(reinterpret_cast<uintptr_t>(object), device, records);
+}
 
 } // namespace hcts_acl
 
@@ -193,7 +244,9 @@ ACL_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
     const std::optional<int32_t> device = current_device();
     if (!device)
         return fail(api, ACL_ERROR_RT_CONTEXT_NULL, "the calling thread has no device (aclrtSetDevice first)");
-    *stream = streams().add(std::make_shared<Stream>(*device, false));
+    auto created = std::make_shared<Stream>(*device, false);
+    *stream = streams().add(created);
+    created->set_id(*stream);
     return ACL_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
 // devices, memory and streams shared by the api_*.cpp entry points.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -159,6 +160,11 @@ class Stream {
 
     int32_t device() const { return device_; }
     bool is_default() const { return is_default_; }
+    // The handle the stream table gave it (set once, right after it was added).
+    void set_id(void *id) { id_.store(id); }
+    void *id() const { return id_.load(); }
+    // Jobs queued or running.
+    uint64_t pending() const;
 
     void enqueue(Job job);
     // Waits until every job enqueued so far has finished (no deadline: nullopt).
@@ -186,6 +192,7 @@ class Stream {
     aclError error_ = ACL_SUCCESS;
     std::string error_message_;
     HcclComm comm_ = nullptr;
+    std::atomic<void *> id_{nullptr};
 };
 
 HandleTable<Stream> &streams();
@@ -200,5 +207,26 @@ void release_device_streams(int32_t device);
 // The communicator a kernel launched on `stream` runs with: the stream's own
 // binding, else its device's, else nullptr.
 HcclComm launch_comm(const Stream &stream);
+
+// ---- the wait report --------------------------------------------------------
+
+// Marks the calling thread as blocked in an ACL wait for its lifetime, in the
+// reference's wait report (HCOMM_REF_WAIT_REPORT, HcommRefAclWaitBegin): `what` is a
+// HCOMM_REF_ACL_WAIT_* value, `object` the event or notify (nullptr for stream waits),
+// `count` the tasks pending or the record awaited. Nothing when the report is off.
+class ReportedWait {
+  public:
+    ReportedWait(uint32_t what, const Stream &stream, const void *object, uint64_t count, uint32_t timeout_ms);
+    ReportedWait(uint32_t what, int32_t device, const void *object, uint64_t count, uint32_t timeout_ms);
+    ~ReportedWait();
+    ReportedWait(const ReportedWait &) = delete;
+    ReportedWait &operator=(const ReportedWait &) = delete;
+
+  private:
+    uint64_t token_ = 0;
+};
+
+// The event or notify `object` of `device` was recorded, its `records`-th record.
+void report_recorded(const void *object, int32_t device, uint64_t records);
 
 } // namespace hcts_acl

@@ -35,5 +35,10 @@ static_assert(sizeof(aclrtLaunchKernelAttrValue) == 16 && sizeof(aclrtLaunchKern
               offsetof(aclrtLaunchKernelAttr, value) == 4);
 static_assert(sizeof(aclrtLaunchKernelCfg) == 16 && offsetof(aclrtLaunchKernelCfg, numAttrs) == 8);
 static_assert(sizeof(aclrtTimeoutUs) == 8);
+// Events and notifies.
+static_assert(std::is_same_v<aclrtEvent, void *> && std::is_same_v<aclrtNotify, void *>);
+static_assert(ACL_EVENT_RECORDED_STATUS_NOT_READY == 0 && ACL_EVENT_RECORDED_STATUS_COMPLETE == 1 &&
+              sizeof(aclrtEventRecordedStatus) == 4);
+static_assert(ACL_ERROR_RT_WAIT_TIMEOUT == 107019 && ACL_ERROR_RT_EVENT_SYNC_TIMEOUT == 507047);
 
 TEST(Abi, HeadersPinned) { SUCCEED() << "the static_asserts above are the test"; }

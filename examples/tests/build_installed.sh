@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest examples.build (fixture hcts_examples_built): installs this build into
 # BUILD/examples-test/prefix, then configures and builds the installed custom-operator
-# examples (share/hcts/examples/{allgather_wwn,broadcast}) against that prefix with
+# examples (share/hcts/examples/{allgather_wwn,broadcast,template_allgather}) against that prefix with
 # find_package(hcts), as a user outside this tree would. The example tests run what it built.
 # usage: build_installed.sh SOURCE_DIR BUILD_DIR [CMAKE_ARG...]   (the compiler and flags of
 # this build, so a sanitizer build's examples link its sanitized libraries)
@@ -18,7 +18,7 @@ start=$SECONDS
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { tail -20 "$work/install.log"; fail "cmake --install $build failed (log: $work/install.log)"; }
 step "installed into $prefix in $((SECONDS - start)) s"
 
-for name in allgather_wwn broadcast; do
+for name in allgather_wwn broadcast template_allgather; do
   start=$SECONDS
   dir=$prefix/share/hcts/examples/$name
   [[ -f $dir/CMakeLists.txt ]] || fail "$dir/CMakeLists.txt is not installed"

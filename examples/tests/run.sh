@@ -2,17 +2,19 @@
 # ctest examples.<name>.*: runs an example's test program, built by examples.build, on the
 # installed hcts: under the installed mpi_harness/launch with 4 ranks, on the installed
 # softverbs. Adversarial runs set SOFTVERBS_SEED in the environment (ctest does).
-# usage: run.sh PREFIX PROGRAM [--nodes K] [--expect-failure REGEX] [-- PROGRAM_ARGS...]
+# usage: run.sh PREFIX PROGRAM [--nodes K | --devices N] [--expect-failure REGEX] [-- PROGRAM_ARGS...]
 #   --nodes K: on K simulated nodes (root only: exit 77, skipped, otherwise)
+#   --devices N: one process that sees N devices, under the installed `hcts launch --devices N`
 #   --expect-failure REGEX: inverted, for a broken variant: passes only if the program fails
 #     (exit status not 0) and its output matches REGEX, i.e. its own check caught the fault.
 set -uo pipefail
 prefix=$1 program=$2
 shift 2
-nodes='' expect=''
+nodes='' devices='' expect=''
 while (($#)); do
   case $1 in
     --nodes) nodes=$2; shift 2 ;;
+    --devices) devices=$2; shift 2 ;;
     --expect-failure) expect=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
@@ -28,7 +30,11 @@ export LD_LIBRARY_PATH=$prefix/lib/hcts/softverbs${LD_LIBRARY_PATH:+:$LD_LIBRARY
 cd "$(dirname "$program")" || exit 1
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$prefix/libexec/hcts/mpi_harness/launch" "${launch[@]}" -- "$program" "$@" 2>&1 | tee "$out"
+if [[ -n $devices ]]; then
+  "$prefix/bin/hcts" launch --devices "$devices" -- "$program" "$@" 2>&1 | tee "$out"
+else
+  "$prefix/libexec/hcts/mpi_harness/launch" "${launch[@]}" -- "$program" "$@" 2>&1 | tee "$out"
+fi
 status=${PIPESTATUS[0]}
 [[ -z $expect ]] && exit "$status"
 if ((status == 0)); then

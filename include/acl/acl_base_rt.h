@@ -38,6 +38,10 @@ extern "C" {
 typedef void *aclrtStream;
 #endif
 
+/* Events and notifies (acl_rt.h): opaque handles. */
+typedef void *aclrtEvent;
+typedef void *aclrtNotify;
+
 typedef int aclError;
 
 static const int ACL_ERROR_NONE = 0;

@@ -1,6 +1,6 @@
 /*
  * acl/acl_rt.h: the ACL runtime calls that HCCL custom operators use (init,
- * devices, memory, streams, AICPU kernel binaries and their launch), with the
+ * devices, memory, streams, events and notifies, AICPU kernel binaries and their launch), with the
  * types they take, ABI-identical to the vendor's header of the same name.
  * Implemented on the hcts reference by acl_runtime/ (libascendcl.so); every other
  * function of the vendor's header is absent, so a program that needs one fails to
@@ -51,6 +51,12 @@ typedef enum aclrtMemMallocPolicy {
     ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000,
     ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000,
 } aclrtMemMallocPolicy;
+
+/* Whether every record of an event issued so far has run (aclrtQueryEventStatus). */
+typedef enum aclrtEventRecordedStatus {
+    ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
+    ACL_EVENT_RECORDED_STATUS_COMPLETE = 1,
+} aclrtEventRecordedStatus;
 
 /* Kernel binaries and their launch. */
 typedef void *aclrtBinHandle;
@@ -155,6 +161,23 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
+
+/* Events: a record is a task of its stream; a stream can wait for it (aclrtStreamWaitEvent),
+ * a host thread too (aclrtSynchronizeEvent; timeout in ms as for streams). */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
+
+/* Notifies: recorded by a task of one stream, waited for (and reset) by a task of another;
+ * flag is reserved and must be 0, timeout in ms. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyNotify(aclrtNotify notify);
+ACL_FUNC_VISIBILITY aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
 
 /* AICPU kernel binaries (an op-info JSON naming kernelSo and functionName). */
 ACL_FUNC_VISIBILITY aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,

@@ -71,8 +71,8 @@ static inline HcclResult HcclChannelDescInit(HcclChannelDesc *channelDesc, uint3
         desc->notifyNum = 0;
         desc->memHandles = NULL;
         desc->memHandleNum = 0;
-        EndpointDescInit(&desc->localEndpoint);
-        EndpointDescInit(&desc->remoteEndpoint);
+        (void)EndpointDescInit(&desc->localEndpoint, 1);
+        (void)EndpointDescInit(&desc->remoteEndpoint, 1);
     }
     return HCCL_SUCCESS;
 }

@@ -84,8 +84,8 @@ static inline HcclResult CommLinkInit(CommLink *commLink, uint32_t linkNum)
         commLink->header.magicWord = COMM_LINK_MAGIC_WORD;
         commLink->header.size = sizeof(CommLink);
         commLink->header.reserved = 0;
-        EndpointDescInit(&commLink->srcEndpointDesc);
-        EndpointDescInit(&commLink->dstEndpointDesc);
+        (void)EndpointDescInit(&commLink->srcEndpointDesc, 1);
+        (void)EndpointDescInit(&commLink->dstEndpointDesc, 1);
         commLink->linkAttr.linkProtocol = COMM_PROTOCOL_RESERVED;
         commLink->linkAttr.hop = 1;
         commLink++;

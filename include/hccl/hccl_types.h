@@ -94,6 +94,38 @@ typedef enum {
     HCCL_REDUCE_RESERVED = 255
 } HcclReduceOp;
 
+/* The collective an operator implements. No hcomm call takes it; custom operators keep
+ * it in their parameters (opType = HCCL_CMD_ALLGATHER, ...), so it is here with the
+ * vendor's names and values. */
+typedef enum {
+    HCCL_CMD_INVALID = 0,
+    HCCL_CMD_BROADCAST = 1,
+    HCCL_CMD_ALLREDUCE = 2,
+    HCCL_CMD_REDUCE = 3,
+    HCCL_CMD_SEND = 4,
+    HCCL_CMD_RECEIVE = 5,
+    HCCL_CMD_ALLGATHER = 6,
+    HCCL_CMD_REDUCE_SCATTER = 7,
+    HCCL_CMD_ALLTOALLV = 8,
+    HCCL_CMD_ALLTOALLVC = 9,
+    HCCL_CMD_ALLTOALL = 10,
+    HCCL_CMD_GATHER = 11,
+    HCCL_CMD_SCATTER = 12,
+    HCCL_CMD_BATCH_SEND_RECV = 13,
+    HCCL_CMD_BATCH_PUT = 14,
+    HCCL_CMD_BATCH_GET = 15,
+    HCCL_CMD_ALLGATHER_V = 16,
+    HCCL_CMD_REDUCE_SCATTER_V = 17,
+    HCCL_CMD_BATCH_WRITE = 18,
+    HCCL_CMD_HALF_ALLTOALLV = 20,
+    HCCL_CMD_ALL = 21,
+    HCCL_CMD_FINALIZE = 100,
+    HCCL_CMD_INTER_GROUP_SYNC = 101,
+    HCCL_CMD_INIT = 102,
+    HCCL_CMD_BARRIER = 103,
+    HCCL_CMD_MAX = 104
+} HcclCMDType;
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <string.h>
 
+/* As the vendor's header does: sources that include it call sprintf_s, memcpy_s, ... */
+#include "securec.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -123,16 +126,21 @@ typedef struct {
 
 typedef enum { THREAD_RES_TYPE_INVALID = -1, THREAD_RES_TYPE_STREAM = 0 } ThreadResType;
 
-/* Fills an endpoint with 0xFF and marks protocol, address type and location as unset. */
-static inline void EndpointDescInit(EndpointDesc *endpoint)
+/* Fills `num` endpoints with 0xFF and marks each one's protocol, address type and
+ * location as unset. The vendor's signature: a count and a result (NULL -> 2,
+ * HCCL_E_PTR; else 0), so the vendor's callers' `EndpointDescInit(&d, 1)` builds. */
+static inline HcommResult EndpointDescInit(EndpointDesc *endpoint, uint32_t num)
 {
-    if (endpoint == NULL) {
-        return;
+    for (uint32_t i = 0; i < num; ++i) {
+        if (endpoint == NULL) {
+            return (HcommResult)2;
+        }
+        memset(&endpoint[i], 0xFF, sizeof(EndpointDesc));
+        endpoint[i].protocol = COMM_PROTOCOL_RESERVED;
+        endpoint[i].commAddr.type = COMM_ADDR_TYPE_RESERVED;
+        endpoint[i].loc.locType = ENDPOINT_LOC_TYPE_RESERVED;
     }
-    memset(endpoint, 0xFF, sizeof(*endpoint));
-    endpoint->protocol = COMM_PROTOCOL_RESERVED;
-    endpoint->commAddr.type = COMM_ADDR_TYPE_RESERVED;
-    endpoint->loc.locType = ENDPOINT_LOC_TYPE_RESERVED;
+    return 0;
 }
 
 #ifdef __cplusplus

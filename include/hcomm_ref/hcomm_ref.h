@@ -76,6 +76,34 @@ extern HcclResult HcommRefPeekNotify(HcclComm comm, ChannelHandle channel, uint3
  * too short; 64 bytes always suffice). */
 extern HcclResult HcommRefGetCommName(HcclComm comm, char *name, uint32_t len);
 
+/* Appended after v1, for the hcts ACL runtime (acl_runtime/, libascendcl.so): its waits
+ * in the wait report (HCOMM_REF_WAIT_REPORT; hcts-waits, hcts launch), beside the notify
+ * waits of hcomm threads. What an ACL wait waits in: */
+#define HCOMM_REF_ACL_WAIT_STREAM_SYNC 1 /* aclrtSynchronizeStream[WithTimeout]: a host thread, the stream's tasks */
+#define HCOMM_REF_ACL_WAIT_STREAM_DESTROY                                                                              \
+    2                                      /* aclrtDestroyStream, aclrtResetDevice: a host thread, the stream's tasks */
+#define HCOMM_REF_ACL_WAIT_EVENT_SYNC 3    /* aclrtSynchronizeEvent[WithTimeout]: a host thread, an event's record */
+#define HCOMM_REF_ACL_WAIT_STREAM_EVENT 4  /* aclrtStreamWaitEvent: a stream's worker, an event's record */
+#define HCOMM_REF_ACL_WAIT_STREAM_NOTIFY 5 /* aclrtWaitAndResetNotify: a stream's worker, a notify's record */
+
+typedef struct {
+    uint32_t what;      /* HCOMM_REF_ACL_WAIT_* */
+    int32_t device;     /* the stream's (or event's) device */
+    HcclComm comm;      /* the communicator the stream's kernels run with (its rank is shown), or NULL */
+    uint64_t stream;    /* the aclrtStream handle */
+    uint64_t object;    /* the aclrtEvent / aclrtNotify handle waited on, 0 for stream waits */
+    uint64_t count;     /* stream waits: tasks queued or running; event waits: the record number awaited */
+    uint32_t timeoutMs; /* 0: no deadline */
+    uint32_t reserved;
+} HcommRefAclWait;
+
+/* Marks the calling thread as blocked in `wait` until HcommRefAclWaitEnd(token). Returns
+ * the token, 0 when the report is off or `wait` is NULL (HcommRefAclWaitEnd(0) does nothing). */
+extern uint64_t HcommRefAclWaitBegin(const HcommRefAclWait *wait);
+extern void HcommRefAclWaitEnd(uint64_t token);
+/* The event or notify `object` of `device` was recorded, its `records`-th record. */
+extern void HcommRefAclRecorded(uint64_t object, int32_t device, uint64_t records);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,8 @@
 #include "hccl/hccl_res.h"
 #include "hccl/hccl_res_expt.h"
 #include "hccl/hccl_types.h"
+#include "hccl/hcomm_primitives.h" /* the vendor's install puts hcomm's headers in hccl/ */
+#include "hccl/hcomm_res_defs.h"
 #include "hcomm/hcomm_primitives.h"
 #include "hcomm/hcomm_primitives_expt.h"
 #include "hcomm/hcomm_res_defs.h"
@@ -138,6 +140,17 @@ HCTS_ABI(COMM_MEM_TYPE_DEVICE == 0);
 HCTS_ABI(COMM_MEM_TYPE_HOST == 1);
 HCTS_ABI(THREAD_RES_TYPE_INVALID == -1);
 HCTS_ABI(THREAD_RES_TYPE_STREAM == 0);
+
+/* The collective types custom operators keep in their parameters. */
+HCTS_ABI(sizeof(HcclCMDType) == 4);
+HCTS_ABI(HCCL_CMD_INVALID == 0 && HCCL_CMD_BROADCAST == 1 && HCCL_CMD_ALLREDUCE == 2 && HCCL_CMD_REDUCE == 3);
+HCTS_ABI(HCCL_CMD_SEND == 4 && HCCL_CMD_RECEIVE == 5 && HCCL_CMD_ALLGATHER == 6 && HCCL_CMD_REDUCE_SCATTER == 7);
+HCTS_ABI(HCCL_CMD_ALLTOALLV == 8 && HCCL_CMD_ALLTOALLVC == 9 && HCCL_CMD_ALLTOALL == 10 && HCCL_CMD_GATHER == 11);
+HCTS_ABI(HCCL_CMD_SCATTER == 12 && HCCL_CMD_BATCH_SEND_RECV == 13 && HCCL_CMD_BATCH_PUT == 14);
+HCTS_ABI(HCCL_CMD_BATCH_GET == 15 && HCCL_CMD_ALLGATHER_V == 16 && HCCL_CMD_REDUCE_SCATTER_V == 17);
+HCTS_ABI(HCCL_CMD_BATCH_WRITE == 18 && HCCL_CMD_HALF_ALLTOALLV == 20 && HCCL_CMD_ALL == 21);
+HCTS_ABI(HCCL_CMD_FINALIZE == 100 && HCCL_CMD_INTER_GROUP_SYNC == 101 && HCCL_CMD_INIT == 102);
+HCTS_ABI(HCCL_CMD_BARRIER == 103 && HCCL_CMD_MAX == 104);
 
 /* Reductions and data types (HCCL's share the numbers). */
 HCTS_ABI(HCOMM_REDUCE_SUM == 0 && HCCL_REDUCE_SUM == 0);

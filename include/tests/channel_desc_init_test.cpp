@@ -94,6 +94,28 @@ TEST(HcclChannelDescInit, ZeroCountSucceedsAndWritesNothing)
     EXPECT_TRUE(all_bytes(&desc, sizeof(desc), 0x5A));
 }
 
+// The vendor's signature and loop: `num` endpoints, each reset; NULL with a count is
+// HCCL_E_PTR (2), a zero count touches nothing and succeeds.
+TEST(EndpointDescInit, ResetsEveryEndpointOfTheList)
+{
+    EndpointDesc eps[3];
+    std::memset(eps, 0x5A, sizeof(eps));
+    const HcommResult rc = EndpointDescInit(eps, 3);
+    ASSERT_EQ(rc, 0);
+    for (const auto &ep : eps)
+        expect_endpoint_reset(ep);
+}
+
+TEST(EndpointDescInit, NullAndZeroCount)
+{
+    EXPECT_EQ(EndpointDescInit(nullptr, 1), 2);
+    EXPECT_EQ(EndpointDescInit(nullptr, 0), 0);
+    EndpointDesc ep;
+    std::memset(&ep, 0x5A, sizeof(ep));
+    EXPECT_EQ(EndpointDescInit(&ep, 0), 0);
+    EXPECT_TRUE(all_bytes(&ep, sizeof(ep), 0x5A));
+}
+
 TEST(ThreadConfigInit, StampsEveryConfiguration)
 {
     ThreadConfig configs[3];

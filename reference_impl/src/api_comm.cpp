@@ -1,13 +1,21 @@
 // Communicator life cycle: root info, init, destroy, rank queries.
+#include <sys/stat.h>
+
 #include <hcts/mutant.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "acl_binding.h"
 #include "api_util.h"
 #include "hccl/hccl_comm.h"
+#include "mem_probe.h"
 
 using namespace hcomm_ref;
 
@@ -29,6 +37,45 @@ HcclResult query(const char *api, HcclComm comm, uint32_t *out, const char *out_
         return rc;
     *out = read(*live);
     return HCCL_SUCCESS;
+}
+
+// HcclCommInitClusterInfo.md: the path is at most 4096 bytes with its NUL.
+constexpr size_t kClusterInfoMaxLen = 4095;
+
+// What the rank-table file at `path` is, as far as it matters to its reader: missing or
+// unreadable (with why), not a rank table, or how many ranks it lists and whether `rank`
+// is one of them. Reads at most 1 MiB; counts "rank_id" entries, no full JSON parse.
+std::string describe_rank_table(const char *path, uint32_t rank)
+{
+    struct stat st {};
+    if (::stat(path, &st) != 0)
+        return std::string("cannot be opened (") + std::strerror(errno) + ")";
+    if (!S_ISREG(st.st_mode))
+        return "is not a regular file"; // a FIFO would block the read
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return "cannot be opened";
+    std::string text(1 << 20, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (in.bad())
+        return "cannot be read";
+    const std::string key = "\"rank_id\"";
+    size_t ranks = 0;
+    bool listed = false;
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + key.size())) {
+        ++ranks;
+        size_t v = text.find_first_not_of(" \t\r\n:\"", at + key.size());
+        if (v == std::string::npos)
+            continue;
+        const size_t e = text.find_first_not_of("0123456789", v);
+        if (e != v && text.substr(v, e - v) == std::to_string(rank))
+            listed = true;
+    }
+    if (ranks == 0)
+        return "lists no \"rank_id\" (not a rank table)";
+    return "lists " + std::to_string(ranks) + " rank(s), " +
+           (listed ? "this rank among them" : "but not rank " + std::to_string(rank));
 }
 
 } // namespace
@@ -69,16 +116,31 @@ HCOMM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo
 
 HCOMM_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm)
 {
+    const char *api = "HcclCommInitClusterInfo";
     if (clusterInfo == nullptr || comm == nullptr) {
-        return refuse(nullptr, "HcclCommInitClusterInfo", HCCL_E_PTR, clusterInfo == nullptr ? "clusterInfo" : "comm",
-                      " is NULL");
+        return refuse(nullptr, api, HCCL_E_PTR, clusterInfo == nullptr ? "clusterInfo" : "comm", " is NULL");
+    }
+    // The vendor bounds the path at 4096 bytes with its NUL (HcclCommInitClusterInfo.md).
+    const std::optional<size_t> len = readable_strnlen(clusterInfo, kClusterInfoMaxLen);
+    if (!len || *len == 0 || *len > kClusterInfoMaxLen) {
+        return refuse(nullptr, api, HCCL_E_PARA, "rank ", rank, ": clusterInfo ",
+                      !len        ? "is not readable memory"
+                      : *len == 0 ? "is empty"
+                                  : "is longer than 4095 characters",
+                      "; it must be the path of a rank-table file, at most 4096 bytes with its NUL");
     }
     // Mutant: the path is not opened until first use, so any path is accepted.
     if (hcts::mutant("ref_cluster_info_path_unchecked"))
         return HCCL_SUCCESS;
-    // The rank-table file names device IPs but no bootstrap endpoint or job token
-    // this library could reach the other ranks with; see reference_impl/README.md.
-    return refuse(nullptr, "HcclCommInitClusterInfo", HCCL_E_NOT_SUPPORT, "rank ", rank,
+    // Said as a warning, not only as an info-level refusal: a program written for the
+    // device stops here, and its author needs the reason and the way out.
+    HREF_LOG_WARN(-1, api, ": rank ", rank, ": refused (HCCL_E_NOT_SUPPORT): the rank table '", clusterInfo, "' ",
+                  describe_rank_table(clusterInfo, rank),
+                  "; the reference cannot create a communicator from a rank table: it names the ranks' devices and "
+                  "device IPs, but no bootstrap endpoint or job token its ranks could meet at. Create the "
+                  "communicator with HcclGetRootInfo on one rank and HcclCommInitRootInfo on every rank (the root "
+                  "info passed over MPI, or shared by the threads of one process)");
+    return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "rank ", rank,
                   ": rank-table initialisation is not supported by the reference; use HcclCommInitRootInfo");
 }
 

@@ -117,26 +117,6 @@ std::vector<CommLink> make_links(uint32_t src, uint32_t dst)
     return links;
 }
 
-// The length of a caller's string of at most `max` characters, read only where this
-// process may read (a wild pointer is refused, not followed); nullopt when not readable.
-std::optional<size_t> readable_strnlen(const char *str, size_t max)
-{
-    constexpr uintptr_t kPage = 4096;
-    size_t len = 0;
-    const auto *p = reinterpret_cast<const unsigned char *>(str);
-    while (len <= max) {
-        // Probe once per page: from here to the page's end, or to max + 1 bytes.
-        const uintptr_t at = reinterpret_cast<uintptr_t>(p + len);
-        const size_t chunk = std::min<size_t>(kPage - at % kPage, max + 1 - len);
-        if (!range_accessible(p + len, chunk, Access::read))
-            return std::nullopt;
-        for (size_t i = 0; i < chunk; ++i, ++len)
-            if (p[len] == 0)
-                return len;
-    }
-    return len;
-}
-
 // The null checks, then the comm; every rank-graph query starts so.
 HcclResult graph_comm(const char *api, HcclComm comm, bool outputs_given, registry::CommRef &live)
 {

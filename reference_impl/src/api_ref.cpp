@@ -1,11 +1,18 @@
 // Reference-only extensions (include/hcomm_ref/hcomm_ref.h): the emulated device
 // launch, the product profile, counters and a notify peek for watchdogs.
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include <hcts/mutant.h>
 
 #include "data_path.h"
 #include "hcomm_ref/hcomm_ref.h"
+#include "registry.h"
+#include "wait_report.h"
 
 using namespace hcomm_ref;
 
@@ -145,4 +152,66 @@ HCOMM_EXPORT HcclResult HcommRefGetCommName(HcclComm comm, char *name, uint32_t 
     }
     std::memcpy(name, live->name().c_str(), live->name().size() + 1);
     return HCCL_SUCCESS;
+}
+
+// ---- the hcts ACL runtime's waits in the wait report ------------------------------------
+
+namespace {
+
+// The ACL waits in progress, by token (serial numbers, never reused: a made-up or
+// ended token finds nothing).
+struct AclWaits {
+    std::mutex mutex;
+    uint64_t next = 1;
+    std::unordered_map<uint64_t, std::unique_ptr<wait_report::WaitScope>> scopes;
+};
+
+AclWaits &acl_waits()
+{
+    static auto *instance = new AclWaits; // never destroyed: waits may end during exit
+    return *instance;
+}
+
+} // namespace
+
+HCOMM_EXPORT uint64_t HcommRefAclWaitBegin(const HcommRefAclWait *wait)
+{
+    if (wait == nullptr || wait->what < HCOMM_REF_ACL_WAIT_STREAM_SYNC ||
+        wait->what > HCOMM_REF_ACL_WAIT_STREAM_NOTIFY || !wait_report::enabled())
+        return 0;
+    uint32_t rank = UINT32_MAX;
+    if (wait->comm != nullptr) {
+        if (const registry::CommRef live = registry::pin_comm(wait->comm); live != nullptr)
+            rank = live->rank();
+    }
+    const auto kind = static_cast<wait_report::Kind>(2 + wait->what);
+    const auto count = static_cast<uint32_t>(std::min<uint64_t>(wait->count, UINT32_MAX));
+    auto scope = std::make_unique<wait_report::WaitScope>(
+        kind, rank, static_cast<uint32_t>(wait->device), count, 0, wait->timeoutMs, wait->stream, wait->object,
+        reinterpret_cast<const void *>(static_cast<uintptr_t>(wait->object)));
+    AclWaits &all = acl_waits();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    const uint64_t token = all.next++;
+    all.scopes.emplace(token, std::move(scope));
+    return token;
+}
+
+HCOMM_EXPORT void HcommRefAclWaitEnd(uint64_t token)
+{
+    std::unique_ptr<wait_report::WaitScope> ended;
+    AclWaits &all = acl_waits();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    if (const auto it = all.scopes.find(token); it != all.scopes.end()) {
+        ended = std::move(it->second);
+        all.scopes.erase(it);
+    }
+}
+
+HCOMM_EXPORT void HcommRefAclRecorded(uint64_t object, int32_t device, uint64_t records)
+{
+    if (object == 0 || !wait_report::enabled())
+        return;
+    wait_report::notify_received(reinterpret_cast<const void *>(static_cast<uintptr_t>(object)), UINT32_MAX,
+                                 static_cast<uint32_t>(device),
+                                 static_cast<uint32_t>(std::min<uint64_t>(records, UINT32_MAX)));
 }

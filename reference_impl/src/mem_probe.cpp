@@ -3,6 +3,8 @@
 // writers), and a SIGSEGV handler is process-wide state a library must not own.
 #include "mem_probe.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -63,6 +65,24 @@ bool range_accessible(const void *addr, uint64_t len, Access access)
         covered = hi;
     }
     return covered >= end;
+}
+
+std::optional<size_t> readable_strnlen(const char *str, size_t max)
+{
+    constexpr uintptr_t kPage = 4096;
+    size_t len = 0;
+    const auto *p = reinterpret_cast<const unsigned char *>(str);
+    while (len <= max) {
+        // Probe once per page: from here to the page's end, or to max + 1 bytes.
+        const uintptr_t at = reinterpret_cast<uintptr_t>(p + len);
+        const size_t chunk = std::min<size_t>(kPage - at % kPage, max + 1 - len);
+        if (!range_accessible(p + len, chunk, Access::read))
+            return std::nullopt;
+        for (size_t i = 0; i < chunk; ++i, ++len)
+            if (p[len] == 0)
+                return len;
+    }
+    return len;
 }
 
 } // namespace hcomm_ref

@@ -92,6 +92,8 @@ WaitScope::~WaitScope()
         slot_->state.store(kFree, std::memory_order_release);
 }
 
+bool enabled() { return file() != nullptr; }
+
 void notify_received(const void *channel_key, uint32_t rank, uint32_t peer, uint32_t index)
 {
     File *f = file();

@@ -16,7 +16,21 @@ constexpr uint32_t kVersion = 1;
 constexpr uint32_t kWaitSlots = 128;
 constexpr uint32_t kChannelSlots = 256;
 
-enum class Kind : uint32_t { none = 0, channel = 1, thread = 2 };
+// channel, thread: notify waits of hcomm threads. acl_*: waits in the hcts ACL runtime
+// (HcommRefAclWaitBegin, kind 2 + its HCOMM_REF_ACL_WAIT_* value), where the slot's fields
+// mean: rank the stream's comm's rank (UINT32_MAX: none), peer the device, index the task
+// count or record number awaited, timeout in ms, thread the stream, channel and
+// channel_key the event or notify (its records are kept in a ChannelSlot under that key).
+enum class Kind : uint32_t {
+    none = 0,
+    channel = 1,
+    thread = 2,
+    acl_stream_sync = 3,
+    acl_stream_destroy = 4,
+    acl_event_sync = 5,
+    acl_stream_event = 6,
+    acl_stream_notify = 7,
+};
 enum : uint32_t { kFree = 0, kClaimed = 1, kPublished = 2 };
 
 // A blocked wait. state: kFree, kClaimed (being written), kPublished (readable).
@@ -74,5 +88,8 @@ class WaitScope {
 
 // A notify arrived on the channel `channel_key` (from `peer`).
 void notify_received(const void *channel_key, uint32_t rank, uint32_t peer, uint32_t index);
+
+// Whether the report is on (HCOMM_REF_WAIT_REPORT set and its file made).
+bool enabled();
 
 } // namespace hcomm_ref::wait_report

@@ -5,8 +5,9 @@
 #include <unistd.h>
 
 #include <chrono>
-
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -136,6 +137,42 @@ TEST(Comm, ClusterInfoIsNotSupported)
     EXPECT_EQ(HcclCommInitClusterInfo("/tmp/ranktable.json", 0, nullptr), HCCL_E_PTR);
     EXPECT_EQ(HcclCommInitClusterInfo("/tmp/ranktable.json", 0, &comm), HCCL_E_NOT_SUPPORT);
     EXPECT_EQ(comm, nullptr);
+}
+
+// The refusal says why, with what it found in the file, as a warning a program's author
+// sees; a path beyond the vendor's 4096 bytes (with its NUL) or empty is a bad parameter.
+TEST(Comm, ClusterInfoRefusalSaysWhy)
+{
+    HcclComm comm = nullptr;
+    const std::string long_path(4096, 'x');
+    EXPECT_EQ(HcclCommInitClusterInfo(long_path.c_str(), 0, &comm), HCCL_E_PARA);
+    EXPECT_EQ(HcclCommInitClusterInfo("", 0, &comm), HCCL_E_PARA);
+    EXPECT_EQ(HcclCommInitClusterInfo(std::string(4095, 'x').c_str(), 0, &comm), HCCL_E_NOT_SUPPORT)
+        << "4095 characters and the NUL are within the bound";
+    const std::string table = ::testing::TempDir() + "hcts_rank_table_" + std::to_string(::getpid()) + ".json";
+    {
+        std::ofstream out(table);
+        out << R"({"version": "1.0", "server_count": "1", "server_list": [{"server_id": "10.0.0.1", "device": [)"
+            << R"({"device_id": "0", "device_ip": "192.168.1.8", "rank_id": "0"},)"
+            << R"({"device_id": "1", "device_ip": "192.168.1.9", "rank_id": "1"}]}], "status": "completed"})";
+    }
+    const auto refusal = [&](const std::string &path, uint32_t rank) {
+        ::testing::internal::CaptureStderr();
+        EXPECT_EQ(HcclCommInitClusterInfo(path.c_str(), rank, &comm), HCCL_E_NOT_SUPPORT);
+        return ::testing::internal::GetCapturedStderr();
+    };
+    std::string said = refusal(table, 1);
+    EXPECT_NE(said.find("'" + table + "' lists 2 rank(s), this rank among them"), std::string::npos) << said;
+    EXPECT_NE(said.find("HcclGetRootInfo on one rank and HcclCommInitRootInfo on every rank"), std::string::npos)
+        << said;
+    said = refusal(table, 5);
+    EXPECT_NE(said.find("lists 2 rank(s), but not rank 5"), std::string::npos) << said;
+    said = refusal(table + ".missing", 0);
+    EXPECT_NE(said.find("cannot be opened (No such file or directory)"), std::string::npos) << said;
+    said = refusal("/tmp", 0);
+    EXPECT_NE(said.find("is not a regular file"), std::string::npos) << said;
+    EXPECT_EQ(comm, nullptr);
+    std::remove(table.c_str());
 }
 
 TEST(Memory, SizeIsTwiceHcclBuffsize)

@@ -7,6 +7,11 @@
 #   status     a passing program's 0 and a failing program's 7 come back; the program's
 #              environment (--np and --devices)
 #   bad_input  wrong options are refused (status 2) with the value and what is allowed
+#   acl_deadlock  (PROBE: acl_wait_probe) one process, 2 devices: device 0's stream waits
+#              for an event device 1's stream records behind its wait for a notify that
+#              device 0's stream records behind its own wait. At the deadline the report
+#              names both streams' waits (event, notify, nothing recorded) and both host
+#              threads in aclrtSynchronizeStream, under their ranks; status 124
 set -uo pipefail
 hcts=$1 build=$2 probe=$3 case=$4
 export HCTS_BUILD_DIR=$build
@@ -44,6 +49,25 @@ case $case in
     [[ $(grep -cE '^  thread 0x[0-9a-f]+ \(tid [0-9]+\) waits on its thread notify 1 of 2, for [0-9.]+ s \(timeOut 60\)$' "$out") == 2 ]] &&
       echo "ok: each rank's second thread waits on its thread notify 1" ||
       { echo "FAILED: not two thread notify waits on notify 1 of 2"; failed=1; }
+    check "exactly four blocked waits" '4 blocked wait\(s\)'
+    ;;
+  acl_deadlock)
+    run --devices 2 --timeout-ms 20000 -- "$probe" pass
+    status_is 0 "$rc" "the streams without the cycle"
+    check "every call succeeded" 'acl_wait_probe: pass, 0 failure'
+    run --devices 2 --timeout-ms 3000 -- "$probe" deadlock
+    status_is 124 "$rc" "a job deadlocked through ACL waits"
+    for d in 0 1; do
+      check "rank $d (device $d) has its section" "^rank $d \\(pid [0-9]+\\):\$"
+      check "device $d's host thread waits in aclrtSynchronizeStream on its 2 tasks" \
+        "^  host thread \\(tid [0-9]+\\) waits in aclrtSynchronizeStream for stream 0x[0-9a-f]+ of device $d: 2 task\\(s\\) queued or running, for [0-9.]+ s \\(no timeout\\)\$"
+    done
+    check "device 0's stream waits on the event's first record" \
+      "^  stream 0x[0-9a-f]+ of device 0 \\(worker tid [0-9]+\\) waits \\(aclrtStreamWaitEvent\\) on event 0x[0-9a-f]+, for its record 1, for [0-9.]+ s\$"
+    check "device 1's stream waits on the notify" \
+      "^  stream 0x[0-9a-f]+ of device 1 \\(worker tid [0-9]+\\) waits \\(aclrtWaitAndResetNotify\\) on notify 0x[0-9a-f]+, for [0-9.]+ s \\(no timeout\\)\$"
+    check "nobody recorded the event" '^    last record of event 0x[0-9a-f]+: none'
+    check "nobody recorded the notify" '^    last record of notify 0x[0-9a-f]+: none'
     check "exactly four blocked waits" '4 blocked wait\(s\)'
     ;;
   interrupt)

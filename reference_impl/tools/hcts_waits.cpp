@@ -78,6 +78,54 @@ const wr::ChannelSlot *received_on(const wr::File &file, uint64_t key)
     return nullptr;
 }
 
+std::string ms_timeout(uint32_t timeout)
+{
+    return timeout == 0 ? std::string("no timeout") : "timeout " + std::to_string(timeout) + " ms";
+}
+
+// A wait in the hcts ACL runtime (HcommRefAclWaitBegin): a host thread in a synchronisation
+// or a stream's worker in a stream wait, and for an event or notify its last record.
+void print_acl_wait(const Wait &w, uint64_t now)
+{
+    const auto stream = static_cast<unsigned long long>(w.thread);
+    const auto object = static_cast<unsigned long long>(w.channel);
+    const std::string waited = ago(w.start_ns, now);
+    switch (w.kind) {
+    case wr::Kind::acl_stream_sync:
+        std::printf("  host thread (tid %d) waits in aclrtSynchronizeStream for stream 0x%llx of device %u: %u "
+                    "task(s) queued or running, for %s (%s)\n",
+                    w.tid, stream, w.peer, w.index, waited.c_str(), ms_timeout(w.timeout).c_str());
+        return;
+    case wr::Kind::acl_stream_destroy:
+        std::printf("  host thread (tid %d) waits in aclrtDestroyStream/aclrtResetDevice for stream 0x%llx of device "
+                    "%u to finish %u task(s), for %s\n",
+                    w.tid, stream, w.peer, w.index, waited.c_str());
+        return;
+    case wr::Kind::acl_event_sync:
+        std::printf("  host thread (tid %d) waits in aclrtSynchronizeEvent on event 0x%llx of device %u, for its "
+                    "record %u, for %s (%s)\n",
+                    w.tid, object, w.peer, w.index, waited.c_str(), ms_timeout(w.timeout).c_str());
+        break;
+    case wr::Kind::acl_stream_event:
+        std::printf("  stream 0x%llx of device %u (worker tid %d) waits (aclrtStreamWaitEvent) on event 0x%llx, for "
+                    "its record %u, for %s\n",
+                    stream, w.peer, w.tid, object, w.index, waited.c_str());
+        break;
+    case wr::Kind::acl_stream_notify:
+        std::printf("  stream 0x%llx of device %u (worker tid %d) waits (aclrtWaitAndResetNotify) on notify 0x%llx, "
+                    "for %s (%s)\n",
+                    stream, w.peer, w.tid, object, waited.c_str(), ms_timeout(w.timeout).c_str());
+        break;
+    default: return;
+    }
+    const char *what = w.kind == wr::Kind::acl_stream_notify ? "notify" : "event";
+    if (const wr::ChannelSlot *c = received_on(*w.file, w.channel_key))
+        std::printf("    last record of %s 0x%llx: record %u, %s ago\n", what, object, c->last_index.load(),
+                    ago(c->last_ns.load(), now).c_str());
+    else
+        std::printf("    last record of %s 0x%llx: none (never recorded on a stream that ran it)\n", what, object);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -87,7 +135,9 @@ int main(int argc, char **argv)
                     "Prints who waits for what in a job whose processes ran with HCOMM_REF_WAIT_REPORT=DIR (the\n"
                     "reference hcomm keeps one file per process there, waits.<pid>): per rank, every notify wait\n"
                     "blocked now, with its thread, channel, peer rank and notify index, and the last notify the\n"
-                    "peer recorded on that channel. hcts launch runs it when its deadline expires.\n"
+                    "peer recorded on that channel; and every wait in the hcts ACL runtime (stream and event\n"
+                    "synchronisations, streams waiting on an event or notify, with its last record).\n"
+                    "hcts launch runs it when its deadline expires.\n"
                     "Exit status: 0 report printed, 2 bad usage or DIR unreadable.\n");
         return 0;
     }
@@ -124,7 +174,7 @@ int main(int argc, char **argv)
             if (s.state.load() != wr::kPublished)
                 continue;
             const auto kind = static_cast<wr::Kind>(s.kind.load());
-            if (kind != wr::Kind::channel && kind != wr::Kind::thread)
+            if (kind == wr::Kind::none || kind > wr::Kind::acl_stream_notify)
                 continue;
             waits.push_back({file->pid, kind, s.tid.load(), s.rank.load(), s.peer.load(), s.index.load(),
                              s.notify_num.load(), s.timeout.load(), s.thread.load(), s.channel.load(),
@@ -147,11 +197,21 @@ int main(int argc, char **argv)
         if (n == 0)
             std::printf("  pid %u: no blocked wait%s\n", f->pid, alive ? "" : " (process ended)");
     }
-    uint32_t last_rank = UINT32_MAX;
+    // Grouped by rank, then process; ACL waits outside any communicator's streams last, per process.
+    uint32_t last_rank = UINT32_MAX - 1;
+    uint32_t last_pid = 0;
     for (const Wait &w : waits) {
-        if (w.rank != last_rank) {
-            std::printf("rank %u (pid %u):\n", w.rank, w.pid);
+        if (w.rank != last_rank || (w.rank == UINT32_MAX && w.pid != last_pid)) {
+            if (w.rank == UINT32_MAX)
+                std::printf("no communicator (pid %u):\n", w.pid);
+            else
+                std::printf("rank %u (pid %u):\n", w.rank, w.pid);
             last_rank = w.rank;
+            last_pid = w.pid;
+        }
+        if (w.kind >= wr::Kind::acl_stream_sync) {
+            print_acl_wait(w, now);
+            continue;
         }
         char timeout[32];
         if (w.timeout == 0)
