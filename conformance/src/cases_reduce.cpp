@@ -233,6 +233,80 @@ HCTS_CASE(Reduce, WithNotifyVisibleAtWait, clauses("API.RED.4", "API.RED.5"),
         judge_launch(r, "API.RED.4", w.rank == 0 ? "the sender's program" : "the receiver's program", ev());
 }
 
+// API.RED.8 (STRICT): results that do not fit the type round as the reference
+// chose, to nearest with ties to even for FP16, BFP16, FP32 and FP64 (overflow to
+// infinity, subnormals kept) and modulo 2^bits for the integers. The operands come
+// from the run's seed (rounding_case: sums whose exponents are apart by every
+// amount up to the precision and beyond, products across the whole range, full-range
+// integers), so each run probes other bits against the rounding point; the exact
+// model is reduce_data.cpp's, not the reference's code. Rank 0 reduces locally and
+// into rank 1's memory in one program; a combination refused with HCCL_E_PARA is
+// API.RED.5's business, not judged here.
+HCTS_CASE(Reduce, RoundingEveryType, clauses("API.RED.8"),
+          needs(Feature::LocalReduce, Feature::WriteReduce, Feature::DeviceThreads))
+{
+    constexpr uint64_t kRoundCount = 96;
+    constexpr uint64_t kRoundSlot = kRoundCount * 8;
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
+    const std::vector<Combo> all = combos();
+    const uint64_t area = all.size() * kRoundSlot;
+    std::byte *const local_dst = w.scratch();
+    std::byte *const local_src = w.scratch() + area;
+    std::vector<ReduceCase> cases;
+    for (const Combo &k : all)
+        cases.push_back(rounding_case(*k.type, k.op, kRoundCount, c.seed));
+    if (w.rank == 0)
+        for (const Combo &k : all) {
+            dev.put(local_dst + k.index * kRoundSlot, cases[k.index].dst);
+            dev.put(local_src + k.index * kRoundSlot, cases[k.index].src);
+            dev.put(w.outbox() + k.index * kRoundSlot, cases[k.index].src);
+        }
+    if (w.rank == 1)
+        for (const Combo &k : all)
+            dev.put(w.inbox(0) + k.index * kRoundSlot, cases[k.index].dst);
+    mpi::phase_barrier("rounding operands placed");
+    std::vector<int32_t> write_rc(all.size(), HCCL_SUCCESS);
+    const std::string seed = " (seed " + std::to_string(c.seed) + ")";
+    const auto judge = [&](const char *call, const std::vector<int32_t> &rcs, const std::byte *base) {
+        size_t judged = 0;
+        for (const Combo &k : all) {
+            if (rcs[k.index] == HCCL_E_PARA)
+                continue; // an unsupported combination: API.RED.5
+            const std::string what = std::string(call) + " " + k.name() + seed;
+            if (!ev().check("API.RED.8", rcs[k.index] == HCCL_SUCCESS,
+                            what + " returned " + hccl_result_name(rcs[k.index]) + ", expected 0"))
+                continue;
+            ++judged;
+            const std::string bad = reduce_mismatch(
+                *k.type, dev.get(base + k.index * kRoundSlot, kRoundCount * k.type->size), cases[k.index].want);
+            ev().check("API.RED.8", bad.empty(),
+                       what + ": " + bad +
+                           " (the exact result rounded once to nearest, ties to even; integers modulo 2^bits)");
+        }
+        if (judged == 0)
+            ev().unsupported("API.RED.8", std::string(call) + " refused every data type and op with HCCL_E_PARA");
+    };
+    if (w.rank == 0) {
+        Script s;
+        for (const Combo &k : all)
+            s.local_reduce(w.thread(), local_dst + k.index * kRoundSlot, local_src + k.index * kRoundSlot, kRoundCount,
+                           k.type->type, k.op);
+        for (const Combo &k : all)
+            s.write_reduce(w.thread(), w.channel_to(1), w.remote_inbox(1, 0) + k.index * kRoundSlot,
+                           w.outbox() + k.index * kRoundSlot, kRoundCount, k.type->type, k.op);
+        const LaunchResult r = c.run(s);
+        judge_launch(r, "API.RED.8", "the program of reductions", ev());
+        judge("HcommLocalReduceOnThread", rcs_from(s, 0, all.size()), local_dst);
+        write_rc = rcs_from(s, all.size(), all.size());
+    }
+    mpi::broadcast(std::as_writable_bytes(std::span(write_rc)), 0, "rounding write-reduce return codes");
+    if (w.rank == 1)
+        judge("HcommWriteReduceOnThread", write_rc, w.inbox(0));
+    mpi::phase_barrier("rounding judged");
+}
+
 } // namespace hcts
 
 namespace hcts {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "hcomm/hcomm_primitives.h"
 #include "transfer.h"
@@ -130,6 +132,158 @@ ReduceCase reduce_case(const ReduceType &t, uint32_t op, uint32_t combo, uint64_
         r[i] = i < count ? reduce_result(op, a[i], b[i]) : a[i];
     }
     return {reduce_encode(t, a), reduce_encode(t, b), reduce_encode(t, r)};
+}
+
+namespace {
+
+uint64_t next_random(uint64_t &x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+// The layout of a binary floating type: fraction bits, exponent bits.
+struct FloatShape {
+    int fraction, exponent;
+};
+
+FloatShape shape_of(const ReduceType &t)
+{
+    if (t.kind == K::Half)
+        return {10, 5};
+    if (t.kind == K::BFloat)
+        return {7, 8};
+    return t.size == 4 ? FloatShape{23, 8} : FloatShape{52, 11};
+}
+
+// Value of a finite element's bits (every type's value fits a double exactly).
+double float_value(const ReduceType &t, uint64_t bits)
+{
+    const FloatShape f = shape_of(t);
+    const int bias = (1 << (f.exponent - 1)) - 1;
+    const bool negative = (bits >> (f.fraction + f.exponent)) & 1U;
+    const int e = static_cast<int>((bits >> f.fraction) & ((1ULL << f.exponent) - 1));
+    const uint64_t m = bits & ((1ULL << f.fraction) - 1);
+    const double mag = e == 0 ? std::ldexp(static_cast<double>(m), 1 - bias - f.fraction)
+                              : std::ldexp(static_cast<double>(m | (1ULL << f.fraction)), e - bias - f.fraction);
+    return negative ? -mag : mag;
+}
+
+// x rounded once into the type, to nearest, ties to even (overflow to infinity),
+// and encoded: the model of API.RED.8.
+uint64_t float_round(const ReduceType &t, double x)
+{
+    const FloatShape f = shape_of(t);
+    const int bias = (1 << (f.exponent - 1)) - 1;
+    const uint64_t sign = std::signbit(x) ? 1ULL << (f.fraction + f.exponent) : 0;
+    const uint64_t inf = ((1ULL << f.exponent) - 1) << f.fraction;
+    if (std::isinf(x))
+        return sign | inf;
+    if (x == 0)
+        return sign;
+    // The quantum at x's binade (the subnormals' below the smallest normal).
+    const int q = std::max(std::ilogb(x), 1 - bias) - f.fraction;
+    const double units = std::nearbyint(std::ldexp(std::fabs(x), -q)); // ties to even: the default mode
+    const double y = std::ldexp(units, q);
+    if (y == 0)
+        return sign;
+    const int e = std::ilogb(y);
+    if (e > bias)
+        return sign | inf;
+    if (e < 1 - bias) // subnormal
+        return sign | static_cast<uint64_t>(std::ldexp(y, bias - 1 + f.fraction));
+    const uint64_t m = static_cast<uint64_t>(std::ldexp(y, f.fraction - e)) - (1ULL << f.fraction);
+    return sign | (static_cast<uint64_t>(e + bias) << f.fraction) | m;
+}
+
+// A finite, non-zero element with its exponent field in [lo, hi].
+uint64_t float_operand(const ReduceType &t, uint64_t &x, int lo, int hi)
+{
+    const FloatShape f = shape_of(t);
+    const int top = (1 << f.exponent) - 2;
+    const int e = std::clamp(lo + static_cast<int>(next_random(x) % static_cast<uint64_t>(hi - lo + 1)), 0, top);
+    uint64_t m = next_random(x) & ((1ULL << f.fraction) - 1);
+    if (e == 0 && m == 0)
+        m = 1;
+    const uint64_t sign = (next_random(x) & 1U) << (f.fraction + f.exponent);
+    return sign | (static_cast<uint64_t>(e) << f.fraction) | m;
+}
+
+int exponent_field(const ReduceType &t, uint64_t bits)
+{
+    const FloatShape f = shape_of(t);
+    return static_cast<int>((bits >> f.fraction) & ((1ULL << f.exponent) - 1));
+}
+
+void put_bits(std::vector<std::byte> &out, uint64_t bits, uint32_t size)
+{
+    const auto *p = reinterpret_cast<const std::byte *>(&bits); // little-endian, as the device
+    out.insert(out.end(), p, p + size);
+}
+
+} // namespace
+
+ReduceCase rounding_case(const ReduceType &t, uint32_t op, uint64_t count, uint64_t seed)
+{
+    uint64_t x = seed ^ (uint64_t{t.type} << 40) ^ (uint64_t{op} << 32);
+    ReduceCase out;
+    const uint64_t mask = t.size == 8 ? ~0ULL : (1ULL << (8 * t.size)) - 1;
+    for (uint64_t i = 0; i < count; ++i) {
+        uint64_t a = 0, b = 0, r = 0;
+        if (t.kind == K::Signed || t.kind == K::Unsigned) {
+            a = next_random(x) & mask;
+            b = next_random(x) & mask;
+            // Sign-extended values for the comparisons of a signed type.
+            const auto value = [&](uint64_t v) {
+                const int shift = 64 - 8 * static_cast<int>(t.size);
+                return static_cast<int64_t>(v << shift) >> shift;
+            };
+            const bool less = t.kind == K::Signed ? value(a) < value(b) : a < b;
+            switch (op) {
+            case HCOMM_REDUCE_SUM: r = (a + b) & mask; break;
+            case HCOMM_REDUCE_PROD: r = (a * b) & mask; break;
+            case HCOMM_REDUCE_MAX: r = less ? b : a; break;
+            default: r = less ? a : b; break;
+            }
+        } else {
+            const FloatShape f = shape_of(t);
+            const int top = (1 << f.exponent) - 2, bias = (1 << (f.exponent - 1)) - 1;
+            if (op == HCOMM_REDUCE_SUM) {
+                // Exponents apart by up to the precision and a little more: every
+                // alignment of the smaller operand's bits against the rounding point.
+                a = float_operand(t, x, 0, top);
+                const int spread = f.fraction + 4;
+                const int ea = exponent_field(t, a);
+                b = float_operand(t, x, ea - spread, ea + spread);
+            } else if (op == HCOMM_REDUCE_PROD) {
+                // Products from below the smallest normal to beyond the largest finite.
+                const int half = (bias + f.fraction / 2) / 2 + 2;
+                a = float_operand(t, x, bias - half, bias + half);
+                b = float_operand(t, x, bias - half, bias + half);
+            } else {
+                a = float_operand(t, x, 0, top);
+                b = float_operand(t, x, 0, top);
+            }
+            const double va = float_value(t, a), vb = float_value(t, b);
+            switch (op) {
+            case HCOMM_REDUCE_SUM:
+                r = t.size == 8 && t.kind == K::Float ? std::bit_cast<uint64_t>(va + vb) : float_round(t, va + vb);
+                break;
+            case HCOMM_REDUCE_PROD:
+                r = t.size == 8 && t.kind == K::Float ? std::bit_cast<uint64_t>(va * vb) : float_round(t, va * vb);
+                break;
+            case HCOMM_REDUCE_MAX: r = va < vb ? b : a; break;
+            default: r = va < vb ? a : b; break;
+            }
+        }
+        put_bits(out.dst, a, t.size);
+        put_bits(out.src, b, t.size);
+        put_bits(out.want, r, t.size);
+    }
+    return out;
 }
 
 std::string reduce_mismatch(const ReduceType &t, std::span<const std::byte> got, std::span<const std::byte> want)

@@ -38,6 +38,18 @@ struct ReduceCase {
 };
 ReduceCase reduce_case(const ReduceType &t, uint32_t op, uint32_t combo, uint64_t count, uint64_t extra);
 
+// Operands that make every op round (API.RED.8): for the floating types, sums of
+// operands whose exponents differ by up to a little more than the precision (ties
+// to even among them), products that overflow to infinity or fall to subnormals,
+// maxima and minima of any finite values; for the integer types, sums and products
+// of full-range values that wrap. `want` is an exact model that shares no code with
+// any implementation: each result is computed in double and rounded once into the
+// type, to nearest with ties to even (double has 53 >= 2p + 2 bits for FP32, FP16
+// and BFP16, so the double result rounds as the exact one would; FP64's double op is
+// itself correctly rounded); integers wrap modulo 2^bits. No NaN, infinity or zero
+// operand: their MAX/MIN and NaN payloads are not what is judged here.
+ReduceCase rounding_case(const ReduceType &t, uint32_t op, uint64_t count, uint64_t seed);
+
 // "" when `got` equals `want`, else the first differing element of `t`, with both values.
 std::string reduce_mismatch(const ReduceType &t, std::span<const std::byte> got, std::span<const std::byte> want);
 

@@ -482,10 +482,35 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
     // The task that performs `entries` in order, stopping at the first failure.
     const auto submit_entries = [&](std::vector<HcommBatchTransferDesc> entries) {
         submit(t.thread, [c = t.channel, core, entries = std::move(entries)]() -> HcclResult {
-            for (const HcommBatchTransferDesc &d : entries)
+            if (!env::batch_reads_fenced()) {
+                for (const HcommBatchTransferDesc &d : entries)
+                    if (const HcclResult rc = run_batch_entry(c, *core, d); rc != HCCL_SUCCESS)
+                        return rc;
+                return HCCL_SUCCESS;
+            }
+            // HCOMM_REF_BATCH_READS=fenced (legal): a READ is held while plain writes
+            // after it go first; the held READs complete before the next entry that
+            // notifies or reads, and before the batch ends.
+            std::vector<const HcommBatchTransferDesc *> held;
+            const auto run_held = [&]() -> HcclResult {
+                for (const HcommBatchTransferDesc *h : held)
+                    if (const HcclResult rc = run_batch_entry(c, *core, *h); rc != HCCL_SUCCESS)
+                        return rc;
+                held.clear();
+                return HCCL_SUCCESS;
+            };
+            for (const HcommBatchTransferDesc &d : entries) {
+                if (d.transType == HCOMM_TRANSFER_TYPE_READ) {
+                    held.push_back(&d);
+                    continue;
+                }
+                if (d.transType != HCOMM_TRANSFER_TYPE_WRITE && d.transType != HCOMM_TRANSFER_TYPE_WRITE_REDUCE)
+                    if (const HcclResult rc = run_held(); rc != HCCL_SUCCESS)
+                        return rc;
                 if (const HcclResult rc = run_batch_entry(c, *core, d); rc != HCCL_SUCCESS)
                     return rc;
-            return HCCL_SUCCESS;
+            }
+            return run_held();
         });
     };
     const auto check_entry = [&](uint32_t i) -> HcclResult {
@@ -551,6 +576,12 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
     // Mutant: in a batch of three or more, the entries after the first are performed last first.
     if (hcts::mutant("ref_batch_tail_reversed") && batch.size() >= 3)
         std::reverse(batch.begin() + 1, batch.end());
+    // Mutant (selftest/catalogue/blind3.yaml): the batch is regrouped so every
+    // entry that is not a read runs before the reads (blind mutant 10 of issue 34).
+    if (hcts::mutant("ref_batch_writes_before_reads"))
+        std::stable_partition(batch.begin(), batch.end(), [](const HcommBatchTransferDesc &d) {
+            return d.transType != HCOMM_TRANSFER_TYPE_READ && d.transType != HCOMM_TRANSFER_TYPE_READ_REDUCE;
+        });
     submit_entries(std::move(batch));
     return HCCL_SUCCESS;
 }

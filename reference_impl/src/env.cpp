@@ -187,6 +187,18 @@ bool local_unregistered_warn()
     return warn;
 }
 
+bool batch_reads_fenced()
+{
+    static const bool fenced = binary_knob("HCOMM_REF_BATCH_READS", "ordered", "fenced");
+    return fenced;
+}
+
+bool reduce_reverse()
+{
+    static const bool reverse = binary_knob("HCOMM_REF_REDUCE_ORDER", "forward", "reverse");
+    return reverse;
+}
+
 std::string wait_report_dir()
 {
     static const std::string dir(get("HCOMM_REF_WAIT_REPORT"));

@@ -46,6 +46,16 @@ std::chrono::milliseconds notify_delay();
 // HCOMM_REF_SPLIT_REORDERED=K (2..64): the payload of a write with notify goes as
 // K pieces posted last piece first, then the notify.
 uint32_t split_reordered();
+// HCOMM_REF_BATCH_READS = ordered (default) | fenced: ordered performs a batch's
+// READ entries in array order, each complete before the next entry; fenced lets
+// the plain WRITE / WRITE_REDUCE entries after a READ overtake it, and completes
+// every held READ before the next entry that notifies or reads and before the
+// batch ends (a fence on the notify only, as the vendor's UB path: IBTA lets an
+// unfenced later WRITE pass an earlier READ). A legal variant (API.BT.4 is STRICT).
+bool batch_reads_fenced();
+// HCOMM_REF_REDUCE_ORDER = forward (default) | reverse: the order in which a
+// reduction combines its elements (a legal variant: each element is independent).
+bool reduce_reverse();
 // HCOMM_REF_POLL_US=N (≤ 10000, default 200): how long a channel wait polls the
 // channel's CQ itself before it sleeps, at first (PollBudget learns it per channel, up
 // to 1 ms; 0: it sleeps at once, woken by the progress thread), and how long a worker

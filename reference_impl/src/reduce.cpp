@@ -8,6 +8,8 @@
 
 #include <hcts/mutant.h>
 
+#include "env.h"
+
 namespace hcomm_ref {
 namespace {
 
@@ -61,7 +63,9 @@ void reduce_elements(void *dst, const void *src, uint64_t count, HcommReduceOp o
     using S = typename Codec::Stored;
     auto *d = static_cast<unsigned char *>(dst);
     const auto *s = static_cast<const unsigned char *>(src);
-    for (uint64_t i = 0; i < count; ++i) {
+    const bool reverse = env::reduce_reverse();
+    for (uint64_t k = 0; k < count; ++k) {
+        const uint64_t i = reverse ? count - 1 - k : k;
         S a;
         S b;
         std::memcpy(&a, d + i * sizeof(S), sizeof(S)); // any alignment
@@ -144,6 +148,9 @@ uint16_t float_to_bf16(float f)
     if ((bits & 0x7FFFFFFFU) > 0x7F800000U) {
         return static_cast<uint16_t>((bits >> 16) | 0x40U); // quiet nan
     }
+    // Mutant (selftest/catalogue/blind3.yaml): the low half is cut off (round toward zero).
+    if (hcts::mutant("ref_bf16_round_truncates"))
+        return static_cast<uint16_t>(bits >> 16);
     const uint32_t rounding = 0x7FFFU + ((bits >> 16) & 1U);
     return static_cast<uint16_t>((bits + rounding) >> 16);
 }

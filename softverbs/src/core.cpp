@@ -48,9 +48,12 @@ Config load_config()
             c.transport = Transport::Cma;
         else if (v == "tcp")
             c.transport = Transport::Tcp;
+        else if (v == "ring")
+            c.transport = Transport::Ring;
         else
-            std::fprintf(stderr,
-                         "softverbs: SOFTVERBS_TRANSPORT='%s' unknown; allowed: auto, shm, cma, tcp (using auto)\n", t);
+            std::fprintf(
+                stderr,
+                "softverbs: SOFTVERBS_TRANSPORT='%s' unknown; allowed: auto, shm, cma, tcp, ring (using auto)\n", t);
     }
     if (const char *l = std::getenv("SOFTVERBS_LISTEN"); l && *l)
         c.listen = l;

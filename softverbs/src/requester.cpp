@@ -142,6 +142,8 @@ int direct_locked(Qp *qp, uint32_t rkey, uint64_t raddr, size_t len, uint32_t ac
     if (qp->peer) {
         if (!qp->conn || qp->conn->closed)
             return IBV_WC_RETRY_EXC_ERR; // the peer is gone
+        if (config().transport == Transport::Ring)
+            return -1; // every payload through the rings
         if (!qp->peer_slot)
             return -1;
         const QpEntry &t = qp->peer->table->q[qp->peer_slot];

@@ -34,7 +34,10 @@ namespace sv {
 
 using Clock = std::chrono::steady_clock;
 
-enum class Transport { Auto, Shm, Cma, Tcp };
+// Ring: as Shm between processes of one host, but every payload travels through the
+// shared-memory rings (no mapping, no process_vm_*), the route a peer takes where the
+// kernel refuses cross-process memory access; it exercises the rings' payload path.
+enum class Transport { Auto, Shm, Cma, Tcp, Ring };
 
 struct Config {
     uint64_t seed = 0; // 0: sane mode

@@ -9,9 +9,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdarg>
+#include <cstdint>
 #include <cstring>
+#include <deque>
 #include <numeric>
+#include <string>
 #include <vector>
 
 namespace sv {
@@ -86,6 +90,148 @@ TEST(ShmRing, MessagesArriveWholeInOrderAcrossWrapAndChunks)
             EXPECT_EQ(got[0].payload, data) << "size " << n;
         }
     }
+}
+
+// A producer and a consumer that checks each message as it arrives: whole, in
+// order, its bytes intact.
+struct Stream {
+    Pair p;
+    std::deque<std::pair<uint64_t, std::vector<uint8_t>>> pending; // sent, not yet arrived
+    uint64_t seq = 0, arrived = 0;
+    std::string bad; // the first message that arrived wrong
+
+    void send(size_t n)
+    {
+        auto data = pattern(n, static_cast<uint8_t>(seq * 31 + n));
+        p.requester->send(frame(++seq, static_cast<uint32_t>(n)), data.data(), n);
+        pending.emplace_back(seq, std::move(data));
+    }
+    // A message whose one record takes exactly `rec` bytes (64 <= rec <= kRingChunk).
+    void send_record(uint64_t rec) { send(static_cast<size_t>(rec - sizeof(Frame))); }
+    // Consumes at most `limit` records; false on a refused ring.
+    bool drain(size_t limit)
+    {
+        size_t taken = 0;
+        bool wake = false;
+        return p.responder->drain(
+                   [&](const Frame &f, const uint8_t *d) {
+                       ++taken;
+                       ++arrived;
+                       if (!bad.empty())
+                           return RingVerdict::kGo;
+                       if (pending.empty()) {
+                           bad = "message seq " + std::to_string(f.seq) + " arrived, none was pending";
+                           return RingVerdict::kGo;
+                       }
+                       const auto &[want_seq, want] = pending.front();
+                       if (f.seq != want_seq || f.plen != want.size() || std::memcmp(d, want.data(), want.size()) != 0)
+                           bad = "message seq " + std::to_string(want_seq) + " (" + std::to_string(want.size()) +
+                                 " bytes) arrived as seq " + std::to_string(f.seq) + " with " + std::to_string(f.plen) +
+                                 " bytes, not intact";
+                       pending.pop_front();
+                       return RingVerdict::kGo;
+                   },
+                   [&] { return taken < limit; }, &wake) >= 0;
+    }
+    // Drains and flushes until every message sent arrived; "" or what went wrong.
+    std::string finish()
+    {
+        for (int i = 0; i < 10000 && !pending.empty() && bad.empty(); ++i) {
+            p.requester->flush();
+            if (!drain(SIZE_MAX))
+                return "the consumer refused the ring (a record was overwritten) after " + std::to_string(arrived) +
+                       " messages";
+        }
+        if (!bad.empty())
+            return bad;
+        if (!pending.empty())
+            return std::to_string(pending.size()) + " of " + std::to_string(seq) + " messages never arrived";
+        return {};
+    }
+};
+
+// Fills `bytes` (a multiple of kRingAlign) of the ring with whole records.
+void fill(Stream &s, uint64_t bytes)
+{
+    while (bytes > 0) {
+        const uint64_t rec = std::min<uint64_t>(bytes, kRingChunk);
+        s.send_record(rec);
+        bytes -= rec;
+    }
+}
+
+// The wrap point for every alignment: a record of `rec` bytes that does not fit in
+// the `to_end` bytes left before the end needs rec + to_end bytes of room (the
+// padding, then the record at the start). For every to_end (each 64-byte position
+// of the ring's last chunk) and records just longer and mid-size or the largest, with
+// payloads of every length modulo 64, the unread bytes are set so the room is one
+// alignment unit short of that, then exactly that: short, the message must wait in
+// the overflow queue; either way every message arrives whole and in order. A
+// producer that forgets the padding writes over the oldest unread record.
+TEST(ShmRing, WrapPointEveryAlignmentNeedsRoomForThePadding)
+{
+    const uint64_t largest = (sizeof(Frame) + kRingChunk + kRingAlign - 1) / kRingAlign * kRingAlign;
+    int runs = 0;
+    for (uint64_t to_end = kRingAlign; to_end < largest; to_end += kRingAlign) {
+        const uint64_t k = to_end / kRingAlign;
+        for (uint64_t rec :
+             {to_end + kRingAlign, k % 2 ? std::min(largest, to_end + kRingAlign * (1 + k % 97)) : largest}) {
+            // Every payload length modulo 64 that still takes `rec` bytes.
+            const size_t n = static_cast<size_t>(rec - sizeof(Frame) -
+                                                 (k * 7) % std::min<uint64_t>(kRingAlign, rec - sizeof(Frame) + 1));
+            ASSERT_EQ((sizeof(Frame) + n + kRingAlign - 1) / kRingAlign * kRingAlign, rec);
+            for (const uint64_t short_by : {uint64_t{kRingAlign}, uint64_t{0}}) {
+                Stream s;
+                ASSERT_TRUE(s.p.requester);
+                // Unread records [pos - used, pos) with pos = kRingBytes - to_end, so the room is
+                // rec + to_end - short_by; the bytes before them were produced and consumed.
+                const uint64_t used = kRingBytes - (rec + to_end - short_by);
+                const uint64_t before = kRingBytes - to_end - used;
+                fill(s, before);
+                ASSERT_TRUE(s.drain(SIZE_MAX));
+                ASSERT_TRUE(s.pending.empty() && s.bad.empty()) << s.bad;
+                fill(s, used);
+                s.send(n);
+                if (short_by != 0) {
+                    EXPECT_TRUE(s.p.requester->has_overflow())
+                        << "to_end " << to_end << ", record " << rec << ": room " << (rec + to_end - short_by)
+                        << " bytes is short of the record and its padding (" << (rec + to_end)
+                        << "), but the producer wrote the record";
+                }
+                const std::string bad = s.finish();
+                ASSERT_EQ(bad, "") << "to_end " << to_end << ", record " << rec << " (payload " << n << "), room "
+                                   << (rec + to_end - short_by) << " bytes";
+                ++runs;
+            }
+        }
+    }
+    EXPECT_EQ(runs, 4 * 1024);
+}
+
+// Traffic whose sizes walk across the wrap point while the consumer lags by a
+// varying number of records: sizes 0..3 chunks (every length modulo 64), the
+// consumer taking 0..5 records between sends, long enough to wrap the ring
+// hundreds of times. Every message arrives whole and in order.
+TEST(ShmRing, LaggingConsumerAcrossManyWraps)
+{
+    Stream s;
+    ASSERT_TRUE(s.p.requester);
+    uint64_t x = 12345;
+    const auto next = [&] {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        return x >> 33;
+    };
+    size_t bytes = 0;
+    for (int i = 0; i < 6000; ++i) {
+        const uint64_t pick = next() % 8;
+        const size_t n = pick < 4 ? next() % 256 : pick < 7 ? next() % kRingChunk : next() % (3 * kRingChunk);
+        s.send(n);
+        bytes += n;
+        s.p.requester->flush();
+        ASSERT_TRUE(s.drain(next() % 6)) << "message " << i << ": the consumer refused the ring";
+    }
+    EXPECT_GT(bytes, 200 * size_t{kRingBytes});
+    EXPECT_EQ(s.finish(), "");
 }
 
 TEST(ShmRing, FullRingKeepsOrderAndAsksToBeWoken)
