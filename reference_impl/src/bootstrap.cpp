@@ -6,6 +6,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <list>
 #include <mutex>
@@ -77,17 +78,30 @@ class RootService {
         std::memcpy(token_, token, kTokenBytes);
         thread_ = std::thread([this] {
             pthread_setname_np(pthread_self(), "href-rendezvous");
-            run();
+            // An exception leaving a thread ends the process: the job's ranks time out instead.
+            if (!run_quietly("the bootstrap rendezvous", [this] { run(); })) {
+                listener_.reset(); // ranks still connecting fail now, not at the bootstrap deadline
+                std::lock_guard lock(mutex_);
+                finished_ = true;
+            }
         });
     }
     ~RootService()
     {
         const uint64_t one = 1;
         [[maybe_unused]] const ssize_t n = write(stop_.get(), &one, sizeof(one));
-        thread_.join();
+        join_quietly(thread_, "the bootstrap rendezvous");
     }
     RootService(const RootService &) = delete;
     RootService &operator=(const RootService &) = delete;
+    // In a forked child: the service is the parent's (its thread runs there, not here).
+    // Closes this process's copies of its sockets, never signalling the parent's thread
+    // through the shared stop event; the object is then left alone for good.
+    void disown()
+    {
+        listener_.reset();
+        stop_.reset();
+    }
     bool finished() const
     {
         std::lock_guard lock(mutex_);
@@ -176,7 +190,8 @@ class RootService {
             bool alive = true;
             auto fd = next_message(deadline, pending, type, payload, alive);
             if (!alive) {
-                HREF_LOG_WARN(-1, "bootstrap root gave up: ", count, " of ", n_ranks, " ranks joined in time");
+                if (Clock::now() >= deadline) // else stopped: its comm is gone, or the process exits
+                    HREF_LOG_WARN(-1, "bootstrap root gave up: ", count, " of ", n_ranks, " ranks joined in time");
                 break;
             }
             if (!fd)
@@ -228,6 +243,23 @@ class RootService {
 // timeout: at most kMaxUnjoined at once, beyond that HcclGetRootInfo is refused.
 class RootServices {
   public:
+    // A forked child's services: its own, none yet. The parent's stay in `inherited`,
+    // disowned, never joined or freed (their threads are not in this process).
+    explicit RootServices(RootServices *parent = nullptr) : inherited_(parent)
+    {
+        if (parent != nullptr)
+            for (const auto &s : parent->services_)
+                s->disown();
+    }
+    void lock() { mutex_.lock(); }
+    void unlock() { mutex_.unlock(); }
+    // At exit: stops and joins this process's services (a forked child's are its own).
+    void end_all()
+    {
+        std::list<std::unique_ptr<RootService>> ended;
+        std::lock_guard lock(mutex_);
+        ended.swap(services_);
+    }
     static constexpr size_t kMaxUnjoined = 256;
     // False (nothing started) when kMaxUnjoined services are still waiting for their job.
     bool has_room()
@@ -258,12 +290,29 @@ class RootServices {
   private:
     std::mutex mutex_;
     std::list<std::unique_ptr<RootService>> services_;
+    RootServices *inherited_;
+};
+
+// The process's services. A forked child gets its own (the parent's lock was held
+// across the fork, so their list is consistent when the child disowns them); the
+// parent's are never used in the child again. At exit, or when the library is
+// unloaded, the process's own services are stopped and joined.
+std::atomic<RootServices *> g_services{nullptr};
+
+struct EndAtExit {
+    ~EndAtExit() { g_services.load()->end_all(); }
 };
 
 RootServices &root_services()
 {
-    static RootServices services;
-    return services;
+    static const EndAtExit at_exit = [] {
+        g_services.store(new RootServices);
+        pthread_atfork([] { g_services.load()->lock(); }, [] { g_services.load()->unlock(); },
+                       [] { g_services.store(new RootServices(g_services.load())); });
+        return EndAtExit{};
+    }();
+    (void)at_exit;
+    return *g_services.load(std::memory_order_acquire);
 }
 
 } // namespace
