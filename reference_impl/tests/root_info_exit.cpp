@@ -3,10 +3,15 @@
 // the library's first call runs after the library's own exit handlers and counts this
 // library's threads, which must be none left (ThreadSanitizer reports a rendezvous
 // thread left unjoined as a thread leak). `unload`: the same with the library
-// dlopen'ed and dlclose'd; once it is unmapped, its threads must be gone.
+// dlopen'ed and dlclose'd; once it is unmapped, its threads must be gone. `fork`: as `exit`,
+// and a child forked after the root info leaves through exit() too: the library's exit
+// handlers in the child must not join or signal the parent's rendezvous thread: the parent
+// then still joins its root info (on main the child's exit stopped the parent's rendezvous).
 // Exit status 0, or 1 with what was wrong.
 #include <dirent.h>
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -49,7 +54,7 @@ void count_at_exit()
 }
 
 // Loads the library and gets a root info from it; null (said) on failure.
-void *load_and_get_root_info(const char *path)
+void *load_and_get_root_info(const char *path, HcclRootInfo *out = nullptr)
 {
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) {
@@ -63,6 +68,8 @@ void *load_and_get_root_info(const char *path)
         std::fprintf(stderr, "root_info_exit: HcclGetRootInfo failed\n");
         return nullptr;
     }
+    if (out != nullptr)
+        *out = root;
     return lib;
 }
 
@@ -70,9 +77,49 @@ void *load_and_get_root_info(const char *path)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (std::strcmp(argv[1], "exit") != 0 && std::strcmp(argv[1], "unload") != 0)) {
-        std::fprintf(stderr, "usage: %s exit|unload <libhcomm.so>\n", argv[0]);
+    const bool known = argc == 3 && (std::strcmp(argv[1], "exit") == 0 || std::strcmp(argv[1], "unload") == 0 ||
+                                     std::strcmp(argv[1], "fork") == 0);
+    if (!known) {
+        std::fprintf(stderr, "usage: %s exit|unload|fork <libhcomm.so>\n", argv[0]);
         return 2;
+    }
+    if (std::strcmp(argv[1], "fork") == 0) {
+        std::atexit(count_at_exit);
+        HcclRootInfo root{};
+        void *lib = load_and_get_root_info(argv[2], &root);
+        if (lib == nullptr)
+            return 1;
+        std::fflush(nullptr);
+        const pid_t child = fork();
+        if (child == 0)
+            std::exit(0); // the library's exit handlers run in the child
+        int status = 0;
+        for (int waited_ms = 0; waitpid(child, &status, WNOHANG) != child; waited_ms += 10) {
+            if (waited_ms > 20000) {
+                std::fprintf(stderr, "root_info_exit: the forked child did not exit within 20 s\n");
+                return 1;
+            }
+            usleep(10000);
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            std::fprintf(stderr, "root_info_exit: the forked child's exit() ended with %s %d\n",
+                         WIFSIGNALED(status) ? "signal" : "status",
+                         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+            return 1;
+        }
+        // The root info is still the parent's to use: the child's exit did not stop its rendezvous.
+        using Init = HcclResult (*)(uint32_t, const HcclRootInfo *, uint32_t, HcclComm *);
+        using Destroy = HcclResult (*)(HcclComm);
+        const auto init = reinterpret_cast<Init>(dlsym(lib, "HcclCommInitRootInfo"));
+        const auto destroy = reinterpret_cast<Destroy>(dlsym(lib, "HcclCommDestroy"));
+        HcclComm comm = nullptr;
+        if (const HcclResult rc = init(1, &root, 0, &comm); rc != HCCL_SUCCESS) {
+            std::fprintf(stderr,
+                         "root_info_exit: after the forked child's exit, joining the parent's root info returned %d\n",
+                         rc);
+            return 1;
+        }
+        return destroy(comm) == HCCL_SUCCESS ? 0 : 1;
     }
     if (std::strcmp(argv[1], "exit") == 0) {
         std::atexit(count_at_exit); // runs after the handlers the library registers from here on
