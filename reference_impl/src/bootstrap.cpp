@@ -6,7 +6,6 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstring>
 #include <list>
 #include <mutex>
@@ -243,23 +242,18 @@ class RootService {
 // timeout: at most kMaxUnjoined at once, beyond that HcclGetRootInfo is refused.
 class RootServices {
   public:
-    // A forked child's services: its own, none yet. The parent's stay in `inherited`,
-    // disowned, never joined or freed (their threads are not in this process).
-    explicit RootServices(RootServices *parent = nullptr) : inherited_(parent)
+    // At fork, in the child (the lock is held across the fork): the services so far are the
+    // parent's. Disowned and moved to `inherited`, never joined or freed (their threads are not
+    // in this process, and it must not signal them); the child's list starts empty.
+    void after_fork_in_child(std::list<std::unique_ptr<RootService>> &inherited)
     {
-        if (parent != nullptr)
-            for (const auto &s : parent->services_)
-                s->disown();
+        for (const auto &s : services_)
+            s->disown();
+        inherited.splice(inherited.end(), services_);
+        mutex_.unlock();
     }
     void lock() { mutex_.lock(); }
     void unlock() { mutex_.unlock(); }
-    // At exit: stops and joins this process's services (a forked child's are its own).
-    void end_all()
-    {
-        std::list<std::unique_ptr<RootService>> ended;
-        std::lock_guard lock(mutex_);
-        ended.swap(services_);
-    }
     static constexpr size_t kMaxUnjoined = 256;
     // False (nothing started) when kMaxUnjoined services are still waiting for their job.
     bool has_room()
@@ -290,29 +284,28 @@ class RootServices {
   private:
     std::mutex mutex_;
     std::list<std::unique_ptr<RootService>> services_;
-    RootServices *inherited_;
 };
 
-// The process's services. A forked child gets its own (the parent's lock was held
-// across the fork, so their list is consistent when the child disowns them); the
-// parent's are never used in the child again. At exit, or when the library is
-// unloaded, the process's own services are stopped and joined.
-std::atomic<RootServices *> g_services{nullptr};
+// In a forked child: the services of the processes it was forked from, kept (never freed,
+// joined or signalled). Allocated at the first fork only.
+std::list<std::unique_ptr<RootService>> *g_inherited = nullptr;
 
-struct EndAtExit {
-    ~EndAtExit() { g_services.load()->end_all(); }
-};
-
+// The process's services: stopped and joined at exit or when the library is unloaded,
+// by the process that started them only (a forked child moves its parent's aside).
 RootServices &root_services()
 {
-    static const EndAtExit at_exit = [] {
-        g_services.store(new RootServices);
-        pthread_atfork([] { g_services.load()->lock(); }, [] { g_services.load()->unlock(); },
-                       [] { g_services.store(new RootServices(g_services.load())); });
-        return EndAtExit{};
+    static RootServices services;
+    static const bool registered = [] {
+        pthread_atfork([] { root_services().lock(); }, [] { root_services().unlock(); },
+                       [] {
+                           if (g_inherited == nullptr)
+                               g_inherited = new std::list<std::unique_ptr<RootService>>;
+                           root_services().after_fork_in_child(*g_inherited);
+                       });
+        return true;
     }();
-    (void)at_exit;
-    return *g_services.load(std::memory_order_acquire);
+    (void)registered;
+    return services;
 }
 
 } // namespace
