@@ -76,13 +76,16 @@ aclError allocate(const char *api, void **ptr, size_t size, Placement placement,
     const size_t rounded = (size + 31) / 32 * 32 + 32;
     if (rounded < size)
         return fail(api, ACL_ERROR_BAD_ALLOC, "size ", size, " overflows");
+    Memory &all = memory(); // first: made at the first call, which may throw
     void *p = std::aligned_alloc(alignment, (rounded + alignment - 1) / alignment * alignment);
     if (p == nullptr)
         return fail(api, ACL_ERROR_BAD_ALLOC, "cannot allocate ", size, " bytes");
-    Memory &all = memory();
-    {
+    try {
         std::lock_guard<std::mutex> lock(all.mutex);
         all.allocations[reinterpret_cast<uintptr_t>(p)] = Allocation{size, placement, device};
+    } catch (...) { // no memory to record it (acl_fault_inject found the leak): not handed out
+        std::free(p);
+        throw;
     }
     *ptr = p;
     return ACL_SUCCESS;
