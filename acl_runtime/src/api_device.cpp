@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +35,31 @@ aclError record_error(const char *api, aclError code, const std::string &message
 {
     pending_error = std::string(api) + ": " + message + " (error " + std::to_string(code) + ")";
     has_pending_error = true;
+    return code;
+}
+
+aclError exception_to_error(const char *api) noexcept
+{
+    aclError code = ACL_ERROR_INTERNAL_ERROR;
+    char cause[200] = "an exception of unknown type";
+    try {
+        throw;
+    } catch (const std::bad_alloc &) {
+        code = ACL_ERROR_BAD_ALLOC;
+        std::snprintf(cause, sizeof cause, "out of memory (std::bad_alloc)");
+    } catch (const std::system_error &e) {
+        code = ACL_ERROR_RT_FAILURE;
+        std::snprintf(cause, sizeof cause, "the system refused a thread or other resource (std::system_error: %s)",
+                      e.what());
+    } catch (const std::exception &e) {
+        std::snprintf(cause, sizeof cause, "an exception (%s)", e.what());
+    } catch (...) {
+    }
+    std::fprintf(stderr, "[hcts acl] error: %s failed with %d: %s\n", api, static_cast<int>(code), cause);
+    try {
+        record_error(api, code, cause);
+    } catch (...) { // no memory for the message: the code alone tells
+    }
     return code;
 }
 
@@ -165,36 +192,41 @@ using namespace hcts_acl;
 
 ACL_EXPORT aclError aclInit(const char *configPath)
 {
-    const char *api = "aclInit";
-    std::lock_guard<std::mutex> lock(init_mutex);
-    if (initialized)
-        return fail(api, ACL_ERROR_REPEAT_INITIALIZE, "already initialised (aclFinalize first)");
-    if (configPath != nullptr && *configPath != '\0') {
-        std::string text;
-        if (!read_file(configPath, text))
-            return fail(api, ACL_ERROR_INVALID_FILE, "cannot read the configuration file '", configPath, "'");
-        // The reference reads no option from it, but a file that is not JSON is an error, as on the device.
-        if (!text.empty() && !nlohmann::json::accept(text))
-            return fail(api, ACL_ERROR_PARSE_FILE, "the configuration file '", configPath, "' is not valid JSON");
-    }
-    initialized = true;
-    return ACL_SUCCESS;
+    return guarded("aclInit", [&]() -> aclError {
+        const char *api = "aclInit";
+        std::lock_guard<std::mutex> lock(init_mutex);
+        if (initialized)
+            return fail(api, ACL_ERROR_REPEAT_INITIALIZE, "already initialised (aclFinalize first)");
+        if (configPath != nullptr && *configPath != '\0') {
+            std::string text;
+            if (!read_file(configPath, text))
+                return fail(api, ACL_ERROR_INVALID_FILE, "cannot read the configuration file '", configPath, "'");
+            // The reference reads no option from it, but a file that is not JSON is an error, as on the device.
+            if (!text.empty() && !nlohmann::json::accept(text))
+                return fail(api, ACL_ERROR_PARSE_FILE, "the configuration file '", configPath, "' is not valid JSON");
+        }
+        initialized = true;
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclFinalize(void)
 {
-    std::lock_guard<std::mutex> lock(init_mutex);
-    if (!initialized)
-        return fail("aclFinalize", ACL_ERROR_REPEAT_FINALIZE, "not initialised (aclInit first, once)");
-    initialized = false;
-    return ACL_SUCCESS;
+    return guarded("aclFinalize", [&]() -> aclError {
+        std::lock_guard<std::mutex> lock(init_mutex);
+        if (!initialized)
+            return fail("aclFinalize", ACL_ERROR_REPEAT_FINALIZE, "not initialised (aclInit first, once)");
+        initialized = false;
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT const char *aclGetRecentErrMsg(void)
 {
     if (!has_pending_error)
         return nullptr;
-    returned_error = pending_error;
+    returned_error.swap(pending_error); // no allocation: a copy could throw std::bad_alloc
+    pending_error.clear();
     has_pending_error = false;
     return returned_error.c_str();
 }
@@ -203,66 +235,74 @@ ACL_EXPORT const char *aclGetRecentErrMsg(void)
 
 ACL_EXPORT aclError aclrtGetDeviceCount(uint32_t *count)
 {
-    const char *api = "aclrtGetDeviceCount";
-    if (count == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "count is NULL");
-    std::string why;
-    const uint32_t n = device_count(&why);
-    if (n == 0)
-        return fail(api, ACL_ERROR_RT_NO_DEVICE, why);
-    *count = n;
-    return ACL_SUCCESS;
+    return guarded("aclrtGetDeviceCount", [&]() -> aclError {
+        const char *api = "aclrtGetDeviceCount";
+        if (count == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "count is NULL");
+        std::string why;
+        const uint32_t n = device_count(&why);
+        if (n == 0)
+            return fail(api, ACL_ERROR_RT_NO_DEVICE, why);
+        *count = n;
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtSetDevice(int32_t deviceId)
 {
-    if (const aclError rc = check_device_id("aclrtSetDevice", deviceId); rc != ACL_SUCCESS)
-        return rc;
-    Devices &all = devices();
-    std::lock_guard<std::mutex> lock(all.mutex);
-    DeviceState &state = all.state[static_cast<size_t>(deviceId)];
-    ++state.set_count;
-    this_thread_device = ThreadDevice{deviceId, state.generation};
-    return ACL_SUCCESS;
+    return guarded("aclrtSetDevice", [&]() -> aclError {
+        if (const aclError rc = check_device_id("aclrtSetDevice", deviceId); rc != ACL_SUCCESS)
+            return rc;
+        Devices &all = devices();
+        std::lock_guard<std::mutex> lock(all.mutex);
+        DeviceState &state = all.state[static_cast<size_t>(deviceId)];
+        ++state.set_count;
+        this_thread_device = ThreadDevice{deviceId, state.generation};
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtResetDevice(int32_t deviceId)
 {
-    const char *api = "aclrtResetDevice";
-    if (const aclError rc = check_device_id(api, deviceId); rc != ACL_SUCCESS)
-        return rc;
-    Devices &all = devices();
-    bool released = false;
-    {
-        std::lock_guard<std::mutex> lock(all.mutex);
-        DeviceState &state = all.state[static_cast<size_t>(deviceId)];
-        if (state.set_count == 0) {
-            return fail(api, ACL_ERROR_RT_CONTEXT_NULL, "device ", deviceId,
-                        " is not set in this process (aclrtSetDevice first; each set takes one reset)");
+    return guarded("aclrtResetDevice", [&]() -> aclError {
+        const char *api = "aclrtResetDevice";
+        if (const aclError rc = check_device_id(api, deviceId); rc != ACL_SUCCESS)
+            return rc;
+        Devices &all = devices();
+        bool released = false;
+        {
+            std::lock_guard<std::mutex> lock(all.mutex);
+            DeviceState &state = all.state[static_cast<size_t>(deviceId)];
+            if (state.set_count == 0) {
+                return fail(api, ACL_ERROR_RT_CONTEXT_NULL, "device ", deviceId,
+                            " is not set in this process (aclrtSetDevice first; each set takes one reset)");
+            }
+            if (--state.set_count == 0) {
+                ++state.generation;
+                released = true;
+            }
         }
-        if (--state.set_count == 0) {
-            ++state.generation;
-            released = true;
-        }
-    }
-    if (this_thread_device.id == deviceId && released)
-        this_thread_device = ThreadDevice{};
-    // As on the device: the streams of a released device are destroyed once their tasks finished.
-    if (released)
-        release_device_streams(deviceId);
-    return ACL_SUCCESS;
+        if (this_thread_device.id == deviceId && released)
+            this_thread_device = ThreadDevice{};
+        // As on the device: the streams of a released device are destroyed once their tasks finished.
+        if (released)
+            release_device_streams(deviceId);
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtGetDevice(int32_t *deviceId)
 {
-    const char *api = "aclrtGetDevice";
-    if (deviceId == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "deviceId is NULL");
-    const std::optional<int32_t> device = current_device();
-    if (!device)
-        return fail(api, ACL_ERROR_RT_CONTEXT_NULL, "the calling thread has no device (aclrtSetDevice first)");
-    *deviceId = *device;
-    return ACL_SUCCESS;
+    return guarded("aclrtGetDevice", [&]() -> aclError {
+        const char *api = "aclrtGetDevice";
+        if (deviceId == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "deviceId is NULL");
+        const std::optional<int32_t> device = current_device();
+        if (!device)
+            return fail(api, ACL_ERROR_RT_CONTEXT_NULL, "the calling thread has no device (aclrtSetDevice first)");
+        *deviceId = *device;
+        return ACL_SUCCESS;
+    });
 }
 
 // ---- SoC name -----------------------------------------------------------------
@@ -292,7 +332,8 @@ ACL_EXPORT const char *aclrtGetSocName(void)
 {
     const char *product = HcommRefProductName();
     if (product == nullptr) {
-        fail("aclrtGetSocName", ACL_ERROR_INTERNAL_ERROR, "the reference reports no product");
+        guarded("aclrtGetSocName",
+                [] { return fail("aclrtGetSocName", ACL_ERROR_INTERNAL_ERROR, "the reference reports no product"); });
         return nullptr;
     }
     for (const SocOfProduct &entry : soc_of_product) {

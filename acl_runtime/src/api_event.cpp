@@ -128,185 +128,206 @@ using namespace hcts_acl;
 
 ACL_EXPORT aclError aclrtCreateEvent(aclrtEvent *event)
 {
-    const char *api = "aclrtCreateEvent";
-    if (event == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "event is NULL");
-    int32_t device = -1;
-    if (const aclError rc = need_device(api, device); rc != ACL_SUCCESS)
-        return rc;
-    *event = events().add(std::make_shared<Event>(device));
-    return ACL_SUCCESS;
+    return guarded("aclrtCreateEvent", [&]() -> aclError {
+        const char *api = "aclrtCreateEvent";
+        if (event == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "event is NULL");
+        int32_t device = -1;
+        if (const aclError rc = need_device(api, device); rc != ACL_SUCCESS)
+            return rc;
+        *event = events().add(std::make_shared<Event>(device));
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 {
-    const char *api = "aclrtDestroyEvent";
-    if (event == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "event is NULL");
-    // Records and waits already queued keep the event until they ran.
-    if (!events().remove(event)) {
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "event ", hex(event),
-                    " is not a live event (never created, or destroyed already)");
-    }
-    return ACL_SUCCESS;
+    return guarded("aclrtDestroyEvent", [&]() -> aclError {
+        const char *api = "aclrtDestroyEvent";
+        if (event == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "event is NULL");
+        // Records and waits already queued keep the event until they ran.
+        if (!events().remove(event)) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "event ", hex(event),
+                        " is not a live event (never created, or destroyed already)");
+        }
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
-    const char *api = "aclrtRecordEvent";
-    std::shared_ptr<Event> found;
-    if (const aclError rc = find_event(api, event, found); rc != ACL_SUCCESS)
-        return rc;
-    std::shared_ptr<Stream> target;
-    if (const aclError rc = resolve_stream(api, stream, target); rc != ACL_SUCCESS)
-        return rc;
-    uint64_t record = 0;
-    {
-        std::lock_guard<std::mutex> lock(found->mutex);
-        record = ++found->issued;
-    }
-    target->enqueue([found, record, event]() -> std::pair<aclError, std::string> {
+    return guarded("aclrtRecordEvent", [&]() -> aclError {
+        const char *api = "aclrtRecordEvent";
+        std::shared_ptr<Event> found;
+        if (const aclError rc = find_event(api, event, found); rc != ACL_SUCCESS)
+            return rc;
+        std::shared_ptr<Stream> target;
+        if (const aclError rc = resolve_stream(api, stream, target); rc != ACL_SUCCESS)
+            return rc;
+        uint64_t record = 0;
         {
             std::lock_guard<std::mutex> lock(found->mutex);
-            found->completed = std::max(found->completed, record);
+            record = ++found->issued;
         }
-        found->ran.notify_all();
-        report_recorded(event, found->device, record);
-        return {ACL_SUCCESS, {}};
+        target->enqueue([found, record, event]() -> std::pair<aclError, std::string> {
+            {
+                std::lock_guard<std::mutex> lock(found->mutex);
+                found->completed = std::max(found->completed, record);
+            }
+            found->ran.notify_all();
+            report_recorded(event, found->device, record);
+            return {ACL_SUCCESS, {}};
+        });
+        return ACL_SUCCESS;
     });
-    return ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
-    const char *api = "aclrtStreamWaitEvent";
-    std::shared_ptr<Event> found;
-    if (const aclError rc = find_event(api, event, found); rc != ACL_SUCCESS)
-        return rc;
-    std::shared_ptr<Stream> waiting;
-    if (const aclError rc = resolve_stream(api, stream, waiting); rc != ACL_SUCCESS)
-        return rc;
-    uint64_t target = 0;
-    {
-        std::lock_guard<std::mutex> lock(found->mutex);
-        target = found->issued;
-    }
-    if (target == 0)
-        return ACL_SUCCESS; // never recorded: nothing to wait for
-    // The stream's later tasks run after the event's latest record issued so far.
-    std::weak_ptr<Stream> self = waiting;
-    waiting->enqueue([found, target, event, self]() -> std::pair<aclError, std::string> {
-        std::optional<ReportedWait> reported;
-        if (const std::shared_ptr<Stream> s = self.lock())
-            reported.emplace(HCOMM_REF_ACL_WAIT_STREAM_EVENT, *s, event, target, 0);
-        event_reached(*found, target, std::nullopt);
-        return {ACL_SUCCESS, {}};
+    return guarded("aclrtStreamWaitEvent", [&]() -> aclError {
+        const char *api = "aclrtStreamWaitEvent";
+        std::shared_ptr<Event> found;
+        if (const aclError rc = find_event(api, event, found); rc != ACL_SUCCESS)
+            return rc;
+        std::shared_ptr<Stream> waiting;
+        if (const aclError rc = resolve_stream(api, stream, waiting); rc != ACL_SUCCESS)
+            return rc;
+        uint64_t target = 0;
+        {
+            std::lock_guard<std::mutex> lock(found->mutex);
+            target = found->issued;
+        }
+        if (target == 0)
+            return ACL_SUCCESS; // never recorded: nothing to wait for
+        // The stream's later tasks run after the event's latest record issued so far.
+        std::weak_ptr<Stream> self = waiting;
+        waiting->enqueue([found, target, event, self]() -> std::pair<aclError, std::string> {
+            std::optional<ReportedWait> reported;
+            if (const std::shared_ptr<Stream> s = self.lock())
+                reported.emplace(HCOMM_REF_ACL_WAIT_STREAM_EVENT, *s, event, target, 0);
+            event_reached(*found, target, std::nullopt);
+            return {ACL_SUCCESS, {}};
+        });
+        return ACL_SUCCESS;
     });
-    return ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
 {
-    return synchronize_event("aclrtSynchronizeEvent", event, -1);
+    return guarded("aclrtSynchronizeEvent",
+                   [&]() -> aclError { return synchronize_event("aclrtSynchronizeEvent", event, -1); });
 }
 
 ACL_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
 {
-    const char *api = "aclrtSynchronizeEventWithTimeout";
-    if (timeout < -1)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "timeout ", timeout, " ms: -1 (no deadline), 0 (check) or more");
-    return synchronize_event(api, event, timeout);
+    return guarded("aclrtSynchronizeEventWithTimeout", [&]() -> aclError {
+        const char *api = "aclrtSynchronizeEventWithTimeout";
+        if (timeout < -1)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "timeout ", timeout, " ms: -1 (no deadline), 0 (check) or more");
+        return synchronize_event(api, event, timeout);
+    });
 }
 
 ACL_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
 {
-    const char *api = "aclrtQueryEventStatus";
-    if (status == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "status is NULL");
-    std::shared_ptr<Event> found;
-    if (const aclError rc = find_event(api, event, found); rc != ACL_SUCCESS)
-        return rc;
-    std::lock_guard<std::mutex> lock(found->mutex);
-    *status =
-        found->completed >= found->issued ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
-    return ACL_SUCCESS;
+    return guarded("aclrtQueryEventStatus", [&]() -> aclError {
+        const char *api = "aclrtQueryEventStatus";
+        if (status == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "status is NULL");
+        std::shared_ptr<Event> found;
+        if (const aclError rc = find_event(api, event, found); rc != ACL_SUCCESS)
+            return rc;
+        std::lock_guard<std::mutex> lock(found->mutex);
+        *status = found->completed >= found->issued ? ACL_EVENT_RECORDED_STATUS_COMPLETE
+                                                    : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+        return ACL_SUCCESS;
+    });
 }
 
 // ---- notifies -----------------------------------------------------------------
 
 ACL_EXPORT aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
 {
-    const char *api = "aclrtCreateNotify";
-    if (notify == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "notify is NULL");
-    if (flag != 0)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "flag ", flag, " is reserved and must be 0");
-    int32_t device = -1;
-    if (const aclError rc = need_device(api, device); rc != ACL_SUCCESS)
-        return rc;
-    *notify = notifies().add(std::make_shared<Notify>(device));
-    return ACL_SUCCESS;
+    return guarded("aclrtCreateNotify", [&]() -> aclError {
+        const char *api = "aclrtCreateNotify";
+        if (notify == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "notify is NULL");
+        if (flag != 0)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "flag ", flag, " is reserved and must be 0");
+        int32_t device = -1;
+        if (const aclError rc = need_device(api, device); rc != ACL_SUCCESS)
+            return rc;
+        *notify = notifies().add(std::make_shared<Notify>(device));
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtDestroyNotify(aclrtNotify notify)
 {
-    const char *api = "aclrtDestroyNotify";
-    if (notify == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "notify is NULL");
-    if (!notifies().remove(notify)) {
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "notify ", hex(notify),
-                    " is not a live notify (never created, or destroyed already)");
-    }
-    return ACL_SUCCESS;
+    return guarded("aclrtDestroyNotify", [&]() -> aclError {
+        const char *api = "aclrtDestroyNotify";
+        if (notify == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "notify is NULL");
+        if (!notifies().remove(notify)) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "notify ", hex(notify),
+                        " is not a live notify (never created, or destroyed already)");
+        }
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
 {
-    const char *api = "aclrtRecordNotify";
-    std::shared_ptr<Notify> found;
-    if (const aclError rc = find_notify(api, notify, found); rc != ACL_SUCCESS)
-        return rc;
-    std::shared_ptr<Stream> target;
-    if (const aclError rc = resolve_stream(api, stream, target); rc != ACL_SUCCESS)
-        return rc;
-    target->enqueue([found, notify]() -> std::pair<aclError, std::string> {
-        uint64_t records = 0;
-        {
-            std::lock_guard<std::mutex> lock(found->mutex);
-            found->set = true;
-            records = ++found->records;
-        }
-        found->recorded.notify_all();
-        report_recorded(notify, found->device, records);
-        return {ACL_SUCCESS, {}};
+    return guarded("aclrtRecordNotify", [&]() -> aclError {
+        const char *api = "aclrtRecordNotify";
+        std::shared_ptr<Notify> found;
+        if (const aclError rc = find_notify(api, notify, found); rc != ACL_SUCCESS)
+            return rc;
+        std::shared_ptr<Stream> target;
+        if (const aclError rc = resolve_stream(api, stream, target); rc != ACL_SUCCESS)
+            return rc;
+        target->enqueue([found, notify]() -> std::pair<aclError, std::string> {
+            uint64_t records = 0;
+            {
+                std::lock_guard<std::mutex> lock(found->mutex);
+                found->set = true;
+                records = ++found->records;
+            }
+            found->recorded.notify_all();
+            report_recorded(notify, found->device, records);
+            return {ACL_SUCCESS, {}};
+        });
+        return ACL_SUCCESS;
     });
-    return ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)
 {
-    const char *api = "aclrtWaitAndResetNotify";
-    std::shared_ptr<Notify> found;
-    if (const aclError rc = find_notify(api, notify, found); rc != ACL_SUCCESS)
-        return rc;
-    std::shared_ptr<Stream> waiting;
-    if (const aclError rc = resolve_stream(api, stream, waiting); rc != ACL_SUCCESS)
-        return rc;
-    std::weak_ptr<Stream> self = waiting;
-    waiting->enqueue([found, notify, timeout, self]() -> std::pair<aclError, std::string> {
-        std::optional<ReportedWait> reported;
-        if (const std::shared_ptr<Stream> s = self.lock())
-            reported.emplace(HCOMM_REF_ACL_WAIT_STREAM_NOTIFY, *s, notify, 0, timeout);
-        std::unique_lock<std::mutex> lock(found->mutex);
-        const auto is_set = [&] { return found->set; };
-        // Reference choice: timeout 0 waits without a deadline.
-        if (timeout == 0)
-            found->recorded.wait(lock, is_set);
-        else if (!found->recorded.wait_for(lock, std::chrono::milliseconds(timeout), is_set))
-            return {ACL_ERROR_RT_WAIT_TIMEOUT, "aclrtWaitAndResetNotify: notify " + hex(notify) +
-                                                   " was not recorded within " + std::to_string(timeout) + " ms"};
-        found->set = false;
-        return {ACL_SUCCESS, {}};
+    return guarded("aclrtWaitAndResetNotify", [&]() -> aclError {
+        const char *api = "aclrtWaitAndResetNotify";
+        std::shared_ptr<Notify> found;
+        if (const aclError rc = find_notify(api, notify, found); rc != ACL_SUCCESS)
+            return rc;
+        std::shared_ptr<Stream> waiting;
+        if (const aclError rc = resolve_stream(api, stream, waiting); rc != ACL_SUCCESS)
+            return rc;
+        std::weak_ptr<Stream> self = waiting;
+        waiting->enqueue([found, notify, timeout, self]() -> std::pair<aclError, std::string> {
+            std::optional<ReportedWait> reported;
+            if (const std::shared_ptr<Stream> s = self.lock())
+                reported.emplace(HCOMM_REF_ACL_WAIT_STREAM_NOTIFY, *s, notify, 0, timeout);
+            std::unique_lock<std::mutex> lock(found->mutex);
+            const auto is_set = [&] { return found->set; };
+            // Reference choice: timeout 0 waits without a deadline.
+            if (timeout == 0)
+                found->recorded.wait(lock, is_set);
+            else if (!found->recorded.wait_for(lock, std::chrono::milliseconds(timeout), is_set))
+                return {ACL_ERROR_RT_WAIT_TIMEOUT, "aclrtWaitAndResetNotify: notify " + hex(notify) +
+                                                       " was not recorded within " + std::to_string(timeout) + " ms"};
+            found->set = false;
+            return {ACL_SUCCESS, {}};
+        });
+        return ACL_SUCCESS;
     });
-    return ACL_SUCCESS;
 }

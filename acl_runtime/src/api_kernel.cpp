@@ -280,255 +280,272 @@ using namespace hcts_acl;
 ACL_EXPORT aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
                                             aclrtBinHandle *binHandle)
 {
-    const char *api = "aclrtBinaryLoadFromFile";
-    if (binPath == nullptr || binHandle == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, binPath == nullptr ? "binPath" : "binHandle", " is NULL");
-    int32_t mode = 0;
-    if (options != nullptr) {
-        if (options->numOpt > 0 && options->options == nullptr)
-            return fail(api, ACL_ERROR_INVALID_PARAM, "options->options is NULL with numOpt ", options->numOpt);
-        for (size_t i = 0; i < options->numOpt; ++i) {
-            const aclrtBinaryLoadOption &option = options->options[i];
-            switch (raw_value(option.type)) {
-            case ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE:
-                mode = option.value.cpuKernelMode;
-                if (mode != 0 && mode != 1) {
-                    return fail(api, ACL_ERROR_INVALID_PARAM, "cpuKernelMode ", mode,
-                                " does not load from a file (0: op-info JSON, 1: JSON and the .so beside it)");
+    return guarded("aclrtBinaryLoadFromFile", [&]() -> aclError {
+        const char *api = "aclrtBinaryLoadFromFile";
+        if (binPath == nullptr || binHandle == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, binPath == nullptr ? "binPath" : "binHandle", " is NULL");
+        int32_t mode = 0;
+        if (options != nullptr) {
+            if (options->numOpt > 0 && options->options == nullptr)
+                return fail(api, ACL_ERROR_INVALID_PARAM, "options->options is NULL with numOpt ", options->numOpt);
+            for (size_t i = 0; i < options->numOpt; ++i) {
+                const aclrtBinaryLoadOption &option = options->options[i];
+                switch (raw_value(option.type)) {
+                case ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE:
+                    mode = option.value.cpuKernelMode;
+                    if (mode != 0 && mode != 1) {
+                        return fail(api, ACL_ERROR_INVALID_PARAM, "cpuKernelMode ", mode,
+                                    " does not load from a file (0: op-info JSON, 1: JSON and the .so beside it)");
+                    }
+                    break;
+                case ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD: break;
+                case ACL_RT_BINARY_LOAD_OPT_MAGIC:
+                    return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                                "AI Core and vector core binaries (a magic option) do not run on the reference; only "
+                                "AICPU kernels (an op-info JSON) do");
+                default:
+                    return fail(api, ACL_ERROR_INVALID_PARAM, "options->options[", i, "].type ", raw_value(option.type),
+                                " is not an aclrtBinaryLoadOptionType (1..3)");
                 }
-                break;
-            case ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD: break;
-            case ACL_RT_BINARY_LOAD_OPT_MAGIC:
-                return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                            "AI Core and vector core binaries (a magic option) do not run on the reference; only "
-                            "AICPU kernels (an op-info JSON) do");
-            default:
-                return fail(api, ACL_ERROR_INVALID_PARAM, "options->options[", i, "].type ", raw_value(option.type),
-                            " is not an aclrtBinaryLoadOptionType (1..3)");
             }
         }
-    }
-    std::string text;
-    if (!read_file(binPath, text))
-        return fail(api, ACL_ERROR_INVALID_FILE, "cannot read the file '", binPath, "'");
-    auto binary = std::make_shared<Binary>();
-    if (const aclError rc = parse_op_info(api, binPath, text, binary->entries); rc != ACL_SUCCESS)
-        return rc;
-    binary->json_path = binPath;
-    const size_t slash = binary->json_path.rfind('/');
-    binary->json_dir = slash == std::string::npos ? "." : binary->json_path.substr(0, slash == 0 ? 1 : slash);
-    binary->mode = mode;
-    *binHandle = binaries().add(std::move(binary));
-    return ACL_SUCCESS;
+        std::string text;
+        if (!read_file(binPath, text))
+            return fail(api, ACL_ERROR_INVALID_FILE, "cannot read the file '", binPath, "'");
+        auto binary = std::make_shared<Binary>();
+        if (const aclError rc = parse_op_info(api, binPath, text, binary->entries); rc != ACL_SUCCESS)
+            return rc;
+        binary->json_path = binPath;
+        const size_t slash = binary->json_path.rfind('/');
+        binary->json_dir = slash == std::string::npos ? "." : binary->json_path.substr(0, slash == 0 ? 1 : slash);
+        binary->mode = mode;
+        *binHandle = binaries().add(std::move(binary));
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
 {
-    const char *api = "aclrtBinaryUnLoad";
-    if (binHandle == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
-    const std::shared_ptr<Binary> binary = binaries().remove(binHandle);
-    if (!binary) {
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "binHandle ", hex(binHandle),
-                    " is not a loaded binary (aclrtBinaryLoadFromFile; unloaded already?)");
-    }
-    // Its functions and their arguments go with it; launches in flight keep the code loaded until they end.
-    std::vector<void *> gone;
-    {
-        std::lock_guard<std::mutex> lock(binary->mutex);
-        gone.swap(binary->functions);
-    }
-    for (void *function : gone)
-        functions().remove(function);
-    arguments().remove_if([binHandle](const Args &args) { return args.target && args.target->binary == binHandle; });
-    return ACL_SUCCESS;
+    return guarded("aclrtBinaryUnLoad", [&]() -> aclError {
+        const char *api = "aclrtBinaryUnLoad";
+        if (binHandle == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
+        const std::shared_ptr<Binary> binary = binaries().remove(binHandle);
+        if (!binary) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "binHandle ", hex(binHandle),
+                        " is not a loaded binary (aclrtBinaryLoadFromFile; unloaded already?)");
+        }
+        // Its functions and their arguments go with it; launches in flight keep the code loaded until they end.
+        std::vector<void *> gone;
+        {
+            std::lock_guard<std::mutex> lock(binary->mutex);
+            gone.swap(binary->functions);
+        }
+        for (void *function : gone)
+            functions().remove(function);
+        arguments().remove_if(
+            [binHandle](const Args &args) { return args.target && args.target->binary == binHandle; });
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
                                            aclrtFuncHandle *funcHandle)
 {
-    const char *api = "aclrtBinaryGetFunction";
-    if (binHandle == nullptr || kernelName == nullptr || funcHandle == nullptr) {
-        return fail(api, ACL_ERROR_INVALID_PARAM,
-                    binHandle == nullptr    ? "binHandle"
-                    : kernelName == nullptr ? "kernelName"
-                                            : "funcHandle",
-                    " is NULL");
-    }
-    const std::shared_ptr<Binary> binary = binaries().find(binHandle);
-    if (!binary) {
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "binHandle ", hex(binHandle),
-                    " is not a loaded binary (aclrtBinaryLoadFromFile; unloaded already?)");
-    }
-    // A kernel is named by its op-info key, or else by its function name.
-    const KernelEntry *entry = nullptr;
-    for (const KernelEntry &candidate : binary->entries)
-        if (candidate.key == kernelName)
-            entry = &candidate;
-    for (const KernelEntry &candidate : binary->entries)
-        if (entry == nullptr && candidate.function == kernelName)
-            entry = &candidate;
-    if (entry == nullptr) {
-        std::string known;
+    return guarded("aclrtBinaryGetFunction", [&]() -> aclError {
+        const char *api = "aclrtBinaryGetFunction";
+        if (binHandle == nullptr || kernelName == nullptr || funcHandle == nullptr) {
+            return fail(api, ACL_ERROR_INVALID_PARAM,
+                        binHandle == nullptr    ? "binHandle"
+                        : kernelName == nullptr ? "kernelName"
+                                                : "funcHandle",
+                        " is NULL");
+        }
+        const std::shared_ptr<Binary> binary = binaries().find(binHandle);
+        if (!binary) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "binHandle ", hex(binHandle),
+                        " is not a loaded binary (aclrtBinaryLoadFromFile; unloaded already?)");
+        }
+        // A kernel is named by its op-info key, or else by its function name.
+        const KernelEntry *entry = nullptr;
         for (const KernelEntry &candidate : binary->entries)
-            known += (known.empty() ? "" : ", ") + candidate.key;
-        return fail(api, ACL_ERROR_RT_SYMBOL_NOT_FOUND, "no kernel '", kernelName, "' in ", binary->json_path,
-                    " (it has: ", known, ")");
-    }
-    std::shared_ptr<SharedObject> so;
-    if (const aclError rc = load_so(api, *binary, entry->so, so); rc != ACL_SUCCESS)
-        return rc;
-    dlerror();
-    void *symbol = dlsym(so->handle, entry->function.c_str());
-    if (symbol == nullptr) {
-        return fail(api, ACL_ERROR_RT_SYMBOL_NOT_FOUND, so->path, " has no function '", entry->function,
-                    "' (declare it extern \"C\" unsigned int ", entry->function, "(void *))");
-    }
-    auto function = std::make_shared<Function>();
-    function->binary = binHandle;
-    function->name = entry->key;
-    function->entry = reinterpret_cast<HcommRefDeviceFn>(symbol);
-    function->so = so;
-    void *id = functions().add(std::move(function));
-    {
-        std::lock_guard<std::mutex> lock(binary->mutex);
-        binary->functions.push_back(id);
-    }
-    *funcHandle = id;
-    return ACL_SUCCESS;
+            if (candidate.key == kernelName)
+                entry = &candidate;
+        for (const KernelEntry &candidate : binary->entries)
+            if (entry == nullptr && candidate.function == kernelName)
+                entry = &candidate;
+        if (entry == nullptr) {
+            std::string known;
+            for (const KernelEntry &candidate : binary->entries)
+                known += (known.empty() ? "" : ", ") + candidate.key;
+            return fail(api, ACL_ERROR_RT_SYMBOL_NOT_FOUND, "no kernel '", kernelName, "' in ", binary->json_path,
+                        " (it has: ", known, ")");
+        }
+        std::shared_ptr<SharedObject> so;
+        if (const aclError rc = load_so(api, *binary, entry->so, so); rc != ACL_SUCCESS)
+            return rc;
+        dlerror();
+        void *symbol = dlsym(so->handle, entry->function.c_str());
+        if (symbol == nullptr) {
+            return fail(api, ACL_ERROR_RT_SYMBOL_NOT_FOUND, so->path, " has no function '", entry->function,
+                        "' (declare it extern \"C\" unsigned int ", entry->function, "(void *))");
+        }
+        auto function = std::make_shared<Function>();
+        function->binary = binHandle;
+        function->name = entry->key;
+        function->entry = reinterpret_cast<HcommRefDeviceFn>(symbol);
+        function->so = so;
+        void *id = functions().add(std::move(function));
+        {
+            std::lock_guard<std::mutex> lock(binary->mutex);
+            binary->functions.push_back(id);
+        }
+        *funcHandle = id;
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHandle)
 {
-    const char *api = "aclrtKernelArgsInit";
-    if (funcHandle == nullptr || argsHandle == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, funcHandle == nullptr ? "funcHandle" : "argsHandle", " is NULL");
-    std::shared_ptr<Function> function = functions().find(funcHandle);
-    if (!function) {
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "funcHandle ", hex(funcHandle),
-                    " is not a function of a loaded binary (aclrtBinaryGetFunction)");
-    }
-    auto args = std::make_shared<Args>();
-    args->function = funcHandle;
-    args->target = std::move(function);
-    *argsHandle = arguments().add(std::move(args));
-    return ACL_SUCCESS;
+    return guarded("aclrtKernelArgsInit", [&]() -> aclError {
+        const char *api = "aclrtKernelArgsInit";
+        if (funcHandle == nullptr || argsHandle == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, funcHandle == nullptr ? "funcHandle" : "argsHandle", " is NULL");
+        std::shared_ptr<Function> function = functions().find(funcHandle);
+        if (!function) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "funcHandle ", hex(funcHandle),
+                        " is not a function of a loaded binary (aclrtBinaryGetFunction)");
+        }
+        auto args = std::make_shared<Args>();
+        args->function = funcHandle;
+        args->target = std::move(function);
+        *argsHandle = arguments().add(std::move(args));
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param, size_t paramSize,
                                           aclrtParamHandle *paramHandle)
 {
-    const char *api = "aclrtKernelArgsAppend";
-    if (argsHandle == nullptr || param == nullptr || paramHandle == nullptr) {
-        return fail(api, ACL_ERROR_INVALID_PARAM,
-                    argsHandle == nullptr ? "argsHandle"
-                    : param == nullptr    ? "param"
-                                          : "paramHandle",
-                    " is NULL");
-    }
-    if (paramSize == 0)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "paramSize is 0");
-    const std::shared_ptr<Args> args = arguments().find(argsHandle);
-    if (!args)
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "argsHandle ", hex(argsHandle),
-                    " is not live (aclrtKernelArgsInit)");
-    std::vector<unsigned char> copy(paramSize);
-    if (const aclError rc = aclrtMemcpy(copy.data(), paramSize, param, paramSize, ACL_MEMCPY_HOST_TO_HOST);
-        rc != ACL_SUCCESS) {
-        return fail(api, ACL_ERROR_INVALID_PARAM, "param [", hex(param), ", +", paramSize,
-                    ") is not readable host memory");
-    }
-    std::lock_guard<std::mutex> lock(args->mutex);
-    if (args->finalized)
-        return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the arguments are finalized; nothing can be appended");
-    args->bytes.insert(args->bytes.end(), copy.begin(), copy.end());
-    ++args->params;
-    // A parameter handle is only ever given back to the calls that update parameters, which the reference lacks.
-    *paramHandle = reinterpret_cast<void *>(static_cast<uintptr_t>((uint64_t{0x5041} << 48) | args->params));
-    return ACL_SUCCESS;
+    return guarded("aclrtKernelArgsAppend", [&]() -> aclError {
+        const char *api = "aclrtKernelArgsAppend";
+        if (argsHandle == nullptr || param == nullptr || paramHandle == nullptr) {
+            return fail(api, ACL_ERROR_INVALID_PARAM,
+                        argsHandle == nullptr ? "argsHandle"
+                        : param == nullptr    ? "param"
+                                              : "paramHandle",
+                        " is NULL");
+        }
+        if (paramSize == 0)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "paramSize is 0");
+        const std::shared_ptr<Args> args = arguments().find(argsHandle);
+        if (!args)
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "argsHandle ", hex(argsHandle),
+                        " is not live (aclrtKernelArgsInit)");
+        std::vector<unsigned char> copy(paramSize);
+        if (const aclError rc = aclrtMemcpy(copy.data(), paramSize, param, paramSize, ACL_MEMCPY_HOST_TO_HOST);
+            rc != ACL_SUCCESS) {
+            return fail(api, ACL_ERROR_INVALID_PARAM, "param [", hex(param), ", +", paramSize,
+                        ") is not readable host memory");
+        }
+        std::lock_guard<std::mutex> lock(args->mutex);
+        if (args->finalized)
+            return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the arguments are finalized; nothing can be appended");
+        args->bytes.insert(args->bytes.end(), copy.begin(), copy.end());
+        ++args->params;
+        // A parameter handle is only ever given back to the calls that update parameters, which the reference lacks.
+        *paramHandle = reinterpret_cast<void *>(static_cast<uintptr_t>((uint64_t{0x5041} << 48) | args->params));
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle)
 {
-    const char *api = "aclrtKernelArgsFinalize";
-    if (argsHandle == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "argsHandle is NULL");
-    const std::shared_ptr<Args> args = arguments().find(argsHandle);
-    if (!args)
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "argsHandle ", hex(argsHandle),
-                    " is not live (aclrtKernelArgsInit)");
-    std::lock_guard<std::mutex> lock(args->mutex);
-    args->finalized = true;
-    return ACL_SUCCESS;
+    return guarded("aclrtKernelArgsFinalize", [&]() -> aclError {
+        const char *api = "aclrtKernelArgsFinalize";
+        if (argsHandle == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "argsHandle is NULL");
+        const std::shared_ptr<Args> args = arguments().find(argsHandle);
+        if (!args)
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "argsHandle ", hex(argsHandle),
+                        " is not live (aclrtKernelArgsInit)");
+        std::lock_guard<std::mutex> lock(args->mutex);
+        args->finalized = true;
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
                                                 aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve)
 {
-    (void)reserve;
-    const char *api = "aclrtLaunchKernelWithConfig";
-    if (funcHandle == nullptr || argsHandle == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, funcHandle == nullptr ? "funcHandle" : "argsHandle", " is NULL");
-    const std::shared_ptr<Function> function = functions().find(funcHandle);
-    if (!function) {
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "funcHandle ", hex(funcHandle),
-                    " is not a function of a loaded binary (aclrtBinaryGetFunction)");
-    }
-    const std::shared_ptr<Args> args = arguments().find(argsHandle);
-    if (!args)
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "argsHandle ", hex(argsHandle),
-                    " is not live (aclrtKernelArgsInit)");
-    if (args->function != funcHandle) {
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "argsHandle ", hex(argsHandle), " was made for function ",
-                    hex(args->function), ", not ", hex(funcHandle));
-    }
-    std::shared_ptr<std::vector<unsigned char>> bytes;
-    {
-        std::lock_guard<std::mutex> lock(args->mutex);
-        if (!args->finalized)
-            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "the arguments are not finalized (aclrtKernelArgsFinalize)");
-        // Copied at launch, as on the device: the caller may reuse or free its own.
-        bytes = std::make_shared<std::vector<unsigned char>>(args->bytes);
-    }
-    if (numBlocks == 0)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "numBlocks is 0");
-    if (numBlocks > 1) {
-        return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "numBlocks ", numBlocks,
-                    ": the reference runs an AICPU kernel as one device program (numBlocks 1)");
-    }
-    uint32_t timeout_ms = 0;
-    if (const aclError rc = launch_timeout(api, cfg, timeout_ms); rc != ACL_SUCCESS)
-        return rc;
-    std::shared_ptr<Stream> target;
-    if (const aclError rc = resolve_stream(api, stream, target); rc != ACL_SUCCESS)
-        return rc;
-    HcclComm comm = launch_comm(*target);
-    if (comm == nullptr) {
-        return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "stream ", hex(stream), " (device ", target->device(),
-                    ") has no communicator: on the reference a kernel runs as a device program of one "
-                    "(HctsAclRefBindStreamComm or HctsAclRefBindDeviceComm, acl_ref/acl_ref.h)");
-    }
-    target->enqueue([function, bytes, comm, timeout_ms]() -> std::pair<aclError, std::string> {
-        HcommRefLaunchResult result{};
-        result.version = HCOMM_REF_ABI_VERSION;
-        result.size = sizeof(result);
-        const HcclResult rc =
-            HcommRefDeviceLaunch(comm, function->entry, bytes->empty() ? nullptr : bytes->data(), timeout_ms, &result);
-        const std::string kernel = "kernel '" + function->name + "'";
-        if (result.timedOut != 0 || rc == HCCL_E_TIMEOUT) {
-            return {ACL_ERROR_RT_AICPU_TIMEOUT,
-                    kernel + ": its tasks had not all run after " + std::to_string(timeout_ms) + " ms"};
+    return guarded("aclrtLaunchKernelWithConfig", [&]() -> aclError {
+        (void)reserve;
+        const char *api = "aclrtLaunchKernelWithConfig";
+        if (funcHandle == nullptr || argsHandle == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, funcHandle == nullptr ? "funcHandle" : "argsHandle", " is NULL");
+        const std::shared_ptr<Function> function = functions().find(funcHandle);
+        if (!function) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "funcHandle ", hex(funcHandle),
+                        " is not a function of a loaded binary (aclrtBinaryGetFunction)");
         }
-        if (rc != HCCL_SUCCESS)
-            return {ACL_ERROR_RT_AICPU_EXCEPTION, kernel + ": HcommRefDeviceLaunch refused: " + hccl_result_text(rc)};
-        if (result.taskError != HCCL_SUCCESS) {
-            return {ACL_ERROR_RT_AICPU_EXCEPTION,
-                    kernel + ": a task it submitted failed with " + hccl_result_text(result.taskError)};
+        const std::shared_ptr<Args> args = arguments().find(argsHandle);
+        if (!args)
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "argsHandle ", hex(argsHandle),
+                        " is not live (aclrtKernelArgsInit)");
+        if (args->function != funcHandle) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "argsHandle ", hex(argsHandle), " was made for function ",
+                        hex(args->function), ", not ", hex(funcHandle));
         }
-        if (result.programReturn != 0) {
-            return {ACL_ERROR_RT_AICPU_EXCEPTION, kernel + " returned " + std::to_string(result.programReturn)};
+        std::shared_ptr<std::vector<unsigned char>> bytes;
+        {
+            std::lock_guard<std::mutex> lock(args->mutex);
+            if (!args->finalized)
+                return fail(api, ACL_ERROR_RT_PARAM_INVALID,
+                            "the arguments are not finalized (aclrtKernelArgsFinalize)");
+            // Copied at launch, as on the device: the caller may reuse or free its own.
+            bytes = std::make_shared<std::vector<unsigned char>>(args->bytes);
         }
-        return {ACL_SUCCESS, {}};
+        if (numBlocks == 0)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "numBlocks is 0");
+        if (numBlocks > 1) {
+            return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "numBlocks ", numBlocks,
+                        ": the reference runs an AICPU kernel as one device program (numBlocks 1)");
+        }
+        uint32_t timeout_ms = 0;
+        if (const aclError rc = launch_timeout(api, cfg, timeout_ms); rc != ACL_SUCCESS)
+            return rc;
+        std::shared_ptr<Stream> target;
+        if (const aclError rc = resolve_stream(api, stream, target); rc != ACL_SUCCESS)
+            return rc;
+        HcclComm comm = launch_comm(*target);
+        if (comm == nullptr) {
+            return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "stream ", hex(stream), " (device ", target->device(),
+                        ") has no communicator: on the reference a kernel runs as a device program of one "
+                        "(HctsAclRefBindStreamComm or HctsAclRefBindDeviceComm, acl_ref/acl_ref.h)");
+        }
+        target->enqueue([function, bytes, comm, timeout_ms]() -> std::pair<aclError, std::string> {
+            HcommRefLaunchResult result{};
+            result.version = HCOMM_REF_ABI_VERSION;
+            result.size = sizeof(result);
+            const HcclResult rc = HcommRefDeviceLaunch(comm, function->entry, bytes->empty() ? nullptr : bytes->data(),
+                                                       timeout_ms, &result);
+            const std::string kernel = "kernel '" + function->name + "'";
+            if (result.timedOut != 0 || rc == HCCL_E_TIMEOUT) {
+                return {ACL_ERROR_RT_AICPU_TIMEOUT,
+                        kernel + ": its tasks had not all run after " + std::to_string(timeout_ms) + " ms"};
+            }
+            if (rc != HCCL_SUCCESS)
+                return {ACL_ERROR_RT_AICPU_EXCEPTION,
+                        kernel + ": HcommRefDeviceLaunch refused: " + hccl_result_text(rc)};
+            if (result.taskError != HCCL_SUCCESS) {
+                return {ACL_ERROR_RT_AICPU_EXCEPTION,
+                        kernel + ": a task it submitted failed with " + hccl_result_text(result.taskError)};
+            }
+            if (result.programReturn != 0) {
+                return {ACL_ERROR_RT_AICPU_EXCEPTION, kernel + " returned " + std::to_string(result.programReturn)};
+            }
+            return {ACL_SUCCESS, {}};
+        });
+        return ACL_SUCCESS;
     });
-    return ACL_SUCCESS;
 }

@@ -76,13 +76,16 @@ aclError allocate(const char *api, void **ptr, size_t size, Placement placement,
     const size_t rounded = (size + 31) / 32 * 32 + 32;
     if (rounded < size)
         return fail(api, ACL_ERROR_BAD_ALLOC, "size ", size, " overflows");
+    Memory &all = memory(); // first: made at the first call, which may throw
     void *p = std::aligned_alloc(alignment, (rounded + alignment - 1) / alignment * alignment);
     if (p == nullptr)
         return fail(api, ACL_ERROR_BAD_ALLOC, "cannot allocate ", size, " bytes");
-    Memory &all = memory();
-    {
+    try {
         std::lock_guard<std::mutex> lock(all.mutex);
         all.allocations[reinterpret_cast<uintptr_t>(p)] = Allocation{size, placement, device};
+    } catch (...) { // no memory to record it (acl_fault_inject found the leak): not handed out
+        std::free(p);
+        throw;
     }
     *ptr = p;
     return ACL_SUCCESS;
@@ -206,150 +209,163 @@ using namespace hcts_acl;
 
 ACL_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
-    const char *api = "aclrtMalloc";
-    if (devPtr == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
-    if (size == 0)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "size is 0");
-    const uint32_t bits = static_cast<uint32_t>(raw_value(policy));
-    constexpr uint32_t flag_bits =
-        ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_ACCESS_USER_SPACE_READONLY;
-    if ((bits & 0xffU) > ACL_MEM_MALLOC_HUGE1G_ONLY_P2P || (bits & ~(0xffU | flag_bits)) != 0 ||
-        ((bits & ACL_MEM_TYPE_LOW_BAND_WIDTH) != 0 && (bits & ACL_MEM_TYPE_HIGH_BAND_WIDTH) != 0)) {
-        return fail(api, ACL_ERROR_INVALID_PARAM, "policy ", bits,
-                    " is not an aclrtMemMallocPolicy (0..7, optionally with one ACL_MEM_TYPE_* and "
-                    "ACL_MEM_ACCESS_USER_SPACE_READONLY)");
-    }
-    const std::optional<int32_t> device = current_device();
-    if (!device)
-        return fail(api, ACL_ERROR_RT_CONTEXT_NULL, "the calling thread has no device (aclrtSetDevice first)");
-    return allocate(api, devPtr, size, Placement::device, *device);
+    return guarded("aclrtMalloc", [&]() -> aclError {
+        const char *api = "aclrtMalloc";
+        if (devPtr == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+        if (size == 0)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "size is 0");
+        const uint32_t bits = static_cast<uint32_t>(raw_value(policy));
+        constexpr uint32_t flag_bits =
+            ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_ACCESS_USER_SPACE_READONLY;
+        if ((bits & 0xffU) > ACL_MEM_MALLOC_HUGE1G_ONLY_P2P || (bits & ~(0xffU | flag_bits)) != 0 ||
+            ((bits & ACL_MEM_TYPE_LOW_BAND_WIDTH) != 0 && (bits & ACL_MEM_TYPE_HIGH_BAND_WIDTH) != 0)) {
+            return fail(api, ACL_ERROR_INVALID_PARAM, "policy ", bits,
+                        " is not an aclrtMemMallocPolicy (0..7, optionally with one ACL_MEM_TYPE_* and "
+                        "ACL_MEM_ACCESS_USER_SPACE_READONLY)");
+        }
+        const std::optional<int32_t> device = current_device();
+        if (!device)
+            return fail(api, ACL_ERROR_RT_CONTEXT_NULL, "the calling thread has no device (aclrtSetDevice first)");
+        return allocate(api, devPtr, size, Placement::device, *device);
+    });
 }
 
-ACL_EXPORT aclError aclrtFree(void *devPtr) { return release("aclrtFree", devPtr, Placement::device, "aclrtMalloc"); }
+ACL_EXPORT aclError aclrtFree(void *devPtr)
+{
+    return guarded("aclrtFree", [&] { return release("aclrtFree", devPtr, Placement::device, "aclrtMalloc"); });
+}
 
 ACL_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
 {
-    const char *api = "aclrtMallocHost";
-    if (hostPtr == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "hostPtr is NULL");
-    if (size == 0)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "size is 0");
-    return allocate(api, hostPtr, size, Placement::host, -1);
+    return guarded("aclrtMallocHost", [&]() -> aclError {
+        const char *api = "aclrtMallocHost";
+        if (hostPtr == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "hostPtr is NULL");
+        if (size == 0)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "size is 0");
+        return allocate(api, hostPtr, size, Placement::host, -1);
+    });
 }
 
 ACL_EXPORT aclError aclrtFreeHost(void *hostPtr)
 {
-    return release("aclrtFreeHost", hostPtr, Placement::host, "aclrtMallocHost");
+    return guarded("aclrtFreeHost",
+                   [&]() -> aclError { return release("aclrtFreeHost", hostPtr, Placement::host, "aclrtMallocHost"); });
 }
 
 ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
-    const char *api = "aclrtMemcpy";
-    if (dst == nullptr || src == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, dst == nullptr ? "dst" : "src", " is NULL");
-    if (count > destMax)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "count ", count, " exceeds destMax ", destMax);
-    Want want_dst = Want::any;
-    Want want_src = Want::any;
-    switch (raw_value(kind)) {
-    case ACL_MEMCPY_HOST_TO_HOST: want_dst = want_src = Want::host; break;
-    case ACL_MEMCPY_HOST_TO_DEVICE:
-    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE:
-        want_dst = Want::device;
-        want_src = Want::host;
-        break;
-    case ACL_MEMCPY_DEVICE_TO_HOST:
-        want_dst = Want::host;
-        want_src = Want::device;
-        break;
-    case ACL_MEMCPY_DEVICE_TO_DEVICE:
-    case ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
-    case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: want_dst = want_src = Want::device; break;
-    case ACL_MEMCPY_DEFAULT: break; // the kind follows from the addresses
-    default: return fail(api, ACL_ERROR_INVALID_PARAM, "kind ", raw_value(kind), " is not an aclrtMemcpyKind (0..7)");
-    }
-    std::optional<int32_t> dst_device;
-    std::optional<int32_t> src_device;
-    if (const aclError rc = check_side(api, "dst", dst, count, want_dst, dst_device); rc != ACL_SUCCESS)
-        return rc;
-    if (const aclError rc = check_side(api, "src", src, count, want_src, src_device); rc != ACL_SUCCESS)
-        return rc;
-    if (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && *dst_device != *src_device) {
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID,
-                    "ACL_MEMCPY_INNER_DEVICE_TO_DEVICE copies within one device, but "
-                    "dst is on device ",
-                    *dst_device, " and src on device ", *src_device);
-    }
-    if (kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE && *dst_device == *src_device) {
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID,
-                    "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE copies between devices, but dst and src are both on device ",
-                    *dst_device);
-    }
-    if (count == 0)
+    return guarded("aclrtMemcpy", [&]() -> aclError {
+        const char *api = "aclrtMemcpy";
+        if (dst == nullptr || src == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, dst == nullptr ? "dst" : "src", " is NULL");
+        if (count > destMax)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "count ", count, " exceeds destMax ", destMax);
+        Want want_dst = Want::any;
+        Want want_src = Want::any;
+        switch (raw_value(kind)) {
+        case ACL_MEMCPY_HOST_TO_HOST: want_dst = want_src = Want::host; break;
+        case ACL_MEMCPY_HOST_TO_DEVICE:
+        case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE:
+            want_dst = Want::device;
+            want_src = Want::host;
+            break;
+        case ACL_MEMCPY_DEVICE_TO_HOST:
+            want_dst = Want::host;
+            want_src = Want::device;
+            break;
+        case ACL_MEMCPY_DEVICE_TO_DEVICE:
+        case ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
+        case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: want_dst = want_src = Want::device; break;
+        case ACL_MEMCPY_DEFAULT: break; // the kind follows from the addresses
+        default:
+            return fail(api, ACL_ERROR_INVALID_PARAM, "kind ", raw_value(kind), " is not an aclrtMemcpyKind (0..7)");
+        }
+        std::optional<int32_t> dst_device;
+        std::optional<int32_t> src_device;
+        if (const aclError rc = check_side(api, "dst", dst, count, want_dst, dst_device); rc != ACL_SUCCESS)
+            return rc;
+        if (const aclError rc = check_side(api, "src", src, count, want_src, src_device); rc != ACL_SUCCESS)
+            return rc;
+        if (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && *dst_device != *src_device) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID,
+                        "ACL_MEMCPY_INNER_DEVICE_TO_DEVICE copies within one device, but "
+                        "dst is on device ",
+                        *dst_device, " and src on device ", *src_device);
+        }
+        if (kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE && *dst_device == *src_device) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID,
+                        "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE copies between devices, but dst and src are both on device ",
+                        *dst_device);
+        }
+        if (count == 0)
+            return ACL_SUCCESS;
+        if (dst_device && src_device) {
+            std::memmove(dst, src, count); // both inside checked allocations
+            return ACL_SUCCESS;
+        }
+        if (overlaps(dst, src, count)) {
+            // Host memory on both sides, overlapping: check what the kernel can see, then move.
+            char probe = 0;
+            if (!checked_copy(&probe, src, 1) || !checked_copy(&probe, static_cast<const char *>(src) + count - 1, 1))
+                return fail(api, ACL_ERROR_RT_PARAM_INVALID, "src [", hex(src), ", +", count, ") is not readable");
+            std::memmove(dst, src, count);
+            return ACL_SUCCESS;
+        }
+        if (!checked_copy(dst, src, count)) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "dst [", hex(dst), ", +", count, ") is not writable or src [",
+                        hex(src), ", +", count,
+                        ") is not readable in this process (the copy may have written part of dst)");
+        }
         return ACL_SUCCESS;
-    if (dst_device && src_device) {
-        std::memmove(dst, src, count); // both inside checked allocations
-        return ACL_SUCCESS;
-    }
-    if (overlaps(dst, src, count)) {
-        // Host memory on both sides, overlapping: check what the kernel can see, then move.
-        char probe = 0;
-        if (!checked_copy(&probe, src, 1) || !checked_copy(&probe, static_cast<const char *>(src) + count - 1, 1))
-            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "src [", hex(src), ", +", count, ") is not readable");
-        std::memmove(dst, src, count);
-        return ACL_SUCCESS;
-    }
-    if (!checked_copy(dst, src, count)) {
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "dst [", hex(dst), ", +", count, ") is not writable or src [",
-                    hex(src), ", +", count,
-                    ") is not readable in this process (the copy may have written part of dst)");
-    }
-    return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
-    const char *api = "aclrtMemset";
-    if (devPtr == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
-    if (count > maxCount)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "count ", count, " exceeds maxCount ", maxCount);
-    if (count == 0)
+    return guarded("aclrtMemset", [&]() -> aclError {
+        const char *api = "aclrtMemset";
+        if (devPtr == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+        if (count > maxCount)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "count ", count, " exceeds maxCount ", maxCount);
+        if (count == 0)
+            return ACL_SUCCESS;
+        // The vendor's memset takes host or device memory and tells them apart by the address.
+        const std::optional<Hit> hit = find_allocation(devPtr, count);
+        if (hit && hit->allocation.placement == Placement::device) {
+            if (!hit->whole) {
+                return fail(api, ACL_ERROR_RT_PARAM_INVALID, "[", hex(devPtr), ", +", count,
+                            ") runs past the end of its device allocation (", hit->allocation.size, " bytes at ",
+                            hex(reinterpret_cast<void *>(hit->base)), ")");
+            }
+            std::memset(devPtr, value, count);
+            return ACL_SUCCESS;
+        }
+        // Host memory: the pattern copied in by the kernel, which checks the destination (up to
+        // 256 pieces of 4 KiB per call).
+        static thread_local char pattern[4096];
+        std::memset(pattern, value, sizeof(pattern));
+        constexpr size_t pieces = 256;
+        for (size_t done = 0; done < count;) {
+            const size_t chunk = std::min(sizeof(pattern) * pieces, count - done);
+            iovec local{static_cast<char *>(devPtr) + done, chunk};
+            iovec remote[pieces];
+            size_t n = 0;
+            for (size_t at = 0; at < chunk; at += sizeof(pattern))
+                remote[n++] = iovec{pattern, std::min(sizeof(pattern), chunk - at)};
+            const ssize_t copied = process_vm_readv(getpid(), &local, 1, remote, n, 0);
+            if (copied < 0 && (errno == ENOSYS || errno == EPERM)) {
+                std::memset(static_cast<char *>(devPtr) + done, value, count - done);
+                break;
+            }
+            if (copied <= 0) {
+                return fail(api, ACL_ERROR_RT_PARAM_INVALID, "[", hex(devPtr), ", +", count,
+                            ") is not writable in this process (the first ", done, " bytes were set)");
+            }
+            done += static_cast<size_t>(copied);
+        }
         return ACL_SUCCESS;
-    // The vendor's memset takes host or device memory and tells them apart by the address.
-    const std::optional<Hit> hit = find_allocation(devPtr, count);
-    if (hit && hit->allocation.placement == Placement::device) {
-        if (!hit->whole) {
-            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "[", hex(devPtr), ", +", count,
-                        ") runs past the end of its device allocation (", hit->allocation.size, " bytes at ",
-                        hex(reinterpret_cast<void *>(hit->base)), ")");
-        }
-        std::memset(devPtr, value, count);
-        return ACL_SUCCESS;
-    }
-    // Host memory: the pattern copied in by the kernel, which checks the destination (up to
-    // 256 pieces of 4 KiB per call).
-    static thread_local char pattern[4096];
-    std::memset(pattern, value, sizeof(pattern));
-    constexpr size_t pieces = 256;
-    for (size_t done = 0; done < count;) {
-        const size_t chunk = std::min(sizeof(pattern) * pieces, count - done);
-        iovec local{static_cast<char *>(devPtr) + done, chunk};
-        iovec remote[pieces];
-        size_t n = 0;
-        for (size_t at = 0; at < chunk; at += sizeof(pattern))
-            remote[n++] = iovec{pattern, std::min(sizeof(pattern), chunk - at)};
-        const ssize_t copied = process_vm_readv(getpid(), &local, 1, remote, n, 0);
-        if (copied < 0 && (errno == ENOSYS || errno == EPERM)) {
-            std::memset(static_cast<char *>(devPtr) + done, value, count - done);
-            break;
-        }
-        if (copied <= 0) {
-            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "[", hex(devPtr), ", +", count,
-                        ") is not writable in this process (the first ", done, " bytes were set)");
-        }
-        done += static_cast<size_t>(copied);
-    }
-    return ACL_SUCCESS;
+    });
 }

@@ -17,7 +17,19 @@ void Stream::enqueue(Job job)
     std::lock_guard<std::mutex> lock(mutex_);
     jobs_.push_back(std::move(job));
     if (!worker_.joinable())
-        worker_ = std::thread([this] { run(); });
+        worker_ = std::thread([this] {
+            try {
+                run();
+            } catch (...) { // an exception leaving the thread would end the process: the stream fails instead
+                const aclError code = exception_to_error("a stream's worker");
+                std::lock_guard<std::mutex> failed(mutex_);
+                if (error_ == ACL_SUCCESS)
+                    error_ = code;
+                jobs_.clear();
+                busy_ = false;
+                changed_.notify_all();
+            }
+        });
     changed_.notify_all();
 }
 
@@ -238,103 +250,118 @@ using namespace hcts_acl;
 
 ACL_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
 {
-    const char *api = "aclrtCreateStream";
-    if (stream == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "stream is NULL");
-    const std::optional<int32_t> device = current_device();
-    if (!device)
-        return fail(api, ACL_ERROR_RT_CONTEXT_NULL, "the calling thread has no device (aclrtSetDevice first)");
-    auto created = std::make_shared<Stream>(*device, false);
-    *stream = streams().add(created);
-    created->set_id(*stream);
-    return ACL_SUCCESS;
+    return guarded("aclrtCreateStream", [&]() -> aclError {
+        const char *api = "aclrtCreateStream";
+        if (stream == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "stream is NULL");
+        const std::optional<int32_t> device = current_device();
+        if (!device)
+            return fail(api, ACL_ERROR_RT_CONTEXT_NULL, "the calling thread has no device (aclrtSetDevice first)");
+        auto created = std::make_shared<Stream>(*device, false);
+        *stream = streams().add(created);
+        created->set_id(*stream);
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
 {
-    const char *api = "aclrtDestroyStream";
-    if (stream == nullptr)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream cannot be destroyed)");
-    const std::shared_ptr<Stream> found = streams().find(stream);
-    if (!found) {
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "stream ", hex(stream),
-                    " is not a live stream (never created, destroyed already, or its device was reset)");
-    }
-    if (found->is_default())
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "stream ", hex(stream), " is a device's default stream");
-    const std::shared_ptr<Stream> removed = streams().remove(stream);
-    if (!removed)
-        return fail(api, ACL_ERROR_RT_PARAM_INVALID, "stream ", hex(stream), " was destroyed meanwhile");
-    // As on the device, the stream's tasks finish first.
-    removed->shut_down();
-    return ACL_SUCCESS;
+    return guarded("aclrtDestroyStream", [&]() -> aclError {
+        const char *api = "aclrtDestroyStream";
+        if (stream == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream cannot be destroyed)");
+        const std::shared_ptr<Stream> found = streams().find(stream);
+        if (!found) {
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "stream ", hex(stream),
+                        " is not a live stream (never created, destroyed already, or its device was reset)");
+        }
+        if (found->is_default())
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "stream ", hex(stream), " is a device's default stream");
+        const std::shared_ptr<Stream> removed = streams().remove(stream);
+        if (!removed)
+            return fail(api, ACL_ERROR_RT_PARAM_INVALID, "stream ", hex(stream), " was destroyed meanwhile");
+        // As on the device, the stream's tasks finish first.
+        removed->shut_down();
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
 {
-    return synchronize("aclrtSynchronizeStream", stream, std::nullopt, -1);
+    return guarded("aclrtSynchronizeStream",
+                   [&]() -> aclError { return synchronize("aclrtSynchronizeStream", stream, std::nullopt, -1); });
 }
 
 ACL_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
-    const char *api = "aclrtSynchronizeStreamWithTimeout";
-    if (timeout < -1)
-        return fail(api, ACL_ERROR_INVALID_PARAM, "timeout ", timeout, " ms: -1 (no deadline), 0 (check) or more");
-    std::optional<Clock::time_point> deadline;
-    if (timeout >= 0)
-        deadline = Clock::now() + std::chrono::milliseconds(timeout);
-    return synchronize(api, stream, deadline, timeout);
+    return guarded("aclrtSynchronizeStreamWithTimeout", [&]() -> aclError {
+        const char *api = "aclrtSynchronizeStreamWithTimeout";
+        if (timeout < -1)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "timeout ", timeout, " ms: -1 (no deadline), 0 (check) or more");
+        std::optional<Clock::time_point> deadline;
+        if (timeout >= 0)
+            deadline = Clock::now() + std::chrono::milliseconds(timeout);
+        return synchronize(api, stream, deadline, timeout);
+    });
 }
 
 ACL_EXPORT aclError HctsAclRefBindStreamComm(aclrtStream stream, HcclComm comm)
 {
-    std::shared_ptr<Stream> found;
-    if (const aclError rc = resolve_stream("HctsAclRefBindStreamComm", stream, found); rc != ACL_SUCCESS)
-        return rc;
-    found->bind(comm);
-    return ACL_SUCCESS;
+    return guarded("HctsAclRefBindStreamComm", [&]() -> aclError {
+        std::shared_ptr<Stream> found;
+        if (const aclError rc = resolve_stream("HctsAclRefBindStreamComm", stream, found); rc != ACL_SUCCESS)
+            return rc;
+        found->bind(comm);
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError HctsAclRefBindDeviceComm(int32_t deviceId, HcclComm comm)
 {
-    if (const aclError rc = check_device_id("HctsAclRefBindDeviceComm", deviceId); rc != ACL_SUCCESS)
-        return rc;
-    DeviceStreams &all = device_streams();
-    std::lock_guard<std::mutex> lock(all.mutex);
-    all.comm[static_cast<size_t>(deviceId)] = comm;
-    return ACL_SUCCESS;
+    return guarded("HctsAclRefBindDeviceComm", [&]() -> aclError {
+        if (const aclError rc = check_device_id("HctsAclRefBindDeviceComm", deviceId); rc != ACL_SUCCESS)
+            return rc;
+        DeviceStreams &all = device_streams();
+        std::lock_guard<std::mutex> lock(all.mutex);
+        all.comm[static_cast<size_t>(deviceId)] = comm;
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError HctsAclRefOfferDeviceComm(int32_t deviceId, HcclComm comm)
 {
-    if (comm == nullptr)
-        return fail("HctsAclRefOfferDeviceComm", ACL_ERROR_INVALID_PARAM, "comm is NULL");
-    if (const aclError rc = check_device_id("HctsAclRefOfferDeviceComm", deviceId); rc != ACL_SUCCESS)
-        return rc;
-    DeviceStreams &all = device_streams();
-    std::lock_guard<std::mutex> lock(all.mutex);
-    HcclComm &bound = all.comm[static_cast<size_t>(deviceId)];
-    if (bound == nullptr)
-        bound = comm;
-    adopt_comm_memory(comm, deviceId);
-    return ACL_SUCCESS;
+    return guarded("HctsAclRefOfferDeviceComm", [&]() -> aclError {
+        if (comm == nullptr)
+            return fail("HctsAclRefOfferDeviceComm", ACL_ERROR_INVALID_PARAM, "comm is NULL");
+        if (const aclError rc = check_device_id("HctsAclRefOfferDeviceComm", deviceId); rc != ACL_SUCCESS)
+            return rc;
+        DeviceStreams &all = device_streams();
+        std::lock_guard<std::mutex> lock(all.mutex);
+        HcclComm &bound = all.comm[static_cast<size_t>(deviceId)];
+        if (bound == nullptr)
+            bound = comm;
+        adopt_comm_memory(comm, deviceId);
+        return ACL_SUCCESS;
+    });
 }
 
 ACL_EXPORT aclError HctsAclRefWithdrawComm(HcclComm comm)
 {
-    if (comm == nullptr)
-        return fail("HctsAclRefWithdrawComm", ACL_ERROR_INVALID_PARAM, "comm is NULL");
-    {
-        DeviceStreams &all = device_streams();
-        std::lock_guard<std::mutex> lock(all.mutex);
-        for (HcclComm &bound : all.comm)
-            if (bound == comm)
-                bound = nullptr;
-    }
-    streams().for_each([comm](Stream &s) {
-        if (s.bound_comm() == comm)
-            s.bind(nullptr);
+    return guarded("HctsAclRefWithdrawComm", [&]() -> aclError {
+        if (comm == nullptr)
+            return fail("HctsAclRefWithdrawComm", ACL_ERROR_INVALID_PARAM, "comm is NULL");
+        {
+            DeviceStreams &all = device_streams();
+            std::lock_guard<std::mutex> lock(all.mutex);
+            for (HcclComm &bound : all.comm)
+                if (bound == comm)
+                    bound = nullptr;
+        }
+        streams().for_each([comm](Stream &s) {
+            if (s.bound_comm() == comm)
+                s.bind(nullptr);
+        });
+        forget_comm_memory(comm);
+        return ACL_SUCCESS;
     });
-    forget_comm_memory(comm);
-    return ACL_SUCCESS;
 }

@@ -42,6 +42,23 @@ aclError fail(const char *api, aclError code, const Parts &...parts)
 
 std::string hex(const void *p);
 
+// What an exception that reached an exported function becomes: its code, recorded as the
+// thread's most recent error when that can be done, and said on stderr. Never throws.
+aclError exception_to_error(const char *api) noexcept;
+
+// Every exported function runs its body through this, so no exception crosses the C ABI:
+// std::bad_alloc -> ACL_ERROR_BAD_ALLOC; std::system_error (the system refused a thread or
+// other resource) -> ACL_ERROR_RT_FAILURE; anything else -> ACL_ERROR_INTERNAL_ERROR.
+template <typename Body>
+aclError guarded(const char *api, Body &&body) noexcept
+{
+    try {
+        return body();
+    } catch (...) {
+        return exception_to_error(api);
+    }
+}
+
 // An enum's value as the caller stored it, read without loading the enum type
 // (a value outside the enumerators is input to refuse, not undefined behaviour).
 template <typename Enum>

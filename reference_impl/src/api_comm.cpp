@@ -82,120 +82,134 @@ std::string describe_rank_table(const char *path, uint32_t rank)
 
 HCOMM_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
 {
-    if (rootInfo == nullptr) {
-        return refuse(nullptr, "HcclGetRootInfo", HCCL_E_PTR, "rootInfo is NULL");
-    }
-    return create_root_info(*rootInfo);
+    return guarded("HcclGetRootInfo", [&]() -> HcclResult {
+        if (rootInfo == nullptr) {
+            return refuse(nullptr, "HcclGetRootInfo", HCCL_E_PTR, "rootInfo is NULL");
+        }
+        return create_root_info(*rootInfo);
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank,
                                              HcclComm *comm)
 {
-    if (rootInfo == nullptr || comm == nullptr) {
-        return refuse(nullptr, "HcclCommInitRootInfo", HCCL_E_PTR, rootInfo == nullptr ? "rootInfo" : "comm",
-                      " is NULL");
-    }
-    if (nRanks == 0 || nRanks > 65536 || rank >= nRanks) {
-        return refuse(nullptr, "HcclCommInitRootInfo", HCCL_E_PARA, "rank ", rank, " of nRanks ", nRanks,
-                      ": nRanks must be in [1, 65536] and rank < nRanks");
-    }
-    const auto root = parse_root_info(*rootInfo);
-    if (!root) {
-        return refuse(nullptr, "HcclCommInitRootInfo", HCCL_E_PARA,
-                      "rootInfo did not come from HcclGetRootInfo of this library");
-    }
-    std::unique_ptr<Comm> created;
-    if (const HcclResult rc = Comm::create(nRanks, *root, rank, created); rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    Comm *raw = created.release(); // owned by the registry until HcclCommDestroy
-    *comm = registry::add_comm(raw);
-    offer_to_acl_device(*comm);
-    return HCCL_SUCCESS;
+    return guarded("HcclCommInitRootInfo", [&]() -> HcclResult {
+        if (rootInfo == nullptr || comm == nullptr) {
+            return refuse(nullptr, "HcclCommInitRootInfo", HCCL_E_PTR, rootInfo == nullptr ? "rootInfo" : "comm",
+                          " is NULL");
+        }
+        if (nRanks == 0 || nRanks > 65536 || rank >= nRanks) {
+            return refuse(nullptr, "HcclCommInitRootInfo", HCCL_E_PARA, "rank ", rank, " of nRanks ", nRanks,
+                          ": nRanks must be in [1, 65536] and rank < nRanks");
+        }
+        const auto root = parse_root_info(*rootInfo);
+        if (!root) {
+            return refuse(nullptr, "HcclCommInitRootInfo", HCCL_E_PARA,
+                          "rootInfo did not come from HcclGetRootInfo of this library");
+        }
+        std::unique_ptr<Comm> created;
+        if (const HcclResult rc = Comm::create(nRanks, *root, rank, created); rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        // Owned by the registry until HcclCommDestroy; released only once registered, so a
+        // registration that cannot allocate frees it (reference_fault_inject found the leak).
+        *comm = registry::add_comm(created.get());
+        created.release();
+        offer_to_acl_device(*comm);
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm)
 {
-    const char *api = "HcclCommInitClusterInfo";
-    if (clusterInfo == nullptr || comm == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, clusterInfo == nullptr ? "clusterInfo" : "comm", " is NULL");
-    }
-    // The vendor bounds the path at 4096 bytes with its NUL (HcclCommInitClusterInfo.md).
-    const std::optional<size_t> len = readable_strnlen(clusterInfo, kClusterInfoMaxLen);
-    if (!len || *len == 0 || *len > kClusterInfoMaxLen) {
-        return refuse(nullptr, api, HCCL_E_PARA, "rank ", rank, ": clusterInfo ",
-                      !len        ? "is not readable memory"
-                      : *len == 0 ? "is empty"
-                                  : "is longer than 4095 characters",
-                      "; it must be the path of a rank-table file, at most 4096 bytes with its NUL");
-    }
-    // Mutant: the path is not opened until first use, so any path is accepted.
-    if (hcts::mutant("ref_cluster_info_path_unchecked"))
-        return HCCL_SUCCESS;
-    // Said as a warning, not only as an info-level refusal: a program written for the
-    // device stops here, and its author needs the reason and the way out.
-    HREF_LOG_WARN(-1, api, ": rank ", rank, ": refused (HCCL_E_NOT_SUPPORT): the rank table '", clusterInfo, "' ",
-                  describe_rank_table(clusterInfo, rank),
-                  "; the reference cannot create a communicator from a rank table: it names the ranks' devices and "
-                  "device IPs, but no bootstrap endpoint or job token its ranks could meet at. Create the "
-                  "communicator with HcclGetRootInfo on one rank and HcclCommInitRootInfo on every rank (the root "
-                  "info passed over MPI, or shared by the threads of one process)");
-    return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "rank ", rank,
-                  ": rank-table initialisation is not supported by the reference; use HcclCommInitRootInfo");
+    return guarded("HcclCommInitClusterInfo", [&]() -> HcclResult {
+        const char *api = "HcclCommInitClusterInfo";
+        if (clusterInfo == nullptr || comm == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, clusterInfo == nullptr ? "clusterInfo" : "comm", " is NULL");
+        }
+        // The vendor bounds the path at 4096 bytes with its NUL (HcclCommInitClusterInfo.md).
+        const std::optional<size_t> len = readable_strnlen(clusterInfo, kClusterInfoMaxLen);
+        if (!len || *len == 0 || *len > kClusterInfoMaxLen) {
+            return refuse(nullptr, api, HCCL_E_PARA, "rank ", rank, ": clusterInfo ",
+                          !len        ? "is not readable memory"
+                          : *len == 0 ? "is empty"
+                                      : "is longer than 4095 characters",
+                          "; it must be the path of a rank-table file, at most 4096 bytes with its NUL");
+        }
+        // Mutant: the path is not opened until first use, so any path is accepted.
+        if (hcts::mutant("ref_cluster_info_path_unchecked"))
+            return HCCL_SUCCESS;
+        // Said as a warning, not only as an info-level refusal: a program written for the
+        // device stops here, and its author needs the reason and the way out.
+        HREF_LOG_WARN(-1, api, ": rank ", rank, ": refused (HCCL_E_NOT_SUPPORT): the rank table '", clusterInfo, "' ",
+                      describe_rank_table(clusterInfo, rank),
+                      "; the reference cannot create a communicator from a rank table: it names the ranks' devices and "
+                      "device IPs, but no bootstrap endpoint or job token its ranks could meet at. Create the "
+                      "communicator with HcclGetRootInfo on one rank and HcclCommInitRootInfo on every rank (the root "
+                      "info passed over MPI, or shared by the threads of one process)");
+        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "rank ", rank,
+                      ": rank-table initialisation is not supported by the reference; use HcclCommInitRootInfo");
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
 {
-    if (comm == nullptr) {
-        return refuse(nullptr, "HcclCommDestroy", HCCL_E_PTR, "comm is NULL");
-    }
-    {
-        registry::CommRef live;
-        if (const HcclResult rc = live_comm("HcclCommDestroy", comm, live); rc != HCCL_SUCCESS)
-            return rc;
-        if (is_device_side()) {
-            return refuse(live, "HcclCommDestroy", HCCL_E_NOT_SUPPORT, "called from a device program");
+    return guarded("HcclCommDestroy", [&]() -> HcclResult {
+        if (comm == nullptr) {
+            return refuse(nullptr, "HcclCommDestroy", HCCL_E_PTR, "comm is NULL");
         }
-        // Mutant: a communicator that still owns threads is refused (busy).
-        if (hcts::mutant("ref_comm_destroy_refuses_threads") && live->thread_count() > 0) {
-            return refuse(live, "HcclCommDestroy", HCCL_E_UNAVAIL, "the communicator still has threads");
+        {
+            registry::CommRef live;
+            if (const HcclResult rc = live_comm("HcclCommDestroy", comm, live); rc != HCCL_SUCCESS)
+                return rc;
+            if (is_device_side()) {
+                return refuse(live, "HcclCommDestroy", HCCL_E_NOT_SUPPORT, "called from a device program");
+            }
+            // Mutant: a communicator that still owns threads is refused (busy).
+            if (hcts::mutant("ref_comm_destroy_refuses_threads") && live->thread_count() > 0) {
+                return refuse(live, "HcclCommDestroy", HCCL_E_UNAVAIL, "the communicator still has threads");
+            }
+        } // the checks' own hold ends before the destroy waits for the holders
+        // 1. Unregister: later lookups of the comm, its threads and channels fail (HCCL_E_PARA).
+        //    Of two concurrent destroys, one takes the comm; the other finds it gone.
+        Comm *taken = registry::take_comm(comm);
+        if (taken == nullptr)
+            return refuse_dead_comm("HcclCommDestroy", comm);
+        withdraw_from_acl(comm); // no later kernel launch runs on it
+        // 2. Wake the calls inside that may block and wait until every call that found the
+        //    comm has returned (waits fail with HCCL_E_INTERNAL, a channel handshake too).
+        const Deadline deadline = Clock::now() + kDrainDeadline;
+        bool drained = false;
+        do {
+            taken->interrupt(); // again each slice: a call may have started a wait since
+            drained = taken->wait_calls_left(std::min(deadline, Clock::now() + std::chrono::milliseconds(100)));
+        } while (!drained && Clock::now() < deadline);
+        if (!drained) {
+            // Freeing it now would pull the comm from under a call: leak it instead.
+            HREF_LOG_ERROR(taken->rank(), "HcclCommDestroy: calls on the comm still running after ",
+                           std::chrono::duration_cast<std::chrono::seconds>(kDrainDeadline).count(),
+                           " s; the comm is left allocated (unreachable) rather than freed under them");
+            return HCCL_E_TIMEOUT;
         }
-    } // the checks' own hold ends before the destroy waits for the holders
-    // 1. Unregister: later lookups of the comm, its threads and channels fail (HCCL_E_PARA).
-    //    Of two concurrent destroys, one takes the comm; the other finds it gone.
-    Comm *taken = registry::take_comm(comm);
-    if (taken == nullptr)
-        return refuse_dead_comm("HcclCommDestroy", comm);
-    withdraw_from_acl(comm); // no later kernel launch runs on it
-    // 2. Wake the calls inside that may block and wait until every call that found the
-    //    comm has returned (waits fail with HCCL_E_INTERNAL, a channel handshake too).
-    const Deadline deadline = Clock::now() + kDrainDeadline;
-    bool drained = false;
-    do {
-        taken->interrupt(); // again each slice: a call may have started a wait since
-        drained = taken->wait_calls_left(std::min(deadline, Clock::now() + std::chrono::milliseconds(100)));
-    } while (!drained && Clock::now() < deadline);
-    if (!drained) {
-        // Freeing it now would pull the comm from under a call: leak it instead.
-        HREF_LOG_ERROR(taken->rank(), "HcclCommDestroy: calls on the comm still running after ",
-                       std::chrono::duration_cast<std::chrono::seconds>(kDrainDeadline).count(),
-                       " s; the comm is left allocated (unreachable) rather than freed under them");
-        return HCCL_E_TIMEOUT;
-    }
-    // 3. Free: stops and joins every thread's queue, then channels, device, memory.
-    delete taken;
-    return HCCL_SUCCESS;
+        // 3. Free: stops and joins every thread's queue, then channels, device, memory.
+        delete taken;
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
 {
-    return query("HcclGetRankId", comm, rank, "rank", [](const Comm &live) { return live.rank(); });
+    return guarded("HcclGetRankId", [&]() -> HcclResult {
+        return query("HcclGetRankId", comm, rank, "rank", [](const Comm &live) { return live.rank(); });
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
 {
-    return query("HcclGetRankSize", comm, rankSize, "rankSize", [](const Comm &live) {
-        // Mutant: the highest rank id reported as the size.
-        return hcts::mutant("ref_rank_size_highest_rank") ? live.size() - 1 : live.size();
+    return guarded("HcclGetRankSize", [&]() -> HcclResult {
+        return query("HcclGetRankSize", comm, rankSize, "rankSize", [](const Comm &live) {
+            // Mutant: the highest rank id reported as the size.
+            return hcts::mutant("ref_rank_size_highest_rank") ? live.size() - 1 : live.size();
+        });
     });
 }

@@ -288,160 +288,188 @@ HcclResult run_batch_entry(const std::shared_ptr<ChannelObj> &c, ThreadCore &cor
 
 HCOMM_EXPORT int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const void *src, uint64_t len)
 {
-    const char *api = "HcommLocalCopyOnThread";
-    Target t;
-    if (const HcclResult rc = resolve_operands(api, Api::on_thread, thread, std::nullopt, dst, src, t);
-        rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    if (len == 0 || wraps(dst, len) || wraps(src, len) || overlap(dst, src, len)) {
-        return refuse(t.comm, api, HCCL_E_PARA, "len ", len, " with dst ", dst, " and src ", src,
-                      ": len must be > 0 and the ranges must neither wrap nor overlap");
-    }
-    if (const HcclResult rc = check_process_range(t, api, dst, src, len); rc != HCCL_SUCCESS)
-        return rc;
-    // Mutant: the copy runs in 64 KiB chunks and drops a final partial chunk.
-    const uint64_t copied = hcts::mutant("ref_local_copy_chunk_tail_dropped") && len > (64U << 10)
-                                ? len & ~((uint64_t{64} << 10) - 1)
-                                : len;
-    submit(t.thread, [dst, src, copied] {
-        std::memcpy(dst, src, copied);
+    return guarded("HcommLocalCopyOnThread", [&]() -> int32_t {
+        const char *api = "HcommLocalCopyOnThread";
+        Target t;
+        if (const HcclResult rc = resolve_operands(api, Api::on_thread, thread, std::nullopt, dst, src, t);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        if (len == 0 || wraps(dst, len) || wraps(src, len) || overlap(dst, src, len)) {
+            return refuse(t.comm, api, HCCL_E_PARA, "len ", len, " with dst ", dst, " and src ", src,
+                          ": len must be > 0 and the ranges must neither wrap nor overlap");
+        }
+        if (const HcclResult rc = check_process_range(t, api, dst, src, len); rc != HCCL_SUCCESS)
+            return rc;
+        // Mutant: the copy runs in 64 KiB chunks and drops a final partial chunk.
+        const uint64_t copied = hcts::mutant("ref_local_copy_chunk_tail_dropped") && len > (64U << 10)
+                                    ? len & ~((uint64_t{64} << 10) - 1)
+                                    : len;
+        submit(t.thread, [dst, src, copied] {
+            std::memcpy(dst, src, copied);
+            return HCCL_SUCCESS;
+        });
         return HCCL_SUCCESS;
     });
-    return HCCL_SUCCESS;
 }
 
 HCOMM_EXPORT int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, const void *src, uint64_t count,
                                               HcommDataType dataTypeIn, HcommReduceOp reduceOpIn)
 {
-    const char *api = "HcommLocalReduceOnThread";
-    Target t;
-    if (const HcclResult rc = resolve_operands(api, Api::on_thread, thread, std::nullopt, dst, src, t);
-        rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    uint64_t bytes = 0;
-    if (const HcclResult rc = check_reduce(api, t.comm, count, raw_enum(dataTypeIn), raw_enum(reduceOpIn), bytes);
-        rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    // Enum values only once in range (an out-of-range enum load is undefined behaviour).
-    const auto dataType = static_cast<HcommDataType>(raw_enum(dataTypeIn));
-    const auto reduceOp = static_cast<HcommReduceOp>(raw_enum(reduceOpIn));
-    if (wraps(dst, bytes) || wraps(src, bytes) || (dst != src && overlap(dst, src, bytes))) {
-        return refuse(t.comm, api, HCCL_E_PARA, "dst ", dst, " and src ", src, " over ", bytes,
-                      " bytes wrap or partly overlap");
-    }
-    if (const HcclResult rc = check_process_range(t, api, dst, src, bytes); rc != HCCL_SUCCESS)
-        return rc;
-    // Mutant: MAX and MIN swapped in the local path's op table.
-    const HcommReduceOp op = !hcts::mutant("ref_local_reduce_max_min_swapped") ? reduceOp
-                             : reduceOp == HCOMM_REDUCE_MAX                    ? HCOMM_REDUCE_MIN
-                             : reduceOp == HCOMM_REDUCE_MIN                    ? HCOMM_REDUCE_MAX
-                                                                               : reduceOp;
-    submit(t.thread, [dst, src, count, dataType, op] {
-        reduce_into(dst, src, count, dataType, op);
+    return guarded("HcommLocalReduceOnThread", [&]() -> int32_t {
+        const char *api = "HcommLocalReduceOnThread";
+        Target t;
+        if (const HcclResult rc = resolve_operands(api, Api::on_thread, thread, std::nullopt, dst, src, t);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        uint64_t bytes = 0;
+        if (const HcclResult rc = check_reduce(api, t.comm, count, raw_enum(dataTypeIn), raw_enum(reduceOpIn), bytes);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        // Enum values only once in range (an out-of-range enum load is undefined behaviour).
+        const auto dataType = static_cast<HcommDataType>(raw_enum(dataTypeIn));
+        const auto reduceOp = static_cast<HcommReduceOp>(raw_enum(reduceOpIn));
+        if (wraps(dst, bytes) || wraps(src, bytes) || (dst != src && overlap(dst, src, bytes))) {
+            return refuse(t.comm, api, HCCL_E_PARA, "dst ", dst, " and src ", src, " over ", bytes,
+                          " bytes wrap or partly overlap");
+        }
+        if (const HcclResult rc = check_process_range(t, api, dst, src, bytes); rc != HCCL_SUCCESS)
+            return rc;
+        // Mutant: MAX and MIN swapped in the local path's op table.
+        const HcommReduceOp op = !hcts::mutant("ref_local_reduce_max_min_swapped") ? reduceOp
+                                 : reduceOp == HCOMM_REDUCE_MAX                    ? HCOMM_REDUCE_MIN
+                                 : reduceOp == HCOMM_REDUCE_MIN                    ? HCOMM_REDUCE_MAX
+                                                                                   : reduceOp;
+        submit(t.thread, [dst, src, count, dataType, op] {
+            reduce_into(dst, src, count, dataType, op);
+            return HCCL_SUCCESS;
+        });
         return HCCL_SUCCESS;
     });
-    return HCCL_SUCCESS;
 }
 
 HCOMM_EXPORT int32_t HcommWriteOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                         uint64_t len)
 {
-    // Mutant (selftest/catalogue/survivors.yaml): the write moves whole 4-byte words only,
-    // dropping a tail of 1-3 bytes (lengths that are multiples of 4 are right).
-    const uint64_t moved = len > 4 && hcts::mutant("ref_write_drops_sub_word_tail") ? len & ~uint64_t{3} : len;
-    return write_on_thread("HcommWriteOnThread", Api::on_thread, thread, channel, dst, src, moved, std::nullopt);
+    return guarded("HcommWriteOnThread", [&]() -> int32_t {
+        // Mutant (selftest/catalogue/survivors.yaml): the write moves whole 4-byte words only,
+        // dropping a tail of 1-3 bytes (lengths that are multiples of 4 are right).
+        const uint64_t moved = len > 4 && hcts::mutant("ref_write_drops_sub_word_tail") ? len & ~uint64_t{3} : len;
+        return write_on_thread("HcommWriteOnThread", Api::on_thread, thread, channel, dst, src, moved, std::nullopt);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommWriteReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                               uint64_t count, HcommDataType dataType, HcommReduceOp reduceOp)
 {
-    return reduce_on_thread("HcommWriteReduceOnThread", Api::on_thread, thread, channel, dst, src, count,
-                            raw_enum(dataType), raw_enum(reduceOp), true, std::nullopt);
+    return guarded("HcommWriteReduceOnThread", [&]() -> int32_t {
+        return reduce_on_thread("HcommWriteReduceOnThread", Api::on_thread, thread, channel, dst, src, count,
+                                raw_enum(dataType), raw_enum(reduceOp), true, std::nullopt);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                                   const void *src, uint64_t len, uint32_t remoteNotifyIdx)
 {
-    if (hcts::mutant("ref_wwn_drops_last_byte") && len > 1) {
-        // Mutant (selftest/catalogue/runner-demo.yaml): the last byte of the payload is
-        // never written, while the call succeeds and the notify still comes.
-        return write_on_thread("HcommWriteWithNotifyOnThread", Api::write_with_notify, thread, channel, dst, src,
-                               len - 1, remoteNotifyIdx);
-    }
-    const int32_t rc = write_on_thread("HcommWriteWithNotifyOnThread", Api::write_with_notify, thread, channel, dst,
-                                       src, len, remoteNotifyIdx);
-    // Mutant: a call refused for its parameters (a range outside the memories, an
-    // overflowing length) still raises its notify, as the vendor's path that goes on
-    // with the nearest buffer would, and reports success.
-    if (rc == HCCL_E_PARA && len != 0 && hcts::mutant("ref_wwn_refused_range_notifies"))
-        return HcommChannelNotifyRecordOnThread(thread, channel, remoteNotifyIdx);
-    return rc;
+    return guarded("HcommWriteWithNotifyOnThread", [&]() -> int32_t {
+        if (hcts::mutant("ref_wwn_drops_last_byte") && len > 1) {
+            // Mutant (selftest/catalogue/runner-demo.yaml): the last byte of the payload is
+            // never written, while the call succeeds and the notify still comes.
+            return write_on_thread("HcommWriteWithNotifyOnThread", Api::write_with_notify, thread, channel, dst, src,
+                                   len - 1, remoteNotifyIdx);
+        }
+        const int32_t rc = write_on_thread("HcommWriteWithNotifyOnThread", Api::write_with_notify, thread, channel, dst,
+                                           src, len, remoteNotifyIdx);
+        // Mutant: a call refused for its parameters (a range outside the memories, an
+        // overflowing length) still raises its notify, as the vendor's path that goes on
+        // with the nearest buffer would, and reports success.
+        if (rc == HCCL_E_PARA && len != 0 && hcts::mutant("ref_wwn_refused_range_notifies"))
+            return HcommChannelNotifyRecordOnThread(thread, channel, remoteNotifyIdx);
+        return rc;
+    });
 }
 
 HCOMM_EXPORT int32_t HcommWriteReduceWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                                         const void *src, uint64_t count, HcommDataType dataType,
                                                         HcommReduceOp reduceOp, uint32_t remoteNotifyIdx)
 {
-    return reduce_on_thread("HcommWriteReduceWithNotifyOnThread", Api::write_with_notify, thread, channel, dst, src,
-                            count, raw_enum(dataType), raw_enum(reduceOp), true, remoteNotifyIdx);
+    return guarded("HcommWriteReduceWithNotifyOnThread", [&]() -> int32_t {
+        return reduce_on_thread("HcommWriteReduceWithNotifyOnThread", Api::write_with_notify, thread, channel, dst, src,
+                                count, raw_enum(dataType), raw_enum(reduceOp), true, remoteNotifyIdx);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommReadOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                        uint64_t len)
 {
-    return read_on_thread("HcommReadOnThread", Api::on_thread, thread, channel, dst, src, len);
+    return guarded("HcommReadOnThread", [&]() -> int32_t {
+        return read_on_thread("HcommReadOnThread", Api::on_thread, thread, channel, dst, src, len);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommReadReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                              uint64_t count, HcommDataType dataType, HcommReduceOp reduceOp)
 {
-    return reduce_on_thread("HcommReadReduceOnThread", Api::on_thread, thread, channel, dst, src, count,
-                            raw_enum(dataType), raw_enum(reduceOp), false, std::nullopt);
+    return guarded("HcommReadReduceOnThread", [&]() -> int32_t {
+        return reduce_on_thread("HcommReadReduceOnThread", Api::on_thread, thread, channel, dst, src, count,
+                                raw_enum(dataType), raw_enum(reduceOp), false, std::nullopt);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommWriteNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                            uint64_t len)
 {
-    return write_on_thread("HcommWriteNbiOnThread", Api::nbi, thread, channel, dst, src, len, std::nullopt);
+    return guarded("HcommWriteNbiOnThread", [&]() -> int32_t {
+        return write_on_thread("HcommWriteNbiOnThread", Api::nbi, thread, channel, dst, src, len, std::nullopt);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommWriteNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len)
 {
-    return nbi_now("HcommWriteNbi", channel, dst, src, len, true, std::nullopt);
+    return guarded("HcommWriteNbi",
+                   [&]() -> int32_t { return nbi_now("HcommWriteNbi", channel, dst, src, len, true, std::nullopt); });
 }
 
 HCOMM_EXPORT int32_t HcommWriteWithNotifyNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                                      const void *src, uint64_t len, uint32_t remoteNotifyIdx)
 {
-    // Mutant (selftest/catalogue/survivors.yaml): a payload above 64 KiB goes out as plain
-    // writes and its notify is forgotten (the call still succeeds).
-    const bool forget = len > (64U << 10) && hcts::mutant("ref_wwn_nbi_long_forgets_notify");
-    return write_on_thread("HcommWriteWithNotifyNbiOnThread", Api::nbi, thread, channel, dst, src, len,
-                           forget ? std::nullopt : std::optional<uint32_t>(remoteNotifyIdx));
+    return guarded("HcommWriteWithNotifyNbiOnThread", [&]() -> int32_t {
+        // Mutant (selftest/catalogue/survivors.yaml): a payload above 64 KiB goes out as plain
+        // writes and its notify is forgotten (the call still succeeds).
+        const bool forget = len > (64U << 10) && hcts::mutant("ref_wwn_nbi_long_forgets_notify");
+        return write_on_thread("HcommWriteWithNotifyNbiOnThread", Api::nbi, thread, channel, dst, src, len,
+                               forget ? std::nullopt : std::optional<uint32_t>(remoteNotifyIdx));
+    });
 }
 
 HCOMM_EXPORT int32_t HcommWriteWithNotifyNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len,
                                              uint32_t remoteNotifyIdx)
 {
-    return nbi_now("HcommWriteWithNotifyNbi", channel, dst, src, len, true, remoteNotifyIdx);
+    return guarded("HcommWriteWithNotifyNbi", [&]() -> int32_t {
+        return nbi_now("HcommWriteWithNotifyNbi", channel, dst, src, len, true, remoteNotifyIdx);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommReadNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst, const void *src,
                                           uint64_t len)
 {
-    return read_on_thread("HcommReadNbiOnThread", Api::nbi, thread, channel, dst, src, len);
+    return guarded("HcommReadNbiOnThread", [&]() -> int32_t {
+        return read_on_thread("HcommReadNbiOnThread", Api::nbi, thread, channel, dst, src, len);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommReadNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len)
 {
-    return nbi_now("HcommReadNbi", channel, dst, src, len, false, std::nullopt);
+    return guarded("HcommReadNbi",
+                   [&]() -> int32_t { return nbi_now("HcommReadNbi", channel, dst, src, len, false, std::nullopt); });
 }
 
-HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle channel,
-                                                const HcommBatchTransferDesc *transferDescs, uint32_t transferDescNum)
+namespace {
+// The batch call itself; the export guards it (no exception crosses the C ABI).
+int32_t batch_transfer_on_thread(ThreadHandle thread, ChannelHandle channel,
+                                 const HcommBatchTransferDesc *transferDescs, uint32_t transferDescNum)
 {
     const char *api = "HcommBatchTransferOnThread";
     if (transferDescs == nullptr || channel == 0 || thread == 0) {
@@ -584,4 +612,13 @@ HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHand
         });
     submit_entries(std::move(batch));
     return HCCL_SUCCESS;
+}
+} // namespace
+
+HCOMM_EXPORT int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle channel,
+                                                const HcommBatchTransferDesc *transferDescs, uint32_t transferDescNum)
+{
+    return guarded("HcommBatchTransferOnThread", [&]() -> int32_t {
+        return batch_transfer_on_thread(thread, channel, transferDescs, transferDescNum);
+    });
 }

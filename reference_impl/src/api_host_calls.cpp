@@ -138,224 +138,246 @@ HcclResult check_layer(const char *api, Comm *live, uint32_t netLayer)
 
 HCOMM_EXPORT HcclResult HcclGetCommName(HcclComm comm, char *commName)
 {
-    const char *api = "HcclGetCommName";
-    if (comm == nullptr || commName == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm and commName must not be NULL");
-    }
-    registry::CommRef live;
-    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
-        return rc;
-    if (live->name().size() >= kCommNameBytes) { // cannot happen: "hcomm_ref_" and 32 hex digits
-        return refuse(live, api, HCCL_E_INTERNAL, "the comm's name is longer than 127 characters");
-    }
-    if (!range_accessible(commName, live->name().size() + 1, Access::write)) {
-        return refuse(live, api, HCCL_E_PARA, "commName ", static_cast<void *>(commName), " is not ",
-                      live->name().size() + 1, " writable bytes");
-    }
-    // The reference extension gives the same name (bounded by the vendor's 128 bytes).
-    if (const HcclResult rc = HcommRefGetCommName(comm, commName, kCommNameBytes); rc != HCCL_SUCCESS)
-        return rc;
-    SideTables &t = tables();
-    std::lock_guard lock(t.mutex);
-    prune_dead(t);
-    t.names[live->name()].insert(live->handle());
-    return HCCL_SUCCESS;
+    return guarded("HcclGetCommName", [&]() -> HcclResult {
+        const char *api = "HcclGetCommName";
+        if (comm == nullptr || commName == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm and commName must not be NULL");
+        }
+        registry::CommRef live;
+        if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
+            return rc;
+        if (live->name().size() >= kCommNameBytes) { // cannot happen: "hcomm_ref_" and 32 hex digits
+            return refuse(live, api, HCCL_E_INTERNAL, "the comm's name is longer than 127 characters");
+        }
+        if (!range_accessible(commName, live->name().size() + 1, Access::write)) {
+            return refuse(live, api, HCCL_E_PARA, "commName ", static_cast<void *>(commName), " is not ",
+                          live->name().size() + 1, " writable bytes");
+        }
+        // The reference extension gives the same name (bounded by the vendor's 128 bytes).
+        if (const HcclResult rc = HcommRefGetCommName(comm, commName, kCommNameBytes); rc != HCCL_SUCCESS)
+            return rc;
+        SideTables &t = tables();
+        std::lock_guard lock(t.mutex);
+        prune_dead(t);
+        t.names[live->name()].insert(live->handle());
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclEngineCtxCopy(HcclComm comm, CommEngine engine_arg, const char *ctxTag, const void *srcCtx,
                                           uint64_t size, uint64_t dstCtxOffset)
 {
-    const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
-    const char *api = "HcclEngineCtxCopy";
-    if (comm == nullptr || ctxTag == nullptr || srcCtx == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag and srcCtx must not be NULL");
-    }
-    if (is_device_side()) {
-        return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "engine contexts are filled on the host");
-    }
-    registry::CommRef live;
-    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
-        return rc;
-    const std::optional<size_t> tag_len = readable_strnlen(ctxTag, kMaxTagLen + 1);
-    if (!engine_is_valid(engine) || size == 0 || !tag_len || *tag_len == 0 || *tag_len > kMaxTagLen) {
-        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", size ", size,
-                      ": engine must be 0..5, size at least 1, ctxTag readable, of 1..255 characters");
-    }
-    if (!range_accessible(srcCtx, size, Access::read)) {
-        return refuse(live, api, HCCL_E_PARA, "srcCtx ", srcCtx, " is not readable for ", size, " bytes");
-    }
-    std::lock_guard lock(live->ctx_mutex);
-    const auto it = live->engine_ctx.find(std::make_pair(std::string(ctxTag), static_cast<int>(engine)));
-    if (it == live->engine_ctx.end()) {
-        return refuse(live, api, HCCL_E_NOT_FOUND, "no context '", ctxTag, "' for engine ", static_cast<int>(engine));
-    }
-    const uint64_t held = it->second.size();
-    if (dstCtxOffset > held || size > held - dstCtxOffset) {
-        return refuse(live, api, HCCL_E_PARA, "offset ", dstCtxOffset, " + size ", size, " exceeds the context's ",
-                      held, " bytes");
-    }
-    std::memcpy(it->second.data() + dstCtxOffset, srcCtx, size);
-    return HCCL_SUCCESS;
+    return guarded("HcclEngineCtxCopy", [&]() -> HcclResult {
+        const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
+        const char *api = "HcclEngineCtxCopy";
+        if (comm == nullptr || ctxTag == nullptr || srcCtx == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag and srcCtx must not be NULL");
+        }
+        if (is_device_side()) {
+            return refuse(nullptr, api, HCCL_E_NOT_SUPPORT, "engine contexts are filled on the host");
+        }
+        registry::CommRef live;
+        if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
+            return rc;
+        const std::optional<size_t> tag_len = readable_strnlen(ctxTag, kMaxTagLen + 1);
+        if (!engine_is_valid(engine) || size == 0 || !tag_len || *tag_len == 0 || *tag_len > kMaxTagLen) {
+            return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", size ", size,
+                          ": engine must be 0..5, size at least 1, ctxTag readable, of 1..255 characters");
+        }
+        if (!range_accessible(srcCtx, size, Access::read)) {
+            return refuse(live, api, HCCL_E_PARA, "srcCtx ", srcCtx, " is not readable for ", size, " bytes");
+        }
+        std::lock_guard lock(live->ctx_mutex);
+        const auto it = live->engine_ctx.find(std::make_pair(std::string(ctxTag), static_cast<int>(engine)));
+        if (it == live->engine_ctx.end()) {
+            return refuse(live, api, HCCL_E_NOT_FOUND, "no context '", ctxTag, "' for engine ",
+                          static_cast<int>(engine));
+        }
+        const uint64_t held = it->second.size();
+        if (dstCtxOffset > held || size > held - dstCtxOffset) {
+            return refuse(live, api, HCCL_E_PARA, "offset ", dstCtxOffset, " + size ", size, " exceeds the context's ",
+                          held, " bytes");
+        }
+        std::memcpy(it->second.data() + dstCtxOffset, srcCtx, size);
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclRankGraphGetLayers(HcclComm comm, uint32_t **netLayers, uint32_t *netLayerNum)
 {
-    const char *api = "HcclRankGraphGetLayers";
-    registry::CommRef live;
-    if (const HcclResult rc = graph_comm(api, comm, netLayers != nullptr && netLayerNum != nullptr, live);
-        rc != HCCL_SUCCESS)
-        return rc;
-    SideTables &t = tables();
-    std::lock_guard lock(t.mutex);
-    GraphAnswers &g = t.graphs[live->handle()];
-    if (g.layers.empty())
-        g.layers = {kLayer};
-    *netLayers = g.layers.data();
-    *netLayerNum = static_cast<uint32_t>(g.layers.size());
-    return HCCL_SUCCESS;
+    return guarded("HcclRankGraphGetLayers", [&]() -> HcclResult {
+        const char *api = "HcclRankGraphGetLayers";
+        registry::CommRef live;
+        if (const HcclResult rc = graph_comm(api, comm, netLayers != nullptr && netLayerNum != nullptr, live);
+            rc != HCCL_SUCCESS)
+            return rc;
+        SideTables &t = tables();
+        std::lock_guard lock(t.mutex);
+        GraphAnswers &g = t.graphs[live->handle()];
+        if (g.layers.empty())
+            g.layers = {kLayer};
+        *netLayers = g.layers.data();
+        *netLayerNum = static_cast<uint32_t>(g.layers.size());
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclRankGraphGetRanksByLayer(HcclComm comm, uint32_t netLayer, uint32_t **ranks,
                                                      uint32_t *rankNum)
 {
-    const char *api = "HcclRankGraphGetRanksByLayer";
-    registry::CommRef live;
-    if (HcclResult rc = graph_comm(api, comm, ranks != nullptr && rankNum != nullptr, live);
-        rc != HCCL_SUCCESS || (rc = check_layer(api, live, netLayer)) != HCCL_SUCCESS)
-        return rc;
-    SideTables &t = tables();
-    std::lock_guard lock(t.mutex);
-    GraphAnswers &g = t.graphs[live->handle()];
-    if (g.ranks.empty())
-        for (uint32_t r = 0; r < live->size(); ++r)
-            g.ranks.push_back(r);
-    *ranks = g.ranks.data();
-    *rankNum = static_cast<uint32_t>(g.ranks.size());
-    return HCCL_SUCCESS;
+    return guarded("HcclRankGraphGetRanksByLayer", [&]() -> HcclResult {
+        const char *api = "HcclRankGraphGetRanksByLayer";
+        registry::CommRef live;
+        if (HcclResult rc = graph_comm(api, comm, ranks != nullptr && rankNum != nullptr, live);
+            rc != HCCL_SUCCESS || (rc = check_layer(api, live, netLayer)) != HCCL_SUCCESS)
+            return rc;
+        SideTables &t = tables();
+        std::lock_guard lock(t.mutex);
+        GraphAnswers &g = t.graphs[live->handle()];
+        if (g.ranks.empty())
+            for (uint32_t r = 0; r < live->size(); ++r)
+                g.ranks.push_back(r);
+        *ranks = g.ranks.data();
+        *rankNum = static_cast<uint32_t>(g.ranks.size());
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclRankGraphGetRankSizeByLayer(HcclComm comm, uint32_t netLayer, uint32_t *rankNum)
 {
-    const char *api = "HcclRankGraphGetRankSizeByLayer";
-    registry::CommRef live;
-    if (HcclResult rc = graph_comm(api, comm, rankNum != nullptr, live);
-        rc != HCCL_SUCCESS || (rc = check_layer(api, live, netLayer)) != HCCL_SUCCESS)
-        return rc;
-    *rankNum = live->size();
-    return HCCL_SUCCESS;
+    return guarded("HcclRankGraphGetRankSizeByLayer", [&]() -> HcclResult {
+        const char *api = "HcclRankGraphGetRankSizeByLayer";
+        registry::CommRef live;
+        if (HcclResult rc = graph_comm(api, comm, rankNum != nullptr, live);
+            rc != HCCL_SUCCESS || (rc = check_layer(api, live, netLayer)) != HCCL_SUCCESS)
+            return rc;
+        *rankNum = live->size();
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclRankGraphGetTopoTypeByLayer(HcclComm comm, uint32_t netLayer, CommTopo *topoType)
 {
-    const char *api = "HcclRankGraphGetTopoTypeByLayer";
-    registry::CommRef live;
-    if (HcclResult rc = graph_comm(api, comm, topoType != nullptr, live);
-        rc != HCCL_SUCCESS || (rc = check_layer(api, live, netLayer)) != HCCL_SUCCESS)
-        return rc;
-    // Every pair of ranks is one hop apart through the verbs fabric.
-    *topoType = COMM_TOPO_CLOS;
-    return HCCL_SUCCESS;
+    return guarded("HcclRankGraphGetTopoTypeByLayer", [&]() -> HcclResult {
+        const char *api = "HcclRankGraphGetTopoTypeByLayer";
+        registry::CommRef live;
+        if (HcclResult rc = graph_comm(api, comm, topoType != nullptr, live);
+            rc != HCCL_SUCCESS || (rc = check_layer(api, live, netLayer)) != HCCL_SUCCESS)
+            return rc;
+        // Every pair of ranks is one hop apart through the verbs fabric.
+        *topoType = COMM_TOPO_CLOS;
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclRankGraphGetInstSizeListByLayer(HcclComm comm, uint32_t netLayer, uint32_t **instSizeList,
                                                             uint32_t *listSize)
 {
-    const char *api = "HcclRankGraphGetInstSizeListByLayer";
-    registry::CommRef live;
-    if (HcclResult rc = graph_comm(api, comm, instSizeList != nullptr && listSize != nullptr, live);
-        rc != HCCL_SUCCESS || (rc = check_layer(api, live, netLayer)) != HCCL_SUCCESS)
-        return rc;
-    SideTables &t = tables();
-    std::lock_guard lock(t.mutex);
-    GraphAnswers &g = t.graphs[live->handle()];
-    if (g.inst_sizes.empty())
-        g.inst_sizes = {live->size()};
-    *instSizeList = g.inst_sizes.data();
-    *listSize = static_cast<uint32_t>(g.inst_sizes.size());
-    return HCCL_SUCCESS;
+    return guarded("HcclRankGraphGetInstSizeListByLayer", [&]() -> HcclResult {
+        const char *api = "HcclRankGraphGetInstSizeListByLayer";
+        registry::CommRef live;
+        if (HcclResult rc = graph_comm(api, comm, instSizeList != nullptr && listSize != nullptr, live);
+            rc != HCCL_SUCCESS || (rc = check_layer(api, live, netLayer)) != HCCL_SUCCESS)
+            return rc;
+        SideTables &t = tables();
+        std::lock_guard lock(t.mutex);
+        GraphAnswers &g = t.graphs[live->handle()];
+        if (g.inst_sizes.empty())
+            g.inst_sizes = {live->size()};
+        *instSizeList = g.inst_sizes.data();
+        *listSize = static_cast<uint32_t>(g.inst_sizes.size());
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclRankGraphGetLinks(HcclComm comm, uint32_t netLayer, uint32_t srcRank, uint32_t dstRank,
                                               CommLink **links, uint32_t *linkNum)
 {
-    const char *api = "HcclRankGraphGetLinks";
-    registry::CommRef live;
-    if (HcclResult rc = graph_comm(api, comm, links != nullptr && linkNum != nullptr, live);
-        rc != HCCL_SUCCESS || (rc = check_layer(api, live, netLayer)) != HCCL_SUCCESS)
-        return rc;
-    if (srcRank == dstRank || srcRank >= live->size() || dstRank >= live->size()) {
-        return refuse(live, api, HCCL_E_PARA, "srcRank ", srcRank, ", dstRank ", dstRank,
-                      ": two different ranks below the comm's size ", live->size());
-    }
-    SideTables &t = tables();
-    std::lock_guard lock(t.mutex);
-    prune_dead(t);
-    GraphAnswers &g = t.graphs[live->handle()];
-    auto [it, made] = g.links.try_emplace({srcRank, dstRank});
-    if (made)
-        it->second = make_links(srcRank, dstRank);
-    *links = it->second.empty() ? nullptr : it->second.data();
-    *linkNum = static_cast<uint32_t>(it->second.size());
-    return HCCL_SUCCESS;
+    return guarded("HcclRankGraphGetLinks", [&]() -> HcclResult {
+        const char *api = "HcclRankGraphGetLinks";
+        registry::CommRef live;
+        if (HcclResult rc = graph_comm(api, comm, links != nullptr && linkNum != nullptr, live);
+            rc != HCCL_SUCCESS || (rc = check_layer(api, live, netLayer)) != HCCL_SUCCESS)
+            return rc;
+        if (srcRank == dstRank || srcRank >= live->size() || dstRank >= live->size()) {
+            return refuse(live, api, HCCL_E_PARA, "srcRank ", srcRank, ", dstRank ", dstRank,
+                          ": two different ranks below the comm's size ", live->size());
+        }
+        SideTables &t = tables();
+        std::lock_guard lock(t.mutex);
+        prune_dead(t);
+        GraphAnswers &g = t.graphs[live->handle()];
+        auto [it, made] = g.links.try_emplace({srcRank, dstRank});
+        if (made)
+            it->second = make_links(srcRank, dstRank);
+        *links = it->second.empty() ? nullptr : it->second.data();
+        *linkNum = static_cast<uint32_t>(it->second.size());
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclGetHeterogMode(HcclComm comm, HcclHeterogMode *mode)
 {
-    const char *api = "HcclGetHeterogMode";
-    registry::CommRef live;
-    if (const HcclResult rc = graph_comm(api, comm, mode != nullptr, live); rc != HCCL_SUCCESS)
-        return rc;
-    *mode = HCCL_HETEROG_MODE_HOMOGENEOUS; // one product per process
-    return HCCL_SUCCESS;
+    return guarded("HcclGetHeterogMode", [&]() -> HcclResult {
+        const char *api = "HcclGetHeterogMode";
+        registry::CommRef live;
+        if (const HcclResult rc = graph_comm(api, comm, mode != nullptr, live); rc != HCCL_SUCCESS)
+            return rc;
+        *mode = HCCL_HETEROG_MODE_HOMOGENEOUS; // one product per process
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclDfxRegOpInfoByCommId(char *commId, void *hcclDfxOpInfo)
 {
-    const char *api = "HcclDfxRegOpInfoByCommId";
-    if (commId == nullptr || hcclDfxOpInfo == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "commId and hcclDfxOpInfo must not be NULL");
-    }
-    // The caller's structure is read as a whole: it must be there. Its header is not
-    // checked (the vendor's operators pass `HcclDfxOpInfo info{}`, header zero).
-    if (!range_accessible(hcclDfxOpInfo, sizeof(HcclDfxOpInfo), Access::write)) {
-        return refuse(nullptr, api, HCCL_E_PARA, "hcclDfxOpInfo ", hcclDfxOpInfo, " is not ", sizeof(HcclDfxOpInfo),
-                      " writable bytes");
-    }
-    const std::optional<size_t> id_len = readable_strnlen(commId, kCommNameBytes);
-    if (!id_len) {
-        return refuse(nullptr, api, HCCL_E_PARA, "commId ", static_cast<void *>(commId), " is not a readable string");
-    }
-    const size_t len = *id_len;
-    const std::string name(commId, std::min<size_t>(len, kCommNameBytes));
-    bool known = false;
-    const void *comm = nullptr;
-    SideTables &t = tables();
-    std::unique_lock lock(t.mutex);
-    if (LaunchRecord *launch = current_launch(); launch != nullptr && launch->comm_name == name) {
-        known = true; // the device program's comm
-        comm = launch->comm;
-    } else if (len < kCommNameBytes) {
-        prune_dead(t);
-        const auto it = t.names.find(name);
-        known = it != t.names.end() && !it->second.empty();
-        comm = known ? *it->second.begin() : nullptr;
-    }
-    if (!known) {
+    return guarded("HcclDfxRegOpInfoByCommId", [&]() -> HcclResult {
+        const char *api = "HcclDfxRegOpInfoByCommId";
+        if (commId == nullptr || hcclDfxOpInfo == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "commId and hcclDfxOpInfo must not be NULL");
+        }
+        // The caller's structure is read as a whole: it must be there. Its header is not
+        // checked (the vendor's operators pass `HcclDfxOpInfo info{}`, header zero).
+        if (!range_accessible(hcclDfxOpInfo, sizeof(HcclDfxOpInfo), Access::write)) {
+            return refuse(nullptr, api, HCCL_E_PARA, "hcclDfxOpInfo ", hcclDfxOpInfo, " is not ", sizeof(HcclDfxOpInfo),
+                          " writable bytes");
+        }
+        const std::optional<size_t> id_len = readable_strnlen(commId, kCommNameBytes);
+        if (!id_len) {
+            return refuse(nullptr, api, HCCL_E_PARA, "commId ", static_cast<void *>(commId),
+                          " is not a readable string");
+        }
+        const size_t len = *id_len;
+        const std::string name(commId, std::min<size_t>(len, kCommNameBytes));
+        bool known = false;
+        const void *comm = nullptr;
+        SideTables &t = tables();
+        std::unique_lock lock(t.mutex);
+        if (LaunchRecord *launch = current_launch(); launch != nullptr && launch->comm_name == name) {
+            known = true; // the device program's comm
+            comm = launch->comm;
+        } else if (len < kCommNameBytes) {
+            prune_dead(t);
+            const auto it = t.names.find(name);
+            known = it != t.names.end() && !it->second.empty();
+            comm = known ? *it->second.begin() : nullptr;
+        }
+        if (!known) {
+            lock.unlock();
+            return refuse(nullptr, api, HCCL_E_NOT_FOUND, "'", name,
+                          "' names no live comm (a name comes from HcclGetCommName)");
+        }
+        auto *info = static_cast<HcclDfxOpInfo *>(hcclDfxOpInfo);
+        // As the vendor's host path does: the registration stamps the operator's start.
+        if (!is_device_side())
+            info->beginTime = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                        std::chrono::steady_clock::now().time_since_epoch())
+                                                        .count());
+        auto &[count, last] = t.dfx[name];
+        ++count;
+        std::memcpy(&last, info, sizeof(last));
         lock.unlock();
-        return refuse(nullptr, api, HCCL_E_NOT_FOUND, "'", name,
-                      "' names no live comm (a name comes from HcclGetCommName)");
-    }
-    auto *info = static_cast<HcclDfxOpInfo *>(hcclDfxOpInfo);
-    // As the vendor's host path does: the registration stamps the operator's start.
-    if (!is_device_side())
-        info->beginTime = static_cast<uint64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-                .count());
-    auto &[count, last] = t.dfx[name];
-    ++count;
-    std::memcpy(&last, info, sizeof(last));
-    lock.unlock();
-    HREF_LOG_INFO(-1, api, ": operator registered on '", name, "' (", count, " so far, comm ", comm, ", opType ",
-                  info->opType, ", engine ", static_cast<int>(info->engine), ")");
-    return HCCL_SUCCESS;
+        HREF_LOG_INFO(-1, api, ": operator registered on '", name, "' (", count, " so far, comm ", comm, ", opType ",
+                      info->opType, ", engine ", static_cast<int>(info->engine), ")");
+        return HCCL_SUCCESS;
+    });
 }

@@ -235,466 +235,499 @@ bool exchanged_mem_handles(const ChannelObj &c, const HcclChannelDesc &d)
 
 HCOMM_EXPORT HcclResult HcclCommMemReg(HcclComm comm, const char *memTag, const CommMem *mem, HcclMemHandle *memHandle)
 {
-    const char *api = "HcclCommMemReg";
-    if (comm == nullptr || memTag == nullptr || mem == nullptr || memHandle == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, memTag, mem and memHandle must not be NULL");
-    }
-    registry::CommRef live;
-    if (const HcclResult rc =
-            host_comm(api, comm, "memory is registered on the host, not in a device program", std::nullopt, live);
-        rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    if (!range_accessible(mem, sizeof(CommMem), Access::read)) {
-        return refuse(live, api, HCCL_E_PARA, "mem ", static_cast<const void *>(mem), " is not readable memory");
-    }
-    // The tag is read at most HCCL_RES_TAG_MAX_LEN + 1 bytes far, each byte only once it is known readable.
-    size_t tag_len = 0;
-    while (tag_len <= HCCL_RES_TAG_MAX_LEN && range_accessible(memTag + tag_len, 1, Access::read) &&
-           memTag[tag_len] != '\0')
-        ++tag_len;
-    if (tag_len == 0 || tag_len > HCCL_RES_TAG_MAX_LEN || !range_accessible(memTag + tag_len, 1, Access::read)) {
-        return refuse(live, api, HCCL_E_PARA, "memTag must be a NUL-terminated string of 1..", HCCL_RES_TAG_MAX_LEN,
-                      " characters");
-    }
-    const int32_t type = raw_enum(mem->type);
-    const auto addr = reinterpret_cast<uint64_t>(mem->addr);
-    if (type != COMM_MEM_TYPE_DEVICE && type != COMM_MEM_TYPE_HOST) {
-        return refuse(live, api, HCCL_E_PARA, "mem->type ", type, " is not COMM_MEM_TYPE_DEVICE (0) or _HOST (1)");
-    }
-    if (mem->addr == nullptr) {
-        return refuse(live, api, HCCL_E_PTR, "mem->addr is NULL");
-    }
-    if (mem->size == 0 || addr > UINT64_MAX - mem->size) {
-        return refuse(live, api, HCCL_E_PARA, "mem->size ", mem->size, " at ", mem->addr,
-                      ": the memory must be non-empty and not wrap");
-    }
-    // Device memory is host memory under the reference's ACL runtime: either kind must be
-    // this process's, readable and writable (the peer writes into it, transfers read it).
-    if (!range_accessible(mem->addr, mem->size, Access::write)) {
-        return refuse(live, api, HCCL_E_PARA, "mem [", mem->addr, ", +", mem->size,
-                      ") is not readable and writable memory of this process");
-    }
-    const auto base = reinterpret_cast<uint64_t>(live->memory().base());
-    // Mutant: memory overlapping the communication memory is registered a second time.
-    if (addr < base + live->memory().size() && base < addr + mem->size &&
-        !hcts::mutant("ref_mem_reg_overlap_accepted")) {
-        return refuse(live, api, HCCL_E_PARA, "mem [", mem->addr, ", +", mem->size,
-                      ") overlaps the communication memory [", live->memory().base(), ", +", live->memory().size(),
-                      "), which every channel exchanges already");
-    }
-    uint64_t handle = 0;
-    std::string why;
-    if (const HcclResult rc = live->register_user_memory(std::string(memTag, tag_len), static_cast<CommMemType>(type),
-                                                         addr, mem->size, handle, why);
-        rc != HCCL_SUCCESS) {
-        return refuse(live, api, rc, why.empty() ? "the comm is being destroyed" : why);
-    }
-    *memHandle = reinterpret_cast<HcclMemHandle>(handle);
-    return HCCL_SUCCESS;
+    return guarded("HcclCommMemReg", [&]() -> HcclResult {
+        const char *api = "HcclCommMemReg";
+        if (comm == nullptr || memTag == nullptr || mem == nullptr || memHandle == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm, memTag, mem and memHandle must not be NULL");
+        }
+        registry::CommRef live;
+        if (const HcclResult rc =
+                host_comm(api, comm, "memory is registered on the host, not in a device program", std::nullopt, live);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        if (!range_accessible(mem, sizeof(CommMem), Access::read)) {
+            return refuse(live, api, HCCL_E_PARA, "mem ", static_cast<const void *>(mem), " is not readable memory");
+        }
+        // The tag is read at most HCCL_RES_TAG_MAX_LEN + 1 bytes far, each byte only once it is known readable.
+        size_t tag_len = 0;
+        while (tag_len <= HCCL_RES_TAG_MAX_LEN && range_accessible(memTag + tag_len, 1, Access::read) &&
+               memTag[tag_len] != '\0')
+            ++tag_len;
+        if (tag_len == 0 || tag_len > HCCL_RES_TAG_MAX_LEN || !range_accessible(memTag + tag_len, 1, Access::read)) {
+            return refuse(live, api, HCCL_E_PARA, "memTag must be a NUL-terminated string of 1..", HCCL_RES_TAG_MAX_LEN,
+                          " characters");
+        }
+        const int32_t type = raw_enum(mem->type);
+        const auto addr = reinterpret_cast<uint64_t>(mem->addr);
+        if (type != COMM_MEM_TYPE_DEVICE && type != COMM_MEM_TYPE_HOST) {
+            return refuse(live, api, HCCL_E_PARA, "mem->type ", type, " is not COMM_MEM_TYPE_DEVICE (0) or _HOST (1)");
+        }
+        if (mem->addr == nullptr) {
+            return refuse(live, api, HCCL_E_PTR, "mem->addr is NULL");
+        }
+        if (mem->size == 0 || addr > UINT64_MAX - mem->size) {
+            return refuse(live, api, HCCL_E_PARA, "mem->size ", mem->size, " at ", mem->addr,
+                          ": the memory must be non-empty and not wrap");
+        }
+        // Device memory is host memory under the reference's ACL runtime: either kind must be
+        // this process's, readable and writable (the peer writes into it, transfers read it).
+        if (!range_accessible(mem->addr, mem->size, Access::write)) {
+            return refuse(live, api, HCCL_E_PARA, "mem [", mem->addr, ", +", mem->size,
+                          ") is not readable and writable memory of this process");
+        }
+        const auto base = reinterpret_cast<uint64_t>(live->memory().base());
+        // Mutant: memory overlapping the communication memory is registered a second time.
+        if (addr < base + live->memory().size() && base < addr + mem->size &&
+            !hcts::mutant("ref_mem_reg_overlap_accepted")) {
+            return refuse(live, api, HCCL_E_PARA, "mem [", mem->addr, ", +", mem->size,
+                          ") overlaps the communication memory [", live->memory().base(), ", +", live->memory().size(),
+                          "), which every channel exchanges already");
+        }
+        uint64_t handle = 0;
+        std::string why;
+        if (const HcclResult rc = live->register_user_memory(
+                std::string(memTag, tag_len), static_cast<CommMemType>(type), addr, mem->size, handle, why);
+            rc != HCCL_SUCCESS) {
+            return refuse(live, api, rc, why.empty() ? "the comm is being destroyed" : why);
+        }
+        *memHandle = reinterpret_cast<HcclMemHandle>(handle);
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclGetHcclBuffer(HcclComm comm, void **buffer, uint64_t *size)
 {
-    return comm_buffer("HcclGetHcclBuffer", comm, buffer, size, false);
+    return guarded("HcclGetHcclBuffer",
+                   [&]() -> HcclResult { return comm_buffer("HcclGetHcclBuffer", comm, buffer, size, false); });
 }
 
 HCOMM_EXPORT HcclResult HcclGetHcclBufferCleared(HcclComm comm, void **buffer, uint64_t *size)
 {
-    return comm_buffer("HcclGetHcclBufferCleared", comm, buffer, size, true);
+    return guarded("HcclGetHcclBufferCleared",
+                   [&]() -> HcclResult { return comm_buffer("HcclGetHcclBufferCleared", comm, buffer, size, true); });
 }
 
 HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine_arg, uint32_t threadNum,
                                           uint32_t notifyNumPerThread, ThreadHandle *threads)
 {
-    const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
-    const char *api = "HcclThreadAcquire";
-    if (comm == nullptr || threads == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, comm == nullptr ? "comm" : "threads", " is NULL");
-    }
-    registry::CommRef live;
-    if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS)
+    return guarded("HcclThreadAcquire", [&]() -> HcclResult {
+        const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
+        const char *api = "HcclThreadAcquire";
+        if (comm == nullptr || threads == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, comm == nullptr ? "comm" : "threads", " is NULL");
+        }
+        registry::CommRef live;
+        if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS)
+            return rc;
+        // Mutant (survivors.yaml): notifyNumPerThread 0 (documented as allowed) refused.
+        if (notifyNumPerThread == 0 && hcts::mutant("ref_thread_notify_num_zero_refused"))
+            return refuse(live, api, HCCL_E_PARA, "notifyNumPerThread 0: a thread needs at least one notify");
+        // Mutant: threadNum 0 taken as "nothing to do" and accepted.
+        if ((threadNum == 0 && !hcts::mutant("ref_thread_num_zero_accepted")) ||
+            notifyNumPerThread > kMaxNotifyPerThread) {
+            return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", notifyNumPerThread ", notifyNumPerThread,
+                          ": threadNum must be > 0 and notifyNumPerThread <= 65535");
+        }
+        const HcclResult rc = acquire_threads(api, live, engine, threadNum, notifyNumPerThread, threads);
+        // Mutant (blind-regions.yaml): threads 5.. of one acquisition are threads 1-4 again.
+        if (rc == HCCL_SUCCESS && hcts::mutant("ref_thread_acquire_aliases_after_4"))
+            for (uint32_t i = 4; i < threadNum; ++i)
+                threads[i] = threads[i % 4];
         return rc;
-    // Mutant (survivors.yaml): notifyNumPerThread 0 (documented as allowed) refused.
-    if (notifyNumPerThread == 0 && hcts::mutant("ref_thread_notify_num_zero_refused"))
-        return refuse(live, api, HCCL_E_PARA, "notifyNumPerThread 0: a thread needs at least one notify");
-    // Mutant: threadNum 0 taken as "nothing to do" and accepted.
-    if ((threadNum == 0 && !hcts::mutant("ref_thread_num_zero_accepted")) || notifyNumPerThread > kMaxNotifyPerThread) {
-        return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", notifyNumPerThread ", notifyNumPerThread,
-                      ": threadNum must be > 0 and notifyNumPerThread <= 65535");
-    }
-    const HcclResult rc = acquire_threads(api, live, engine, threadNum, notifyNumPerThread, threads);
-    // Mutant (blind-regions.yaml): threads 5.. of one acquisition are threads 1-4 again.
-    if (rc == HCCL_SUCCESS && hcts::mutant("ref_thread_acquire_aliases_after_4"))
-        for (uint32_t i = 4; i < threadNum; ++i)
-            threads[i] = threads[i % 4];
-    return rc;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine engine_arg, uint32_t threadNum,
                                                     ThreadType type_arg, const ThreadConfig *config,
                                                     ThreadHandle *threads)
 {
-    const ThreadType type = enum_or(type_arg, -1, 0, THREAD_TYPE_INVALID);
-    CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
-    const char *api = "HcclThreadAcquireWithConfig";
-    if (comm == nullptr || config == nullptr || threads == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, config and threads must not be NULL");
-    }
-    // Mutant: AIV and CCU threads quietly served by AICPU_TS threads instead of refused.
-    if (hcts::mutant("ref_thread_config_aiv_fallback") && (engine == COMM_ENGINE_AIV || engine == COMM_ENGINE_CCU))
-        engine = COMM_ENGINE_AICPU_TS;
-    registry::CommRef live;
-    if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS)
-        return rc;
-    // Mutant: the config header is not checked (any ThreadConfig-sized block taken).
-    if (hcts::mutant("ref_thread_config_header_unchecked")) {
-        // nothing: straight to the type check
-    } else if (config->header.magicWord != HCOMM_THREAD_CONFIG_MAGIC_WORD ||
-               config->header.version != HCOMM_THREAD_CONFIG_VERSION || config->header.size != sizeof(ThreadConfig)) {
-        return refuse(live, api, HCCL_E_PARA, "config header {version ", config->header.version, ", magic 0x", std::hex,
-                      config->header.magicWord, std::dec, ", size ", config->header.size,
-                      "} was not made by ThreadConfigInit");
-    }
-    if (type != THREAD_TYPE_TS || threadNum == 0) {
-        return refuse(live, api, HCCL_E_PARA, "type ", static_cast<int>(type), ", threadNum ", threadNum,
-                      ": type must be THREAD_TYPE_TS (0) and threadNum > 0");
-    }
-    return acquire_threads(api, live, engine, threadNum, config->notifyNumPerThread, threads);
+    return guarded("HcclThreadAcquireWithConfig", [&]() -> HcclResult {
+        const ThreadType type = enum_or(type_arg, -1, 0, THREAD_TYPE_INVALID);
+        CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
+        const char *api = "HcclThreadAcquireWithConfig";
+        if (comm == nullptr || config == nullptr || threads == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm, config and threads must not be NULL");
+        }
+        // Mutant: AIV and CCU threads quietly served by AICPU_TS threads instead of refused.
+        if (hcts::mutant("ref_thread_config_aiv_fallback") && (engine == COMM_ENGINE_AIV || engine == COMM_ENGINE_CCU))
+            engine = COMM_ENGINE_AICPU_TS;
+        registry::CommRef live;
+        if (const HcclResult rc = thread_acquire_comm(api, comm, engine, live); rc != HCCL_SUCCESS)
+            return rc;
+        // Mutant: the config header is not checked (any ThreadConfig-sized block taken).
+        if (hcts::mutant("ref_thread_config_header_unchecked")) {
+            // nothing: straight to the type check
+        } else if (config->header.magicWord != HCOMM_THREAD_CONFIG_MAGIC_WORD ||
+                   config->header.version != HCOMM_THREAD_CONFIG_VERSION ||
+                   config->header.size != sizeof(ThreadConfig)) {
+            return refuse(live, api, HCCL_E_PARA, "config header {version ", config->header.version, ", magic 0x",
+                          std::hex, config->header.magicWord, std::dec, ", size ", config->header.size,
+                          "} was not made by ThreadConfigInit");
+        }
+        if (type != THREAD_TYPE_TS || threadNum == 0) {
+            return refuse(live, api, HCCL_E_PARA, "type ", static_cast<int>(type), ", threadNum ", threadNum,
+                          ": type must be THREAD_TYPE_TS (0) and threadNum > 0");
+        }
+        return acquire_threads(api, live, engine, threadNum, config->notifyNumPerThread, threads);
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine engine_arg, aclrtStream stream,
                                                     uint32_t notifyNum, ThreadHandle *thread)
 {
-    const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
-    const char *api = "HcclThreadAcquireWithStream";
-    // Mutant: a NULL stream taken as "the thread's own stream" and accepted.
-    if (comm == nullptr || (stream == nullptr && !hcts::mutant("ref_thread_stream_null_accepted")) ||
-        thread == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, stream and thread must not be NULL");
-    }
-    registry::CommRef live = registry::pin_comm(comm);
-    if (is_device_side() || !profile_has_engine(COMM_ENGINE_CPU_TS)) {
-        return refuse(live, api, HCCL_E_NOT_SUPPORT, "needs the host side and a CPU_TS engine");
-    }
-    if (live == nullptr)
-        return refuse_dead_comm(api, comm);
-    if (engine != COMM_ENGINE_CPU_TS || notifyNum > kMaxNotifyPerThread) {
-        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", notifyNum ", notifyNum,
-                      ": a stream thread is CPU_TS (1) with at most 65535 notifies");
-    }
-    // The stream is the caller's; the reference runs the thread's tasks in its own
-    // order, which is what a stream guarantees.
-    return acquire_threads(api, live, engine, 1, notifyNum, thread);
+    return guarded("HcclThreadAcquireWithStream", [&]() -> HcclResult {
+        const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
+        const char *api = "HcclThreadAcquireWithStream";
+        // Mutant: a NULL stream taken as "the thread's own stream" and accepted.
+        if (comm == nullptr || (stream == nullptr && !hcts::mutant("ref_thread_stream_null_accepted")) ||
+            thread == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm, stream and thread must not be NULL");
+        }
+        registry::CommRef live = registry::pin_comm(comm);
+        if (is_device_side() || !profile_has_engine(COMM_ENGINE_CPU_TS)) {
+            return refuse(live, api, HCCL_E_NOT_SUPPORT, "needs the host side and a CPU_TS engine");
+        }
+        if (live == nullptr)
+            return refuse_dead_comm(api, comm);
+        if (engine != COMM_ENGINE_CPU_TS || notifyNum > kMaxNotifyPerThread) {
+            return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", notifyNum ", notifyNum,
+                          ": a stream thread is CPU_TS (1) with at most 65535 notifies");
+        }
+        // The stream is the caller's; the reference runs the thread's tasks in its own
+        // order, which is what a stream guarantees.
+        return acquire_threads(api, live, engine, 1, notifyNum, thread);
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, CommEngine engine_arg, uint64_t size,
                                             void **ctx)
 {
-    const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
-    const char *api = "HcclEngineCtxCreate";
-    if (comm == nullptr || ctxTag == nullptr || ctx == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag and ctx must not be NULL");
-    }
-    registry::CommRef live;
-    if (const HcclResult rc = host_comm(api, comm, "called from a device program", std::nullopt, live);
-        rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    // Mutant: size 0 accepted (an empty context).
-    if (!engine_is_valid(engine) || (size == 0 && !hcts::mutant("ref_engine_ctx_size_zero_accepted")) ||
-        size > kMaxEngineCtxBytes || ctxTag[0] == '\0' ||
-        ::strnlen(ctxTag, kMaxEngineCtxTagLen + 1) > kMaxEngineCtxTagLen) {
-        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", size ", size,
-                      ": engine must be 0..5, size in [1, 1 GiB], ctxTag of 1..255 characters");
-    }
-    std::lock_guard lock(live->ctx_mutex);
-    uint64_t held = 0;
-    for (const auto &[k, v] : live->engine_ctx)
-        held += v.size();
-    if (live->engine_ctx.size() >= kMaxEngineCtxCount || size > kMaxEngineCtxTotalBytes - held) {
-        return refuse(live, api, HCCL_E_MEMORY, "size ", size, " with ", held, " bytes in ", live->engine_ctx.size(),
-                      " contexts held: at most 1 GiB in 4096 contexts per comm");
-    }
-    const auto key = std::make_pair(std::string(ctxTag), static_cast<int>(engine));
-    // Mutant: a second create with the same tag replaces the context.
-    if (live->engine_ctx.count(key) != 0 && !hcts::mutant("ref_engine_ctx_duplicate_replaces")) {
-        return refuse(live, api, HCCL_E_PARA, "context '", ctxTag, "' already exists for engine ",
-                      static_cast<int>(engine));
-    }
-    try {
-        std::vector<uint8_t> memory(size, 0);
-        *ctx = live->engine_ctx.insert_or_assign(key, std::move(memory)).first->second.data();
-    } catch (const std::bad_alloc &) {
-        return refuse(live, api, HCCL_E_MEMORY, "no memory for a context of ", size, " bytes");
-    }
-    return HCCL_SUCCESS;
+    return guarded("HcclEngineCtxCreate", [&]() -> HcclResult {
+        const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
+        const char *api = "HcclEngineCtxCreate";
+        if (comm == nullptr || ctxTag == nullptr || ctx == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag and ctx must not be NULL");
+        }
+        registry::CommRef live;
+        if (const HcclResult rc = host_comm(api, comm, "called from a device program", std::nullopt, live);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        // Mutant: size 0 accepted (an empty context).
+        if (!engine_is_valid(engine) || (size == 0 && !hcts::mutant("ref_engine_ctx_size_zero_accepted")) ||
+            size > kMaxEngineCtxBytes || ctxTag[0] == '\0' ||
+            ::strnlen(ctxTag, kMaxEngineCtxTagLen + 1) > kMaxEngineCtxTagLen) {
+            return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", size ", size,
+                          ": engine must be 0..5, size in [1, 1 GiB], ctxTag of 1..255 characters");
+        }
+        std::lock_guard lock(live->ctx_mutex);
+        uint64_t held = 0;
+        for (const auto &[k, v] : live->engine_ctx)
+            held += v.size();
+        if (live->engine_ctx.size() >= kMaxEngineCtxCount || size > kMaxEngineCtxTotalBytes - held) {
+            return refuse(live, api, HCCL_E_MEMORY, "size ", size, " with ", held, " bytes in ",
+                          live->engine_ctx.size(), " contexts held: at most 1 GiB in 4096 contexts per comm");
+        }
+        const auto key = std::make_pair(std::string(ctxTag), static_cast<int>(engine));
+        // Mutant: a second create with the same tag replaces the context.
+        if (live->engine_ctx.count(key) != 0 && !hcts::mutant("ref_engine_ctx_duplicate_replaces")) {
+            return refuse(live, api, HCCL_E_PARA, "context '", ctxTag, "' already exists for engine ",
+                          static_cast<int>(engine));
+        }
+        try {
+            std::vector<uint8_t> memory(size, 0);
+            *ctx = live->engine_ctx.insert_or_assign(key, std::move(memory)).first->second.data();
+        } catch (const std::bad_alloc &) {
+            return refuse(live, api, HCCL_E_MEMORY, "no memory for a context of ", size, " bytes");
+        }
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, CommEngine engine_arg, void **ctx,
                                          uint64_t *size)
 {
-    const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
-    const char *api = "HcclEngineCtxGet";
-    if (comm == nullptr || ctxTag == nullptr || ctx == nullptr || size == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag, ctx and size must not be NULL");
-    }
-    registry::CommRef live;
-    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
-        return rc;
-    std::lock_guard lock(live->ctx_mutex);
-    const auto it = live->engine_ctx.find(std::make_pair(std::string(ctxTag), static_cast<int>(engine)));
-    if (it == live->engine_ctx.end()) {
-        return refuse(live, api, HCCL_E_NOT_FOUND, "no context '", ctxTag, "' for engine ", static_cast<int>(engine));
-    }
-    *ctx = it->second.data();
-    *size = it->second.size();
-    return HCCL_SUCCESS;
+    return guarded("HcclEngineCtxGet", [&]() -> HcclResult {
+        const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
+        const char *api = "HcclEngineCtxGet";
+        if (comm == nullptr || ctxTag == nullptr || ctx == nullptr || size == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm, ctxTag, ctx and size must not be NULL");
+        }
+        registry::CommRef live;
+        if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
+            return rc;
+        std::lock_guard lock(live->ctx_mutex);
+        const auto it = live->engine_ctx.find(std::make_pair(std::string(ctxTag), static_cast<int>(engine)));
+        if (it == live->engine_ctx.end()) {
+            return refuse(live, api, HCCL_E_NOT_FOUND, "no context '", ctxTag, "' for engine ",
+                          static_cast<int>(engine));
+        }
+        *ctx = it->second.data();
+        *size = it->second.size();
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclThreadResGetInfo(HcclComm comm, ThreadHandle thread, ThreadResType resTypeArg,
                                              uint32_t infoLen, void **info)
 {
-    const ThreadResType resType = enum_or(resTypeArg, -1, 0, THREAD_RES_TYPE_INVALID);
-    const char *api = "HcclThreadResGetInfo";
-    if (comm == nullptr || thread == 0 || info == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, thread and info must not be NULL/0");
-    }
-    registry::CommRef live;
-    if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
-        return rc;
-    auto obj = thread_of(live, thread);
-    if (!obj || resType != THREAD_RES_TYPE_STREAM || infoLen == 0 || infoLen > sizeof(ThreadHandle)) {
-        return refuse(live, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec, ", resType ",
-                      static_cast<int>(resType), ", infoLen ", infoLen,
-                      ": needs a thread of this comm, THREAD_RES_TYPE_STREAM and infoLen in [1, 8]");
-    }
-    // The reference's "stream" is the thread's own queue; its identity is the handle.
-    *info = &obj->handle;
-    return HCCL_SUCCESS;
+    return guarded("HcclThreadResGetInfo", [&]() -> HcclResult {
+        const ThreadResType resType = enum_or(resTypeArg, -1, 0, THREAD_RES_TYPE_INVALID);
+        const char *api = "HcclThreadResGetInfo";
+        if (comm == nullptr || thread == 0 || info == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm, thread and info must not be NULL/0");
+        }
+        registry::CommRef live;
+        if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
+            return rc;
+        auto obj = thread_of(live, thread);
+        if (!obj || resType != THREAD_RES_TYPE_STREAM || infoLen == 0 || infoLen > sizeof(ThreadHandle)) {
+            return refuse(live, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec, ", resType ",
+                          static_cast<int>(resType), ", infoLen ", infoLen,
+                          ": needs a thread of this comm, THREAD_RES_TYPE_STREAM and infoLen in [1, 8]");
+        }
+        // The reference's "stream" is the thread's own queue; its identity is the handle.
+        *info = &obj->handle;
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t threadNum, const ThreadHandle *threads,
                                                      CommEngine dstCommEngineArg, ThreadHandle *exportedThreads)
 {
-    const CommEngine dstCommEngine = enum_or(dstCommEngineArg, -8, 7, kNoEngine);
-    const char *api = "HcclThreadExportToCommEngine";
-    if (comm == nullptr || threads == nullptr || exportedThreads == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, threads and exportedThreads must not be NULL");
-    }
-    registry::CommRef live;
-    if (const HcclResult rc = host_comm(api, comm, "called from a device program",
-                                        offered_if(engine_can_host_threads(dstCommEngine), dstCommEngine), live);
-        rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    // Mutant: threadNum 0 accepted (nothing exported).
-    if ((threadNum == 0 && !hcts::mutant("ref_thread_export_zero_accepted")) ||
-        !engine_can_host_threads(dstCommEngine)) {
-        return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", engine ", static_cast<int>(dstCommEngine),
-                      ": needs threadNum > 0 and a thread engine (0..3)");
-    }
-    // Counts before arrays (found by fuzz_control_plane): a count the limit refuses anyway
-    // is refused before an entry is read, and the array must be readable for all of it.
-    if (live->thread_count() + threadNum > kMaxThreadsPerComm) {
-        return refuse(live, api, HCCL_E_UNAVAIL, "threadNum ", threadNum, " with ", live->thread_count(),
-                      " threads already acquired exceeds the reference's ", kMaxThreadsPerComm, " per comm");
-    }
-    if (threadNum > 0 && !range_accessible(threads, uint64_t{threadNum} * sizeof(ThreadHandle), Access::read)) {
-        return refuse(live, api, HCCL_E_PARA, "threads ", static_cast<const void *>(threads), " over ", threadNum,
-                      " entries is not readable memory");
-    }
-    std::vector<std::shared_ptr<ThreadObj>> sources;
-    for (uint32_t i = 0; i < threadNum; ++i) {
-        auto obj = thread_of(live, threads[i]);
-        if (!obj) {
-            return refuse(live, api, HCCL_E_PARA, "threads[", i, "] = 0x", std::hex, threads[i], std::dec,
-                          " is not a thread of this comm");
+    return guarded("HcclThreadExportToCommEngine", [&]() -> HcclResult {
+        const CommEngine dstCommEngine = enum_or(dstCommEngineArg, -8, 7, kNoEngine);
+        const char *api = "HcclThreadExportToCommEngine";
+        if (comm == nullptr || threads == nullptr || exportedThreads == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm, threads and exportedThreads must not be NULL");
         }
-        sources.push_back(obj);
-    }
-    return add_threads(api, live, threadNum, exportedThreads,
-                       [&](uint32_t i) { return live->export_thread(*sources[i], dstCommEngine); });
+        registry::CommRef live;
+        if (const HcclResult rc = host_comm(api, comm, "called from a device program",
+                                            offered_if(engine_can_host_threads(dstCommEngine), dstCommEngine), live);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        // Mutant: threadNum 0 accepted (nothing exported).
+        if ((threadNum == 0 && !hcts::mutant("ref_thread_export_zero_accepted")) ||
+            !engine_can_host_threads(dstCommEngine)) {
+            return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", engine ", static_cast<int>(dstCommEngine),
+                          ": needs threadNum > 0 and a thread engine (0..3)");
+        }
+        // Counts before arrays (found by fuzz_control_plane): a count the limit refuses anyway
+        // is refused before an entry is read, and the array must be readable for all of it.
+        if (live->thread_count() + threadNum > kMaxThreadsPerComm) {
+            return refuse(live, api, HCCL_E_UNAVAIL, "threadNum ", threadNum, " with ", live->thread_count(),
+                          " threads already acquired exceeds the reference's ", kMaxThreadsPerComm, " per comm");
+        }
+        if (threadNum > 0 && !range_accessible(threads, uint64_t{threadNum} * sizeof(ThreadHandle), Access::read)) {
+            return refuse(live, api, HCCL_E_PARA, "threads ", static_cast<const void *>(threads), " over ", threadNum,
+                          " entries is not readable memory");
+        }
+        std::vector<std::shared_ptr<ThreadObj>> sources;
+        for (uint32_t i = 0; i < threadNum; ++i) {
+            auto obj = thread_of(live, threads[i]);
+            if (!obj) {
+                return refuse(live, api, HCCL_E_PARA, "threads[", i, "] = 0x", std::hex, threads[i], std::dec,
+                              " is not a thread of this comm");
+            }
+            sources.push_back(obj);
+        }
+        return add_threads(api, live, threadNum, exportedThreads,
+                           [&](uint32_t i) { return live->export_thread(*sources[i], dstCommEngine); });
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine_arg, const HcclChannelDesc *channelDescs,
                                            uint32_t channelNum, ChannelHandle *channels)
 {
-    const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
-    const char *api = "HcclChannelAcquire";
-    if (comm == nullptr || channelDescs == nullptr || channels == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, channelDescs and channels must not be NULL");
-    }
-    registry::CommRef live = registry::pin_comm(comm);
-    if (const HcclResult rc = host_support(api, live, "channels are acquired on the host, not in a device program",
-                                           offered_if(engine_is_valid(engine), engine));
-        rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    // Only an in-range channelNum is trusted as the array's length: a huge one is
-    // refused below without reading past the caller's descriptors.
-    const uint32_t checked = channelNum <= kMaxChannelsPerCall ? channelNum : 0;
-    if (checked != 0 && !range_accessible(channelDescs, uint64_t{checked} * sizeof(HcclChannelDesc), Access::read)) {
-        return refuse(live, api, HCCL_E_PARA, "channelDescs ", static_cast<const void *>(channelDescs), " over ",
-                      checked, " entries is not readable memory");
-    }
-    if (engine_is_valid(engine)) {
-        for (uint32_t i = 0; i < checked; ++i) {
-            const int32_t protocol = raw_enum(channelDescs[i].channelProtocol);
-            if (protocol_is_valid(protocol) && !profile_allows_protocol(engine, static_cast<CommProtocol>(protocol))) {
-                return refuse(live, api, HCCL_E_NOT_SUPPORT, "channelDescs[", i, "]: protocol ",
-                              static_cast<int>(protocol), " is not available on engine ", static_cast<int>(engine),
-                              " of product ", profile().name);
-            }
+    return guarded("HcclChannelAcquire", [&]() -> HcclResult {
+        const CommEngine engine = enum_or(engine_arg, -8, 7, kNoEngine);
+        const char *api = "HcclChannelAcquire";
+        if (comm == nullptr || channelDescs == nullptr || channels == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm, channelDescs and channels must not be NULL");
         }
-    }
-    if (live == nullptr)
-        return refuse_dead_comm(api, comm);
-    // Mutant: channelNum 0 accepted (nothing acquired).
-    if (!engine_is_valid(engine) || (channelNum == 0 && !hcts::mutant("ref_channel_num_zero_accepted")) ||
-        channelNum > kMaxChannelsPerCall) {
-        return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", channelNum ", channelNum,
-                      ": engine must be 0..5 and channelNum in [1, 1048576]");
-    }
-    for (uint32_t i = 0; i < channelNum; ++i) {
-        const HcclChannelDesc &d = channelDescs[i];
-        // Mutant: the magic word is not checked, only version and size.
-        if ((d.header.magicWord != HCCL_CHANNEL_MAGIC_WORD && !hcts::mutant("ref_channel_magic_unchecked")) ||
-            d.header.version != HCCL_CHANNEL_VERSION || d.header.size != sizeof(HcclChannelDesc)) {
-            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "] header {version ", d.header.version,
-                          ", magic 0x", std::hex, d.header.magicWord, std::dec, ", size ", d.header.size,
-                          "} was not made by HcclChannelDescInit");
-        }
-        if (!protocol_is_valid(raw_enum(d.channelProtocol))) {
-            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: protocol ", raw_enum(d.channelProtocol),
-                          " is not a CommProtocol (0..9); set channelProtocol");
-        }
-        // Mutant: the bound is the notify bank's capacity (128), not the API's 64.
-        // Mutant: only the first descriptor's notifyNum is bounded (the vendor's quirk, api §9.5).
-        if ((i == 0 || !hcts::mutant("ref_notify_num_first_desc_only")) &&
-            d.notifyNum >
-                (hcts::mutant("ref_notify_num_limit_128") ? 2 * kMaxNotifyPerChannel : kMaxNotifyPerChannel)) {
-            // Mutant: the limit reported as a resource shortage, not as a bad parameter.
-            if (hcts::mutant("ref_notify_num_limit_unavail"))
-                return refuse(live, api, HCCL_E_UNAVAIL, "channelDescs[", i, "]: no room for ", d.notifyNum,
-                              " notifies");
-            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: notifyNum ", d.notifyNum, " exceeds 64");
-        }
-        if (d.remoteRank >= live->size() || d.remoteRank == live->rank()) {
-            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: remoteRank ", d.remoteRank,
-                          " must be another rank of this comm (size ", live->size(), ", own rank ", live->rank(), ")");
-        }
-        for (uint32_t j = 0; j < i; ++j) {
-            const HcclChannelDesc &e = channelDescs[j];
-            if (e.remoteRank == d.remoteRank && e.channelProtocol == d.channelProtocol && e.notifyNum != d.notifyNum) {
-                return refuse(live, api, HCCL_E_PARA, "channelDescs[", j, "] and [", i,
-                              "] name the same channel with different notifyNum");
-            }
-            if (e.remoteRank == d.remoteRank && e.channelProtocol == d.channelProtocol && !same_mem_handles(e, d)) {
-                return refuse(live, api, HCCL_E_PARA, "channelDescs[", j, "] and [", i,
-                              "] name the same channel with different memHandles");
-            }
-        }
-        if (const HcclResult rc = check_mem_handles(api, live, channelDescs, i); rc != HCCL_SUCCESS)
+        registry::CommRef live = registry::pin_comm(comm);
+        if (const HcclResult rc = host_support(api, live, "channels are acquired on the host, not in a device program",
+                                               offered_if(engine_is_valid(engine), engine));
+            rc != HCCL_SUCCESS) {
             return rc;
-        // Mutant: an existing channel is reused whatever notifyNum the descriptor asks for.
-        if (auto existing = live->find_channel(engine, d.remoteRank, d.channelProtocol);
-            existing && existing->notify_num != d.notifyNum && !hcts::mutant("ref_channel_rekey_reused")) {
-            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: the channel to rank ", d.remoteRank,
-                          " exists with notifyNum ", existing->notify_num, ", not ", d.notifyNum);
         }
-        if (auto existing = live->find_channel(engine, d.remoteRank, d.channelProtocol);
-            existing && !exchanged_mem_handles(*existing, d)) {
-            return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: the channel to rank ", d.remoteRank,
-                          " exists and exchanged ", existing->local_mems.size(),
-                          " memories when it connected; memHandles must name those or none");
+        // Only an in-range channelNum is trusted as the array's length: a huge one is
+        // refused below without reading past the caller's descriptors.
+        const uint32_t checked = channelNum <= kMaxChannelsPerCall ? channelNum : 0;
+        if (checked != 0 &&
+            !range_accessible(channelDescs, uint64_t{checked} * sizeof(HcclChannelDesc), Access::read)) {
+            return refuse(live, api, HCCL_E_PARA, "channelDescs ", static_cast<const void *>(channelDescs), " over ",
+                          checked, " entries is not readable memory");
         }
-    }
-    return live->acquire_channels(engine, channelDescs, channelNum, channels);
+        if (engine_is_valid(engine)) {
+            for (uint32_t i = 0; i < checked; ++i) {
+                const int32_t protocol = raw_enum(channelDescs[i].channelProtocol);
+                if (protocol_is_valid(protocol) &&
+                    !profile_allows_protocol(engine, static_cast<CommProtocol>(protocol))) {
+                    return refuse(live, api, HCCL_E_NOT_SUPPORT, "channelDescs[", i, "]: protocol ",
+                                  static_cast<int>(protocol), " is not available on engine ", static_cast<int>(engine),
+                                  " of product ", profile().name);
+                }
+            }
+        }
+        if (live == nullptr)
+            return refuse_dead_comm(api, comm);
+        // Mutant: channelNum 0 accepted (nothing acquired).
+        if (!engine_is_valid(engine) || (channelNum == 0 && !hcts::mutant("ref_channel_num_zero_accepted")) ||
+            channelNum > kMaxChannelsPerCall) {
+            return refuse(live, api, HCCL_E_PARA, "engine ", static_cast<int>(engine), ", channelNum ", channelNum,
+                          ": engine must be 0..5 and channelNum in [1, 1048576]");
+        }
+        for (uint32_t i = 0; i < channelNum; ++i) {
+            const HcclChannelDesc &d = channelDescs[i];
+            // Mutant: the magic word is not checked, only version and size.
+            if ((d.header.magicWord != HCCL_CHANNEL_MAGIC_WORD && !hcts::mutant("ref_channel_magic_unchecked")) ||
+                d.header.version != HCCL_CHANNEL_VERSION || d.header.size != sizeof(HcclChannelDesc)) {
+                return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "] header {version ", d.header.version,
+                              ", magic 0x", std::hex, d.header.magicWord, std::dec, ", size ", d.header.size,
+                              "} was not made by HcclChannelDescInit");
+            }
+            if (!protocol_is_valid(raw_enum(d.channelProtocol))) {
+                return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: protocol ", raw_enum(d.channelProtocol),
+                              " is not a CommProtocol (0..9); set channelProtocol");
+            }
+            // Mutant: the bound is the notify bank's capacity (128), not the API's 64.
+            // Mutant: only the first descriptor's notifyNum is bounded (the vendor's quirk, api §9.5).
+            if ((i == 0 || !hcts::mutant("ref_notify_num_first_desc_only")) &&
+                d.notifyNum >
+                    (hcts::mutant("ref_notify_num_limit_128") ? 2 * kMaxNotifyPerChannel : kMaxNotifyPerChannel)) {
+                // Mutant: the limit reported as a resource shortage, not as a bad parameter.
+                if (hcts::mutant("ref_notify_num_limit_unavail"))
+                    return refuse(live, api, HCCL_E_UNAVAIL, "channelDescs[", i, "]: no room for ", d.notifyNum,
+                                  " notifies");
+                return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: notifyNum ", d.notifyNum, " exceeds 64");
+            }
+            if (d.remoteRank >= live->size() || d.remoteRank == live->rank()) {
+                return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: remoteRank ", d.remoteRank,
+                              " must be another rank of this comm (size ", live->size(), ", own rank ", live->rank(),
+                              ")");
+            }
+            for (uint32_t j = 0; j < i; ++j) {
+                const HcclChannelDesc &e = channelDescs[j];
+                if (e.remoteRank == d.remoteRank && e.channelProtocol == d.channelProtocol &&
+                    e.notifyNum != d.notifyNum) {
+                    return refuse(live, api, HCCL_E_PARA, "channelDescs[", j, "] and [", i,
+                                  "] name the same channel with different notifyNum");
+                }
+                if (e.remoteRank == d.remoteRank && e.channelProtocol == d.channelProtocol && !same_mem_handles(e, d)) {
+                    return refuse(live, api, HCCL_E_PARA, "channelDescs[", j, "] and [", i,
+                                  "] name the same channel with different memHandles");
+                }
+            }
+            if (const HcclResult rc = check_mem_handles(api, live, channelDescs, i); rc != HCCL_SUCCESS)
+                return rc;
+            // Mutant: an existing channel is reused whatever notifyNum the descriptor asks for.
+            if (auto existing = live->find_channel(engine, d.remoteRank, d.channelProtocol);
+                existing && existing->notify_num != d.notifyNum && !hcts::mutant("ref_channel_rekey_reused")) {
+                return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: the channel to rank ", d.remoteRank,
+                              " exists with notifyNum ", existing->notify_num, ", not ", d.notifyNum);
+            }
+            if (auto existing = live->find_channel(engine, d.remoteRank, d.channelProtocol);
+                existing && !exchanged_mem_handles(*existing, d)) {
+                return refuse(live, api, HCCL_E_PARA, "channelDescs[", i, "]: the channel to rank ", d.remoteRank,
+                              " exists and exchanged ", existing->local_mems.size(),
+                              " memories when it connected; memHandles must name those or none");
+            }
+        }
+        return live->acquire_channels(engine, channelDescs, channelNum, channels);
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclChannelDestroy(HcclComm comm, const ChannelHandle *channels, uint32_t channelNum)
 {
-    const char *api = "HcclChannelDestroy";
-    if (comm == nullptr || channels == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm and channels must not be NULL");
-    }
-    registry::CommRef live;
-    if (const HcclResult rc = host_comm(api, comm, "called from a device program", std::nullopt, live);
-        rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    // Counts before arrays (found by fuzz_control_plane: a huge count read on past the
-    // caller's array while looking for repeats): bounded as for acquisition, and the
-    // array must be readable for all of it before an entry is read.
-    if (channelNum == 0 || channelNum > kMaxChannelsPerCall) {
-        return refuse(live, api, HCCL_E_PARA, "channelNum ", channelNum, " must be in [1, 1048576]");
-    }
-    if (!range_accessible(channels, uint64_t{channelNum} * sizeof(ChannelHandle), Access::read)) {
-        return refuse(live, api, HCCL_E_PARA, "channels ", static_cast<const void *>(channels), " over ", channelNum,
-                      " entries is not readable memory");
-    }
-    std::set<ChannelHandle> seen;
-    for (uint32_t i = 0; i < channelNum; ++i) {
-        if (!seen.insert(channels[i]).second) {
-            return refuse(live, api, HCCL_E_PARA, "channels[", i, "] repeats a handle");
+    return guarded("HcclChannelDestroy", [&]() -> HcclResult {
+        const char *api = "HcclChannelDestroy";
+        if (comm == nullptr || channels == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm and channels must not be NULL");
         }
-    }
-    for (uint32_t i = 0; i < channelNum; ++i) {
-        // Mutant: handles that are no longer live are skipped, as if already done.
-        if (!channel_of(live, channels[i]) && !hcts::mutant("ref_channel_destroy_stale_ignored")) {
-            return refuse(live, api, HCCL_E_NOT_FOUND, "channels[", i, "] = 0x", std::hex, channels[i], std::dec,
-                          " is not a live channel of this comm");
+        registry::CommRef live;
+        if (const HcclResult rc = host_comm(api, comm, "called from a device program", std::nullopt, live);
+            rc != HCCL_SUCCESS) {
+            return rc;
         }
-    }
-    for (uint32_t i = 0; i < channelNum; ++i) {
-        if (channel_of(live, channels[i]))
-            live->destroy_channel(channels[i]);
-    }
-    return HCCL_SUCCESS;
+        // Counts before arrays (found by fuzz_control_plane: a huge count read on past the
+        // caller's array while looking for repeats): bounded as for acquisition, and the
+        // array must be readable for all of it before an entry is read.
+        if (channelNum == 0 || channelNum > kMaxChannelsPerCall) {
+            return refuse(live, api, HCCL_E_PARA, "channelNum ", channelNum, " must be in [1, 1048576]");
+        }
+        if (!range_accessible(channels, uint64_t{channelNum} * sizeof(ChannelHandle), Access::read)) {
+            return refuse(live, api, HCCL_E_PARA, "channels ", static_cast<const void *>(channels), " over ",
+                          channelNum, " entries is not readable memory");
+        }
+        std::set<ChannelHandle> seen;
+        for (uint32_t i = 0; i < channelNum; ++i) {
+            if (!seen.insert(channels[i]).second) {
+                return refuse(live, api, HCCL_E_PARA, "channels[", i, "] repeats a handle");
+            }
+        }
+        for (uint32_t i = 0; i < channelNum; ++i) {
+            // Mutant: handles that are no longer live are skipped, as if already done.
+            if (!channel_of(live, channels[i]) && !hcts::mutant("ref_channel_destroy_stale_ignored")) {
+                return refuse(live, api, HCCL_E_NOT_FOUND, "channels[", i, "] = 0x", std::hex, channels[i], std::dec,
+                              " is not a live channel of this comm");
+            }
+        }
+        for (uint32_t i = 0; i < channelNum; ++i) {
+            if (channel_of(live, channels[i]))
+                live->destroy_channel(channels[i]);
+        }
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclChannelGetHcclBuffer(HcclComm comm, ChannelHandle channel, void **buffer, uint64_t *size)
 {
-    const char *api = "HcclChannelGetHcclBuffer";
-    if (comm == nullptr || channel == 0 || buffer == nullptr || size == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, buffer and size must not be NULL/0");
-    }
-    registry::CommRef live;
-    std::shared_ptr<ChannelObj> obj;
-    if (const HcclResult rc = live_channel(api, comm, channel, live, obj); rc != HCCL_SUCCESS)
-        return rc;
-    *buffer = reinterpret_cast<void *>(obj->peer.addr);
-    *size = obj->peer.size;
-    return HCCL_SUCCESS;
+    return guarded("HcclChannelGetHcclBuffer", [&]() -> HcclResult {
+        const char *api = "HcclChannelGetHcclBuffer";
+        if (comm == nullptr || channel == 0 || buffer == nullptr || size == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, buffer and size must not be NULL/0");
+        }
+        registry::CommRef live;
+        std::shared_ptr<ChannelObj> obj;
+        if (const HcclResult rc = live_channel(api, comm, channel, live, obj); rc != HCCL_SUCCESS)
+            return rc;
+        *buffer = reinterpret_cast<void *>(obj->peer.addr);
+        *size = obj->peer.size;
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT HcclResult HcclChannelGetRemoteMems(HcclComm comm, ChannelHandle channel, uint32_t *memNum,
                                                  CommMem **remoteMems, char ***memTags)
 {
-    const char *api = "HcclChannelGetRemoteMems";
-    if (comm == nullptr || channel == 0 || memNum == nullptr || remoteMems == nullptr || memTags == nullptr) {
-        return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, memNum, remoteMems and memTags must not be NULL/0");
-    }
-    registry::CommRef live;
-    std::shared_ptr<ChannelObj> obj;
-    if (const HcclResult rc = live_channel(api, comm, channel, live, obj); rc != HCCL_SUCCESS)
-        return rc;
-    // The peer's communication memory first, then the memories the peer registered
-    // and named in its descriptor (HcclCommMemReg), with their tags; the arrays stay
-    // valid until the channel or the comm is destroyed.
-    // Mutant: only the communication memory is listed (the peer's registered memories are left out).
-    *memNum = hcts::mutant("ref_remote_mems_user_omitted") ? 1 : static_cast<uint32_t>(obj->remote_mems.size());
-    // Mutant: the local communication memory reported instead of the peer's.
-    if (hcts::mutant("ref_remote_mems_local")) {
-        static thread_local CommMem local;
-        local = {COMM_MEM_TYPE_DEVICE, live->memory().base(), live->memory().size()};
-        *memNum = 1;
-        *remoteMems = &local;
+    return guarded("HcclChannelGetRemoteMems", [&]() -> HcclResult {
+        const char *api = "HcclChannelGetRemoteMems";
+        if (comm == nullptr || channel == 0 || memNum == nullptr || remoteMems == nullptr || memTags == nullptr) {
+            return refuse(nullptr, api, HCCL_E_PTR, "comm, channel, memNum, remoteMems and memTags must not be NULL/0");
+        }
+        registry::CommRef live;
+        std::shared_ptr<ChannelObj> obj;
+        if (const HcclResult rc = live_channel(api, comm, channel, live, obj); rc != HCCL_SUCCESS)
+            return rc;
+        // The peer's communication memory first, then the memories the peer registered
+        // and named in its descriptor (HcclCommMemReg), with their tags; the arrays stay
+        // valid until the channel or the comm is destroyed.
+        // Mutant: only the communication memory is listed (the peer's registered memories are left out).
+        *memNum = hcts::mutant("ref_remote_mems_user_omitted") ? 1 : static_cast<uint32_t>(obj->remote_mems.size());
+        // Mutant: the local communication memory reported instead of the peer's.
+        if (hcts::mutant("ref_remote_mems_local")) {
+            static thread_local CommMem local;
+            local = {COMM_MEM_TYPE_DEVICE, live->memory().base(), live->memory().size()};
+            *memNum = 1;
+            *remoteMems = &local;
+            *memTags = obj->remote_tag_ptrs.data();
+            return HCCL_SUCCESS;
+        }
+        *remoteMems = obj->remote_mems.data();
         *memTags = obj->remote_tag_ptrs.data();
         return HCCL_SUCCESS;
-    }
-    *remoteMems = obj->remote_mems.data();
-    *memTags = obj->remote_tag_ptrs.data();
-    return HCCL_SUCCESS;
+    });
 }

@@ -236,327 +236,385 @@ std::atomic<uint32_t> g_thread_res_timeout{0};
 
 HCOMM_EXPORT int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, ThreadHandle dstThread, uint32_t dstNotifyIdx)
 {
-    const char *api = "HcommThreadNotifyRecordOnThread";
-    if (thread == 0 || dstThread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, thread == 0 ? "thread" : "dstThread", " is 0");
-    }
-    Target t;
-    if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS)
-        return rc;
-    auto dst = registry::thread(dstThread);
-    if (!dst || dst->comm_id != t.thread->comm_id) {
-        return refuse(t.comm, api, HCCL_E_PARA, "dstThread 0x", std::hex, dstThread, std::dec,
-                      " is not a live thread of the same comm");
-    }
-    const bool in_range = dstNotifyIdx < dst->core->notifies.size();
-    if (hcts::mutant("ref_thread_record_index_in_task")) {
-        // Mutant: the index is checked when the record runs, so the call itself succeeds.
-        submit(t.thread, [core = dst->core, comm = t.comm.get(), dstNotifyIdx, in_range] {
-            if (!in_range)
-                return HCCL_E_PARA;
-            core->notifies.record(dstNotifyIdx);
+    return guarded("HcommThreadNotifyRecordOnThread", [&]() -> int32_t {
+        const char *api = "HcommThreadNotifyRecordOnThread";
+        if (thread == 0 || dstThread == 0) {
+            return refuse(nullptr, api, HCCL_E_PTR, thread == 0 ? "thread" : "dstThread", " is 0");
+        }
+        Target t;
+        if (const HcclResult rc = resolve(api, Api::on_thread, thread, std::nullopt, t); rc != HCCL_SUCCESS)
+            return rc;
+        auto dst = registry::thread(dstThread);
+        if (!dst || dst->comm_id != t.thread->comm_id) {
+            return refuse(t.comm, api, HCCL_E_PARA, "dstThread 0x", std::hex, dstThread, std::dec,
+                          " is not a live thread of the same comm");
+        }
+        const bool in_range = dstNotifyIdx < dst->core->notifies.size();
+        if (hcts::mutant("ref_thread_record_index_in_task")) {
+            // Mutant: the index is checked when the record runs, so the call itself succeeds.
+            submit(t.thread, [core = dst->core, comm = t.comm.get(), dstNotifyIdx, in_range] {
+                if (!in_range)
+                    return HCCL_E_PARA;
+                core->notifies.record(dstNotifyIdx);
+                ++comm->stats().notifies_raised;
+                return HCCL_SUCCESS;
+            });
+            return HCCL_SUCCESS;
+        }
+        if (!in_range) {
+            return refuse(t.comm, api, HCCL_E_PARA, "dstNotifyIdx ", dstNotifyIdx, " is outside [0, ",
+                          dst->core->notifies.size(), ") of dstThread");
+        }
+        // Mutant (blind-regions.yaml): a thread's record to its own notify does nothing.
+        if (dstThread == thread && hcts::mutant("ref_thread_self_record_dropped"))
+            return HCCL_SUCCESS;
+        if (hcts::mutant("ref_thread_record_at_call")) {
+            // Mutant: the record is raised at the call, not in the thread's order.
+            ++t.comm->stats().notifies_raised;
+            dst->core->notifies.record(dstNotifyIdx);
+            return HCCL_SUCCESS;
+        }
+        submit(t.thread, [core = dst->core, comm = t.comm.get(), dstNotifyIdx] {
             ++comm->stats().notifies_raised;
+            if (!core->notifies.record(dstNotifyIdx))
+                ++comm->stats().notify_overruns;
             return HCCL_SUCCESS;
         });
         return HCCL_SUCCESS;
-    }
-    if (!in_range) {
-        return refuse(t.comm, api, HCCL_E_PARA, "dstNotifyIdx ", dstNotifyIdx, " is outside [0, ",
-                      dst->core->notifies.size(), ") of dstThread");
-    }
-    // Mutant (blind-regions.yaml): a thread's record to its own notify does nothing.
-    if (dstThread == thread && hcts::mutant("ref_thread_self_record_dropped"))
-        return HCCL_SUCCESS;
-    if (hcts::mutant("ref_thread_record_at_call")) {
-        // Mutant: the record is raised at the call, not in the thread's order.
-        ++t.comm->stats().notifies_raised;
-        dst->core->notifies.record(dstNotifyIdx);
-        return HCCL_SUCCESS;
-    }
-    submit(t.thread, [core = dst->core, comm = t.comm.get(), dstNotifyIdx] {
-        ++comm->stats().notifies_raised;
-        if (!core->notifies.record(dstNotifyIdx))
-            ++comm->stats().notify_overruns;
-        return HCCL_SUCCESS;
     });
-    return HCCL_SUCCESS;
 }
 
 HCOMM_EXPORT int32_t HcommThreadNotifyWaitOnThread(ThreadHandle thread, uint32_t notifyIdx, uint32_t timeOut)
 {
-    return thread_wait_on_thread("HcommThreadNotifyWaitOnThread", thread, notifyIdx, timeOut);
+    return guarded("HcommThreadNotifyWaitOnThread", [&]() -> int32_t {
+        return thread_wait_on_thread("HcommThreadNotifyWaitOnThread", thread, notifyIdx, timeOut);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommThreadNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread, uint32_t notifyIdx)
 {
-    return thread_wait_on_thread("HcommThreadNotifyWaitOnThreadWithDefaultTimeout", thread, notifyIdx,
-                                 default_wait_timeout());
+    return guarded("HcommThreadNotifyWaitOnThreadWithDefaultTimeout", [&]() -> int32_t {
+        return thread_wait_on_thread("HcommThreadNotifyWaitOnThreadWithDefaultTimeout", thread, notifyIdx,
+                                     default_wait_timeout());
+    });
 }
 
 HCOMM_EXPORT int32_t HcommAclrtNotifyRecordOnThread(ThreadHandle thread, uint64_t dstNotifyId)
 {
-    const char *api = "HcommAclrtNotifyRecordOnThread";
-    Target t;
-    if (const HcclResult rc = resolve_handles(api, Api::aclrt_notify, thread, std::nullopt, t); rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    submit(t.thread, [comm = t.comm.get(), dstNotifyId] {
-        ++comm->stats().notifies_raised;
-        if (!aclrt_notifies().record(dstNotifyId))
-            ++comm->stats().notify_overruns;
+    return guarded("HcommAclrtNotifyRecordOnThread", [&]() -> int32_t {
+        const char *api = "HcommAclrtNotifyRecordOnThread";
+        Target t;
+        if (const HcclResult rc = resolve_handles(api, Api::aclrt_notify, thread, std::nullopt, t);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        submit(t.thread, [comm = t.comm.get(), dstNotifyId] {
+            ++comm->stats().notifies_raised;
+            if (!aclrt_notifies().record(dstNotifyId))
+                ++comm->stats().notify_overruns;
+            return HCCL_SUCCESS;
+        });
         return HCCL_SUCCESS;
     });
-    return HCCL_SUCCESS;
 }
 
 HCOMM_EXPORT int32_t HcommAclrtNotifyWaitOnThread(ThreadHandle thread, uint64_t notifyId, uint32_t timeOut)
 {
-    const char *api = "HcommAclrtNotifyWaitOnThread";
-    Target t;
-    if (const HcclResult rc = resolve_handles(api, Api::aclrt_notify, thread, std::nullopt, t); rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    submit(t.thread, [comm = t.comm.get(), notifyId, timeOut] {
-        return finish_wait(*comm, aclrt_notifies().wait(notifyId, deadline_after(timeOut), comm->closing()), "ACL",
-                           notifyId, timeOut);
+    return guarded("HcommAclrtNotifyWaitOnThread", [&]() -> int32_t {
+        const char *api = "HcommAclrtNotifyWaitOnThread";
+        Target t;
+        if (const HcclResult rc = resolve_handles(api, Api::aclrt_notify, thread, std::nullopt, t);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        submit(t.thread, [comm = t.comm.get(), notifyId, timeOut] {
+            return finish_wait(*comm, aclrt_notifies().wait(notifyId, deadline_after(timeOut), comm->closing()), "ACL",
+                               notifyId, timeOut);
+        });
+        return HCCL_SUCCESS;
     });
-    return HCCL_SUCCESS;
 }
 
 HCOMM_EXPORT int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, ChannelHandle channel,
                                                       uint32_t remoteNotifyIdx)
 {
-    const char *api = "HcommChannelNotifyRecordOnThread";
-    // Mutant (selftest/catalogue/survivors.yaml): thread 0 taken as "no stream, record now":
-    // the record is made at once on the caller's side instead of refused with HCCL_E_PTR.
-    if (thread == 0 && hcts::mutant("ref_record_thread_zero_records_now")) {
-        if (auto c = registry::channel(channel); c && remoteNotifyIdx < c->notify_num)
+    return guarded("HcommChannelNotifyRecordOnThread", [&]() -> int32_t {
+        const char *api = "HcommChannelNotifyRecordOnThread";
+        // Mutant (selftest/catalogue/survivors.yaml): thread 0 taken as "no stream, record now":
+        // the record is made at once on the caller's side instead of refused with HCCL_E_PTR.
+        if (thread == 0 && hcts::mutant("ref_record_thread_zero_records_now")) {
+            if (auto c = registry::channel(channel); c && remoteNotifyIdx < c->notify_num)
+                return do_write(c, reinterpret_cast<void *>(c->peer.addr), c->comm->memory().base(), 0,
+                                remoteNotifyIdx);
+        }
+        Target t;
+        if (const HcclResult rc = resolve_channel_notify(api, thread, channel, remoteNotifyIdx, t);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        // Mutant (blind-regions.yaml): with a write of 64 KiB or more still queued on the
+        // thread and channel, the record is posted at the call, ahead of it.
+        if (hcts::mutant("ref_record_overtakes_large_write") && large_writes_pending(channel, thread))
+            return do_write(t.channel, reinterpret_cast<void *>(t.channel->peer.addr), t.comm->memory().base(), 0,
+                            remoteNotifyIdx);
+        submit(t.thread, [c = t.channel, remoteNotifyIdx] {
             return do_write(c, reinterpret_cast<void *>(c->peer.addr), c->comm->memory().base(), 0, remoteNotifyIdx);
-    }
-    Target t;
-    if (const HcclResult rc = resolve_channel_notify(api, thread, channel, remoteNotifyIdx, t); rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    // Mutant (blind-regions.yaml): with a write of 64 KiB or more still queued on the
-    // thread and channel, the record is posted at the call, ahead of it.
-    if (hcts::mutant("ref_record_overtakes_large_write") && large_writes_pending(channel, thread))
-        return do_write(t.channel, reinterpret_cast<void *>(t.channel->peer.addr), t.comm->memory().base(), 0,
-                        remoteNotifyIdx);
-    submit(t.thread, [c = t.channel, remoteNotifyIdx] {
-        return do_write(c, reinterpret_cast<void *>(c->peer.addr), c->comm->memory().base(), 0, remoteNotifyIdx);
+        });
+        return HCCL_SUCCESS;
     });
-    return HCCL_SUCCESS;
 }
 
 HCOMM_EXPORT int32_t HcommChannelNotifyRecord(ChannelHandle channel, uint32_t remoteNotifyIdx)
 {
-    const char *api = "HcommChannelNotifyRecord";
-    Target t;
-    if (const HcclResult rc = resolve_channel_notify(api, std::nullopt, channel, remoteNotifyIdx, t);
-        rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    return do_write(t.channel, reinterpret_cast<void *>(t.channel->peer.addr), t.comm->memory().base(), 0,
-                    remoteNotifyIdx);
+    return guarded("HcommChannelNotifyRecord", [&]() -> int32_t {
+        const char *api = "HcommChannelNotifyRecord";
+        Target t;
+        if (const HcclResult rc = resolve_channel_notify(api, std::nullopt, channel, remoteNotifyIdx, t);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        return do_write(t.channel, reinterpret_cast<void *>(t.channel->peer.addr), t.comm->memory().base(), 0,
+                        remoteNotifyIdx);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommChannelNotifyWaitOnThread(ThreadHandle thread, ChannelHandle channel, uint32_t localNotifyIdx,
                                                     uint32_t timeOut)
 {
-    // Mutant: the deadline rounded up by a whole unit (a finite wait ends one unit late).
-    const uint32_t late = timeOut != 0 && hcts::mutant("ref_wait_timeout_one_unit_late") ? 1 : 0;
-    // Mutant: timeOut 0 taken as "give up after a second" instead of "wait forever".
-    if (timeOut == 0 && hcts::mutant("ref_wait_zero_gives_up_after_1s"))
-        timeOut = env::timeout_unit_is_ms() ? 1000U : 1U;
-    return channel_wait_on_thread("HcommChannelNotifyWaitOnThread", thread, channel, localNotifyIdx, timeOut + late);
+    return guarded("HcommChannelNotifyWaitOnThread", [&]() -> int32_t {
+        // Mutant: the deadline rounded up by a whole unit (a finite wait ends one unit late).
+        const uint32_t late = timeOut != 0 && hcts::mutant("ref_wait_timeout_one_unit_late") ? 1 : 0;
+        // Mutant: timeOut 0 taken as "give up after a second" instead of "wait forever".
+        if (timeOut == 0 && hcts::mutant("ref_wait_zero_gives_up_after_1s"))
+            timeOut = env::timeout_unit_is_ms() ? 1000U : 1U;
+        return channel_wait_on_thread("HcommChannelNotifyWaitOnThread", thread, channel, localNotifyIdx,
+                                      timeOut + late);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommChannelNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread, ChannelHandle channel,
                                                                       uint32_t localNotifyIdx)
 {
-    return channel_wait_on_thread("HcommChannelNotifyWaitOnThreadWithDefaultTimeout", thread, channel, localNotifyIdx,
-                                  default_wait_timeout());
+    return guarded("HcommChannelNotifyWaitOnThreadWithDefaultTimeout", [&]() -> int32_t {
+        return channel_wait_on_thread("HcommChannelNotifyWaitOnThreadWithDefaultTimeout", thread, channel,
+                                      localNotifyIdx, default_wait_timeout());
+    });
 }
 
 HCOMM_EXPORT int32_t HcommChannelNotifyWait(ChannelHandle channel, uint32_t localNotifyIdx, uint32_t timeOut)
 {
-    const char *api = "HcommChannelNotifyWait";
-    Target t;
-    if (const HcclResult rc = resolve_channel_notify(api, std::nullopt, channel, localNotifyIdx, t);
-        rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    return do_channel_wait(t.channel, localNotifyIdx, timeOut);
+    return guarded("HcommChannelNotifyWait", [&]() -> int32_t {
+        const char *api = "HcommChannelNotifyWait";
+        Target t;
+        if (const HcclResult rc = resolve_channel_notify(api, std::nullopt, channel, localNotifyIdx, t);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        return do_channel_wait(t.channel, localNotifyIdx, timeOut);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommFenceOnThread(ThreadHandle thread)
 {
-    return ordering_task("HcommFenceOnThread", Api::fence_on_thread, thread, std::nullopt);
+    return guarded("HcommFenceOnThread", [&]() -> int32_t {
+        return ordering_task("HcommFenceOnThread", Api::fence_on_thread, thread, std::nullopt);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommChannelFenceOnThread(ThreadHandle thread, ChannelHandle channel)
 {
-    return ordering_task("HcommChannelFenceOnThread", Api::channel_fence_on_thread, thread, channel);
+    return guarded("HcommChannelFenceOnThread", [&]() -> int32_t {
+        return ordering_task("HcommChannelFenceOnThread", Api::channel_fence_on_thread, thread, channel);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommChannelDrainOnThread(ThreadHandle thread, ChannelHandle channel)
 {
-    return ordering_task("HcommChannelDrainOnThread", Api::drain, thread, channel);
+    return guarded("HcommChannelDrainOnThread", [&]() -> int32_t {
+        return ordering_task("HcommChannelDrainOnThread", Api::drain, thread, channel);
+    });
 }
 
 HCOMM_EXPORT int32_t HcommChannelFence(ChannelHandle channel)
 {
-    const char *api = "HcommChannelFence";
-    Target t;
-    if (const HcclResult rc = resolve_host_channel(api, channel, t); rc != HCCL_SUCCESS)
-        return rc;
-    if (!profile().ascend950) {
-        return refuse(t.comm, api, HCCL_E_NOT_SUPPORT, "fences exist on 950 products only");
-    }
-    return HCCL_SUCCESS; // host transfers complete before they return
+    return guarded("HcommChannelFence", [&]() -> int32_t {
+        const char *api = "HcommChannelFence";
+        Target t;
+        if (const HcclResult rc = resolve_host_channel(api, channel, t); rc != HCCL_SUCCESS)
+            return rc;
+        if (!profile().ascend950) {
+            return refuse(t.comm, api, HCCL_E_NOT_SUPPORT, "fences exist on 950 products only");
+        }
+        return HCCL_SUCCESS; // host transfers complete before they return
+    });
 }
 
 HCOMM_EXPORT int32_t HcommSetNotifyWaitTimeOut(float timeOut)
 {
-    uint32_t value = 0;
-    if (const HcclResult rc = check_timeout_value("HcommSetNotifyWaitTimeOut", timeOut, value); rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    // Mutant: 0 ("wait forever", accepted by the vendor's unit test) refused as out of range.
-    if (value == 0 && hcts::mutant("ref_set_wait_timeout_zero_refused"))
-        return refuse(nullptr, "HcommSetNotifyWaitTimeOut", HCCL_E_PARA, "timeOut ", timeOut, " must be at least 1");
-    // Mutant (survivors.yaml): the seconds rounded to the nearest whole number, not truncated
-    // (1.7 gives 2, 0.6 gives 1 instead of 0, forever).
-    if (hcts::mutant("ref_set_wait_timeout_rounded"))
-        value = static_cast<uint32_t>(std::lround(timeOut));
-    // Mutant (blind-regions.yaml): the default kept in 16 bits (65537 gives 1).
-    if (hcts::mutant("ref_set_wait_timeout_low_16_bits"))
-        value &= 0xFFFFU;
-    // Mutant: the setter checks its argument but the default is never changed.
-    if (!hcts::mutant("ref_set_wait_timeout_ignored"))
-        set_default_wait_timeout(value);
-    return HCCL_SUCCESS;
+    return guarded("HcommSetNotifyWaitTimeOut", [&]() -> int32_t {
+        uint32_t value = 0;
+        if (const HcclResult rc = check_timeout_value("HcommSetNotifyWaitTimeOut", timeOut, value);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        // Mutant: 0 ("wait forever", accepted by the vendor's unit test) refused as out of range.
+        if (value == 0 && hcts::mutant("ref_set_wait_timeout_zero_refused"))
+            return refuse(nullptr, "HcommSetNotifyWaitTimeOut", HCCL_E_PARA, "timeOut ", timeOut,
+                          " must be at least 1");
+        // Mutant (survivors.yaml): the seconds rounded to the nearest whole number, not truncated
+        // (1.7 gives 2, 0.6 gives 1 instead of 0, forever).
+        if (hcts::mutant("ref_set_wait_timeout_rounded"))
+            value = static_cast<uint32_t>(std::lround(timeOut));
+        // Mutant (blind-regions.yaml): the default kept in 16 bits (65537 gives 1).
+        if (hcts::mutant("ref_set_wait_timeout_low_16_bits"))
+            value &= 0xFFFFU;
+        // Mutant: the setter checks its argument but the default is never changed.
+        if (!hcts::mutant("ref_set_wait_timeout_ignored"))
+            set_default_wait_timeout(value);
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT int32_t HcommThreadResAcquireTimeOut(float timeOut)
 {
-    uint32_t value = 0;
-    // Mutant: a negative timeout clamped to 0 (never time out) instead of refused.
-    if (hcts::mutant("ref_res_timeout_negative_clamped") && timeOut < 0.0F)
-        timeOut = 0.0F;
-    if (const HcclResult rc = check_timeout_value("HcommThreadResAcquireTimeOut", timeOut, value); rc != HCCL_SUCCESS) {
-        return rc;
-    }
-    // Acquisition never waits for resources in the reference; the value is kept only.
-    g_thread_res_timeout = value;
-    return HCCL_SUCCESS;
+    return guarded("HcommThreadResAcquireTimeOut", [&]() -> int32_t {
+        uint32_t value = 0;
+        // Mutant: a negative timeout clamped to 0 (never time out) instead of refused.
+        if (hcts::mutant("ref_res_timeout_negative_clamped") && timeOut < 0.0F)
+            timeOut = 0.0F;
+        if (const HcclResult rc = check_timeout_value("HcommThreadResAcquireTimeOut", timeOut, value);
+            rc != HCCL_SUCCESS) {
+            return rc;
+        }
+        // Acquisition never waits for resources in the reference; the value is kept only.
+        g_thread_res_timeout = value;
+        return HCCL_SUCCESS;
+    });
 }
 
 HCOMM_EXPORT int32_t HcommBatchModeStart(const char *batchTag)
 {
-    const char *api = "HcommBatchModeStart";
-    batchTag = batchTag != nullptr ? batchTag : ""; // NULL, like "", is a temporary batch (vendor page)
-    return in_device_program(api, batchTag, "batchTag", kBatchOnHost, [&](LaunchRecord &launch) {
-        if (launch.batching) {
-            return refuse(nullptr, api, HCCL_E_PARA, "batch '", launch.batch_tag, "' is still open");
-        }
-        launch.batching = true;
-        launch.batch_tag = batchTag;
-        return HCCL_SUCCESS;
+    return guarded("HcommBatchModeStart", [&]() -> int32_t {
+        const char *api = "HcommBatchModeStart";
+        batchTag = batchTag != nullptr ? batchTag : ""; // NULL, like "", is a temporary batch (vendor page)
+        return in_device_program(api, batchTag, "batchTag", kBatchOnHost, [&](LaunchRecord &launch) {
+            if (launch.batching) {
+                return refuse(nullptr, api, HCCL_E_PARA, "batch '", launch.batch_tag, "' is still open");
+            }
+            launch.batching = true;
+            launch.batch_tag = batchTag;
+            return HCCL_SUCCESS;
+        });
     });
 }
 
 HCOMM_EXPORT int32_t HcommBatchModeEnd(const char *batchTag)
 {
-    const char *api = "HcommBatchModeEnd";
-    batchTag = batchTag != nullptr ? batchTag : "";
-    return in_device_program(api, batchTag, "batchTag", kBatchOnHost, [&](LaunchRecord &launch) {
-        // Mutant: End closes whatever batch is open, whatever its tag.
-        const bool tag_matches = launch.batch_tag == batchTag || hcts::mutant("ref_batch_end_tag_unchecked");
-        if (!launch.batching || !tag_matches) {
-            return refuse(nullptr, api, HCCL_E_PARA, "batch '", batchTag, "' is not the open batch ('",
-                          launch.batching ? launch.batch_tag : std::string("none"), "')");
-        }
-        launch.batching = false;
-        launch.batch_tag.clear();
-        if (hcts::mutant("ref_batch_end_discards_held"))
-            launch.held.clear(); // Mutant: End forgets what the batch held instead of submitting it
-        launch.flush_held();     // the submission of everything the batch held, in order
-        return HCCL_SUCCESS;
+    return guarded("HcommBatchModeEnd", [&]() -> int32_t {
+        const char *api = "HcommBatchModeEnd";
+        batchTag = batchTag != nullptr ? batchTag : "";
+        return in_device_program(api, batchTag, "batchTag", kBatchOnHost, [&](LaunchRecord &launch) {
+            // Mutant: End closes whatever batch is open, whatever its tag.
+            const bool tag_matches = launch.batch_tag == batchTag || hcts::mutant("ref_batch_end_tag_unchecked");
+            if (!launch.batching || !tag_matches) {
+                return refuse(nullptr, api, HCCL_E_PARA, "batch '", batchTag, "' is not the open batch ('",
+                              launch.batching ? launch.batch_tag : std::string("none"), "')");
+            }
+            launch.batching = false;
+            launch.batch_tag.clear();
+            if (hcts::mutant("ref_batch_end_discards_held"))
+                launch.held.clear(); // Mutant: End forgets what the batch held instead of submitting it
+            launch.flush_held();     // the submission of everything the batch held, in order
+            return HCCL_SUCCESS;
+        });
     });
 }
 
 HCOMM_EXPORT int32_t HcommAcquireComm(const char *commId)
 {
-    return with_program_comm("HcommAcquireComm", commId, "device programs acquire comms; the host has them already",
-                             [](LaunchRecord &launch) {
-                                 ++launch.acquired_comm;
-                                 return HCCL_SUCCESS;
-                             });
+    return guarded("HcommAcquireComm", [&]() -> int32_t {
+        return with_program_comm("HcommAcquireComm", commId, "device programs acquire comms; the host has them already",
+                                 [](LaunchRecord &launch) {
+                                     ++launch.acquired_comm;
+                                     return HCCL_SUCCESS;
+                                 });
+    });
 }
 
 HCOMM_EXPORT int32_t HcommReleaseComm(const char *commId)
 {
-    const char *api = "HcommReleaseComm";
-    return with_program_comm(api, commId, "device programs release comms", [&](LaunchRecord &launch) {
-        if (launch.acquired_comm == 0) {
-            return refuse(nullptr, api, HCCL_E_PARA, "released more often than acquired");
-        }
-        --launch.acquired_comm;
-        return HCCL_SUCCESS;
+    return guarded("HcommReleaseComm", [&]() -> int32_t {
+        const char *api = "HcommReleaseComm";
+        return with_program_comm(api, commId, "device programs release comms", [&](LaunchRecord &launch) {
+            if (launch.acquired_comm == 0) {
+                return refuse(nullptr, api, HCCL_E_PARA, "released more often than acquired");
+            }
+            --launch.acquired_comm;
+            return HCCL_SUCCESS;
+        });
     });
 }
 
 HCOMM_EXPORT HcclResult HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
 {
-    const char *api = "HcommThreadJoin";
-    if (thread == 0) {
-        return refuse(nullptr, api, HCCL_E_PTR, "thread is 0");
-    }
-    auto t = registry::thread(thread);
-    if (!t) {
-        return refuse(nullptr, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec, " is not a live thread");
-    }
-    // A copy: the thread's comm may be destroyed meanwhile (the queue then ends
-    // its tasks and this wait returns with their failure).
-    const std::shared_ptr<TaskQueue> queue = t->core->queue;
-    if (!queue->wait_done(queue->enqueued(), deadline_after(timeout))) {
-        return HCCL_E_TIMEOUT;
-    }
-    // Mutant: join reports only its own deadline, not the thread's failure.
-    return hcts::mutant("ref_join_ignores_task_error") ? HCCL_SUCCESS : queue->error();
+    return guarded("HcommThreadJoin", [&]() -> HcclResult {
+        const char *api = "HcommThreadJoin";
+        if (thread == 0) {
+            return refuse(nullptr, api, HCCL_E_PTR, "thread is 0");
+        }
+        auto t = registry::thread(thread);
+        if (!t) {
+            return refuse(nullptr, api, HCCL_E_PARA, "thread 0x", std::hex, thread, std::dec, " is not a live thread");
+        }
+        // A copy: the thread's comm may be destroyed meanwhile (the queue then ends
+        // its tasks and this wait returns with their failure).
+        const std::shared_ptr<TaskQueue> queue = t->core->queue;
+        if (!queue->wait_done(queue->enqueued(), deadline_after(timeout))) {
+            return HCCL_E_TIMEOUT;
+        }
+        // Mutant: join reports only its own deadline, not the thread's failure.
+        return hcts::mutant("ref_join_ignores_task_error") ? HCCL_SUCCESS : queue->error();
+    });
 }
 
 // The AICPU task cache records and replays SQEs of a 950 device (see no_task_cache).
 HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheLookup(const char *tag, bool *isHit)
 {
-    // Mutant: on the host a lookup "misses" instead of being refused as a device-side call.
-    if (hcts::mutant("ref_task_cache_lookup_on_host") && current_launch() == nullptr && tag != nullptr &&
-        isHit != nullptr) {
-        *isHit = false;
-        return HCCL_SUCCESS;
-    }
-    return no_task_cache("HcommAicpuTsTaskCacheLookup", tag == nullptr || isHit == nullptr);
+    return guarded("HcommAicpuTsTaskCacheLookup", [&]() -> HcommResult {
+        // Mutant: on the host a lookup "misses" instead of being refused as a device-side call.
+        if (hcts::mutant("ref_task_cache_lookup_on_host") && current_launch() == nullptr && tag != nullptr &&
+            isHit != nullptr) {
+            *isHit = false;
+            return HCCL_SUCCESS;
+        }
+        return no_task_cache("HcommAicpuTsTaskCacheLookup", tag == nullptr || isHit == nullptr);
+    });
 }
 
 HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheStart(const char *tag, void **addrs, uint64_t *sizes, uint64_t count)
 {
-    return no_task_cache("HcommAicpuTsTaskCacheStart",
-                         tag == nullptr || (count != 0 && (addrs == nullptr || sizes == nullptr)));
+    return guarded("HcommAicpuTsTaskCacheStart", [&]() -> HcommResult {
+        return no_task_cache("HcommAicpuTsTaskCacheStart",
+                             tag == nullptr || (count != 0 && (addrs == nullptr || sizes == nullptr)));
+    });
 }
 
 HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheEnd(const char *tag)
 {
-    return no_task_cache("HcommAicpuTsTaskCacheEnd", tag == nullptr);
+    return guarded("HcommAicpuTsTaskCacheEnd",
+                   [&]() -> HcommResult { return no_task_cache("HcommAicpuTsTaskCacheEnd", tag == nullptr); });
 }
 
 HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheExecute(const char *tag, void **addrs, uint64_t *sizes, uint64_t count)
 {
-    return no_task_cache("HcommAicpuTsTaskCacheExecute",
-                         tag == nullptr || (count != 0 && (addrs == nullptr || sizes == nullptr)));
+    return guarded("HcommAicpuTsTaskCacheExecute", [&]() -> HcommResult {
+        return no_task_cache("HcommAicpuTsTaskCacheExecute",
+                             tag == nullptr || (count != 0 && (addrs == nullptr || sizes == nullptr)));
+    });
 }
 
 HCOMM_EXPORT HcommResult HcommAicpuTsTaskCacheClear(const char *tag)
 {
-    return no_task_cache("HcommAicpuTsTaskCacheClear", tag == nullptr);
+    return guarded("HcommAicpuTsTaskCacheClear",
+                   [&]() -> HcommResult { return no_task_cache("HcommAicpuTsTaskCacheClear", tag == nullptr); });
 }

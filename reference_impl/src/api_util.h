@@ -3,6 +3,10 @@
 // comm argument's place in the check order.
 #pragma once
 
+#include <new>
+#include <system_error>
+#include <type_traits>
+
 #include "comm.h"
 #include "device_context.h"
 #include "log.h"
@@ -11,6 +15,27 @@
 #define HCOMM_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace hcomm_ref {
+
+// What an exception that reached an exported function becomes: the call's code, said
+// once on stderr (at error level) with the call and the cause. Never throws.
+HcclResult exception_to_code(const char *api) noexcept;
+
+// Every exported function runs its body through this, so no exception crosses the C
+// ABI (a C caller cannot catch one, and one leaving a thread or destructor ends the
+// process): std::bad_alloc -> HCCL_E_MEMORY; std::system_error (the system refused a
+// thread, mutex or other resource) -> HCCL_E_UNAVAIL; anything else -> HCCL_E_INTERNAL.
+// The body returns the function's own type (HcclResult, or int32_t carrying one).
+template <typename Body>
+auto guarded(const char *api, Body &&body) noexcept -> decltype(body())
+{
+    using Result = decltype(body());
+    static_assert(std::is_same_v<Result, HcclResult> || std::is_same_v<Result, int32_t>);
+    try {
+        return body();
+    } catch (...) {
+        return static_cast<Result>(exception_to_code(api));
+    }
+}
 
 // The comm a refusal is counted on, by handle: the device program's (the caller),
 // else the one the call's handles belong to (held by the caller, so readable).
@@ -34,6 +59,10 @@ HcclResult refuse(const Comm *comm, const char *api, HcclResult code, const Part
 // checks and support rules passed, a comm that is not live is HCCL_E_PARA.
 inline HcclResult refuse_dead_comm(const char *api, const void *comm)
 {
+    if (registry::inherited(comm))
+        return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm,
+                      " belongs to the process this one was forked from: a forked child cannot use its parent's "
+                      "comms (build its own with HcclCommInitRootInfo)");
     return refuse(nullptr, api, HCCL_E_PARA, "comm ", comm, " is not a live communicator");
 }
 

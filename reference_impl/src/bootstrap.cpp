@@ -77,17 +77,30 @@ class RootService {
         std::memcpy(token_, token, kTokenBytes);
         thread_ = std::thread([this] {
             pthread_setname_np(pthread_self(), "href-rendezvous");
-            run();
+            // An exception leaving a thread ends the process: the job's ranks time out instead.
+            if (!run_quietly("the bootstrap rendezvous", [this] { run(); })) {
+                listener_.reset(); // ranks still connecting fail now, not at the bootstrap deadline
+                std::lock_guard lock(mutex_);
+                finished_ = true;
+            }
         });
     }
     ~RootService()
     {
         const uint64_t one = 1;
         [[maybe_unused]] const ssize_t n = write(stop_.get(), &one, sizeof(one));
-        thread_.join();
+        join_quietly(thread_, "the bootstrap rendezvous");
     }
     RootService(const RootService &) = delete;
     RootService &operator=(const RootService &) = delete;
+    // In a forked child: the service is the parent's (its thread runs there, not here).
+    // Closes this process's copies of its sockets, never signalling the parent's thread
+    // through the shared stop event; the object is then left alone for good.
+    void disown()
+    {
+        listener_.reset();
+        stop_.reset();
+    }
     bool finished() const
     {
         std::lock_guard lock(mutex_);
@@ -176,7 +189,8 @@ class RootService {
             bool alive = true;
             auto fd = next_message(deadline, pending, type, payload, alive);
             if (!alive) {
-                HREF_LOG_WARN(-1, "bootstrap root gave up: ", count, " of ", n_ranks, " ranks joined in time");
+                if (Clock::now() >= deadline) // else stopped: its comm is gone, or the process exits
+                    HREF_LOG_WARN(-1, "bootstrap root gave up: ", count, " of ", n_ranks, " ranks joined in time");
                 break;
             }
             if (!fd)
@@ -228,6 +242,18 @@ class RootService {
 // timeout: at most kMaxUnjoined at once, beyond that HcclGetRootInfo is refused.
 class RootServices {
   public:
+    // At fork, in the child (the lock is held across the fork): the services so far are the
+    // parent's. Disowned and moved to `inherited`, never joined or freed (their threads are not
+    // in this process, and it must not signal them); the child's list starts empty.
+    void after_fork_in_child(std::list<std::unique_ptr<RootService>> &inherited)
+    {
+        for (const auto &s : services_)
+            s->disown();
+        inherited.splice(inherited.end(), services_);
+        mutex_.unlock();
+    }
+    void lock() { mutex_.lock(); }
+    void unlock() { mutex_.unlock(); }
     static constexpr size_t kMaxUnjoined = 256;
     // False (nothing started) when kMaxUnjoined services are still waiting for their job.
     bool has_room()
@@ -260,9 +286,25 @@ class RootServices {
     std::list<std::unique_ptr<RootService>> services_;
 };
 
+// In a forked child: the services of the processes it was forked from, kept (never freed,
+// joined or signalled). Allocated at the first fork only.
+std::list<std::unique_ptr<RootService>> *g_inherited = nullptr;
+
+// The process's services: stopped and joined at exit or when the library is unloaded,
+// by the process that started them only (a forked child moves its parent's aside).
 RootServices &root_services()
 {
     static RootServices services;
+    static const bool registered = [] {
+        pthread_atfork([] { root_services().lock(); }, [] { root_services().unlock(); },
+                       [] {
+                           if (g_inherited == nullptr)
+                               g_inherited = new std::list<std::unique_ptr<RootService>>;
+                           root_services().after_fork_in_child(*g_inherited);
+                       });
+        return true;
+    }();
+    (void)registered;
     return services;
 }
 

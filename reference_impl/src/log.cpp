@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,6 +56,36 @@ void log_line(LogLevel level, int64_t rank, std::string_view message)
     line += message;
     line += '\n';
     std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+void join_quietly(std::thread &thread, const char *what) noexcept
+{
+    if (!thread.joinable())
+        return;
+    try {
+        if (thread.get_id() == std::this_thread::get_id()) {
+            thread.detach(); // its own last owner: it ends by itself
+            return;
+        }
+        thread.join();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "[hcomm_ref] error: joining %s failed (%s); the thread is left alone\n", what, e.what());
+        // Still joinable: its destructor would end the process. Moved into an owner that is
+        // never destroyed (a move does not throw; nothing is freed that may still run).
+        new (std::nothrow) std::thread(std::move(thread));
+    }
+}
+
+bool body_failed(const char *what) noexcept
+{
+    try {
+        throw;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "[hcomm_ref] error: %s stopped: %s\n", what, e.what());
+    } catch (...) {
+        std::fprintf(stderr, "[hcomm_ref] error: %s stopped: an exception of unknown type\n", what);
+    }
+    return false;
 }
 
 } // namespace hcomm_ref

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <sstream>
 #include <string_view>
+#include <thread>
 
 namespace hcomm_ref {
 
@@ -24,6 +25,24 @@ void log(LogLevel level, int64_t rank, const Parts &...parts)
     std::ostringstream out;
     (out << ... << parts);
     log_line(level, rank, out.str());
+}
+
+// Joins `thread` if it can be joined from here; a destructor's join never throws (a
+// failed join is said on stderr and the thread left alone).
+void join_quietly(std::thread &thread, const char *what) noexcept;
+
+// Runs a library thread's body: an exception (std::bad_alloc, std::system_error) ends the
+// body, said on stderr, instead of the process. False when one did.
+bool body_failed(const char *what) noexcept; // in a catch block: says what was caught
+template <typename Body>
+bool run_quietly(const char *what, Body &&body) noexcept
+{
+    try {
+        body();
+        return true;
+    } catch (...) {
+        return body_failed(what);
+    }
 }
 
 } // namespace hcomm_ref

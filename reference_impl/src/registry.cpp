@@ -1,5 +1,9 @@
 #include "registry.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -25,12 +29,52 @@ struct Tables {
     std::map<uint64_t, std::shared_ptr<ChannelObj>> channels;
     uint64_t next = 1;
     std::vector<uint64_t> freed_threads; // only under mutant ref_thread_handle_recycled
+    // In a forked child: the parent's tables as they were at the fork (consistent, their
+    // lock was held across it). Never used, changed or freed: their comms, threads and
+    // channels are the parent's, and so are the threads and sockets behind them.
+    const Tables *inherited = nullptr;
 };
+
+// The process's tables; a forked child gets new ones (after_fork_in_child), so the
+// parent's are never destroyed there. At exit the process's own thread and channel
+// entries are released, as when the tables were a static object (the comms nobody
+// destroyed stay as they are).
+std::atomic<Tables *> g_tables{nullptr};
+
+struct ReleaseAtExit {
+    ~ReleaseAtExit()
+    {
+        std::map<uint64_t, std::shared_ptr<ThreadObj>> threads;
+        std::map<uint64_t, std::shared_ptr<ChannelObj>> channels;
+        Tables &t = *g_tables.load();
+        std::lock_guard lock(t.mutex);
+        threads.swap(t.threads);
+        channels.swap(t.channels);
+    }
+};
+
+void before_fork() { g_tables.load()->mutex.lock(); }
+void after_fork_in_parent() { g_tables.load()->mutex.unlock(); }
+// The child's own tables; the parent's stay locked, so nothing here can reach them.
+// Handle serials go on from the parent's, so no handle of the parent names the child's.
+void after_fork_in_child()
+{
+    Tables *parent = g_tables.load();
+    auto *own = new Tables;
+    own->next = parent->next;
+    own->inherited = parent;
+    g_tables.store(own);
+}
 
 Tables &tables()
 {
-    static Tables t;
-    return t;
+    static const ReleaseAtExit made = [] {
+        g_tables.store(new Tables);
+        pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+        return ReleaseAtExit{};
+    }();
+    (void)made;
+    return *g_tables.load(std::memory_order_acquire);
 }
 
 // Thread and channel tables work alike; the tag in a handle keeps the kinds apart.
@@ -101,6 +145,16 @@ int64_t count_rejection(const void *handle)
         return -1;
     ++it->second->stats().rejected_calls;
     return it->second->rank();
+}
+
+bool inherited(const void *handle)
+{
+    for (const Tables *t = tables().inherited; t != nullptr; t = t->inherited) {
+        const auto h = reinterpret_cast<uintptr_t>(handle);
+        if (t->comms.count(handle) != 0 || t->threads.count(h) != 0 || t->channels.count(h) != 0)
+            return true;
+    }
+    return false;
 }
 
 CommRef pin_comm(const void *handle)

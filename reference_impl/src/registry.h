@@ -1,5 +1,6 @@
 // Handle tables: every handle the library gives out is looked up here before use,
 // so a zero, stale, foreign or made-up handle is refused instead of dereferenced.
+// A forked child starts with empty tables: its parent's handles are foreign to it.
 #pragma once
 
 #include <memory>
@@ -36,6 +37,9 @@ class CommRef {
 
   private:
     friend CommRef pin_comm(const void *handle);
+    // Whether `handle` (a comm, thread or channel) was live in the process this one was
+    // forked from: a child inherits its parent's handles but none of them is live here.
+    bool inherited(const void *handle);
     explicit CommRef(Comm *comm) : comm_(comm) {}
     void release();
     Comm *comm_ = nullptr;
@@ -57,6 +61,9 @@ int64_t count_rejection(const void *handle);
 // channel), held for the caller; empty for a stale, foreign or made-up handle and
 // for a comm being destroyed.
 CommRef pin_comm(const void *handle);
+// Whether `handle` (a comm, thread or channel) was live in the process this one was
+// forked from: a child inherits its parent's handles but none of them is live here.
+bool inherited(const void *handle);
 
 ThreadHandle add_thread(const std::shared_ptr<ThreadObj> &thread);
 std::shared_ptr<ThreadObj> thread(ThreadHandle handle);

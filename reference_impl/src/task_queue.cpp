@@ -75,7 +75,15 @@ TaskQueue::TaskQueue(int64_t rank, std::string name, ErrorHook on_error, std::fu
     : rank_(rank), name_(std::move(name)), on_error_(std::move(on_error)), before_sleep_(std::move(before_sleep)),
       linger_(std::move(linger)), anchor_(std::make_shared<Anchor>(this))
 {
-    worker_ = std::jthread([this](std::stop_token stop) { run(stop); });
+    worker_ = std::jthread([this](std::stop_token stop) {
+        if (!run_quietly("a thread's task queue", [&] { run(stop); })) {
+            // Stopped as at a destroy: later enqueues fail at once, waiters are woken.
+            std::lock_guard lock(mutex_);
+            stopped_ = true;
+            ++wakeups_;
+            done_.notify_all();
+        }
+    });
 }
 
 TaskQueue::~TaskQueue()

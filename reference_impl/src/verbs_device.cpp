@@ -62,7 +62,8 @@ std::unique_ptr<VerbsDevice> VerbsDevice::open(int64_t rank, HcclResult &error)
         HREF_LOG_ERROR(rank, "allocating a PD or completion channel failed: ", std::strerror(errno));
         return nullptr;
     }
-    dev->progress_ = std::thread([raw = dev.get()] { raw->progress(); });
+    dev->progress_ =
+        std::thread([raw = dev.get()] { run_quietly("the verbs progress thread", [raw] { raw->progress(); }); });
     HREF_LOG_INFO(rank, "verbs device ", ibv_get_device_name(dev->context_->device), " max_msg_sz ", dev->max_message_,
                   " max_qp_wr ", dev->max_qp_wr_);
     error = HCCL_SUCCESS;
@@ -74,7 +75,7 @@ VerbsDevice::~VerbsDevice()
     if (progress_.joinable()) {
         const uint64_t one = 1;
         [[maybe_unused]] const ssize_t n = write(stop_.get(), &one, sizeof(one));
-        progress_.join();
+        join_quietly(progress_, "the verbs progress thread");
     }
     if (channel_ != nullptr)
         ibv_destroy_comp_channel(channel_);

@@ -5,7 +5,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <chrono>
+#include <mutex>
 #include <string>
 
 #include "env.h"
@@ -15,36 +18,71 @@ namespace hcomm_ref::wait_report {
 namespace {
 
 // The process's file, mapped at the first use; nullptr when the report is off or
-// the file could not be made (said once).
+// the file could not be made (said once). A forked child makes its own file
+// (waits.<its pid>) and drops its mapping of the parent's, which it must not write.
+File *make_file()
+{
+    const std::string dir = env::wait_report_dir();
+    if (dir.empty())
+        return nullptr;
+    const std::string path = dir + "/waits." + std::to_string(::getpid());
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || ::ftruncate(fd, sizeof(File)) != 0) {
+        HREF_LOG_WARN(-1, "HCOMM_REF_WAIT_REPORT: cannot create ", path, "; no wait report");
+        if (fd >= 0)
+            ::close(fd);
+        return nullptr;
+    }
+    void *p = ::mmap(nullptr, sizeof(File), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (p == MAP_FAILED) {
+        HREF_LOG_WARN(-1, "HCOMM_REF_WAIT_REPORT: cannot map ", path, "; no wait report");
+        return nullptr;
+    }
+    auto *f = static_cast<File *>(p); // zero-filled by ftruncate: every slot free
+    f->version = kVersion;
+    f->pid = static_cast<uint32_t>(::getpid());
+    f->wait_slots = kWaitSlots;
+    f->channel_slots = kChannelSlots;
+    f->magic.store(kMagic, std::memory_order_release);
+    return f;
+}
+
+struct Mapped {
+    std::mutex mutex; // held across fork (pthread_atfork), so a child finds it free
+    bool made = false;
+    File *file = nullptr;
+};
+
+Mapped &mapped()
+{
+    static Mapped &m = *[] {
+        auto *made = new Mapped;
+        pthread_atfork([] { mapped().mutex.lock(); }, [] { mapped().mutex.unlock(); },
+                       [] {
+                           Mapped &own = mapped();
+                           if (own.file != nullptr)
+                               ::munmap(own.file, sizeof(File));
+                           own.file = nullptr;
+                           own.made = false;
+                           own.mutex.unlock();
+                       });
+        return made;
+    }();
+    return m;
+}
+
 File *file()
 {
-    static File *const mapped = []() -> File * {
-        const std::string dir = env::wait_report_dir();
-        if (dir.empty())
-            return nullptr;
-        const std::string path = dir + "/waits." + std::to_string(::getpid());
-        const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0 || ::ftruncate(fd, sizeof(File)) != 0) {
-            HREF_LOG_WARN(-1, "HCOMM_REF_WAIT_REPORT: cannot create ", path, "; no wait report");
-            if (fd >= 0)
-                ::close(fd);
-            return nullptr;
-        }
-        void *p = ::mmap(nullptr, sizeof(File), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        ::close(fd);
-        if (p == MAP_FAILED) {
-            HREF_LOG_WARN(-1, "HCOMM_REF_WAIT_REPORT: cannot map ", path, "; no wait report");
-            return nullptr;
-        }
-        auto *f = static_cast<File *>(p); // zero-filled by ftruncate: every slot free
-        f->version = kVersion;
-        f->pid = static_cast<uint32_t>(::getpid());
-        f->wait_slots = kWaitSlots;
-        f->channel_slots = kChannelSlots;
-        f->magic.store(kMagic, std::memory_order_release);
-        return f;
-    }();
-    return mapped;
+    if (env::wait_report_dir().empty())
+        return nullptr;
+    Mapped &m = mapped();
+    std::lock_guard lock(m.mutex);
+    if (!m.made) {
+        m.made = true;
+        m.file = make_file();
+    }
+    return m.file;
 }
 
 uint64_t now_ns()

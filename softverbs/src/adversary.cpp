@@ -28,9 +28,15 @@ namespace sv {
 namespace {
 
 std::atomic<uint64_t> g_seed{~0ull}; // ~0: not yet read from the environment
-// Never destroyed: the detached adversary thread may be waiting on it at exit.
-std::condition_variable &g_adv_cv = *new std::condition_variable;
-bool g_thread_started = false;
+// Never destroyed: the detached adversary thread may be waiting on it at exit. A forked
+// child gets its own (the parent's may count waiters that are not in the child).
+struct AdvState {
+    std::condition_variable cv;
+    bool thread_started = false; // under G().mu
+    AdvState *inherited = nullptr;
+};
+std::atomic<AdvState *> g_adv{new AdvState};
+std::condition_variable &adv_cv() { return g_adv.load(std::memory_order_relaxed)->cv; }
 
 using us = std::chrono::microseconds;
 
@@ -335,13 +341,20 @@ void adversary_loop()
             if (Qp *qp = find_qp_locked(n))
                 next = std::min(next, step_qp(qp, now));
         if (next == Clock::time_point::max())
-            g_adv_cv.wait(lk);
+            adv_cv().wait(lk);
         else
-            g_adv_cv.wait_until(lk, next);
+            adv_cv().wait_until(lk, next);
     }
 }
 
 } // namespace
+
+void adversary_after_fork_in_child()
+{
+    auto *own = new AdvState;
+    own->inherited = g_adv.load(); // the parent's is left as it is
+    g_adv.store(own);
+}
 
 uint64_t current_seed()
 {
@@ -365,14 +378,14 @@ Clock::time_point adversary_recv_delay_locked(Qp *qp)
 
 void adversary_schedule_locked(Qp *qp)
 {
-    if (!g_thread_started) {
-        g_thread_started = true;
+    if (!g_adv.load(std::memory_order_relaxed)->thread_started) {
+        g_adv.load(std::memory_order_relaxed)->thread_started = true;
         std::thread(adversary_loop).detach();
     }
     auto now = Clock::now();
     if (qp->next_exec < now)
         qp->next_exec = now + delay(qp, 150);
-    g_adv_cv.notify_all();
+    adv_cv().notify_all();
 }
 
 } // namespace sv

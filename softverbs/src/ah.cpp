@@ -26,51 +26,57 @@ extern "C" {
 
 ibv_ah *ibv_create_ah(ibv_pd *pd, ibv_ah_attr *attr)
 {
-    if (!pd || !attr) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    if (attr->port_num != 1) {
-        log(1, "create_ah: port_num %u; the device has port 1 only", attr->port_num);
-        errno = EINVAL;
-        return nullptr;
-    }
-    auto a = std::make_unique<Ah>();
-    if (attr->is_global) {
-        if (attr->grh.sgid_index != 0) {
-            log(1, "create_ah: sgid_index %u; the GID table has index 0 only", attr->grh.sgid_index);
+    return guard_null("ibv_create_ah", [&]() -> ibv_ah * {
+        if (!pd || !attr) {
             errno = EINVAL;
             return nullptr;
         }
-        // Any GID is accepted, as hardware accepts an address it cannot reach; datagrams to
-        // one that is not a softverbs GID are dropped when sent.
-        a->routable = decode_gid(attr->grh.dgid, &a->ip, &a->port, &a->salt);
-    } else {
-        // RoCE needs a GRH. As at RTR, a LID alone (our listener port, on our own address)
-        // is taken for programs that address by LID only (qperf); LID 0 addresses nothing.
-        if (attr->dlid == 0) {
-            log(1, "create_ah: no GRH (is_global 0) and dlid 0: a RoCE address needs the GRH's dgid");
+        if (attr->port_num != 1) {
+            log(1, "create_ah: port_num %u; the device has port 1 only", attr->port_num);
             errno = EINVAL;
             return nullptr;
         }
-        a->routable = true;
-        a->ip = listen_ip();
-        a->port = attr->dlid;
-    }
-    a->attr = *attr;
-    a->ah.context = pd->context;
-    a->ah.pd = pd;
-    static std::atomic<uint32_t> next{1};
-    a->ah.handle = next.fetch_add(1, std::memory_order_relaxed);
-    return &a.release()->ah;
+        auto a = std::make_unique<Ah>();
+        if (attr->is_global) {
+            if (attr->grh.sgid_index != 0) {
+                log(1, "create_ah: sgid_index %u; the GID table has index 0 only", attr->grh.sgid_index);
+                errno = EINVAL;
+                return nullptr;
+            }
+            // Any GID is accepted, as hardware accepts an address it cannot reach; datagrams to
+            // one that is not a softverbs GID are dropped when sent.
+            a->routable = decode_gid(attr->grh.dgid, &a->ip, &a->port, &a->salt);
+        } else {
+            // RoCE needs a GRH. As at RTR, a LID alone (our listener port, on our own address)
+            // is taken for programs that address by LID only (qperf); LID 0 addresses nothing.
+            if (attr->dlid == 0) {
+                log(1, "create_ah: no GRH (is_global 0) and dlid 0: a RoCE address needs the GRH's dgid");
+                errno = EINVAL;
+                return nullptr;
+            }
+            a->routable = true;
+            a->ip = listen_ip();
+            a->port = attr->dlid;
+        }
+        a->attr = *attr;
+        a->ah.context = pd->context;
+        a->ah.pd = pd;
+        static std::atomic<uint32_t> next{1};
+        a->ah.handle = next.fetch_add(1, std::memory_order_relaxed);
+        return &a.release()->ah;
+    });
 }
 
 int ibv_destroy_ah(ibv_ah *ah)
 {
-    if (!ah)
-        return EINVAL;
-    std::unique_ptr<Ah> owned(to_ah(ah));
-    return 0;
+    return guard_rc("ibv_destroy_ah", [&]() -> int {
+        if (ah && fork_inherited(ah->context))
+            return EPERM;
+        if (!ah)
+            return EINVAL;
+        std::unique_ptr<Ah> owned(to_ah(ah));
+        return 0;
+    });
 }
 
 int ibv_init_ah_from_wc(ibv_context *ctx, uint8_t port_num, ibv_wc *wc, ibv_grh *grh, ibv_ah_attr *ah_attr)
@@ -109,10 +115,12 @@ int ibv_init_ah_from_wc(ibv_context *ctx, uint8_t port_num, ibv_wc *wc, ibv_grh 
 
 ibv_ah *ibv_create_ah_from_wc(ibv_pd *pd, ibv_wc *wc, ibv_grh *grh, uint8_t port_num)
 {
-    ibv_ah_attr attr;
-    if (!pd || ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr) != 0)
-        return nullptr;
-    return ibv_create_ah(pd, &attr);
+    return guard_null("ibv_create_ah_from_wc", [&]() -> ibv_ah * {
+        ibv_ah_attr attr;
+        if (!pd || ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr) != 0)
+            return nullptr;
+        return ibv_create_ah(pd, &attr);
+    });
 }
 
 } // extern "C"

@@ -143,12 +143,20 @@ void log(int level, const char *fmt, ...)
 // forked workers of one program share its job secret.
 __attribute__((constructor)) void load_config_early() { (void)config(); }
 
-Global &G()
+namespace {
+// Deliberately never destroyed: the progress and adversary threads may still run
+// while static destructors execute at exit. A forked child gets its own (fork.cpp).
+std::atomic<Global *> g_global{new Global};
+} // namespace
+
+Global &G() { return *g_global.load(std::memory_order_relaxed); }
+
+void global_after_fork_in_child()
 {
-    // Deliberately never destroyed: the progress and adversary threads may still run
-    // while static destructors execute at exit.
-    static Global &g = *new Global;
-    return g;
+    Global *parent = g_global.load();
+    auto *own = new Global;
+    own->inherited = parent; // the parent's objects: kept (reachable), never touched again
+    g_global.store(own);
 }
 
 uint32_t listen_ip()

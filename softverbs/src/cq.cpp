@@ -118,50 +118,56 @@ namespace {
 
 int poll_cq(ibv_cq *ibcq, int n, ibv_wc *wc)
 {
-    if (n < 0)
-        return -1;
-    Cq *cq = to_cq(ibcq);
-    if (cq->count.load(std::memory_order_acquire) == 0) {
-        // A same-host peer may have put requests or replies into a ring: the poller
-        // consumes them itself, without waking another thread.
-        if (shm_work_hint()) {
-            std::lock_guard lk(G().mu);
-            shm_progress_locked();
-        }
-        // Sockets cost a system call to look at: only a spinning poller reads them.
-        if (spinning_poller())
-            tcp_progress();
+    return guard_minus1("poll_cq", [&]() -> int {
+        if (fork_inherited(ibcq->context))
+            return -1;
+        if (n < 0)
+            return -1;
+        Cq *cq = to_cq(ibcq);
         if (cq->count.load(std::memory_order_acquire) == 0) {
-            polled_empty();
-            // Busy-polling programs must not starve the progress thread on a 2-core machine.
-            if (t_empty_polls % kEmptyPollsPerYield == 0)
-                sched_yield();
-            return 0;
+            // A same-host peer may have put requests or replies into a ring: the poller
+            // consumes them itself, without waking another thread.
+            if (shm_work_hint()) {
+                std::lock_guard lk(G().mu);
+                shm_progress_locked();
+            }
+            // Sockets cost a system call to look at: only a spinning poller reads them.
+            if (spinning_poller())
+                tcp_progress();
+            if (cq->count.load(std::memory_order_acquire) == 0) {
+                polled_empty();
+                // Busy-polling programs must not starve the progress thread on a 2-core machine.
+                if (t_empty_polls % kEmptyPollsPerYield == 0)
+                    sched_yield();
+                return 0;
+            }
         }
-    }
-    t_empty_polls = 0;
-    std::lock_guard lk(G().mu);
-    int i = 0;
-    for (; i < n && !cq->q.empty(); ++i) {
-        wc[i] = cq->q.front().wc;
-        release_locked(cq->q.front());
-        cq->q.pop_front();
-    }
-    cq->count.store(cq->q.size(), std::memory_order_release);
-    return i;
+        t_empty_polls = 0;
+        std::lock_guard lk(G().mu);
+        int i = 0;
+        for (; i < n && !cq->q.empty(); ++i) {
+            wc[i] = cq->q.front().wc;
+            release_locked(cq->q.front());
+            cq->q.pop_front();
+        }
+        cq->count.store(cq->q.size(), std::memory_order_release);
+        return i;
+    });
 }
 
 int req_notify_cq(ibv_cq *ibcq, int solicited_only)
 {
-    Cq *cq = to_cq(ibcq);
-    std::lock_guard lk(G().mu);
-    cq->armed = true;
-    cq->solicited_only = solicited_only != 0;
-    // The program is about to sleep on the channel: the shm waiter takes over at once.
-    stopped_polling_locked();
-    if (shm_work_hint())
-        shm_progress_locked();
-    return 0;
+    return guard_rc("req_notify_cq", [&]() -> int {
+        Cq *cq = to_cq(ibcq);
+        std::lock_guard lk(G().mu);
+        cq->armed = true;
+        cq->solicited_only = solicited_only != 0;
+        // The program is about to sleep on the channel: the shm waiter takes over at once.
+        stopped_polling_locked();
+        if (shm_work_hint())
+            shm_progress_locked();
+        return 0;
+    });
 }
 
 // ---- ibv_cq_ex ----
@@ -243,34 +249,36 @@ void fill_cq_ops(ibv_context_ops *ops)
 
 ibv_cq_ex *create_cq_ex(ibv_context *ctx, ibv_cq_init_attr_ex *a)
 {
-    if (!a || (a->wc_flags & ~kSupportedWcFlags) ||
-        (a->comp_mask & ~static_cast<uint32_t>(IBV_CQ_INIT_ATTR_MASK_FLAGS))) {
-        errno = EOPNOTSUPP;
-        return nullptr;
-    }
-    if (a->comp_vector >= static_cast<uint32_t>(ctx->num_comp_vectors)) { // as ibv_create_cq
-        errno = EINVAL;
-        return nullptr;
-    }
-    Cq *cq = make_cq(ctx, static_cast<int>(a->cqe), a->cq_context, a->channel);
-    if (!cq)
-        return nullptr;
-    cq->wc_flags_ex = a->wc_flags;
-    ibv_cq_ex &x = cq->cqx;
-    x.start_poll = start_poll;
-    x.next_poll = next_poll;
-    x.end_poll = end_poll;
-    read_field<&ibv_wc::opcode>(x.read_opcode);
-    read_field<&ibv_wc::vendor_err>(x.read_vendor_err);
-    read_field<&ibv_wc::byte_len>(x.read_byte_len);
-    read_field<&ibv_wc::imm_data>(x.read_imm_data);
-    read_field<&ibv_wc::qp_num>(x.read_qp_num);
-    read_field<&ibv_wc::src_qp>(x.read_src_qp);
-    read_field<&ibv_wc::wc_flags>(x.read_wc_flags);
-    read_field<&ibv_wc::slid>(x.read_slid);
-    read_field<&ibv_wc::sl>(x.read_sl);
-    read_field<&ibv_wc::dlid_path_bits>(x.read_dlid_path_bits);
-    return &x;
+    return guard_null("create_cq_ex", [&]() -> ibv_cq_ex * {
+        if (!a || (a->wc_flags & ~kSupportedWcFlags) ||
+            (a->comp_mask & ~static_cast<uint32_t>(IBV_CQ_INIT_ATTR_MASK_FLAGS))) {
+            errno = EOPNOTSUPP;
+            return nullptr;
+        }
+        if (a->comp_vector >= static_cast<uint32_t>(ctx->num_comp_vectors)) { // as ibv_create_cq
+            errno = EINVAL;
+            return nullptr;
+        }
+        Cq *cq = make_cq(ctx, static_cast<int>(a->cqe), a->cq_context, a->channel);
+        if (!cq)
+            return nullptr;
+        cq->wc_flags_ex = a->wc_flags;
+        ibv_cq_ex &x = cq->cqx;
+        x.start_poll = start_poll;
+        x.next_poll = next_poll;
+        x.end_poll = end_poll;
+        read_field<&ibv_wc::opcode>(x.read_opcode);
+        read_field<&ibv_wc::vendor_err>(x.read_vendor_err);
+        read_field<&ibv_wc::byte_len>(x.read_byte_len);
+        read_field<&ibv_wc::imm_data>(x.read_imm_data);
+        read_field<&ibv_wc::qp_num>(x.read_qp_num);
+        read_field<&ibv_wc::src_qp>(x.read_src_qp);
+        read_field<&ibv_wc::wc_flags>(x.read_wc_flags);
+        read_field<&ibv_wc::slid>(x.read_slid);
+        read_field<&ibv_wc::sl>(x.read_sl);
+        read_field<&ibv_wc::dlid_path_bits>(x.read_dlid_path_bits);
+        return &x;
+    });
 }
 
 } // namespace sv
@@ -281,104 +289,122 @@ extern "C" {
 
 ibv_comp_channel *ibv_create_comp_channel(ibv_context *ctx)
 {
-    if (!ctx) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    auto c = std::make_unique<Channel>();
-    c->efd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
-    if (c->efd < 0)
-        return nullptr;
-    c->ch.context = ctx;
-    c->ch.fd = c->efd;
-    c->ch.refcnt = 0;
-    return &c.release()->ch;
+    return guard_null("ibv_create_comp_channel", [&]() -> ibv_comp_channel * {
+        if (!ctx) {
+            errno = EINVAL;
+            return nullptr;
+        }
+        auto c = std::make_unique<Channel>();
+        c->efd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+        if (c->efd < 0)
+            return nullptr;
+        c->ch.context = ctx;
+        c->ch.fd = c->efd;
+        c->ch.refcnt = 0;
+        return &c.release()->ch;
+    });
 }
 
 int ibv_destroy_comp_channel(ibv_comp_channel *ch)
 {
-    if (!ch)
-        return EINVAL;
-    {
-        std::lock_guard lk(G().mu);
-        if (ch->refcnt)
-            return EBUSY;
-    }
-    std::unique_ptr<Channel> c(reinterpret_cast<Channel *>(ch));
-    close(c->efd);
-    return 0;
+    return guard_rc("ibv_destroy_comp_channel", [&]() -> int {
+        if (ch && fork_inherited(ch->context))
+            return EPERM;
+        if (!ch)
+            return EINVAL;
+        {
+            std::lock_guard lk(G().mu);
+            if (ch->refcnt)
+                return EBUSY;
+        }
+        std::unique_ptr<Channel> c(reinterpret_cast<Channel *>(ch));
+        close(c->efd);
+        return 0;
+    });
 }
 
 ibv_cq *ibv_create_cq(ibv_context *ctx, int cqe, void *cq_context, ibv_comp_channel *channel, int comp_vector)
 {
-    if (comp_vector < 0 || comp_vector >= 1) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    ibv_cq_init_attr_ex a{};
-    a.cqe = static_cast<uint32_t>(cqe);
-    a.cq_context = cq_context;
-    a.channel = channel;
-    ibv_cq_ex *x = create_cq_ex(ctx, &a);
-    return x ? ibv_cq_ex_to_cq(x) : nullptr;
+    return guard_null("ibv_create_cq", [&]() -> ibv_cq * {
+        if (comp_vector < 0 || comp_vector >= 1) {
+            errno = EINVAL;
+            return nullptr;
+        }
+        ibv_cq_init_attr_ex a{};
+        a.cqe = static_cast<uint32_t>(cqe);
+        a.cq_context = cq_context;
+        a.channel = channel;
+        ibv_cq_ex *x = create_cq_ex(ctx, &a);
+        return x ? ibv_cq_ex_to_cq(x) : nullptr;
+    });
 }
 
 int ibv_resize_cq(ibv_cq *ibcq, int cqe)
 {
-    Cq *cq = to_cq(ibcq);
-    std::lock_guard lk(G().mu);
-    if (cqe <= 0 || cqe > kMaxCqe || cqe < static_cast<int>(cq->q.size()))
-        return EINVAL;
-    cq->capacity = cqe;
-    cq->cqx.cqe = cqe;
-    return 0;
+    return guard_rc("ibv_resize_cq", [&]() -> int {
+        Cq *cq = to_cq(ibcq);
+        std::lock_guard lk(G().mu);
+        if (cqe <= 0 || cqe > kMaxCqe || cqe < static_cast<int>(cq->q.size()))
+            return EINVAL;
+        cq->capacity = cqe;
+        cq->cqx.cqe = cqe;
+        return 0;
+    });
 }
 
 int ibv_destroy_cq(ibv_cq *ibcq)
 {
-    if (!ibcq)
-        return EINVAL;
-    Cq *cq = to_cq(ibcq);
-    std::unique_lock lk(G().mu);
-    for (auto &[n, qp] : G().qps)
-        if (qp->scq == cq || qp->rcq == cq)
-            return EBUSY;
-    if (auto *ch = cq->cqx.channel) {
-        --ch->refcnt;
-        auto &ev = reinterpret_cast<Channel *>(ch)->events;
-        for (auto it = ev.begin(); it != ev.end();)
-            it = *it == cq ? ev.erase(it) : it + 1;
-    }
-    lk.unlock();
-    pthread_mutex_destroy(&cq->cqx.mutex);
-    pthread_cond_destroy(&cq->cqx.cond);
-    std::unique_ptr<Cq> owned(cq);
-    return 0;
+    return guard_rc("ibv_destroy_cq", [&]() -> int {
+        if (ibcq && fork_inherited(ibcq->context))
+            return EPERM;
+        if (!ibcq)
+            return EINVAL;
+        Cq *cq = to_cq(ibcq);
+        std::unique_lock lk(G().mu);
+        for (auto &[n, qp] : G().qps)
+            if (qp->scq == cq || qp->rcq == cq)
+                return EBUSY;
+        if (auto *ch = cq->cqx.channel) {
+            --ch->refcnt;
+            auto &ev = reinterpret_cast<Channel *>(ch)->events;
+            for (auto it = ev.begin(); it != ev.end();)
+                it = *it == cq ? ev.erase(it) : it + 1;
+        }
+        lk.unlock();
+        pthread_mutex_destroy(&cq->cqx.mutex);
+        pthread_cond_destroy(&cq->cqx.cond);
+        std::unique_ptr<Cq> owned(cq);
+        return 0;
+    });
 }
 
 int ibv_get_cq_event(ibv_comp_channel *ch, ibv_cq **cq, void **cq_context)
 {
-    auto *c = reinterpret_cast<Channel *>(ch);
-    uint64_t v = 0;
-    {
+    return guard_minus1("ibv_get_cq_event", [&]() -> int {
+        if (ch && fork_inherited(ch->context))
+            return -1;
+        auto *c = reinterpret_cast<Channel *>(ch);
+        uint64_t v = 0;
+        {
+            std::lock_guard lk(G().mu);
+            stopped_polling_locked(); // not polling any more: peers wake our shm waiter from now on
+            if (shm_work_hint())
+                shm_progress_locked();
+        }
+        // Blocks (or fails with EAGAIN if the app made the fd non-blocking), like the real call.
+        if (read(c->efd, &v, sizeof v) != sizeof v)
+            return -1;
         std::lock_guard lk(G().mu);
-        stopped_polling_locked(); // not polling any more: peers wake our shm waiter from now on
-        if (shm_work_hint())
-            shm_progress_locked();
-    }
-    // Blocks (or fails with EAGAIN if the app made the fd non-blocking), like the real call.
-    if (read(c->efd, &v, sizeof v) != sizeof v)
-        return -1;
-    std::lock_guard lk(G().mu);
-    if (c->events.empty()) { // the CQ was destroyed meanwhile
-        errno = EAGAIN;
-        return -1;
-    }
-    Cq *q = c->events.front();
-    c->events.pop_front();
-    *cq = ibv_cq_ex_to_cq(&q->cqx);
-    *cq_context = q->cqx.cq_context;
-    return 0;
+        if (c->events.empty()) { // the CQ was destroyed meanwhile
+            errno = EAGAIN;
+            return -1;
+        }
+        Cq *q = c->events.front();
+        c->events.pop_front();
+        *cq = ibv_cq_ex_to_cq(&q->cqx);
+        *cq_context = q->cqx.cq_context;
+        return 0;
+    });
 }
 
 void ibv_ack_cq_events(ibv_cq *cq, unsigned int nevents)

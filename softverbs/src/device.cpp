@@ -178,35 +178,41 @@ int ibv_get_device_index(ibv_device *) { return 0; }
 
 ibv_context *ibv_open_device(ibv_device *dev)
 {
-    if (dev != the_device()) {
-        errno = ENODEV;
-        return nullptr;
-    }
-    transport_start();
-    auto c = std::make_unique<Context>();
-    c->async_efd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
-    int cmd = eventfd(0, EFD_CLOEXEC);
-    if (c->async_efd < 0 || cmd < 0)
-        return nullptr;
-    ibv_context &ctx = c->vctx.context;
-    ctx.device = dev;
-    ctx.cmd_fd = cmd;
-    ctx.async_fd = c->async_efd;
-    ctx.num_comp_vectors = 1;
-    pthread_mutex_init(&ctx.mutex, nullptr);
-    fill_context_ops(c.get());
-    return &c.release()->vctx.context;
+    return guard_null("ibv_open_device", [&]() -> ibv_context * {
+        if (dev != the_device()) {
+            errno = ENODEV;
+            return nullptr;
+        }
+        transport_start();
+        auto c = std::make_unique<Context>();
+        c->async_efd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+        int cmd = eventfd(0, EFD_CLOEXEC);
+        if (c->async_efd < 0 || cmd < 0)
+            return nullptr;
+        ibv_context &ctx = c->vctx.context;
+        ctx.device = dev;
+        ctx.cmd_fd = cmd;
+        ctx.async_fd = c->async_efd;
+        ctx.num_comp_vectors = 1;
+        pthread_mutex_init(&ctx.mutex, nullptr);
+        fill_context_ops(c.get());
+        return &c.release()->vctx.context;
+    });
 }
 
 int ibv_close_device(ibv_context *ctx)
 {
-    if (!ctx)
-        return EINVAL;
-    std::unique_ptr<Context> c(to_ctx(ctx));
-    close(c->async_efd);
-    close(ctx->cmd_fd);
-    pthread_mutex_destroy(&ctx->mutex);
-    return 0;
+    return guard_rc("ibv_close_device", [&]() -> int {
+        if (fork_inherited(ctx))
+            return EPERM; // the parent's: its descriptors are closed here, nothing else is touched
+        if (!ctx)
+            return EINVAL;
+        std::unique_ptr<Context> c(to_ctx(ctx));
+        close(c->async_efd);
+        close(ctx->cmd_fd);
+        pthread_mutex_destroy(&ctx->mutex);
+        return 0;
+    });
 }
 
 int ibv_query_device(ibv_context *, ibv_device_attr *attr)
@@ -284,35 +290,43 @@ int ibv_get_pkey_index(ibv_context *, uint8_t port, __be16 pkey)
 
 ibv_pd *ibv_alloc_pd(ibv_context *ctx)
 {
-    auto pd = std::make_unique<ibv_pd>();
-    pd->context = ctx;
-    // Unique within the process (never reused): MRs and QPs are matched by it, so an
-    // rkey of one PD is refused on a QP of another.
-    static std::atomic<uint32_t> next{1};
-    pd->handle = next.fetch_add(1, std::memory_order_relaxed);
-    return pd.release();
+    return guard_null("ibv_alloc_pd", [&]() -> ibv_pd * {
+        auto pd = std::make_unique<ibv_pd>();
+        pd->context = ctx;
+        // Unique within the process (never reused): MRs and QPs are matched by it, so an
+        // rkey of one PD is refused on a QP of another.
+        static std::atomic<uint32_t> next{1};
+        pd->handle = next.fetch_add(1, std::memory_order_relaxed);
+        return pd.release();
+    });
 }
 
 int ibv_dealloc_pd(ibv_pd *pd)
 {
+    if (pd && fork_inherited(pd->context))
+        return EPERM;
     std::unique_ptr<ibv_pd> owned(pd);
     return 0;
 }
 
 int ibv_get_async_event(ibv_context *ctx, ibv_async_event *ev)
 {
-    Context *c = to_ctx(ctx);
-    uint64_t v;
-    if (read(c->async_efd, &v, sizeof v) != sizeof v)
-        return -1;
-    std::lock_guard lk(G().mu);
-    if (c->async_q.empty()) {
-        errno = EAGAIN;
-        return -1;
-    }
-    *ev = c->async_q.front();
-    c->async_q.pop_front();
-    return 0;
+    return guard_minus1("ibv_get_async_event", [&]() -> int {
+        if (fork_inherited(ctx))
+            return -1;
+        Context *c = to_ctx(ctx);
+        uint64_t v;
+        if (read(c->async_efd, &v, sizeof v) != sizeof v)
+            return -1;
+        std::lock_guard lk(G().mu);
+        if (c->async_q.empty()) {
+            errno = EAGAIN;
+            return -1;
+        }
+        *ev = c->async_q.front();
+        c->async_q.pop_front();
+        return 0;
+    });
 }
 
 void ibv_ack_async_event(ibv_async_event *) {}

@@ -14,14 +14,14 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <thread>
+#include <utility>
 
 namespace sv {
 
 namespace {
-
-int g_table_fd = -1;
 
 // Finds the mapping that holds [addr, addr+len); records it when it is a
 // MAP_SHARED memfd or /dev/shm file a peer can map itself. Never touches pages.
@@ -56,35 +56,63 @@ void find_shareable(uint64_t addr, uint64_t len, MrView *v)
 
 } // namespace
 
-MrTable *local_mr_table()
+namespace {
+
+// The process's published MR table (a memfd). A forked child makes its own: the parent's
+// mapping is shared with the parent, which reads and same-host peers write it.
+struct LocalTable {
+    std::once_flag made;
+    MrTable *t = nullptr;
+    int fd = -1;
+    LocalTable *inherited = nullptr; // in a forked child: the parent's (unmapped here)
+};
+std::atomic<LocalTable *> g_local{new LocalTable};
+
+void make_table(LocalTable *l)
 {
-    static MrTable *t = [] {
-        int fd = memfd_create("softverbs-mrtable", MFD_CLOEXEC);
-        if (fd < 0 || ftruncate(fd, sizeof(MrTable)) != 0) {
-            std::fprintf(stderr, "softverbs: cannot create the MR table memfd: %s\n", std::strerror(errno));
-            std::abort();
-        }
-        void *p = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (p == MAP_FAILED) {
-            std::fprintf(stderr, "softverbs: cannot map the MR table: %s\n", std::strerror(errno));
-            std::abort();
-        }
-        g_table_fd = fd;
-        auto *tab = static_cast<MrTable *>(p);
-        tab->pid = static_cast<uint32_t>(getpid());
-        tab->nentries = kMaxMr;
-        std::random_device rd;
-        tab->cookie = (uint64_t{rd()} << 32 | rd()) | 1;
-        tab->magic = kMrMagic;
-        return tab;
-    }();
-    return t;
+    int fd = memfd_create("softverbs-mrtable", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, sizeof(MrTable)) != 0) {
+        std::fprintf(stderr, "softverbs: cannot create the MR table memfd: %s\n", std::strerror(errno));
+        std::abort();
+    }
+    void *p = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        std::fprintf(stderr, "softverbs: cannot map the MR table: %s\n", std::strerror(errno));
+        std::abort();
+    }
+    auto *tab = static_cast<MrTable *>(p);
+    tab->pid = static_cast<uint32_t>(getpid());
+    tab->nentries = kMaxMr;
+    std::random_device rd;
+    tab->cookie = (uint64_t{rd()} << 32 | rd()) | 1;
+    tab->magic = kMrMagic;
+    l->fd = fd;
+    l->t = tab;
 }
 
-int local_mr_table_fd()
+LocalTable &local()
 {
-    local_mr_table();
-    return g_table_fd;
+    LocalTable *l = g_local.load(std::memory_order_relaxed);
+    std::call_once(l->made, make_table, l);
+    return *l;
+}
+
+} // namespace
+
+MrTable *local_mr_table() { return local().t; }
+
+int local_mr_table_fd() { return local().fd; }
+
+void mr_after_fork_in_child()
+{
+    LocalTable *parent = g_local.load();
+    if (parent->t != nullptr) // the child's mapping and descriptor only: the parent keeps its table
+        munmap(std::exchange(parent->t, nullptr), sizeof(MrTable));
+    if (parent->fd >= 0)
+        close(std::exchange(parent->fd, -1));
+    auto *own = new LocalTable;
+    own->inherited = parent;
+    g_local.store(own);
 }
 
 bool mr_lookup(const MrTable *t, uint32_t key, MrView *out)
@@ -301,43 +329,51 @@ extern "C" {
 
 ibv_mr *ibv_reg_mr(ibv_pd *pd, void *addr, size_t length, int access)
 {
-    return reg_mr_common(pd, addr, length, reinterpret_cast<uintptr_t>(addr), static_cast<unsigned>(access));
+    return guard_null("ibv_reg_mr", [&]() -> ibv_mr * {
+        return reg_mr_common(pd, addr, length, reinterpret_cast<uintptr_t>(addr), static_cast<unsigned>(access));
+    });
 }
 
 ibv_mr *ibv_reg_mr_iova(ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
 {
-    return reg_mr_common(pd, addr, length, iova, static_cast<unsigned>(access));
+    return guard_null("ibv_reg_mr_iova", [&]() -> ibv_mr * {
+        return reg_mr_common(pd, addr, length, iova, static_cast<unsigned>(access));
+    });
 }
 
 ibv_mr *ibv_reg_mr_iova2(ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
 {
-    return reg_mr_common(pd, addr, length, iova, access);
+    return guard_null("ibv_reg_mr_iova2", [&]() -> ibv_mr * { return reg_mr_common(pd, addr, length, iova, access); });
 }
 
 int ibv_dereg_mr(ibv_mr *mr)
 {
-    if (!mr)
-        return EINVAL;
-    Global &g = G();
-    std::unique_ptr<Mr> m(reinterpret_cast<Mr *>(mr)); // ibv_mr is Mr's first member
-    std::lock_guard lk(g.mu);
-    MrEntry &e = local_mr_table()->e[m->index];
-    e.key.store(0); // seq_cst: pairs with the peers' inflight increment, then key re-check
-    // Same-host peers still placing data into (or reading) this MR finish first; a peer
-    // that died mid-copy is given up on after a while rather than hanging us.
-    const auto &inflight = local_mr_table()->inflight[m->index].n;
-    for (auto end = Clock::now() + std::chrono::seconds(5); inflight.load() != 0;) {
-        if (Clock::now() > end) {
-            log(1, "ibv_dereg_mr: a same-host peer stays in flight on MR index %u; giving up waiting", m->index);
-            break;
+    return guard_rc("ibv_dereg_mr", [&]() -> int {
+        if (mr && fork_inherited(mr->context))
+            return EPERM;
+        if (!mr)
+            return EINVAL;
+        Global &g = G();
+        std::unique_ptr<Mr> m(reinterpret_cast<Mr *>(mr)); // ibv_mr is Mr's first member
+        std::lock_guard lk(g.mu);
+        MrEntry &e = local_mr_table()->e[m->index];
+        e.key.store(0); // seq_cst: pairs with the peers' inflight increment, then key re-check
+        // Same-host peers still placing data into (or reading) this MR finish first; a peer
+        // that died mid-copy is given up on after a while rather than hanging us.
+        const auto &inflight = local_mr_table()->inflight[m->index].n;
+        for (auto end = Clock::now() + std::chrono::seconds(5); inflight.load() != 0;) {
+            if (Clock::now() > end) {
+                log(1, "ibv_dereg_mr: a same-host peer stays in flight on MR index %u; giving up waiting", m->index);
+                break;
+            }
+            std::this_thread::yield();
         }
-        std::this_thread::yield();
-    }
-    g.mrs[m->index] = nullptr;
-    // Keys never repeat: an index whose generations are used up is never handed out again.
-    if (g.mr_gen[m->index] < kMrMaxGen)
-        g.mr_free.push_back(m->index);
-    return 0;
+        g.mrs[m->index] = nullptr;
+        // Keys never repeat: an index whose generations are used up is never handed out again.
+        if (g.mr_gen[m->index] < kMrMaxGen)
+            g.mr_free.push_back(m->index);
+        return 0;
+    });
 }
 
 int ibv_rereg_mr(ibv_mr *, int, ibv_pd *, void *, size_t, int)

@@ -174,104 +174,107 @@ void qp_to_error_locked(Qp *qp, ibv_event_type ev)
 
 ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
 {
-    if (!ctx || !a || !a->pd || !a->send_cq || !a->recv_cq) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC && a->qp_type != IBV_QPT_UD) {
-        errno = EOPNOTSUPP;
-        return nullptr;
-    }
-    // UD (ud.cpp): ibv_post_send only; the qp_ex builder is for RC and UC.
-    if (a->qp_type == IBV_QPT_UD && (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
-        errno = EOPNOTSUPP;
-        return nullptr;
-    }
-    if (a->srq && a->srq->context != ctx) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    constexpr uint32_t kMask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_CREATE_FLAGS;
-    // The qp_ex operations softverbs carries out (qp_ex.cpp); the others are refused here,
-    // not accepted and then failed at wr_complete.
-    constexpr uint64_t kUcSendOps = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-                                    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
-    constexpr uint64_t kRcSendOps =
-        kUcSendOps | IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
-    const uint64_t kSendOps = a->qp_type == IBV_QPT_UC ? kUcSendOps : kRcSendOps;
-    if ((a->comp_mask & ~kMask) || ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags) ||
-        ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && (a->send_ops_flags & ~kSendOps))) {
-        errno = EOPNOTSUPP;
-        return nullptr;
-    }
-    ibv_qp_cap &c = a->cap;
-    if (a->srq) { // the receive queue is the SRQ's: the QP's own RQ sizes are ignored
-        c.max_recv_wr = 0;
-        c.max_recv_sge = 0;
-    }
-    if (c.max_send_wr > kMaxQpWr || c.max_recv_wr > kMaxQpWr || c.max_send_sge > kMaxSge || c.max_recv_sge > kMaxSge ||
-        c.max_inline_data > kMaxInline) {
-        log(1, "create_qp: caps wr %u/%u sge %u/%u inline %u exceed %d/%d/%u", c.max_send_wr, c.max_recv_wr,
-            c.max_send_sge, c.max_recv_sge, c.max_inline_data, kMaxQpWr, kMaxSge, kMaxInline);
-        errno = EINVAL;
-        return nullptr;
-    }
-    auto qp = std::make_unique<Qp>();
-    qp->ctx = to_ctx(ctx);
-    qp->scq = to_cq(a->send_cq);
-    qp->rcq = to_cq(a->recv_cq);
-    // Report what we grant: at least one of each, inline up to our limit.
-    c.max_send_wr = std::max(c.max_send_wr, 1u);
-    c.max_send_sge = std::max(c.max_send_sge, 1u);
-    if (!a->srq) {
-        c.max_recv_wr = std::max(c.max_recv_wr, 1u);
-        c.max_recv_sge = std::max(c.max_recv_sge, 1u);
-    }
-    qp->cap = c;
-    qp->sq_sig_all = a->sq_sig_all;
-    ibv_qp &b = qp->qpx.qp_base;
-    b.context = ctx;
-    b.qp_context = a->qp_context;
-    b.pd = a->pd;
-    b.send_cq = a->send_cq;
-    b.recv_cq = a->recv_cq;
-    b.srq = a->srq;
-    b.qp_type = a->qp_type;
-    pthread_mutex_init(&b.mutex, nullptr);
-    pthread_cond_init(&b.cond, nullptr);
-    fill_qp_ex_ops(qp.get());
-    std::lock_guard lk(G().mu);
-    if (a->qp_type == IBV_QPT_UD && !ud_start()) {
-        log(1, "create_qp: UD unavailable (no datagram socket on the listener's port)");
-        errno = EADDRINUSE;
-        return nullptr;
-    }
-    Global &g = G();
-    do {
-        g.next_qpn = (g.next_qpn + 1) & 0xffffff;
-    } while (g.next_qpn < 2 || g.qps.count(g.next_qpn));
-    b.qp_num = g.next_qpn;
-    b.handle = g.next_qpn;
-    set_state_locked(qp.get(), IBV_QPS_RESET);
-    qp->attr.cap = c;
-    qp->rng.seed(current_seed() ^ (0x9e3779b97f4a7c15ULL * b.qp_num));
-    qp->adv = current_seed() != 0;
-    qp->ud_seed = current_seed();
-    qp->skew = 0.25 + std::uniform_real_distribution<double>(0, 3.75)(qp->rng);
-    qp->secret = config().secret;
-    if (!g.qp_slot_free.empty()) {
-        qp->slot = g.qp_slot_free.back();
-        g.qp_slot_free.pop_back();
-    } else if (g.qp_slot_next < kMaxQpSlots) {
-        qp->slot = g.qp_slot_next++;
-    }
-    qp_publish_locked(qp.get());
-    if (a->srq) {
-        qp->srq = to_srq(a->srq);
-        qp->srq->qps.push_back(qp.get());
-    }
-    g.qps[b.qp_num] = qp.get();
-    return &qp.release()->qpx.qp_base;
+    return guard_null("create_qp_ex", [&]() -> ibv_qp * {
+        if (!ctx || !a || !a->pd || !a->send_cq || !a->recv_cq) {
+            errno = EINVAL;
+            return nullptr;
+        }
+        if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC && a->qp_type != IBV_QPT_UD) {
+            errno = EOPNOTSUPP;
+            return nullptr;
+        }
+        // UD (ud.cpp): ibv_post_send only; the qp_ex builder is for RC and UC.
+        if (a->qp_type == IBV_QPT_UD && (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+            errno = EOPNOTSUPP;
+            return nullptr;
+        }
+        if (a->srq && a->srq->context != ctx) {
+            errno = EINVAL;
+            return nullptr;
+        }
+        constexpr uint32_t kMask =
+            IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+        // The qp_ex operations softverbs carries out (qp_ex.cpp); the others are refused here,
+        // not accepted and then failed at wr_complete.
+        constexpr uint64_t kUcSendOps = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+                                        IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+        constexpr uint64_t kRcSendOps = kUcSendOps | IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+                                        IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+        const uint64_t kSendOps = a->qp_type == IBV_QPT_UC ? kUcSendOps : kRcSendOps;
+        if ((a->comp_mask & ~kMask) || ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags) ||
+            ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && (a->send_ops_flags & ~kSendOps))) {
+            errno = EOPNOTSUPP;
+            return nullptr;
+        }
+        ibv_qp_cap &c = a->cap;
+        if (a->srq) { // the receive queue is the SRQ's: the QP's own RQ sizes are ignored
+            c.max_recv_wr = 0;
+            c.max_recv_sge = 0;
+        }
+        if (c.max_send_wr > kMaxQpWr || c.max_recv_wr > kMaxQpWr || c.max_send_sge > kMaxSge ||
+            c.max_recv_sge > kMaxSge || c.max_inline_data > kMaxInline) {
+            log(1, "create_qp: caps wr %u/%u sge %u/%u inline %u exceed %d/%d/%u", c.max_send_wr, c.max_recv_wr,
+                c.max_send_sge, c.max_recv_sge, c.max_inline_data, kMaxQpWr, kMaxSge, kMaxInline);
+            errno = EINVAL;
+            return nullptr;
+        }
+        auto qp = std::make_unique<Qp>();
+        qp->ctx = to_ctx(ctx);
+        qp->scq = to_cq(a->send_cq);
+        qp->rcq = to_cq(a->recv_cq);
+        // Report what we grant: at least one of each, inline up to our limit.
+        c.max_send_wr = std::max(c.max_send_wr, 1u);
+        c.max_send_sge = std::max(c.max_send_sge, 1u);
+        if (!a->srq) {
+            c.max_recv_wr = std::max(c.max_recv_wr, 1u);
+            c.max_recv_sge = std::max(c.max_recv_sge, 1u);
+        }
+        qp->cap = c;
+        qp->sq_sig_all = a->sq_sig_all;
+        ibv_qp &b = qp->qpx.qp_base;
+        b.context = ctx;
+        b.qp_context = a->qp_context;
+        b.pd = a->pd;
+        b.send_cq = a->send_cq;
+        b.recv_cq = a->recv_cq;
+        b.srq = a->srq;
+        b.qp_type = a->qp_type;
+        pthread_mutex_init(&b.mutex, nullptr);
+        pthread_cond_init(&b.cond, nullptr);
+        fill_qp_ex_ops(qp.get());
+        std::lock_guard lk(G().mu);
+        if (a->qp_type == IBV_QPT_UD && !ud_start()) {
+            log(1, "create_qp: UD unavailable (no datagram socket on the listener's port)");
+            errno = EADDRINUSE;
+            return nullptr;
+        }
+        Global &g = G();
+        do {
+            g.next_qpn = (g.next_qpn + 1) & 0xffffff;
+        } while (g.next_qpn < 2 || g.qps.count(g.next_qpn));
+        b.qp_num = g.next_qpn;
+        b.handle = g.next_qpn;
+        set_state_locked(qp.get(), IBV_QPS_RESET);
+        qp->attr.cap = c;
+        qp->rng.seed(current_seed() ^ (0x9e3779b97f4a7c15ULL * b.qp_num));
+        qp->adv = current_seed() != 0;
+        qp->ud_seed = current_seed();
+        qp->skew = 0.25 + std::uniform_real_distribution<double>(0, 3.75)(qp->rng);
+        qp->secret = config().secret;
+        if (!g.qp_slot_free.empty()) {
+            qp->slot = g.qp_slot_free.back();
+            g.qp_slot_free.pop_back();
+        } else if (g.qp_slot_next < kMaxQpSlots) {
+            qp->slot = g.qp_slot_next++;
+        }
+        qp_publish_locked(qp.get());
+        if (a->srq) {
+            qp->srq = to_srq(a->srq);
+            qp->srq->qps.push_back(qp.get());
+        }
+        g.qps[b.qp_num] = qp.get();
+        return &qp.release()->qpx.qp_base;
+    });
 }
 
 } // namespace sv
@@ -282,150 +285,156 @@ extern "C" {
 
 ibv_qp *ibv_create_qp(ibv_pd *pd, ibv_qp_init_attr *a)
 {
-    if (!pd || !a) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    // ibv_qp_init_attr_ex begins with the members of ibv_qp_init_attr, laid out
-    // alike; rdma-core's providers widen it by copying them, as here (the copied
-    // tail padding lands in comp_mask, which is set next).
-    static_assert(offsetof(ibv_qp_init_attr_ex, sq_sig_all) == offsetof(ibv_qp_init_attr, sq_sig_all) &&
-                  sizeof(ibv_qp_init_attr) <= offsetof(ibv_qp_init_attr_ex, pd));
-    ibv_qp_init_attr_ex x{};
-    std::memcpy(&x, a, sizeof *a);
-    x.comp_mask = IBV_QP_INIT_ATTR_PD;
-    x.pd = pd;
-    ibv_qp *qp = create_qp_ex(pd->context, &x);
-    if (qp)
-        a->cap = x.cap;
-    return qp;
+    return guard_null("ibv_create_qp", [&]() -> ibv_qp * {
+        if (!pd || !a) {
+            errno = EINVAL;
+            return nullptr;
+        }
+        // ibv_qp_init_attr_ex begins with the members of ibv_qp_init_attr, laid out
+        // alike; rdma-core's providers widen it by copying them, as here (the copied
+        // tail padding lands in comp_mask, which is set next).
+        static_assert(offsetof(ibv_qp_init_attr_ex, sq_sig_all) == offsetof(ibv_qp_init_attr, sq_sig_all) &&
+                      sizeof(ibv_qp_init_attr) <= offsetof(ibv_qp_init_attr_ex, pd));
+        ibv_qp_init_attr_ex x{};
+        std::memcpy(&x, a, sizeof *a);
+        x.comp_mask = IBV_QP_INIT_ATTR_PD;
+        x.pd = pd;
+        ibv_qp *qp = create_qp_ex(pd->context, &x);
+        if (qp)
+            a->cap = x.cap;
+        return qp;
+    });
 }
 
 int ibv_modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int mask)
 {
-    if (!ibqp || !attr)
-        return EINVAL;
-    Qp *qp = to_qp(ibqp);
-    if (ibqp->qp_type == IBV_QPT_UD) {
-        std::lock_guard lk(G().mu);
-        return ud_modify_qp_locked(qp, attr, mask);
-    }
-    bool connect = false;
-    {
-        std::lock_guard lk(G().mu);
-        ibv_qp_state cur = ibqp->state;
-        if ((mask & IBV_QP_CUR_STATE) && attr->cur_qp_state != cur)
+    return guard_rc("ibv_modify_qp", [&]() -> int {
+        if (ibqp && fork_inherited(ibqp->context))
+            return EPERM;
+        if (!ibqp || !attr)
             return EINVAL;
-        ibv_qp_state to = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
-        if (!(mask & IBV_QP_STATE))
-            return EINVAL;
-        if (int rc = check_transition(ibqp->qp_type, cur, to, mask))
-            return rc;
-        if ((mask & IBV_QP_PORT) && attr->port_num != 1)
-            return EINVAL;
-        if ((mask & IBV_QP_PKEY_INDEX) && attr->pkey_index != 0)
-            return EINVAL;
-        if ((mask & IBV_QP_RNR_RETRY) && attr->rnr_retry > 7)
-            return EINVAL;
-        if ((mask & IBV_QP_RETRY_CNT) && attr->retry_cnt > 7)
-            return EINVAL;
-        if ((mask & IBV_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
-            return EINVAL;
-        if ((mask & IBV_QP_PATH_MTU) && (attr->path_mtu < IBV_MTU_256 || attr->path_mtu > IBV_MTU_4096))
-            return EINVAL;
-        if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > 16)
-            return EINVAL;
-        if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic > 16)
-            return EINVAL;
-        if (to == IBV_QPS_RTR) {
-            uint32_t ip = 0;
-            uint16_t port = 0, salt = 0;
-            if (attr->ah_attr.is_global) {
-                if (!decode_gid(attr->ah_attr.grh.dgid, &ip, &port, &salt)) {
-                    log(1, "modify_qp RTR: dgid is not a softverbs GID");
-                    return EINVAL;
+        Qp *qp = to_qp(ibqp);
+        if (ibqp->qp_type == IBV_QPT_UD) {
+            std::lock_guard lk(G().mu);
+            return ud_modify_qp_locked(qp, attr, mask);
+        }
+        bool connect = false;
+        {
+            std::lock_guard lk(G().mu);
+            ibv_qp_state cur = ibqp->state;
+            if ((mask & IBV_QP_CUR_STATE) && attr->cur_qp_state != cur)
+                return EINVAL;
+            ibv_qp_state to = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
+            if (!(mask & IBV_QP_STATE))
+                return EINVAL;
+            if (int rc = check_transition(ibqp->qp_type, cur, to, mask))
+                return rc;
+            if ((mask & IBV_QP_PORT) && attr->port_num != 1)
+                return EINVAL;
+            if ((mask & IBV_QP_PKEY_INDEX) && attr->pkey_index != 0)
+                return EINVAL;
+            if ((mask & IBV_QP_RNR_RETRY) && attr->rnr_retry > 7)
+                return EINVAL;
+            if ((mask & IBV_QP_RETRY_CNT) && attr->retry_cnt > 7)
+                return EINVAL;
+            if ((mask & IBV_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+                return EINVAL;
+            if ((mask & IBV_QP_PATH_MTU) && (attr->path_mtu < IBV_MTU_256 || attr->path_mtu > IBV_MTU_4096))
+                return EINVAL;
+            if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > 16)
+                return EINVAL;
+            if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic > 16)
+                return EINVAL;
+            if (to == IBV_QPS_RTR) {
+                uint32_t ip = 0;
+                uint16_t port = 0, salt = 0;
+                if (attr->ah_attr.is_global) {
+                    if (!decode_gid(attr->ah_attr.grh.dgid, &ip, &port, &salt)) {
+                        log(1, "modify_qp RTR: dgid is not a softverbs GID");
+                        return EINVAL;
+                    }
+                } else {
+                    // No GRH: the LID carries the peer's listener port on our own address.
+                    if (attr->ah_attr.dlid == 0)
+                        return EINVAL;
+                    ip = listen_ip();
+                    port = attr->ah_attr.dlid;
                 }
+                qp->dest_ip = ip;
+                qp->dest_port = port;
+                qp->dest_salt = salt;
+            }
+            ibv_qp_attr &s = qp->attr;
+            if (mask & IBV_QP_ACCESS_FLAGS)
+                s.qp_access_flags = attr->qp_access_flags;
+            if (mask & IBV_QP_PKEY_INDEX)
+                s.pkey_index = attr->pkey_index;
+            if (mask & IBV_QP_PORT)
+                s.port_num = attr->port_num;
+            if (mask & IBV_QP_AV)
+                s.ah_attr = attr->ah_attr;
+            if (mask & IBV_QP_PATH_MTU)
+                s.path_mtu = attr->path_mtu;
+            if (mask & IBV_QP_DEST_QPN)
+                s.dest_qp_num = attr->dest_qp_num;
+            if (mask & IBV_QP_RQ_PSN)
+                s.rq_psn = attr->rq_psn;
+            if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+                s.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+            if (mask & IBV_QP_MIN_RNR_TIMER)
+                s.min_rnr_timer = attr->min_rnr_timer;
+            if (mask & IBV_QP_TIMEOUT)
+                s.timeout = attr->timeout;
+            if (mask & IBV_QP_RETRY_CNT)
+                s.retry_cnt = attr->retry_cnt;
+            if (mask & IBV_QP_RNR_RETRY)
+                s.rnr_retry = attr->rnr_retry;
+            if (mask & IBV_QP_SQ_PSN)
+                s.sq_psn = attr->sq_psn;
+            if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+                s.max_rd_atomic = attr->max_rd_atomic;
+            if (to == IBV_QPS_RESET) {
+                qp->sq.clear();
+                qp->rq.clear();
+                qp->pend.clear();
+                qp->sq_failed = false;
+                qp->retry_expiry.reset();
+                qp->hold_seq = 0;
+                qp->exec_seq = qp->next_seq;
+                qp->sq_used = 0;
+                qp->unsignaled_run = 0;
+                if (qp->conn) { // the connection outlives the QP's use of it only in the engine's table
+                    qp->conn->qp = nullptr;
+                    qp->conn->closed = true;
+                    transport_kick(); // the progress thread closes it now (a ring brings no socket traffic to wake it)
+                }
+                qp->conn.reset();
+                if (qp->local_peer)
+                    for (auto &r : qp->local_peer->responders)
+                        if (r->local_requester == qp)
+                            r->broken = true;
+                qp->local_peer = nullptr;
+                qp->local_resp = nullptr;
+                set_state_locked(qp, to);
+                qp_publish_locked(qp);
+            } else if (to == IBV_QPS_ERR) {
+                bool was_err = cur == IBV_QPS_ERR;
+                set_state_locked(qp, to);
+                qp_publish_locked(qp);
+                flush_locked(qp);
+                if (!was_err)
+                    srq_qp_error_locked(qp);
             } else {
-                // No GRH: the LID carries the peer's listener port on our own address.
-                if (attr->ah_attr.dlid == 0)
-                    return EINVAL;
-                ip = listen_ip();
-                port = attr->ah_attr.dlid;
+                connect = cur == IBV_QPS_RTR && to == IBV_QPS_RTS;
+                set_state_locked(qp, to);
+                qp_publish_locked(qp);
+                rq_changed_locked(qp);
             }
-            qp->dest_ip = ip;
-            qp->dest_port = port;
-            qp->dest_salt = salt;
         }
-        ibv_qp_attr &s = qp->attr;
-        if (mask & IBV_QP_ACCESS_FLAGS)
-            s.qp_access_flags = attr->qp_access_flags;
-        if (mask & IBV_QP_PKEY_INDEX)
-            s.pkey_index = attr->pkey_index;
-        if (mask & IBV_QP_PORT)
-            s.port_num = attr->port_num;
-        if (mask & IBV_QP_AV)
-            s.ah_attr = attr->ah_attr;
-        if (mask & IBV_QP_PATH_MTU)
-            s.path_mtu = attr->path_mtu;
-        if (mask & IBV_QP_DEST_QPN)
-            s.dest_qp_num = attr->dest_qp_num;
-        if (mask & IBV_QP_RQ_PSN)
-            s.rq_psn = attr->rq_psn;
-        if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
-            s.max_dest_rd_atomic = attr->max_dest_rd_atomic;
-        if (mask & IBV_QP_MIN_RNR_TIMER)
-            s.min_rnr_timer = attr->min_rnr_timer;
-        if (mask & IBV_QP_TIMEOUT)
-            s.timeout = attr->timeout;
-        if (mask & IBV_QP_RETRY_CNT)
-            s.retry_cnt = attr->retry_cnt;
-        if (mask & IBV_QP_RNR_RETRY)
-            s.rnr_retry = attr->rnr_retry;
-        if (mask & IBV_QP_SQ_PSN)
-            s.sq_psn = attr->sq_psn;
-        if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
-            s.max_rd_atomic = attr->max_rd_atomic;
-        if (to == IBV_QPS_RESET) {
-            qp->sq.clear();
-            qp->rq.clear();
-            qp->pend.clear();
-            qp->sq_failed = false;
-            qp->retry_expiry.reset();
-            qp->hold_seq = 0;
-            qp->exec_seq = qp->next_seq;
-            qp->sq_used = 0;
-            qp->unsignaled_run = 0;
-            if (qp->conn) { // the connection outlives the QP's use of it only in the engine's table
-                qp->conn->qp = nullptr;
-                qp->conn->closed = true;
-                transport_kick(); // the progress thread closes it now (a ring brings no socket traffic to wake it)
-            }
-            qp->conn.reset();
-            if (qp->local_peer)
-                for (auto &r : qp->local_peer->responders)
-                    if (r->local_requester == qp)
-                        r->broken = true;
-            qp->local_peer = nullptr;
-            qp->local_resp = nullptr;
-            set_state_locked(qp, to);
-            qp_publish_locked(qp);
-        } else if (to == IBV_QPS_ERR) {
-            bool was_err = cur == IBV_QPS_ERR;
-            set_state_locked(qp, to);
-            qp_publish_locked(qp);
-            flush_locked(qp);
-            if (!was_err)
-                srq_qp_error_locked(qp);
-        } else {
-            connect = cur == IBV_QPS_RTR && to == IBV_QPS_RTS;
-            set_state_locked(qp, to);
-            qp_publish_locked(qp);
-            rq_changed_locked(qp);
-        }
-    }
-    if (connect)
-        qp_connect(qp, qp->dest_ip, qp->dest_port, qp->attr.dest_qp_num);
-    return 0;
+        if (connect)
+            qp_connect(qp, qp->dest_ip, qp->dest_port, qp->attr.dest_qp_num);
+        return 0;
+    });
 }
 
 int ibv_query_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int, ibv_qp_init_attr *init)
@@ -449,60 +458,64 @@ int ibv_query_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int, ibv_qp_init_attr *init)
 
 int ibv_destroy_qp(ibv_qp *ibqp)
 {
-    if (!ibqp)
-        return EINVAL;
-    Qp *qp = to_qp(ibqp);
-    std::shared_ptr<Conn> conn;
-    bool closed_any = false;
-    {
-        std::lock_guard lk(G().mu);
-        Global &g = G();
-        g.qps.erase(ibqp->qp_num);
-        srq_detach_locked(qp);
-        for (auto &[n, other] : g.qps) {
-            if (other->local_peer == qp) {
-                other->local_peer = nullptr;
-                other->local_resp = nullptr;
+    return guard_rc("ibv_destroy_qp", [&]() -> int {
+        if (ibqp && fork_inherited(ibqp->context))
+            return EPERM;
+        if (!ibqp)
+            return EINVAL;
+        Qp *qp = to_qp(ibqp);
+        std::shared_ptr<Conn> conn;
+        bool closed_any = false;
+        {
+            std::lock_guard lk(G().mu);
+            Global &g = G();
+            g.qps.erase(ibqp->qp_num);
+            srq_detach_locked(qp);
+            for (auto &[n, other] : g.qps) {
+                if (other->local_peer == qp) {
+                    other->local_peer = nullptr;
+                    other->local_resp = nullptr;
+                }
+                for (auto &r : other->responders)
+                    if (r->local_requester == qp)
+                        r->local_requester = nullptr;
             }
-            for (auto &r : other->responders)
-                if (r->local_requester == qp)
-                    r->local_requester = nullptr;
-        }
-        for (auto &r : qp->responders) {
-            r->qp = nullptr;
-            r->broken = true;
-            if (r->conn) {
-                r->conn->responder = nullptr;
-                r->conn->closed = true;
+            for (auto &r : qp->responders) {
+                r->qp = nullptr;
+                r->broken = true;
+                if (r->conn) {
+                    r->conn->responder = nullptr;
+                    r->conn->closed = true;
+                    closed_any = true;
+                }
+            }
+            qp->dead = true;
+            if (qp->slot) {
+                local_mr_table()->q[qp->slot].qpn.store(0, std::memory_order_release);
+                g.qp_slot_free.push_back(qp->slot);
+            }
+            conn = std::move(qp->conn);
+            if (conn) {
+                conn->qp = nullptr;
+                conn->closed = true;
                 closed_any = true;
             }
+            // Completions still queued keep a pointer to the QP only to free SQ slots.
+            for (Cq *cq : {qp->scq, qp->rcq})
+                for (Cqe &e : cq->q)
+                    if (e.qp == qp)
+                        e.qp = nullptr;
         }
-        qp->dead = true;
-        if (qp->slot) {
-            local_mr_table()->q[qp->slot].qpn.store(0, std::memory_order_release);
-            g.qp_slot_free.push_back(qp->slot);
-        }
-        conn = std::move(qp->conn);
-        if (conn) {
-            conn->qp = nullptr;
-            conn->closed = true;
-            closed_any = true;
-        }
-        // Completions still queued keep a pointer to the QP only to free SQ slots.
-        for (Cq *cq : {qp->scq, qp->rcq})
-            for (Cqe &e : cq->q)
-                if (e.qp == qp)
-                    e.qp = nullptr;
-    }
-    // The progress thread closes the sockets now, so the peer learns at once that this QP is
-    // gone: with same-host rings no frame on the socket would wake the thread (and a request
-    // left in the ring would wait for an answer forever).
-    if (closed_any)
-        transport_kick();
-    pthread_mutex_destroy(&ibqp->mutex);
-    pthread_cond_destroy(&ibqp->cond);
-    std::unique_ptr<Qp> owned(qp);
-    return 0;
+        // The progress thread closes the sockets now, so the peer learns at once that this QP is
+        // gone: with same-host rings no frame on the socket would wake the thread (and a request
+        // left in the ring would wait for an answer forever).
+        if (closed_any)
+            transport_kick();
+        pthread_mutex_destroy(&ibqp->mutex);
+        pthread_cond_destroy(&ibqp->cond);
+        std::unique_ptr<Qp> owned(qp);
+        return 0;
+    });
 }
 
 ibv_qp_ex *ibv_qp_to_qp_ex(ibv_qp *qp) { return &to_qp(qp)->qpx; }

@@ -42,101 +42,139 @@ Built *last(ibv_qp_ex *x)
     return &b.back();
 }
 
+// A work-request builder that cannot allocate fails the batch (wr_complete returns the code)
+// instead of letting the exception out.
+template <typename Body>
+void batch_guard(ibv_qp_ex *x, const char *api, Body &&body) noexcept
+{
+    try {
+        body();
+    } catch (...) {
+        of(x)->batch_err = exception_errno(api);
+    }
+}
+
 void wr_start(ibv_qp_ex *x)
 {
-    t_batches[of(x)].clear();
+    batch_guard(x, "wr_start", [&] { t_batches[of(x)].clear(); });
     of(x)->batch_err = 0;
 }
 
 int wr_complete(ibv_qp_ex *x)
 {
-    Qp *qp = of(x);
-    auto batch = std::move(t_batches[qp]);
-    t_batches.erase(qp);
-    if (qp->batch_err)
-        return qp->batch_err;
-    if (qp->qpx.qp_base.qp_type == IBV_QPT_UD)
-        return EOPNOTSUPP; // UD is not offered as qp_ex (no wr_set_ud_addr): ibv_post_send only
-    if (batch.empty())
-        return 0;
-    std::vector<ibv_sge> inl_sge(batch.size());
-    for (size_t i = 0; i < batch.size(); ++i) {
-        Built &b = batch[i];
-        if (!b.inl.empty() || (b.wr.send_flags & IBV_SEND_INLINE)) {
-            inl_sge[i] = {reinterpret_cast<uintptr_t>(b.inl.data()), static_cast<uint32_t>(b.inl.size()), 0};
-            b.wr.sg_list = &inl_sge[i];
-            b.wr.num_sge = b.inl.empty() ? 0 : 1;
-            b.wr.send_flags |= IBV_SEND_INLINE;
-        } else {
-            b.wr.sg_list = b.sge.data();
-            b.wr.num_sge = static_cast<int>(b.sge.size());
+    return guard_rc("wr_complete", [&]() -> int {
+        Qp *qp = of(x);
+        auto batch = std::move(t_batches[qp]);
+        t_batches.erase(qp);
+        if (qp->batch_err)
+            return qp->batch_err;
+        if (qp->qpx.qp_base.qp_type == IBV_QPT_UD)
+            return EOPNOTSUPP; // UD is not offered as qp_ex (no wr_set_ud_addr): ibv_post_send only
+        if (batch.empty())
+            return 0;
+        std::vector<ibv_sge> inl_sge(batch.size());
+        for (size_t i = 0; i < batch.size(); ++i) {
+            Built &b = batch[i];
+            if (!b.inl.empty() || (b.wr.send_flags & IBV_SEND_INLINE)) {
+                inl_sge[i] = {reinterpret_cast<uintptr_t>(b.inl.data()), static_cast<uint32_t>(b.inl.size()), 0};
+                b.wr.sg_list = &inl_sge[i];
+                b.wr.num_sge = b.inl.empty() ? 0 : 1;
+                b.wr.send_flags |= IBV_SEND_INLINE;
+            } else {
+                b.wr.sg_list = b.sge.data();
+                b.wr.num_sge = static_cast<int>(b.sge.size());
+            }
+            b.wr.next = i + 1 < batch.size() ? &batch[i + 1].wr : nullptr;
         }
-        b.wr.next = i + 1 < batch.size() ? &batch[i + 1].wr : nullptr;
-    }
-    ibv_send_wr *bad = nullptr;
-    poller_posted();
-    std::lock_guard lk(G().mu);
-    return post_send_locked(qp, &batch[0].wr, &bad);
+        ibv_send_wr *bad = nullptr;
+        poller_posted();
+        std::lock_guard lk(G().mu);
+        return post_send_locked(qp, &batch[0].wr, &bad);
+    });
 }
 
 void wr_abort(ibv_qp_ex *x) { t_batches.erase(of(x)); }
 
 void wr_rdma_write(ibv_qp_ex *x, uint32_t rkey, uint64_t addr)
 {
-    Built &w = start_wr(x, IBV_WR_RDMA_WRITE);
-    w.wr.wr.rdma = {addr, rkey};
+    batch_guard(x, "wr_rdma_write", [&] {
+        Built &w = start_wr(x, IBV_WR_RDMA_WRITE);
+        w.wr.wr.rdma = {addr, rkey};
+    });
 }
 void wr_rdma_write_imm(ibv_qp_ex *x, uint32_t rkey, uint64_t addr, __be32 imm)
 {
-    Built &w = start_wr(x, IBV_WR_RDMA_WRITE_WITH_IMM);
-    w.wr.wr.rdma = {addr, rkey};
-    w.wr.imm_data = imm;
+    batch_guard(x, "wr_rdma_write_imm", [&] {
+        Built &w = start_wr(x, IBV_WR_RDMA_WRITE_WITH_IMM);
+        w.wr.wr.rdma = {addr, rkey};
+        w.wr.imm_data = imm;
+    });
 }
 void wr_rdma_read(ibv_qp_ex *x, uint32_t rkey, uint64_t addr)
 {
-    Built &w = start_wr(x, IBV_WR_RDMA_READ);
-    w.wr.wr.rdma = {addr, rkey};
+    batch_guard(x, "wr_rdma_read", [&] {
+        Built &w = start_wr(x, IBV_WR_RDMA_READ);
+        w.wr.wr.rdma = {addr, rkey};
+    });
 }
-void wr_send(ibv_qp_ex *x) { start_wr(x, IBV_WR_SEND); }
-void wr_send_imm(ibv_qp_ex *x, __be32 imm) { start_wr(x, IBV_WR_SEND_WITH_IMM).wr.imm_data = imm; }
+void wr_send(ibv_qp_ex *x)
+{
+    batch_guard(x, "wr_send", [&] { start_wr(x, IBV_WR_SEND); });
+}
+void wr_send_imm(ibv_qp_ex *x, __be32 imm)
+{
+    batch_guard(x, "wr_send_imm", [&] { start_wr(x, IBV_WR_SEND_WITH_IMM).wr.imm_data = imm; });
+}
 void wr_atomic_fetch_add(ibv_qp_ex *x, uint32_t rkey, uint64_t addr, uint64_t add)
 {
-    Built &w = start_wr(x, IBV_WR_ATOMIC_FETCH_AND_ADD);
-    w.wr.wr.atomic = {addr, add, 0, rkey};
+    batch_guard(x, "wr_atomic_fetch_add", [&] {
+        Built &w = start_wr(x, IBV_WR_ATOMIC_FETCH_AND_ADD);
+        w.wr.wr.atomic = {addr, add, 0, rkey};
+    });
 }
 void wr_atomic_cmp_swp(ibv_qp_ex *x, uint32_t rkey, uint64_t addr, uint64_t compare, uint64_t swap)
 {
-    Built &w = start_wr(x, IBV_WR_ATOMIC_CMP_AND_SWP);
-    w.wr.wr.atomic = {addr, compare, swap, rkey};
+    batch_guard(x, "wr_atomic_cmp_swp", [&] {
+        Built &w = start_wr(x, IBV_WR_ATOMIC_CMP_AND_SWP);
+        w.wr.wr.atomic = {addr, compare, swap, rkey};
+    });
 }
 void wr_set_sge(ibv_qp_ex *x, uint32_t lkey, uint64_t addr, uint32_t len)
 {
-    if (Built *w = last(x))
-        w->sge.assign(1, ibv_sge{addr, len, lkey});
+    batch_guard(x, "wr_set_sge", [&] {
+        if (Built *w = last(x))
+            w->sge.assign(1, ibv_sge{addr, len, lkey});
+    });
 }
 void wr_set_sge_list(ibv_qp_ex *x, size_t n, const ibv_sge *list)
 {
-    if (Built *w = last(x))
-        w->sge.assign(list, list + n);
+    batch_guard(x, "wr_set_sge_list", [&] {
+        if (Built *w = last(x))
+            w->sge.assign(list, list + n);
+    });
 }
 void wr_set_inline_data(ibv_qp_ex *x, void *addr, size_t len)
 {
-    if (Built *w = last(x)) {
-        auto *p = static_cast<uint8_t *>(addr);
-        w->inl.assign(p, p + len);
-        w->wr.send_flags |= IBV_SEND_INLINE;
-    }
+    batch_guard(x, "wr_set_inline_data", [&] {
+        if (Built *w = last(x)) {
+            auto *p = static_cast<uint8_t *>(addr);
+            w->inl.assign(p, p + len);
+            w->wr.send_flags |= IBV_SEND_INLINE;
+        }
+    });
 }
 void wr_set_inline_data_list(ibv_qp_ex *x, size_t n, const ibv_data_buf *list)
 {
-    if (Built *w = last(x)) {
-        w->inl.clear();
-        for (size_t i = 0; i < n; ++i) {
-            auto *p = static_cast<uint8_t *>(list[i].addr);
-            w->inl.insert(w->inl.end(), p, p + list[i].length);
+    batch_guard(x, "wr_set_inline_data_list", [&] {
+        if (Built *w = last(x)) {
+            w->inl.clear();
+            for (size_t i = 0; i < n; ++i) {
+                auto *p = static_cast<uint8_t *>(list[i].addr);
+                w->inl.insert(w->inl.end(), p, p + list[i].length);
+            }
+            w->wr.send_flags |= IBV_SEND_INLINE;
         }
-        w->wr.send_flags |= IBV_SEND_INLINE;
-    }
+    });
 }
 void wr_unsupported(ibv_qp_ex *x) { of(x)->batch_err = EOPNOTSUPP; }
 

@@ -715,50 +715,64 @@ namespace {
 
 int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad)
 {
-    ibv_send_wr *dummy = nullptr;
-    if (!bad)
-        bad = &dummy;
-    poller_posted();
-    std::lock_guard lk(G().mu);
-    if (ibqp->qp_type == IBV_QPT_UD)
-        return ud_post_send_locked(to_qp(ibqp), wr, bad);
-    return post_send_locked(to_qp(ibqp), wr, bad);
+    return guard_rc("post_send", [&]() -> int {
+        if (fork_inherited(ibqp->context)) {
+            if (bad)
+                *bad = wr;
+            return EPERM;
+        }
+        ibv_send_wr *dummy = nullptr;
+        if (!bad)
+            bad = &dummy;
+        poller_posted();
+        std::lock_guard lk(G().mu);
+        if (ibqp->qp_type == IBV_QPT_UD)
+            return ud_post_send_locked(to_qp(ibqp), wr, bad);
+        return post_send_locked(to_qp(ibqp), wr, bad);
+    });
 }
 
 int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad)
 {
-    ibv_recv_wr *dummy = nullptr;
-    if (!bad)
-        bad = &dummy;
-    Qp *qp = to_qp(ibqp);
-    std::lock_guard lk(G().mu);
-    if (ibqp->state == IBV_QPS_RESET || qp->srq) {
-        if (qp->srq)
-            log(1, "post_recv: QP 0x%x takes its RECVs from an SRQ (use ibv_post_srq_recv)", ibqp->qp_num);
-        *bad = wr;
-        return EINVAL;
-    }
-    for (; wr; wr = wr->next) {
-        if (wr->num_sge < 0 || static_cast<uint32_t>(wr->num_sge) > qp->cap.max_recv_sge ||
-            (wr->num_sge && !wr->sg_list)) {
+    return guard_rc("post_recv", [&]() -> int {
+        if (fork_inherited(ibqp->context)) {
+            if (bad)
+                *bad = wr;
+            return EPERM;
+        }
+        ibv_recv_wr *dummy = nullptr;
+        if (!bad)
+            bad = &dummy;
+        Qp *qp = to_qp(ibqp);
+        std::lock_guard lk(G().mu);
+        if (ibqp->state == IBV_QPS_RESET || qp->srq) {
+            if (qp->srq)
+                log(1, "post_recv: QP 0x%x takes its RECVs from an SRQ (use ibv_post_srq_recv)", ibqp->qp_num);
             *bad = wr;
             return EINVAL;
         }
-        if (qp->rq.size() >= qp->cap.max_recv_wr) {
-            *bad = wr;
-            return ENOMEM;
+        for (; wr; wr = wr->next) {
+            if (wr->num_sge < 0 || static_cast<uint32_t>(wr->num_sge) > qp->cap.max_recv_sge ||
+                (wr->num_sge && !wr->sg_list)) {
+                *bad = wr;
+                return EINVAL;
+            }
+            if (qp->rq.size() >= qp->cap.max_recv_wr) {
+                *bad = wr;
+                return ENOMEM;
+            }
+            RecvWqe r;
+            r.wr_id = wr->wr_id;
+            r.sge.assign(wr->sg_list, wr->sg_list + wr->num_sge);
+            if (qp->adv)
+                r.visible = adversary_recv_delay_locked(qp);
+            qp->rq.push_back(std::move(r));
         }
-        RecvWqe r;
-        r.wr_id = wr->wr_id;
-        r.sge.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-        if (qp->adv)
-            r.visible = adversary_recv_delay_locked(qp);
-        qp->rq.push_back(std::move(r));
-    }
-    if (ibqp->state == IBV_QPS_ERR)
-        flush_recvs_locked(qp); // RECVs posted in ERR complete at once
-    rq_changed_locked(qp);
-    return 0;
+        if (ibqp->state == IBV_QPS_ERR)
+            flush_recvs_locked(qp); // RECVs posted in ERR complete at once
+        rq_changed_locked(qp);
+        return 0;
+    });
 }
 
 } // namespace

@@ -111,61 +111,70 @@ ibv_srq *create_srq_common(ibv_pd *pd, ibv_srq_attr *attr, void *srq_context)
 
 int post_srq_recv(ibv_srq *ibsrq, ibv_recv_wr *wr, ibv_recv_wr **bad)
 {
-    ibv_recv_wr *dummy = nullptr;
-    if (!bad)
-        bad = &dummy;
-    if (!ibsrq) {
-        *bad = wr;
-        return EINVAL;
-    }
-    Srq *s = to_srq(ibsrq);
-    std::lock_guard lk(G().mu);
-    for (; wr; wr = wr->next) {
-        if (wr->num_sge < 0 || static_cast<uint32_t>(wr->num_sge) > s->max_sge || (wr->num_sge && !wr->sg_list)) {
-            log(1, "post_srq_recv: num_sge %d (allowed 0..%u)", wr->num_sge, s->max_sge);
+    return guard_rc("post_srq_recv", [&]() -> int {
+        if (fork_inherited(ibsrq->context)) {
+            if (bad)
+                *bad = wr;
+            return EPERM;
+        }
+        ibv_recv_wr *dummy = nullptr;
+        if (!bad)
+            bad = &dummy;
+        if (!ibsrq) {
             *bad = wr;
             return EINVAL;
         }
-        if (s->rq.size() >= s->max_wr) {
-            *bad = wr;
-            return ENOMEM;
+        Srq *s = to_srq(ibsrq);
+        std::lock_guard lk(G().mu);
+        for (; wr; wr = wr->next) {
+            if (wr->num_sge < 0 || static_cast<uint32_t>(wr->num_sge) > s->max_sge || (wr->num_sge && !wr->sg_list)) {
+                log(1, "post_srq_recv: num_sge %d (allowed 0..%u)", wr->num_sge, s->max_sge);
+                *bad = wr;
+                return EINVAL;
+            }
+            if (s->rq.size() >= s->max_wr) {
+                *bad = wr;
+                return ENOMEM;
+            }
+            RecvWqe r;
+            r.wr_id = wr->wr_id;
+            r.sge.assign(wr->sg_list, wr->sg_list + wr->num_sge);
+            if (s->adv && s->rng() % 2) // as on a QP: half of them reach the "HCA" up to 300 us late
+                r.visible = Clock::now() + std::chrono::microseconds(s->rng() % 301);
+            s->rq.push_back(std::move(r));
         }
-        RecvWqe r;
-        r.wr_id = wr->wr_id;
-        r.sge.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-        if (s->adv && s->rng() % 2) // as on a QP: half of them reach the "HCA" up to 300 us late
-            r.visible = Clock::now() + std::chrono::microseconds(s->rng() % 301);
-        s->rq.push_back(std::move(r));
-    }
-    // Every QP of the SRQ may have a responder waiting for a RECV; the first to run takes it.
-    std::vector<Qp *> qps = s->qps; // a responder running may not detach, but stay safe
-    for (Qp *qp : qps)
-        rq_changed_locked(qp);
-    return 0;
+        // Every QP of the SRQ may have a responder waiting for a RECV; the first to run takes it.
+        std::vector<Qp *> qps = s->qps; // a responder running may not detach, but stay safe
+        for (Qp *qp : qps)
+            rq_changed_locked(qp);
+        return 0;
+    });
 }
 
 } // namespace
 
 ibv_srq *create_srq_ex(ibv_context *ctx, ibv_srq_init_attr_ex *a)
 {
-    if (!ctx || !a) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    // Only the basic type: XRC and tag-matching SRQs need XRC domains and tag lists
-    // softverbs does not have.
-    constexpr uint32_t kKnown = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_CQ;
-    if ((a->comp_mask & ~kKnown) || ((a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && a->srq_type != IBV_SRQT_BASIC)) {
-        log(1, "create_srq_ex: comp_mask 0x%x / srq_type %d not supported (basic SRQs only)", a->comp_mask,
-            a->srq_type);
-        errno = EOPNOTSUPP;
-        return nullptr;
-    }
-    if (!(a->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !a->pd || a->pd->context != ctx) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    return create_srq_common(a->pd, &a->attr, a->srq_context);
+    return guard_null("create_srq_ex", [&]() -> ibv_srq * {
+        if (!ctx || !a) {
+            errno = EINVAL;
+            return nullptr;
+        }
+        // Only the basic type: XRC and tag-matching SRQs need XRC domains and tag lists
+        // softverbs does not have.
+        constexpr uint32_t kKnown = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_CQ;
+        if ((a->comp_mask & ~kKnown) || ((a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && a->srq_type != IBV_SRQT_BASIC)) {
+            log(1, "create_srq_ex: comp_mask 0x%x / srq_type %d not supported (basic SRQs only)", a->comp_mask,
+                a->srq_type);
+            errno = EOPNOTSUPP;
+            return nullptr;
+        }
+        if (!(a->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !a->pd || a->pd->context != ctx) {
+            errno = EINVAL;
+            return nullptr;
+        }
+        return create_srq_common(a->pd, &a->attr, a->srq_context);
+    });
 }
 
 void fill_srq_ops(ibv_context_ops *ops) { ops->post_srq_recv = post_srq_recv; }
@@ -178,41 +187,45 @@ extern "C" {
 
 ibv_srq *ibv_create_srq(ibv_pd *pd, ibv_srq_init_attr *a)
 {
-    if (!pd || !a) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    return create_srq_common(pd, &a->attr, a->srq_context);
+    return guard_null("ibv_create_srq", [&]() -> ibv_srq * {
+        if (!pd || !a) {
+            errno = EINVAL;
+            return nullptr;
+        }
+        return create_srq_common(pd, &a->attr, a->srq_context);
+    });
 }
 
 int ibv_modify_srq(ibv_srq *ibsrq, ibv_srq_attr *attr, int mask)
 {
-    if (!ibsrq || !attr)
-        return EINVAL;
-    Srq *s = to_srq(ibsrq);
-    std::lock_guard lk(G().mu);
-    if (mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)) {
-        log(1, "modify_srq: mask 0x%x has unknown bits (allowed IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)", mask);
-        return EINVAL;
-    }
-    uint32_t max_wr = s->max_wr;
-    if (mask & IBV_SRQ_MAX_WR) {
-        // Resizing is supported (IBV_DEVICE_SRQ_RESIZE): the new size must hold what is posted.
-        if (attr->max_wr == 0 || attr->max_wr > kMaxSrqWr || attr->max_wr < s->rq.size()) {
-            log(1, "modify_srq: max_wr %u (allowed %zu..%u)", attr->max_wr, std::max<size_t>(s->rq.size(), 1),
-                kMaxSrqWr);
+    return guard_rc("ibv_modify_srq", [&]() -> int {
+        if (!ibsrq || !attr)
+            return EINVAL;
+        Srq *s = to_srq(ibsrq);
+        std::lock_guard lk(G().mu);
+        if (mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)) {
+            log(1, "modify_srq: mask 0x%x has unknown bits (allowed IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)", mask);
             return EINVAL;
         }
-        max_wr = attr->max_wr;
-    }
-    if ((mask & IBV_SRQ_LIMIT) && attr->srq_limit > max_wr) {
-        log(1, "modify_srq: srq_limit %u exceeds max_wr %u", attr->srq_limit, max_wr);
-        return EINVAL;
-    }
-    s->max_wr = max_wr;
-    if (mask & IBV_SRQ_LIMIT)
-        s->limit = attr->srq_limit; // 0 disarms
-    return 0;
+        uint32_t max_wr = s->max_wr;
+        if (mask & IBV_SRQ_MAX_WR) {
+            // Resizing is supported (IBV_DEVICE_SRQ_RESIZE): the new size must hold what is posted.
+            if (attr->max_wr == 0 || attr->max_wr > kMaxSrqWr || attr->max_wr < s->rq.size()) {
+                log(1, "modify_srq: max_wr %u (allowed %zu..%u)", attr->max_wr, std::max<size_t>(s->rq.size(), 1),
+                    kMaxSrqWr);
+                return EINVAL;
+            }
+            max_wr = attr->max_wr;
+        }
+        if ((mask & IBV_SRQ_LIMIT) && attr->srq_limit > max_wr) {
+            log(1, "modify_srq: srq_limit %u exceeds max_wr %u", attr->srq_limit, max_wr);
+            return EINVAL;
+        }
+        s->max_wr = max_wr;
+        if (mask & IBV_SRQ_LIMIT)
+            s->limit = attr->srq_limit; // 0 disarms
+        return 0;
+    });
 }
 
 int ibv_query_srq(ibv_srq *ibsrq, ibv_srq_attr *attr)
@@ -229,21 +242,25 @@ int ibv_query_srq(ibv_srq *ibsrq, ibv_srq_attr *attr)
 
 int ibv_destroy_srq(ibv_srq *ibsrq)
 {
-    if (!ibsrq)
-        return EINVAL;
-    Srq *s = to_srq(ibsrq);
-    {
-        std::lock_guard lk(G().mu);
-        if (!s->qps.empty()) {
-            log(1, "destroy_srq: %zu QPs still use it", s->qps.size());
-            return EBUSY;
+    return guard_rc("ibv_destroy_srq", [&]() -> int {
+        if (ibsrq && fork_inherited(ibsrq->context))
+            return EPERM;
+        if (!ibsrq)
+            return EINVAL;
+        Srq *s = to_srq(ibsrq);
+        {
+            std::lock_guard lk(G().mu);
+            if (!s->qps.empty()) {
+                log(1, "destroy_srq: %zu QPs still use it", s->qps.size());
+                return EBUSY;
+            }
         }
-    }
-    // RECVs still posted are dropped without completions, as on hardware.
-    pthread_mutex_destroy(&ibsrq->mutex);
-    pthread_cond_destroy(&ibsrq->cond);
-    std::unique_ptr<Srq> owned(s);
-    return 0;
+        // RECVs still posted are dropped without completions, as on hardware.
+        pthread_mutex_destroy(&ibsrq->mutex);
+        pthread_cond_destroy(&ibsrq->cond);
+        std::unique_ptr<Srq> owned(s);
+        return 0;
+    });
 }
 
 } // extern "C"

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -290,8 +291,10 @@ RecvWqe *next_recv_locked(Qp *qp, Clock::time_point now, Clock::time_point *late
 RecvWqe consume_recv_locked(Qp *qp);
 
 // ---- contexts ----
+uint32_t fork_generation(); // see fork.cpp below
 struct Context {
-    verbs_context vctx{}; // ibv_context is its last member
+    verbs_context vctx{};                  // ibv_context is its last member
+    uint32_t fork_gen = fork_generation(); // the process that opened it (fork_inherited)
     int async_efd = -1;
     std::deque<ibv_async_event> async_q;
 };
@@ -416,8 +419,65 @@ struct Global {
     std::vector<uint32_t> qp_slot_free; // published QP entries free for reuse
     uint32_t qp_slot_next = 1;          // entry 0 is never used
     std::map<int, std::shared_ptr<PeerProc>> peers;
+    // In a forked child: the parent's state as it was at the fork (its mu stays held).
+    // Its QPs, MRs, connections and rings are the parent's; nothing here uses them again.
+    Global *inherited = nullptr;
 };
 Global &G();
+
+// ---- the C ABI: no exception leaves an exported function (fork.cpp) ----
+// In a catch block: says on stderr which call failed and why, and returns the errno the
+// exception stands for: ENOMEM (std::bad_alloc), EAGAIN (std::system_error: the system
+// refused a thread or other resource), EIO (anything else).
+int exception_errno(const char *api) noexcept;
+// The ways verbs calls report a failure: the errno value itself (guard_rc), -1 with errno
+// set (guard_minus1), null with errno set (guard_null).
+template <typename Body>
+int guard_rc(const char *api, Body &&body) noexcept
+{
+    try {
+        return body();
+    } catch (...) {
+        return errno = exception_errno(api);
+    }
+}
+template <typename Body>
+auto guard_minus1(const char *api, Body &&body) noexcept -> decltype(body())
+{
+    try {
+        return body();
+    } catch (...) {
+        errno = exception_errno(api);
+        return -1;
+    }
+}
+template <typename Body>
+auto guard_null(const char *api, Body &&body) noexcept -> decltype(body())
+{
+    try {
+        return body();
+    } catch (...) {
+        errno = exception_errno(api);
+        return nullptr;
+    }
+}
+
+// ---- fork (fork.cpp) ----
+// A forked child starts afresh: its own Global, listener, progress thread, MR table and
+// rings; it closes its copies of the parent's descriptors without signalling through them,
+// and refuses every call on an object the parent created (fork_inherited). Each part's
+// share of that, called in the child with the parent's G().mu held across the fork:
+void global_after_fork_in_child();
+void transport_after_fork_in_child();
+void mr_after_fork_in_child();
+void ud_after_fork_in_child();
+void adversary_after_fork_in_child();
+// The process's fork generation: 0 in a process that was not forked since the library was
+// loaded, incremented in each forked child. Contexts record it when opened.
+uint32_t fork_generation();
+// Whether ctx was opened by the process this one was forked from (its objects are the
+// parent's: a child may not use, destroy or signal them); sets errno to EPERM if so.
+bool fork_inherited(const ibv_context *ctx);
 
 // ---- adversary ----
 bool adversarial();

@@ -30,6 +30,7 @@
 #include <cstring>
 #include <random>
 #include <thread>
+#include <utility>
 
 namespace sv {
 
@@ -72,13 +73,15 @@ struct Engine {
     // shm_progress_locked's list of ring connections, kept between calls so that a poll
     // allocates nothing: it runs on every ibv_poll_cq of a spinning poller. Guarded by G().mu.
     std::vector<std::shared_ptr<Conn>> rings;
+    std::once_flag started;      // the listener and the progress thread (transport_start)
+    std::once_flag shm_started;  // the shm waiter thread (shm_start)
+    Engine *inherited = nullptr; // in a forked child: the parent's, disowned (never used again)
 };
 
-Engine &E()
-{
-    static Engine &e = *new Engine; // lives as long as the progress thread
-    return e;
-}
+// Lives as long as the progress thread; a forked child gets its own.
+std::atomic<Engine *> g_engine{new Engine};
+
+Engine &E() { return *g_engine.load(std::memory_order_relaxed); }
 
 void host_facts(uint8_t boot_id[40], uint64_t *netns)
 {
@@ -744,8 +747,7 @@ void shm_waiter()
 void shm_start()
 {
     g_rings.store(true);
-    static std::once_flag once;
-    std::call_once(once, [] { std::thread(shm_waiter).detach(); });
+    std::call_once(E().shm_started, [] { std::thread(shm_waiter).detach(); });
 }
 
 } // namespace
@@ -844,10 +846,35 @@ void transport_kick()
         log(2, "progress wake-up failed: %s", std::strerror(errno));
 }
 
-void transport_start()
+void transport_start() { std::call_once(E().started, start); }
+
+void transport_after_fork_in_child()
 {
-    static std::once_flag once;
-    std::call_once(once, start);
+    // Close only this process's copies: the parent's listener, epoll sets, connections and
+    // handshakes stay open there. Nothing is written, shut down or removed from an epoll set
+    // (the sets are shared with the parent).
+    Engine *parent = g_engine.load();
+    for (int *fd : {&parent->listen_fd, &parent->epoll_fd, &parent->wake_fd, &parent->poller_fd})
+        if (*fd >= 0)
+            close(std::exchange(*fd, -1));
+    for (auto &[fd, c] : parent->conns) {
+        if (c->fd >= 0)
+            close(std::exchange(c->fd, -1));
+        if (c->ring)
+            c->ring->close_fd();
+    }
+    for (auto &[fd, h] : parent->handshakes)
+        close(fd);
+    parent->handshakes.clear();
+    auto *own = new Engine;
+    own->inherited = parent;
+    g_engine.store(own);
+    g_tcp.store(false);
+    g_tcp_lease.store(0);
+    g_rings.store(false);
+    g_seen.store(0);
+    g_backlog.store(false);
+    g_lease_holder.store(nullptr);
 }
 
 void conn_send_locked(const std::shared_ptr<Conn> &c, const Frame &f0, const void *payload, size_t len)

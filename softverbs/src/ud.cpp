@@ -18,10 +18,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <map>
 #include <thread>
+#include <utility>
 
 namespace sv {
 
@@ -49,13 +51,12 @@ struct Net {
     bool started = false;
     // Under G().mu:
     std::multimap<Clock::time_point, Delayed> delayed;
-    uint64_t refused = 0; // malformed, misaddressed, spoofed or for no UD QP in RTR/RTS
+    uint64_t refused = 0;     // malformed, misaddressed, spoofed or for no UD QP in RTR/RTS
+    Net *inherited = nullptr; // in a forked child: the parent's, disowned
 };
-Net &N()
-{
-    static Net &n = *new Net; // never destroyed: the receiver thread outlives static destructors
-    return n;
-}
+// Never destroyed: the receiver thread outlives static destructors. A forked child gets its own.
+std::atomic<Net *> g_net{new Net};
+Net &N() { return *g_net.load(std::memory_order_relaxed); }
 
 void set_state_locked(Qp *qp, ibv_qp_state s)
 {
@@ -369,6 +370,17 @@ bool ud_reserve_port(uint32_t ip, uint16_t port)
         close(N().fd);
     N().fd = fd;
     return true;
+}
+
+void ud_after_fork_in_child()
+{
+    Net *parent = g_net.load();
+    for (int *fd : {&parent->fd, &parent->wake}) // the child's copies only; nothing is sent
+        if (*fd >= 0)
+            close(std::exchange(*fd, -1));
+    auto *own = new Net;
+    own->inherited = parent;
+    g_net.store(own);
 }
 
 bool ud_start()

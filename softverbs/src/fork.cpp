@@ -1,0 +1,82 @@
+// Fork safety. A forked child inherits the parent's memory but none of its threads,
+// and shares its sockets, eventfds, epoll sets and MAP_SHARED memory (the MR table, the
+// shm rings) with it. So the child must never use what the parent set up: it would
+// steal the parent's frames, write into the parent's rings and tables, or wait for
+// threads that do not exist here. At fork, the parent's G().mu is held (the state is
+// consistent in the child); in the child every part starts afresh and closes only its
+// own copies of the parent's descriptors, and calls on the parent's objects are refused
+// with EPERM. What a child may use is in softverbs/README.md ("Fork").
+#include "sv.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <system_error>
+
+namespace sv {
+namespace {
+
+std::atomic<uint32_t> g_fork_gen{0};
+
+void before_fork() { G().mu.lock(); }
+void after_fork_in_parent() { G().mu.unlock(); }
+void after_fork_in_child()
+{
+    g_fork_gen.fetch_add(1, std::memory_order_relaxed);
+    // The parent's G().mu stays held: nothing in the child takes it again.
+    transport_after_fork_in_child();
+    ud_after_fork_in_child();
+    mr_after_fork_in_child();
+    adversary_after_fork_in_child();
+    global_after_fork_in_child();
+}
+
+__attribute__((constructor)) void register_fork_handlers()
+{
+    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+}
+
+} // namespace
+
+int exception_errno(const char *api) noexcept
+{
+    int err = EIO;
+    char cause[200] = "an exception of unknown type";
+    try {
+        throw;
+    } catch (const std::bad_alloc &) {
+        err = ENOMEM;
+        std::snprintf(cause, sizeof cause, "out of memory (std::bad_alloc)");
+    } catch (const std::system_error &e) {
+        err = EAGAIN;
+        std::snprintf(cause, sizeof cause, "the system refused a thread or other resource (%s)", e.what());
+    } catch (const std::exception &e) {
+        std::snprintf(cause, sizeof cause, "an exception (%s)", e.what());
+    } catch (...) {
+    }
+    std::fprintf(stderr, "softverbs[%d]: %s failed: %s; returning %s\n", static_cast<int>(getpid()), api, cause,
+                 std::strerror(err));
+    return err;
+}
+
+uint32_t fork_generation() { return g_fork_gen.load(std::memory_order_relaxed); }
+
+bool fork_inherited(const ibv_context *ctx)
+{
+    if (ctx == nullptr)
+        return false;
+    const Context *c = to_ctx(const_cast<ibv_context *>(ctx));
+    if (c->fork_gen == fork_generation())
+        return false;
+    log(1, "a call on a verbs object of the process this one was forked from: refused (EPERM); a forked child "
+           "opens its own device");
+    errno = EPERM;
+    return true;
+}
+
+} // namespace sv
