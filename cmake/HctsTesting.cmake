@@ -6,11 +6,15 @@ include(GoogleTest)
 set(HCTS_SOFTVERBS_DIR ${CMAKE_BINARY_DIR}/lib/softverbs CACHE INTERNAL "softverbs library directory")
 
 # hcts_use_softverbs(TEST name... [ENV VAR=value...]): run the named ctest cases on softverbs.
+# The default secret of tests is the build tree's own secret file (made on first use,
+# mode 0600), not the user's ~/.config/softverbs/secret: a test neither depends on nor
+# makes a file in the home directory (docs/security.md).
 function(hcts_use_softverbs)
   cmake_parse_arguments(arg "" "" "TEST;ENV" ${ARGN})
   foreach(test IN LISTS arg_TEST)
     set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
-      "LD_LIBRARY_PATH=${HCTS_SOFTVERBS_DIR}:$ENV{LD_LIBRARY_PATH}" ${arg_ENV})
+      "LD_LIBRARY_PATH=${HCTS_SOFTVERBS_DIR}:$ENV{LD_LIBRARY_PATH}"
+      "SOFTVERBS_SECRET_FILE=${CMAKE_BINARY_DIR}/softverbs-secret" ${arg_ENV})
   endforeach()
 endfunction()
 

@@ -517,6 +517,7 @@ int softverbs_set_qp_secret(ibv_qp *ibqp, const void *secret, size_t len)
         return EINVAL;
     std::lock_guard lk(G().mu);
     to_qp(ibqp)->secret.assign(static_cast<const char *>(secret), len);
+    to_qp(ibqp)->own_secret = true;
     return 0;
 }
 

@@ -66,7 +66,8 @@ struct Engine {
         Clock::time_point deadline; // a peer that has not authenticated by then is dropped
         bool challenged = false;    // Hello received, Challenge sent: waiting for the Answer
         Hello hello{};
-        Proof expect{}; // the requester's proof, if it knows the QP's secret
+        Proof expect{};          // the requester's proof, if it knows the QP's secret
+        bool own_secret = false; // the QP's secret was set by the program (for the message)
     };
     std::map<int, Pending> handshakes;
     // shm_progress_locked's list of ring connections, kept between calls so that a poll
@@ -93,6 +94,41 @@ void host_facts(uint8_t boot_id[40], uint64_t *netns)
 }
 
 void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+// A connection refused because the two sides' secrets differ is said on stderr, once per
+// program, as requester or responder, whichever sees it first (not only at SOFTVERBS_LOG=1):
+// what the program sees is only a completion with IBV_WC_RETRY_EXC_ERR, which does not
+// name the cause. Further refusals are logged at SOFTVERBS_LOG=1.
+std::string secret_origin(bool own_secret)
+{
+    return own_secret ? "the QP's own secret, which the program set (softverbs_set_qp_secret)" : config().secret_from;
+}
+
+std::atomic<bool> g_said_secrets_differ{false};
+
+void say_secrets_differ(const std::string &what, bool own_secret)
+{
+    if (g_said_secrets_differ.exchange(true))
+        return;
+    const Config &c = config();
+    const std::string file = c.secret_file.empty() ? "~/.config/softverbs/secret" : c.secret_file;
+    std::fprintf(stderr,
+                 "softverbs: %s: the two programs do not have the same secret (this one uses %s). Programs that "
+                 "connect must share one: the same SOFTVERBS_SECRET in both, or SOFTVERBS_SECRET unset in both and "
+                 "the same user, who shares the secret file %s. (Said once per program.)\n",
+                 what.c_str(), secret_origin(own_secret).c_str(), file.c_str());
+}
+
+std::string peer_text(int fd)
+{
+    sockaddr_in a{};
+    socklen_t len = sizeof a;
+    char ip[INET_ADDRSTRLEN] = "?";
+    if (getpeername(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0 || a.sin_family != AF_INET)
+        return "an unknown address";
+    inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+    return std::string(ip) + ":" + std::to_string(ntohs(a.sin_port));
+}
 
 std::atomic<bool> g_tcp{false}; // some connection has no ring: spinning pollers read sockets too
 // Until this time (steady clock, ns) a spinning poller of ours reads the TCP-only sockets; the
@@ -401,6 +437,7 @@ void on_readable_locked(int fd)
                     handshake_proof(qp->secret, 'S', pd.hello.nonce, ch.nonce, pd.hello.dest_qpn, pd.hello.src_qpn);
                 pd.expect =
                     handshake_proof(qp->secret, 'C', pd.hello.nonce, ch.nonce, pd.hello.dest_qpn, pd.hello.src_qpn);
+                pd.own_secret = qp->own_secret;
                 pd.challenged = true;
             }
             // A fresh socket has room for these few bytes.
@@ -414,10 +451,18 @@ void on_readable_locked(int fd)
         Answer ans;
         std::memcpy(&ans, pd.in.data(), sizeof ans);
         Hello hello = pd.hello;
-        bool ok = ans.magic == kHelloMagic && same_proof(ans.proof, pd.expect);
+        const bool own_secret = pd.own_secret;
+        bool ok = ans.magic == kHelloMagic && ans.status == 0 && same_proof(ans.proof, pd.expect);
         e.handshakes.erase(h);
         if (!ok) {
             log(1, "refusing a connection from QP 0x%x for QP 0x%x: wrong secret", hello.src_qpn, hello.dest_qpn);
+            if (ans.magic == kHelloMagic) {
+                char what[160];
+                std::snprintf(what, sizeof what, "%s the connection from QP 0x%x at %s to QP 0x%x",
+                              ans.status == kAnswerRefused ? "the requester refused" : "refused", hello.src_qpn,
+                              peer_text(fd).c_str(), hello.dest_qpn);
+                say_secrets_differ(what, own_secret);
+            }
             HelloReply rep{};
             rep.magic = kHelloMagic;
             rep.status = 1;
@@ -923,9 +968,11 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
     h.src_qpn = src_qpn;
     h.rnr_retry = rnr_retry;
     std::string secret;
+    bool own_secret;
     {
         std::lock_guard lk(G().mu);
         secret = qp->secret;
+        own_secret = qp->own_secret;
     }
     random_bytes(h.nonce, sizeof h.nonce);
     h.src_ip = me.ip;
@@ -947,6 +994,15 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
         if (!same_proof(ch.proof, handshake_proof(secret, 'S', h.nonce, ch.nonce, dest_qpn, src_qpn))) {
             log(1, "QP 0x%x: the peer at port %u does not know the secret of QP 0x%x: not connecting", src_qpn, port,
                 dest_qpn);
+            // Tell the responder why (no proof: nothing it could reuse), so it says so too.
+            Answer no{};
+            no.magic = kHelloMagic;
+            no.status = kAnswerRefused;
+            (void)write_all(fd, &no, sizeof no);
+            char what[160];
+            std::snprintf(what, sizeof what, "QP 0x%x refused to connect to QP 0x%x at %s:%u", src_qpn, dest_qpn, ipstr,
+                          port);
+            say_secrets_differ(what, own_secret);
             return false;
         }
         ans.proof = handshake_proof(secret, 'C', h.nonce, ch.nonce, dest_qpn, src_qpn);
