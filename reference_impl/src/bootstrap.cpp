@@ -20,27 +20,7 @@ namespace {
 constexpr char kMagic[8] = "HCTSREF";
 constexpr uint32_t kVersion = 1;
 
-enum MessageType : uint32_t {
-    kJoin = 0x4a4f494e,
-    kTable = 0x5441424c,
-    kReject = 0x52454a54,
-    kHello = 0x48454c4f,
-    kAck = 0x41434b21
-};
-
-struct JoinMessage {
-    uint8_t token[kTokenBytes];
-    uint32_t n_ranks;
-    uint32_t rank;
-    SockAddr listener;
-};
-
-struct HelloMessage {
-    uint8_t token[kTokenBytes];
-    uint32_t from;
-    uint32_t to;
-    uint32_t n_ranks;
-};
+using namespace bootstrap_wire;
 
 template <typename T>
 std::optional<T> decode(const std::vector<uint8_t> &payload)
