@@ -219,6 +219,7 @@ def handshake_seeds():
         "atomics": hs([fr(6, 5, 64, length=8), fr(7, 5, 72, length=8)]),
         "write_before_mr": hs([fr(1, 1, 16, length=64)]),
         "write_straddling_end": hs([fr(1, 2, 32, length=128)]),
+        "write_one_byte_past_end": hs([fr(1, 2, 127, length=128)]),
         "write_to_ro_mr": hs([fr(1, 3, 0, rkey_mode=2)]),
         "write_stale_generation": hs([fr(1, 5, 0, rkey_mode=1, rkey=14)]),
         "write_plen_mismatch": hs([fr(1, 5, 0, length=64, plen=32)]),
