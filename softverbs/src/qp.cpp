@@ -242,8 +242,9 @@ ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
     fill_qp_ex_ops(qp.get());
     std::lock_guard lk(G().mu);
     if (a->qp_type == IBV_QPT_UD && !ud_start()) {
-        log(1, "create_qp: UD unavailable (no datagram socket on the listener's port)");
-        errno = EADDRINUSE;
+        const int err = errno; // EADDRINUSE: no datagram socket on the listener's port; EAGAIN: no thread
+        log(1, "create_qp: UD unavailable: %s", std::strerror(err));
+        errno = err;
         return nullptr;
     }
     Global &g = G();

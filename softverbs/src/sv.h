@@ -372,8 +372,8 @@ struct Conn {
     std::shared_ptr<PeerProc> peer; // whose doorbell to ring after producing
     ~Conn();
 };
-void transport_start();
-void transport_kick(); // wakes the progress thread to re-check timers
+bool transport_start(); // false (errno set, said on stderr) when the device cannot start
+void transport_kick();  // wakes the progress thread to re-check timers
 // Same-host rings: whether frames may be waiting for us (cheap, no lock), and consuming them.
 bool shm_work_hint();
 // A spinning CQ poller reads the TCP-only connections that have input (one epoll_wait with a

@@ -336,7 +336,7 @@ void handle_frames_locked(const std::shared_ptr<Conn> &c)
 
 std::shared_ptr<PeerProc> same_host_peer_locked(const uint8_t boot_id[40], uint64_t peer_netns, uint32_t peer_pid,
                                                 int32_t table_fd, uint64_t cookie);
-void shm_start();
+bool shm_start();
 
 // After a valid Answer: the requester knows the secret of the QP it names.
 void accept_hello_locked(int fd, const Hello &h)
@@ -387,10 +387,11 @@ void accept_hello_locked(int fd, const Hello &h)
     // we ring its doorbell through its table, which we map as it maps ours.
     if (config().transport != Transport::Tcp) {
         if (auto peer = same_host_peer_locked(h.boot_id, h.netns, h.pid, h.table_fd, h.cookie)) {
-            if ((c->ring = ShmRing::create())) {
+            if ((c->ring = ShmRing::create()) && shm_start()) {
                 c->peer = std::move(peer);
                 rep.ring_fd = c->ring->fd();
-                shm_start();
+            } else {
+                c->ring.reset(); // frames on the socket
             }
         }
     }
@@ -654,10 +655,30 @@ void progress_loop()
     }
 }
 
-void start()
+// Opens the listener, the epoll sets and the wake-up eventfd and starts the progress
+// thread. On failure (no file descriptors, no threads) it undoes what it did, says why
+// once, sets errno and returns false: the device cannot be opened, the program gets
+// an error instead of an abort. Called again by the next ibv_open_device.
+bool start()
 {
     Engine &e = E();
     sockaddr_in a{};
+    const char *what = nullptr;
+    auto fail = [&](const char *step) {
+        const int err = errno ? errno : EAGAIN;
+        what = step;
+        for (int *fd : {&e.listen_fd, &e.epoll_fd, &e.wake_fd, &e.poller_fd})
+            if (*fd >= 0) {
+                close(*fd);
+                *fd = -1;
+            }
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+        std::fprintf(stderr, "softverbs: cannot open the device: %s (listening on %s): %s\n", what, ip,
+                     std::strerror(err));
+        errno = err;
+        return false;
+    };
     // UD datagrams use a UDP socket on the same port (the GID names one port): a port
     // whose UDP twin is taken is given back, a few times; then UD QPs are unavailable.
     for (int attempt = 0;; ++attempt) {
@@ -665,12 +686,10 @@ void start()
         a = sockaddr_in{};
         a.sin_family = AF_INET;
         a.sin_addr.s_addr = listen_ip();
-        if (e.listen_fd < 0 || bind_listener(e.listen_fd, &a) != 0 || listen(e.listen_fd, 128) != 0) {
-            char ip[INET_ADDRSTRLEN];
-            inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
-            std::fprintf(stderr, "softverbs: cannot listen on %s: %s\n", ip, std::strerror(errno));
-            std::abort();
-        }
+        if (e.listen_fd < 0)
+            return fail("socket");
+        if (bind_listener(e.listen_fd, &a) != 0 || listen(e.listen_fd, 128) != 0)
+            return fail("bind/listen");
         socklen_t len = sizeof a;
         getsockname(e.listen_fd, reinterpret_cast<sockaddr *>(&a), &len);
         if (ud_reserve_port(a.sin_addr.s_addr, ntohs(a.sin_port)) || attempt == 15)
@@ -684,6 +703,8 @@ void start()
     e.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     e.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     e.poller_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (e.epoll_fd < 0 || e.wake_fd < 0 || e.poller_fd < 0)
+        return fail("epoll_create1/eventfd");
     for (int fd : {e.listen_fd, e.wake_fd}) {
         epoll_event ev{};
         ev.events = EPOLLIN;
@@ -693,9 +714,15 @@ void start()
     local_mr_table();
     // Under Yama ptrace_scope=1, let same-host peers use process_vm_* and /proc/<pid>/fd on us.
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-    std::thread(progress_loop).detach();
+    try {
+        std::thread(progress_loop).detach();
+    } catch (const std::system_error &ex) {
+        errno = ex.code().value();
+        return fail("starting the progress thread");
+    }
     log(1, "listening on port %u, salt 0x%04x, seed %llu", e.id.port, e.id.salt,
         static_cast<unsigned long long>(config().seed));
+    return true;
 }
 
 std::shared_ptr<PeerProc> same_host_peer_locked(const uint8_t boot_id[40], uint64_t peer_netns, uint32_t peer_pid,
@@ -786,11 +813,26 @@ void shm_waiter()
     }
 }
 
-void shm_start()
+// Starts the ring waiter thread once; false when no thread can be made (the connection
+// then carries its frames on the socket, without a ring).
+bool shm_start()
 {
+    static std::atomic<bool> started{false};
+    static std::mutex mu;
+    if (!started.load(std::memory_order_acquire)) {
+        std::lock_guard lk(mu);
+        if (!started.load(std::memory_order_relaxed)) {
+            try {
+                std::thread(shm_waiter).detach();
+            } catch (const std::system_error &ex) {
+                log(1, "no shared-memory ring: cannot start its thread: %s", ex.what());
+                return false;
+            }
+            started.store(true, std::memory_order_release);
+        }
+    }
     g_rings.store(true);
-    static std::once_flag once;
-    std::call_once(once, [] { std::thread(shm_waiter).detach(); });
+    return true;
 }
 
 } // namespace
@@ -889,10 +931,17 @@ void transport_kick()
         log(2, "progress wake-up failed: %s", std::strerror(errno));
 }
 
-void transport_start()
+bool transport_start()
 {
-    static std::once_flag once;
-    std::call_once(once, start);
+    // Started once; a failed start (no fds, no threads) is tried again by the next caller.
+    static std::mutex mu;
+    static std::atomic<bool> started{false};
+    if (started.load(std::memory_order_acquire))
+        return true;
+    std::lock_guard lk(mu);
+    if (!started.load(std::memory_order_relaxed) && start())
+        started.store(true, std::memory_order_release);
+    return started.load(std::memory_order_relaxed);
 }
 
 void conn_send_locked(const std::shared_ptr<Conn> &c, const Frame &f0, const void *payload, size_t len)
@@ -1027,8 +1076,10 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
     qp->conn = c;
     qp->peer = same_host_peer_locked(rep.boot_id, rep.netns, rep.pid, rep.table_fd, rep.cookie);
     if (qp->peer && rep.ring_fd >= 0 && (c->ring = ShmRing::open_peer(static_cast<int>(rep.pid), rep.ring_fd, true))) {
-        c->peer = qp->peer;
-        shm_start();
+        if (shm_start())
+            c->peer = qp->peer;
+        else
+            c->ring.reset(); // frames on the socket: the responder answers there too
     }
     qp->peer_slot = rep.qp_slot < kMaxQpSlots ? rep.qp_slot : 0;
     log(2, "QP 0x%x -> %s:%u QP 0x%x connected (%s%s)", src_qpn, ipstr, port, dest_qpn,
