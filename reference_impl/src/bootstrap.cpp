@@ -9,6 +9,7 @@
 #include <cstring>
 #include <list>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "env.h"
@@ -52,7 +53,9 @@ void reject(const Fd &fd, HcclResult code)
 // listeners. Runs on its own thread until done, the deadline, or process exit.
 class RootService {
   public:
-    RootService(Fd listener, const uint8_t *token) : listener_(std::move(listener)), stop_(eventfd(0, EFD_CLOEXEC))
+    // `stop` is a valid eventfd; the thread's creation throws std::system_error when no
+    // thread can be made (create_root_info refuses then).
+    RootService(Fd listener, Fd stop, const uint8_t *token) : listener_(std::move(listener)), stop_(std::move(stop))
     {
         std::memcpy(token_, token, kTokenBytes);
         thread_ = std::thread([this] {
@@ -275,7 +278,19 @@ HcclResult create_root_info(HcclRootInfo &out)
     }
     wire.ipv4 = bound.ipv4;
     wire.port = bound.port;
-    root_services().add(std::make_unique<RootService>(std::move(listener), wire.token));
+    // Without its stop event the service could not be ended before its deadline.
+    Fd stop(eventfd(0, EFD_CLOEXEC));
+    if (!stop.valid()) {
+        HREF_LOG_ERROR(-1,
+                       "HcclGetRootInfo: cannot create the rendezvous' stop event (eventfd): ", std::strerror(errno));
+        return HCCL_E_UNAVAIL;
+    }
+    try {
+        root_services().add(std::make_unique<RootService>(std::move(listener), std::move(stop), wire.token));
+    } catch (const std::system_error &e) { // no more threads (RLIMIT_NPROC, memory)
+        HREF_LOG_ERROR(-1, "HcclGetRootInfo: cannot start the rendezvous thread: ", e.code().message());
+        return HCCL_E_UNAVAIL;
+    }
     std::memset(&out, 0, sizeof(out));
     std::memcpy(out.internal, &wire, sizeof(wire));
     HREF_LOG_INFO(-1, "bootstrap root listening on ", to_string(bound));
