@@ -101,17 +101,19 @@ refused differ client "this one uses SOFTVERBS_SECRET" "QP 0x"
 refused differ server "this one uses SOFTVERBS_SECRET" "QP 0x"
 
 # 3. Another user, SOFTVERBS_SECRET unset in both: their secret files differ.
-if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+as_nobody=(setpriv --reuid=nobody --regid="$(id -g nobody 2>/dev/null)" --clear-groups)
+if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1 &&
+  "${as_nobody[@]}" env HOME=/nonexistent SOFTVERBS_SECRET=probe "$run" true 2>/dev/null; then
   mkdir -m 700 "$tmp/nobody-home"
   chown nobody "$tmp/nobody-home"
   S=(env HOME="$tmp/home")
-  C=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups env HOME="$tmp/nobody-home")
+  C=("${as_nobody[@]}" env HOME="$tmp/nobody-home")
   pair other-user
   ((crc != 0)) || fail "other-user: another user's program connected"
   refused other-user client "this one uses the per-user secret file $tmp/nobody-home/.config/softverbs/secret"
   refused other-user server "this one uses the per-user secret file $secret"
 else
-  echo "(another user: skipped, needs root, setpriv and the user nobody)"
+  echo "(another user: skipped, needs root, setpriv and a user nobody who can run $run)"
 fi
 
 # 4. A secret file others may read is refused when the library loads, with the fix.
