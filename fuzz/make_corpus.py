@@ -170,6 +170,9 @@ def bootstrap_seeds():
         "root_hello_type": bytes([0, 0]) + join(2, 0, typ=2) + bytes([1]),
         "root_huge_length": bytes([0, 0]) + raw(struct.pack("<II", 0x4A4F494E, 0xFFFFFFFF)),
         "root_partial_header_kept_open": bytes([0, 0]) + raw(b"\x4e\x49\x4f", shut=0),
+        # Found by fuzzing: a join (with the token) claiming 2^32-1 ranks sized the root's tables.
+        "finding_huge_n_ranks": bytes([0, 0, 2, 1]) + b"\0" * 16 + struct.pack("<II", 0xFFFFFFFF, 0) + b"\0" * 8 +
+        bytes([1, 0, 0, 1]),
         "root_garbage": bytes([0, 3]) + raw(bytes(range(64))) + raw(b"") + raw(b"\xff" * 199) + join(1, 0),
         "rank_no_hostile_hello": bytes([1, 0]),
         "rank_bad_token_hello": bytes([1, 1]) + hello(1, 0, 2, token=False),

@@ -170,6 +170,15 @@ class RootService {
                 reject(*fd, HCCL_E_PARA);
                 continue;
             }
+            // The job's size comes from its first join: bounded as HcclCommInitRootInfo bounds
+            // nRanks, since the tables below are sized by it (found by fuzz_bootstrap: a join
+            // claiming 2^32-1 ranks made the root allocate 23 GB).
+            if (join->n_ranks == 0 || join->n_ranks > kMaxJobRanks) {
+                HREF_LOG_ERROR(-1, "bootstrap root refused a join for a job of ", join->n_ranks, " ranks: at most ",
+                               kMaxJobRanks);
+                reject(*fd, HCCL_E_PARA);
+                continue;
+            }
             if (n_ranks == 0) {
                 n_ranks = join->n_ranks;
                 joined.resize(n_ranks);

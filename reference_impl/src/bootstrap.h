@@ -14,6 +14,7 @@
 namespace hcomm_ref {
 
 constexpr size_t kTokenBytes = 16;
+constexpr uint32_t kMaxJobRanks = 65536; // HcclCommInitRootInfo's bound on nRanks
 
 // What HcclRootInfo.internal holds (the rest of the 4108 bytes is zero).
 struct RootInfoWire {
