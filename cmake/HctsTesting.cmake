@@ -18,6 +18,19 @@ function(hcts_use_softverbs)
   endforeach()
 endfunction()
 
+# Gives every test of the calling directory the build tree's secret file (as
+# hcts_use_softverbs does), for those that run softverbs through softverbs-run; call it
+# after the directory's last add_test. A SOFTVERBS_SECRET_FILE a test sets itself wins.
+function(hcts_softverbs_secret_file_env)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(t IN LISTS tests)
+    get_test_property(${t} ENVIRONMENT env)
+    if(NOT env MATCHES "SOFTVERBS_SECRET_FILE=")
+      set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "SOFTVERBS_SECRET_FILE=${CMAKE_BINARY_DIR}/softverbs-secret")
+    endif()
+  endforeach()
+endfunction()
+
 # hcts_gtest(name SOURCES ... LIBS ... [LABELS ...] [TIMEOUT s]): one GoogleTest
 # program registered with ctest as a single test (keeps ctest output short and
 # process start-up cheap); every test has a deadline.
