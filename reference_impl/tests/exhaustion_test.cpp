@@ -270,6 +270,13 @@ void judge(const std::string &what, const std::vector<std::pair<std::string, Chi
 
 TEST(Exhaustion, FewFileDescriptors)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    // UBSan's vptr check probes memory through a pipe (sanitizer_common's
+    // IsAccessibleMemoryRange): with no fd left every virtual call is reported as a wrong
+    // dynamic type, and suppressions cannot match a type it could not read. The default
+    // build runs this case.
+    GTEST_SKIP() << "not under the sanitizers: their own checks need file descriptors";
+#endif
     std::vector<std::pair<std::string, ChildResult>> runs;
     for (When when : {When::start, When::after_init})
         for (int extra : {0, 1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 96}) {
