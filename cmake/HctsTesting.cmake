@@ -6,11 +6,28 @@ include(GoogleTest)
 set(HCTS_SOFTVERBS_DIR ${CMAKE_BINARY_DIR}/lib/softverbs CACHE INTERNAL "softverbs library directory")
 
 # hcts_use_softverbs(TEST name... [ENV VAR=value...]): run the named ctest cases on softverbs.
+# The default secret of tests is the build tree's own secret file (made on first use,
+# mode 0600), not the user's ~/.config/softverbs/secret: a test neither depends on nor
+# makes a file in the home directory (docs/security.md).
 function(hcts_use_softverbs)
   cmake_parse_arguments(arg "" "" "TEST;ENV" ${ARGN})
   foreach(test IN LISTS arg_TEST)
     set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
-      "LD_LIBRARY_PATH=${HCTS_SOFTVERBS_DIR}:$ENV{LD_LIBRARY_PATH}" ${arg_ENV})
+      "LD_LIBRARY_PATH=${HCTS_SOFTVERBS_DIR}:$ENV{LD_LIBRARY_PATH}"
+      "SOFTVERBS_SECRET_FILE=${CMAKE_BINARY_DIR}/softverbs-secret" ${arg_ENV})
+  endforeach()
+endfunction()
+
+# Gives every test of the calling directory the build tree's secret file (as
+# hcts_use_softverbs does), for those that run softverbs through softverbs-run; call it
+# after the directory's last add_test. A SOFTVERBS_SECRET_FILE a test sets itself wins.
+function(hcts_softverbs_secret_file_env)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(t IN LISTS tests)
+    get_test_property(${t} ENVIRONMENT env)
+    if(NOT env MATCHES "SOFTVERBS_SECRET_FILE=")
+      set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "SOFTVERBS_SECRET_FILE=${CMAKE_BINARY_DIR}/softverbs-secret")
+    endif()
   endforeach()
 endfunction()
 

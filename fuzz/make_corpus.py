@@ -143,9 +143,107 @@ def control_plane_seeds():
     return seeds
 
 
+def bootstrap_seeds():
+    """fuzz/bootstrap.cpp: byte 0 picks the side (0 the root, 1 a rank waiting for hellos),
+    then the number of connections and each one (see connection_bytes)."""
+    def join(n_ranks, rank, token=True, fudge=0, typ=0, shut=1, fields=b"\0" * 32):
+        # fudge (0..4 = -2..2), kind 1 (join), the message's bytes, token choice, set ranks,
+        # n_ranks, rank, type choice (0: natural), then the shutdown choice (root side only)
+        return bytes([fudge + 2, 1]) + fields + bytes([1 if token else 0, 1, n_ranks, rank, typ, shut])
+
+    def hello(frm, to, n_ranks, token=True, fudge=0, typ=0):
+        return bytes([fudge + 2, 2]) + b"\0" * 28 + bytes([1 if token else 0, 1, frm, to, n_ranks, typ])
+
+    def raw(data, shut=1):
+        return bytes([2, 0]) + struct.pack("<H", len(data)) + data + bytes([shut])
+
+    seeds = {
+        "root_one_join": bytes([0, 0]) + join(2, 0),
+        "root_two_joins_table": bytes([0, 1]) + join(2, 0) + join(2, 1),
+        "root_bad_token": bytes([0, 0]) + join(2, 0, token=False),
+        "root_rank_out_of_range": bytes([0, 1]) + join(2, 0) + join(2, 3),
+        "root_duplicate_rank": bytes([0, 2]) + join(3, 1) + join(3, 1) + join(3, 0),
+        "root_zero_ranks": bytes([0, 0]) + join(0, 0),
+        "root_ranks_disagree": bytes([0, 1]) + join(2, 0) + join(3, 1),
+        "root_short_join": bytes([0, 0]) + join(2, 0, fudge=-1),
+        "root_long_join": bytes([0, 0]) + join(2, 0, fudge=2),
+        "root_hello_type": bytes([0, 0]) + join(2, 0, typ=2) + bytes([1]),
+        "root_huge_length": bytes([0, 0]) + raw(struct.pack("<II", 0x4A4F494E, 0xFFFFFFFF)),
+        "root_partial_header_kept_open": bytes([0, 0]) + raw(b"\x4e\x49\x4f", shut=0),
+        # Found by fuzzing: a join (with the token) claiming 2^32-1 ranks sized the root's tables.
+        "finding_huge_n_ranks": bytes([0, 0, 2, 1]) + b"\0" * 16 + struct.pack("<II", 0xFFFFFFFF, 0) + b"\0" * 8 +
+        bytes([1, 0, 0, 1]),
+        "root_garbage": bytes([0, 3]) + raw(bytes(range(64))) + raw(b"") + raw(b"\xff" * 199) + join(1, 0),
+        "rank_no_hostile_hello": bytes([1, 0]),
+        "rank_bad_token_hello": bytes([1, 1]) + hello(1, 0, 2, token=False),
+        "rank_wrong_direction": bytes([1, 2]) + hello(0, 0, 2) + hello(1, 1, 2),
+        "rank_wrong_size": bytes([1, 2]) + hello(1, 0, 3) + hello(1, 0, 2, fudge=-2),
+        "rank_valid_then_real": bytes([1, 1]) + hello(1, 0, 2),
+        "rank_join_where_hello_goes": bytes([1, 1]) + bytes([2, 1]) + b"\0" * 32 + bytes([1, 1, 2, 1, 0]),
+        "rank_garbage": bytes([1, 3]) + bytes([2, 0, 10, 0]) + bytes(range(10)) + bytes([2, 0, 0, 0]) + bytes([2, 0, 8, 0]) +
+        struct.pack("<II", 0x48454C4F, 0x7FFFFFFF),
+    }
+    return seeds
+
+
+def handshake_seeds():
+    """fuzz/handshake.cpp: byte 0 (% 6 == 0: raw bytes instead of the Hello), the nonce,
+    the Hello's change, the Answer's, then frames (see fuzzed_frame)."""
+    ops = [1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19]
+
+    def fr(op, raddr_mode=5, raddr=0, rkey_mode=5, rkey=0, length=64, payload=None, plen=None, flags=None):
+        b = bytes([ops.index(op)])
+        b += bytes([1]) if flags is None else bytes([8, flags])  # below(8) == 0 takes the next byte
+        b += bytes([1])  # seq: the next one
+        b += bytes([raddr_mode]) + {0: struct.pack("<Q", raddr), 1: struct.pack("<H", raddr), 2: struct.pack("<H", raddr),
+                                    3: bytes([raddr & 0xff])}.get(raddr_mode, struct.pack("<I", raddr))
+        b += bytes([rkey_mode]) + {0: struct.pack("<I", rkey), 1: bytes([rkey & 0xff])}.get(rkey_mode, b"")
+        b += struct.pack("<IQQ", 0x1234, 5, 6)
+        b += bytes([1]) + struct.pack("<H", length)
+        carries = op in (1, 2, 3, 4, 18)
+        if plen is None:
+            b += bytes([1])
+            n = length if carries else 0
+        else:
+            b += bytes([8]) + struct.pack("<H", plen)
+            n = plen
+        return b + (payload if payload is not None else bytes(range(256)) * (n // 256) + bytes(range(n % 256)))
+
+    def hs(frames, hello_mode=7, hello_bytes=b"", answer_mode=7, answer_bytes=b""):
+        return bytes([1]) + bytes(range(16)) + bytes([hello_mode]) + hello_bytes + bytes([answer_mode]) + answer_bytes + \
+            bytes([len(frames) - 1 if frames else 0]) + b"".join(frames)
+
+    seeds = {
+        "raw_garbage": bytes([0]) + struct.pack("<H", 100) + bytes(range(100)),
+        "raw_short": bytes([6, 3, 0]) + b"SVH",
+        "write_in_mr": hs([fr(1, 5, 128)]),
+        "write_imm_and_send": hs([fr(2, 5, 0), fr(3, 5, 0, length=200), fr(4, 5, 0, length=0)]),
+        "read_in_mr": hs([fr(5, 5, 4096, length=512)]),
+        "atomics": hs([fr(6, 5, 64, length=8), fr(7, 5, 72, length=8)]),
+        "write_before_mr": hs([fr(1, 1, 16, length=64)]),
+        "write_straddling_end": hs([fr(1, 2, 32, length=128)]),
+        "write_one_byte_past_end": hs([fr(1, 2, 127, length=128)]),
+        "write_to_ro_mr": hs([fr(1, 3, 0, rkey_mode=2)]),
+        "write_stale_generation": hs([fr(1, 5, 0, rkey_mode=1, rkey=14)]),
+        "write_plen_mismatch": hs([fr(1, 5, 0, length=64, plen=32)]),
+        "huge_len": hs([fr(1, 5, 0, length=0xFFFF, plen=16)]),
+        "replies_at_responder": hs([fr(16, length=0), fr(17, length=0), fr(18, length=16), fr(19, length=8)]),
+        "bad_flags": hs([fr(1, 5, 0, flags=0xFF)]),
+        "hello_wrong_qp": hs([], hello_mode=1, hello_bytes=struct.pack("<I", 0x999999)),
+        "hello_wrong_claim": hs([fr(1)], hello_mode=3, hello_bytes=struct.pack("<HH", 1, 2)),
+        "hello_rnr_255": hs([fr(3, length=8)], hello_mode=4, hello_bytes=bytes([255])),
+        "hello_any": hs([], hello_mode=0, hello_bytes=bytes(104)),
+        "answer_wrong_proof": hs([fr(1)], answer_mode=1, answer_bytes=bytes([0])),
+        "answer_refused": hs([fr(1)], answer_mode=2),
+        "answer_any": hs([fr(1)], answer_mode=0, answer_bytes=bytes(24)),
+    }
+    return seeds
+
+
 def main():
     for target, seeds in (("wire", wire_seeds()), ("ud_wire", ud_wire_seeds()), ("control_plane", control_plane_seeds()),
-                          ("rdmacm_wire", rdmacm_wire_seeds())):
+                          ("rdmacm_wire", rdmacm_wire_seeds()), ("bootstrap", bootstrap_seeds()),
+                          ("handshake", handshake_seeds())):
         out = HERE / "corpus" / target
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)

@@ -48,8 +48,14 @@ HcclResult add_threads(const char *api, Comm *comm, uint32_t count, ThreadHandle
     }
     for (uint32_t i = 0; i < count; ++i) {
         // Mutant: one thread made and its handle copied into every slot of the batch.
-        threads[i] =
-            hcts::mutant("ref_thread_acquire_same_handle") && i > 0 ? threads[0] : registry::add_thread(make(i));
+        if (hcts::mutant("ref_thread_acquire_same_handle") && i > 0) {
+            threads[i] = threads[0];
+            continue;
+        }
+        auto made = make(i);
+        if (!made) // said why; the batch's earlier threads stay the comm's until it is destroyed
+            return refuse(comm, api, HCCL_E_UNAVAIL, "thread ", i, " of ", count, " could not be started");
+        threads[i] = registry::add_thread(made);
     }
     return HCCL_SUCCESS;
 }
@@ -62,8 +68,10 @@ HcclResult acquire_threads(const char *api, Comm *comm, CommEngine engine, uint3
         // Mutant (survivors.yaml): every thread after the first of one acquire gets one notify fewer.
         const uint32_t mine =
             k > 0 && notify_num > 0 && hcts::mutant("ref_later_threads_one_notify_short") ? notify_num - 1 : notify_num;
-        made.push_back(comm->new_thread(engine, mine));
-        return made.back();
+        auto t = comm->new_thread(engine, mine);
+        if (t)
+            made.push_back(t);
+        return t;
     });
     // Mutant: the threads of one acquire share one stream's error state (see submit()).
     if (rc == HCCL_SUCCESS && hcts::mutant("ref_thread_error_shared_by_batch"))

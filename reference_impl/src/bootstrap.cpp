@@ -9,6 +9,7 @@
 #include <cstring>
 #include <list>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "env.h"
@@ -20,27 +21,7 @@ namespace {
 constexpr char kMagic[8] = "HCTSREF";
 constexpr uint32_t kVersion = 1;
 
-enum MessageType : uint32_t {
-    kJoin = 0x4a4f494e,
-    kTable = 0x5441424c,
-    kReject = 0x52454a54,
-    kHello = 0x48454c4f,
-    kAck = 0x41434b21
-};
-
-struct JoinMessage {
-    uint8_t token[kTokenBytes];
-    uint32_t n_ranks;
-    uint32_t rank;
-    SockAddr listener;
-};
-
-struct HelloMessage {
-    uint8_t token[kTokenBytes];
-    uint32_t from;
-    uint32_t to;
-    uint32_t n_ranks;
-};
+using namespace bootstrap_wire;
 
 template <typename T>
 std::optional<T> decode(const std::vector<uint8_t> &payload)
@@ -72,7 +53,9 @@ void reject(const Fd &fd, HcclResult code)
 // listeners. Runs on its own thread until done, the deadline, or process exit.
 class RootService {
   public:
-    RootService(Fd listener, const uint8_t *token) : listener_(std::move(listener)), stop_(eventfd(0, EFD_CLOEXEC))
+    // `stop` is a valid eventfd; the thread's creation throws std::system_error when no
+    // thread can be made (create_root_info refuses then).
+    RootService(Fd listener, Fd stop, const uint8_t *token) : listener_(std::move(listener)), stop_(std::move(stop))
     {
         std::memcpy(token_, token, kTokenBytes);
         thread_ = std::thread([this] {
@@ -198,6 +181,15 @@ class RootService {
             const auto join = type == kJoin ? decode<JoinMessage>(payload) : std::nullopt;
             if (!join || !same_token(join->token, token_)) {
                 HREF_LOG_WARN(-1, "bootstrap root refused a peer without the job token");
+                reject(*fd, HCCL_E_PARA);
+                continue;
+            }
+            // The job's size comes from its first join: bounded as HcclCommInitRootInfo bounds
+            // nRanks, since the tables below are sized by it (found by fuzz_bootstrap: a join
+            // claiming 2^32-1 ranks made the root allocate 23 GB).
+            if (join->n_ranks == 0 || join->n_ranks > kMaxJobRanks) {
+                HREF_LOG_ERROR(-1, "bootstrap root refused a join for a job of ", join->n_ranks, " ranks: at most ",
+                               kMaxJobRanks);
                 reject(*fd, HCCL_E_PARA);
                 continue;
             }
@@ -337,7 +329,19 @@ HcclResult create_root_info(HcclRootInfo &out)
     }
     wire.ipv4 = bound.ipv4;
     wire.port = bound.port;
-    root_services().add(std::make_unique<RootService>(std::move(listener), wire.token));
+    // Without its stop event the service could not be ended before its deadline.
+    Fd stop(eventfd(0, EFD_CLOEXEC));
+    if (!stop.valid()) {
+        HREF_LOG_ERROR(-1,
+                       "HcclGetRootInfo: cannot create the rendezvous' stop event (eventfd): ", std::strerror(errno));
+        return HCCL_E_UNAVAIL;
+    }
+    try {
+        root_services().add(std::make_unique<RootService>(std::move(listener), std::move(stop), wire.token));
+    } catch (const std::system_error &e) { // no more threads (RLIMIT_NPROC, memory)
+        HREF_LOG_ERROR(-1, "HcclGetRootInfo: cannot start the rendezvous thread: ", e.code().message());
+        return HCCL_E_UNAVAIL;
+    }
     std::memset(&out, 0, sizeof(out));
     std::memcpy(out.internal, &wire, sizeof(wire));
     HREF_LOG_INFO(-1, "bootstrap root listening on ", to_string(bound));

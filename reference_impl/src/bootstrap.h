@@ -14,6 +14,7 @@
 namespace hcomm_ref {
 
 constexpr size_t kTokenBytes = 16;
+constexpr uint32_t kMaxJobRanks = 65536; // HcclCommInitRootInfo's bound on nRanks
 
 // What HcclRootInfo.internal holds (the rest of the 4108 bytes is zero).
 struct RootInfoWire {
@@ -24,6 +25,34 @@ struct RootInfoWire {
     uint16_t reserved;
     uint8_t token[kTokenBytes];
 };
+
+// The messages of the bootstrap (socket.h frames them: type, length, payload): a rank's
+// join to the root, the root's table of listeners (n_ranks SockAddr) or its reject (a
+// HcclResult), a rank's hello to a lower rank and its ack. Here for fuzz/bootstrap.cpp,
+// which speaks them as a hostile peer would.
+namespace bootstrap_wire {
+enum MessageType : uint32_t {
+    kJoin = 0x4a4f494e,
+    kTable = 0x5441424c,
+    kReject = 0x52454a54,
+    kHello = 0x48454c4f,
+    kAck = 0x41434b21
+};
+
+struct JoinMessage {
+    uint8_t token[kTokenBytes];
+    uint32_t n_ranks;
+    uint32_t rank;
+    SockAddr listener;
+};
+
+struct HelloMessage {
+    uint8_t token[kTokenBytes];
+    uint32_t from;
+    uint32_t to;
+    uint32_t n_ranks;
+};
+} // namespace bootstrap_wire
 
 // Starts a rendezvous service and describes it in `out`.
 HcclResult create_root_info(HcclRootInfo &out);

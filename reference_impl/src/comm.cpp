@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <span>
+#include <system_error>
 
 #include "env.h"
 #include "hccl/hccl_res.h"
@@ -105,9 +106,18 @@ HcclResult Comm::create(uint32_t n_ranks, const RootInfoWire &root, uint32_t ran
     // The documented buffer is twice the HCCL_BUFFSIZE setting (hcomm-api.md §7.7).
     // Mutant: the buffer is the setting itself (task_sched.md's 200 MB), not twice it.
     const uint64_t bytes = *buffsize_mb * (hcts::mutant("ref_buffer_size_as_setting") ? 1 : 2) * (1ULL << 20);
+    // The memory is a sparse memfd: one larger than the machine could hold would be made,
+    // and the process killed (OOM, SIGBUS) only when it is used. Refused now instead.
+    if (const uint64_t most = memory_limit(); most != 0 && bytes > most) {
+        HREF_LOG_ERROR(rank, "HCCL_BUFFSIZE=", *buffsize_mb, " MB asks for ", bytes,
+                       " bytes of communication memory (twice the setting), more than the ", most,
+                       " bytes of memory and swap this process may use; lower HCCL_BUFFSIZE");
+        return HCCL_E_MEMORY;
+    }
     comm->memory_ = CommMemory::create(bytes, comm->name_ + "_rank" + std::to_string(rank));
     if (!comm->memory_) {
-        HREF_LOG_ERROR(rank, "cannot create ", bytes, " bytes of communication memory: ", std::strerror(errno));
+        HREF_LOG_ERROR(rank, "cannot create ", bytes, " bytes of communication memory (HCCL_BUFFSIZE=", *buffsize_mb,
+                       " MB, twice that): ", std::strerror(errno));
         return HCCL_E_MEMORY;
     }
     if (const HcclResult rc = join_job(root, n_ranks, rank, comm->mesh_); rc != HCCL_SUCCESS) {
@@ -255,13 +265,19 @@ std::shared_ptr<ThreadObj> Comm::new_thread(CommEngine engine, uint32_t notify_n
             (*held)->end_idle_polling();
         *held = nullptr;
     };
-    auto queue = std::make_shared<TaskQueue>(
-        rank_, name, [this](HcclResult) { ++stats_.task_errors; },
-        [this] {
-            if (VerbsDevice *device = polled_device_.load())
-                device->arm_unpolled();
-        },
-        std::move(linger));
+    std::shared_ptr<TaskQueue> queue;
+    try {
+        queue = std::make_shared<TaskQueue>(
+            rank_, name, [this](HcclResult) { ++stats_.task_errors; },
+            [this] {
+                if (VerbsDevice *device = polled_device_.load())
+                    device->arm_unpolled();
+            },
+            std::move(linger));
+    } catch (const std::system_error &e) { // no more threads (RLIMIT_NPROC, memory): the caller refuses
+        HREF_LOG_ERROR(rank_, "cannot start the worker of thread ", name, ": ", e.code().message());
+        return nullptr;
+    }
     thread->core = std::make_shared<ThreadCore>(std::move(queue), notify_num);
     threads_.push_back(thread);
     return thread;

@@ -4,11 +4,14 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace hcomm_ref {
 
@@ -22,6 +25,33 @@ bool range_inside(uint64_t addr, uint64_t len, uint64_t base, uint64_t size)
     if (hcts::mutant("ref_range_one_past_end"))
         return offset < size && len <= size - offset + 1;
     return offset < size && len <= size - offset;
+}
+
+uint64_t memory_limit()
+{
+    struct sysinfo si {};
+    if (sysinfo(&si) != 0)
+        return 0;
+    uint64_t most = (uint64_t{si.totalram} + si.totalswap) * si.mem_unit;
+    // cgroup v2: this process's group's memory.max, when it is a number.
+    if (std::FILE *f = std::fopen("/proc/self/cgroup", "re")) {
+        char line[512];
+        std::string path;
+        while (std::fgets(line, sizeof line, f))
+            if (std::strncmp(line, "0::", 3) == 0) {
+                path = line + 3;
+                while (!path.empty() && (path.back() == '\n' || path.back() == '/'))
+                    path.pop_back();
+            }
+        std::fclose(f);
+        if (std::FILE *m = std::fopen(("/sys/fs/cgroup" + path + "/memory.max").c_str(), "re")) {
+            unsigned long long v = 0;
+            if (std::fscanf(m, "%llu", &v) == 1 && v > 0)
+                most = std::min<uint64_t>(most, v);
+            std::fclose(m);
+        }
+    }
+    return most;
 }
 
 std::unique_ptr<CommMemory> CommMemory::create(uint64_t size, const std::string &name)

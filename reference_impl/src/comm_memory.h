@@ -31,6 +31,10 @@ class CommMemory {
     uint64_t size_;
 };
 
+// The most memory this process may use: RAM and swap, or its cgroup's memory.max when
+// lower; 0 when unknown. Communication memory beyond it is refused (HCCL_BUFFSIZE).
+uint64_t memory_limit();
+
 // [addr, addr+len) inside [base, base+size), without overflow; len 0 is never inside.
 bool range_inside(uint64_t addr, uint64_t len, uint64_t base, uint64_t size);
 

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -125,6 +126,7 @@ Fd listen_on(uint32_t ipv4, SockAddr &bound)
 {
     Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!fd.valid()) {
+        HREF_LOG_ERROR(-1, "cannot listen on ", to_string({ipv4, 0}), ": socket: ", std::strerror(errno));
         return fd;
     }
     sockaddr_in addr{};
@@ -149,6 +151,20 @@ std::optional<Fd> accept_until(const Fd &listener, Deadline deadline)
     }
     Fd fd(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
     if (!fd.valid()) {
+        // Out of fds or memory, the connection stays queued and the listener readable: said
+        // (at most once a second, the rendezvous retries) and paced, instead of spinning.
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+            const int err = errno;
+            static std::atomic<int64_t> last_said{0};
+            const int64_t now =
+                std::chrono::duration_cast<std::chrono::seconds>(Clock::now().time_since_epoch()).count();
+            if (last_said.exchange(now) != now)
+                HREF_LOG_ERROR(-1, "cannot accept a bootstrap connection: ", std::strerror(err));
+            struct timespec ts {
+                0, 10 * 1000000L
+            };
+            nanosleep(&ts, nullptr);
+        }
         return std::nullopt;
     }
     const int one = 1;
@@ -167,6 +183,7 @@ std::optional<Fd> connect_until(const SockAddr &target, Deadline deadline)
     for (;;) {
         Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
         if (!fd.valid()) {
+            HREF_LOG_ERROR(-1, "cannot connect to ", to_string(target), ": socket: ", std::strerror(errno));
             return std::nullopt;
         }
         if (connect(fd.get(), reinterpret_cast<const sockaddr *>(&addr), sizeof(addr)) == 0) {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <system_error>
 
 #include "env.h"
 #include "log.h"
@@ -62,8 +63,14 @@ std::unique_ptr<VerbsDevice> VerbsDevice::open(int64_t rank, HcclResult &error)
         HREF_LOG_ERROR(rank, "allocating a PD or completion channel failed: ", std::strerror(errno));
         return nullptr;
     }
-    dev->progress_ =
-        std::thread([raw = dev.get()] { run_quietly("the verbs progress thread", [raw] { raw->progress(); }); });
+    try {
+        dev->progress_ =
+            std::thread([raw = dev.get()] { run_quietly("the verbs progress thread", [raw] { raw->progress(); }); });
+    } catch (const std::system_error &e) { // no more threads (RLIMIT_NPROC, memory)
+        HREF_LOG_ERROR(rank, "cannot start the verbs progress thread: ", e.code().message());
+        error = HCCL_E_UNAVAIL;
+        return nullptr;
+    }
     HREF_LOG_INFO(rank, "verbs device ", ibv_get_device_name(dev->context_->device), " max_msg_sz ", dev->max_message_,
                   " max_qp_wr ", dev->max_qp_wr_);
     error = HCCL_SUCCESS;

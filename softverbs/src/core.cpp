@@ -1,4 +1,5 @@
 // Process-wide state, configuration from the environment, and our identity (GID).
+#include "secret_file.h"
 #include "sv.h"
 
 #include <arpa/inet.h>
@@ -59,20 +60,40 @@ Config load_config()
         c.listen = l;
     if (const char *s = std::getenv("SOFTVERBS_SECRET"); s && *s) {
         c.secret = s;
+        c.secret_from = "SOFTVERBS_SECRET";
     } else {
-        // No secret given: a random one for this job, never an empty one. Children
-        // inherit it (the variable is set for them); unrelated processes must be given
-        // the same SOFTVERBS_SECRET, or their QPs a common one (softverbs_set_qp_secret).
-        uint8_t raw[16];
-        std::random_device rd;
-        for (uint8_t &b : raw)
-            b = static_cast<uint8_t>(rd());
-        static const char digits[] = "0123456789abcdef";
-        for (uint8_t b : raw) {
-            c.secret += digits[b >> 4];
-            c.secret += digits[b & 15];
+        // No secret given: the user's own (a file only they can read, made on first use),
+        // so that separately started programs of one user connect and other users' do not.
+        // It is not exported: children read the same file, and the environment of a job
+        // ends up in logs more often than a file under the home directory.
+        SecretFile f = read_secret_file(default_secret_path());
+        c.secret_file = f.path;
+        if (f.status == SecretFile::kOk) {
+            c.secret = std::move(f.secret);
+            c.secret_from = "the per-user secret file " + f.path;
+        } else {
+            // A random one for this program and its children (the variable is set for
+            // them), never an empty one. A file that exists but is unsafe is said at once;
+            // one that cannot be made (no or read-only home) only when a connection fails.
+            if (f.status == SecretFile::kRefused)
+                std::fprintf(stderr,
+                             "softverbs: %s; refusing it. Using a random secret for this program instead, so "
+                             "separately started programs will not connect to it: fix the file or set "
+                             "SOFTVERBS_SECRET\n",
+                             f.why.c_str());
+            uint8_t raw[16];
+            std::random_device rd;
+            for (uint8_t &b : raw)
+                b = static_cast<uint8_t>(rd());
+            static const char digits[] = "0123456789abcdef";
+            for (uint8_t b : raw) {
+                c.secret += digits[b >> 4];
+                c.secret += digits[b & 15];
+            }
+            setenv("SOFTVERBS_SECRET", c.secret.c_str(), 0);
+            c.secret_from =
+                "a random secret of this program and its children (SOFTVERBS_SECRET is unset and " + f.why + ")";
         }
-        setenv("SOFTVERBS_SECRET", c.secret.c_str(), 0);
     }
     if (const char *f = std::getenv("SOFTVERBS_FAIL"); f && *f) {
         if (std::strncmp(f, "qp:", 3) == 0 && std::atol(f + 3) > 0)
@@ -82,9 +103,10 @@ Config load_config()
     }
     if (const char *l = std::getenv("SOFTVERBS_LOG"))
         c.log = std::atoi(l);
-    if (c.secret.size() > 64) {
-        std::fprintf(stderr, "softverbs: SOFTVERBS_SECRET is %zu bytes; at most 64 are used\n", c.secret.size());
-        c.secret.resize(64);
+    if (c.secret.size() > kMaxSecret) {
+        std::fprintf(stderr, "softverbs: SOFTVERBS_SECRET is %zu bytes; at most %zu are used\n", c.secret.size(),
+                     kMaxSecret);
+        c.secret.resize(kMaxSecret);
     }
     return c;
 }

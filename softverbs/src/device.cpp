@@ -183,12 +183,21 @@ ibv_context *ibv_open_device(ibv_device *dev)
             errno = ENODEV;
             return nullptr;
         }
-        transport_start();
+        if (!transport_start())
+            return nullptr; // errno set
         auto c = std::make_unique<Context>();
         c->async_efd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
         int cmd = eventfd(0, EFD_CLOEXEC);
-        if (c->async_efd < 0 || cmd < 0)
+        if (c->async_efd < 0 || cmd < 0) {
+            const int err = errno;
+            std::fprintf(stderr, "softverbs: cannot open the device: eventfd: %s\n", std::strerror(err));
+            if (c->async_efd >= 0)
+                close(c->async_efd);
+            if (cmd >= 0)
+                close(cmd);
+            errno = err;
             return nullptr;
+        }
         ibv_context &ctx = c->vctx.context;
         ctx.device = dev;
         ctx.cmd_fd = cmd;

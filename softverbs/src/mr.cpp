@@ -70,15 +70,27 @@ std::atomic<LocalTable *> g_local{new LocalTable};
 
 void make_table(LocalTable *l)
 {
+    // Shared with same-host peers through its memfd. Without one (no fds, shared memory
+    // exhausted) the table is private memory: peers then reach this process over TCP
+    // (a table fd of -1 is never same-host), slower but correct.
     int fd = memfd_create("softverbs-mrtable", MFD_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, sizeof(MrTable)) != 0) {
-        std::fprintf(stderr, "softverbs: cannot create the MR table memfd: %s\n", std::strerror(errno));
-        std::abort();
-    }
-    void *p = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *p = MAP_FAILED;
+    if (fd >= 0 && ftruncate(fd, sizeof(MrTable)) == 0)
+        p = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
-        std::fprintf(stderr, "softverbs: cannot map the MR table: %s\n", std::strerror(errno));
-        std::abort();
+        std::fprintf(stderr,
+                     "softverbs: cannot create the MR table in shared memory (memfd): %s; peers on this host "
+                     "will reach this process over TCP\n",
+                     std::strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+        p = mmap(nullptr, sizeof(MrTable), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            std::fprintf(stderr, "softverbs: cannot allocate the MR table (%zu bytes): %s\n", sizeof(MrTable),
+                         std::strerror(errno));
+            std::abort();
+        }
     }
     auto *tab = static_cast<MrTable *>(p);
     tab->pid = static_cast<uint32_t>(getpid());

@@ -244,8 +244,9 @@ ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
         fill_qp_ex_ops(qp.get());
         std::lock_guard lk(G().mu);
         if (a->qp_type == IBV_QPT_UD && !ud_start()) {
-            log(1, "create_qp: UD unavailable (no datagram socket on the listener's port)");
-            errno = EADDRINUSE;
+            const int err = errno; // EADDRINUSE: no datagram socket on the listener's port; EAGAIN: no thread
+            log(1, "create_qp: UD unavailable: %s", std::strerror(err));
+            errno = err;
             return nullptr;
         }
         Global &g = G();
@@ -530,6 +531,7 @@ int softverbs_set_qp_secret(ibv_qp *ibqp, const void *secret, size_t len)
         return EINVAL;
     std::lock_guard lk(G().mu);
     to_qp(ibqp)->secret.assign(static_cast<const char *>(secret), len);
+    to_qp(ibqp)->own_secret = true;
     return 0;
 }
 

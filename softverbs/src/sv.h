@@ -45,7 +45,11 @@ struct Config {
     Transport transport = Transport::Auto;
     std::string listen = "127.0.0.1";
     std::string secret;
-    long fail_qp_at = 0; // SOFTVERBS_FAIL=qp:<n>: n-th WQE of each QP fails (1-based)
+    // Where `secret` comes from, for the messages of a refused connection: "SOFTVERBS_SECRET",
+    // "the per-user secret file PATH", or a random one of this process and why no file.
+    std::string secret_from;
+    std::string secret_file; // the per-user secret file (used or not; empty: none)
+    long fail_qp_at = 0;     // SOFTVERBS_FAIL=qp:<n>: n-th WQE of each QP fails (1-based)
     int log = 0;
 };
 const Config &config();
@@ -233,6 +237,7 @@ struct Qp {
     uint32_t peer_slot = 0;         // the destination QP's entry in peer->table->q (0: none, wire only)
     uint32_t slot = 0;              // this QP's entry in our published table (0: none)
     std::string secret;             // presented to and required from the peer (job secret or set per QP)
+    bool own_secret = false;        // `secret` was set by softverbs_set_qp_secret
     std::vector<std::unique_ptr<Responder>> responders; // incoming streams targeting this QP
     // adversary state: WRITEs issued but not yet fully placed, READs not yet run
     struct Pending {
@@ -373,8 +378,8 @@ struct Conn {
     std::shared_ptr<PeerProc> peer; // whose doorbell to ring after producing
     ~Conn();
 };
-void transport_start();
-void transport_kick(); // wakes the progress thread to re-check timers
+bool transport_start(); // false (errno set, said on stderr) when the device cannot start
+void transport_kick();  // wakes the progress thread to re-check timers
 // Same-host rings: whether frames may be waiting for us (cheap, no lock), and consuming them.
 bool shm_work_hint();
 // A spinning CQ poller reads the TCP-only connections that have input (one epoll_wait with a

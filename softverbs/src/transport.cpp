@@ -67,15 +67,19 @@ struct Engine {
         Clock::time_point deadline; // a peer that has not authenticated by then is dropped
         bool challenged = false;    // Hello received, Challenge sent: waiting for the Answer
         Hello hello{};
-        Proof expect{}; // the requester's proof, if it knows the QP's secret
+        Proof expect{};          // the requester's proof, if it knows the QP's secret
+        bool own_secret = false; // the QP's secret was set by the program (for the message)
     };
     std::map<int, Pending> handshakes;
     // shm_progress_locked's list of ring connections, kept between calls so that a poll
     // allocates nothing: it runs on every ibv_poll_cq of a spinning poller. Guarded by G().mu.
     std::vector<std::shared_ptr<Conn>> rings;
-    std::once_flag started;      // the listener and the progress thread (transport_start)
-    std::once_flag shm_started;  // the shm waiter thread (shm_start)
-    Engine *inherited = nullptr; // in a forked child: the parent's, disowned (never used again)
+    // Each started once per process (a forked child's Engine starts its own); a failed start
+    // (no fds, no threads) is tried again by the next caller.
+    std::mutex start_mu, shm_start_mu;
+    std::atomic<bool> started{false};     // the listener and the progress thread (transport_start)
+    std::atomic<bool> shm_started{false}; // the shm waiter thread (shm_start)
+    Engine *inherited = nullptr;          // in a forked child: the parent's, disowned (never used again)
 };
 
 // Lives as long as the progress thread; a forked child gets its own.
@@ -96,6 +100,41 @@ void host_facts(uint8_t boot_id[40], uint64_t *netns)
 }
 
 void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+// A connection refused because the two sides' secrets differ is said on stderr, once per
+// program, as requester or responder, whichever sees it first (not only at SOFTVERBS_LOG=1):
+// what the program sees is only a completion with IBV_WC_RETRY_EXC_ERR, which does not
+// name the cause. Further refusals are logged at SOFTVERBS_LOG=1.
+std::string secret_origin(bool own_secret)
+{
+    return own_secret ? "the QP's own secret, which the program set (softverbs_set_qp_secret)" : config().secret_from;
+}
+
+std::atomic<bool> g_said_secrets_differ{false};
+
+void say_secrets_differ(const std::string &what, bool own_secret)
+{
+    if (g_said_secrets_differ.exchange(true))
+        return;
+    const Config &c = config();
+    const std::string file = c.secret_file.empty() ? "~/.config/softverbs/secret" : c.secret_file;
+    std::fprintf(stderr,
+                 "softverbs: %s: the two programs do not have the same secret (this one uses %s). Programs that "
+                 "connect must share one: the same SOFTVERBS_SECRET in both, or SOFTVERBS_SECRET unset in both and "
+                 "the same user, who shares the secret file %s. (Said once per program.)\n",
+                 what.c_str(), secret_origin(own_secret).c_str(), file.c_str());
+}
+
+std::string peer_text(int fd)
+{
+    sockaddr_in a{};
+    socklen_t len = sizeof a;
+    char ip[INET_ADDRSTRLEN] = "?";
+    if (getpeername(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0 || a.sin_family != AF_INET)
+        return "an unknown address";
+    inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+    return std::string(ip) + ":" + std::to_string(ntohs(a.sin_port));
+}
 
 std::atomic<bool> g_tcp{false}; // some connection has no ring: spinning pollers read sockets too
 // Until this time (steady clock, ns) a spinning poller of ours reads the TCP-only sockets; the
@@ -303,7 +342,7 @@ void handle_frames_locked(const std::shared_ptr<Conn> &c)
 
 std::shared_ptr<PeerProc> same_host_peer_locked(const uint8_t boot_id[40], uint64_t peer_netns, uint32_t peer_pid,
                                                 int32_t table_fd, uint64_t cookie);
-void shm_start();
+bool shm_start();
 
 // After a valid Answer: the requester knows the secret of the QP it names.
 void accept_hello_locked(int fd, const Hello &h)
@@ -354,10 +393,11 @@ void accept_hello_locked(int fd, const Hello &h)
     // we ring its doorbell through its table, which we map as it maps ours.
     if (config().transport != Transport::Tcp) {
         if (auto peer = same_host_peer_locked(h.boot_id, h.netns, h.pid, h.table_fd, h.cookie)) {
-            if ((c->ring = ShmRing::create())) {
+            if ((c->ring = ShmRing::create()) && shm_start()) {
                 c->peer = std::move(peer);
                 rep.ring_fd = c->ring->fd();
-                shm_start();
+            } else {
+                c->ring.reset(); // frames on the socket
             }
         }
     }
@@ -404,6 +444,7 @@ void on_readable_locked(int fd)
                     handshake_proof(qp->secret, 'S', pd.hello.nonce, ch.nonce, pd.hello.dest_qpn, pd.hello.src_qpn);
                 pd.expect =
                     handshake_proof(qp->secret, 'C', pd.hello.nonce, ch.nonce, pd.hello.dest_qpn, pd.hello.src_qpn);
+                pd.own_secret = qp->own_secret;
                 pd.challenged = true;
             }
             // A fresh socket has room for these few bytes.
@@ -417,10 +458,18 @@ void on_readable_locked(int fd)
         Answer ans;
         std::memcpy(&ans, pd.in.data(), sizeof ans);
         Hello hello = pd.hello;
-        bool ok = ans.magic == kHelloMagic && same_proof(ans.proof, pd.expect);
+        const bool own_secret = pd.own_secret;
+        bool ok = ans.magic == kHelloMagic && ans.status == 0 && same_proof(ans.proof, pd.expect);
         e.handshakes.erase(h);
         if (!ok) {
             log(1, "refusing a connection from QP 0x%x for QP 0x%x: wrong secret", hello.src_qpn, hello.dest_qpn);
+            if (ans.magic == kHelloMagic) {
+                char what[160];
+                std::snprintf(what, sizeof what, "%s the connection from QP 0x%x at %s to QP 0x%x",
+                              ans.status == kAnswerRefused ? "the requester refused" : "refused", hello.src_qpn,
+                              peer_text(fd).c_str(), hello.dest_qpn);
+                say_secrets_differ(what, own_secret);
+            }
             HelloReply rep{};
             rep.magic = kHelloMagic;
             rep.status = 1;
@@ -612,10 +661,30 @@ void progress_loop()
     }
 }
 
-void start()
+// Opens the listener, the epoll sets and the wake-up eventfd and starts the progress
+// thread. On failure (no file descriptors, no threads) it undoes what it did, says why
+// once, sets errno and returns false: the device cannot be opened, the program gets
+// an error instead of an abort. Called again by the next ibv_open_device.
+bool start()
 {
     Engine &e = E();
     sockaddr_in a{};
+    const char *what = nullptr;
+    auto fail = [&](const char *step) {
+        const int err = errno ? errno : EAGAIN;
+        what = step;
+        for (int *fd : {&e.listen_fd, &e.epoll_fd, &e.wake_fd, &e.poller_fd})
+            if (*fd >= 0) {
+                close(*fd);
+                *fd = -1;
+            }
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+        std::fprintf(stderr, "softverbs: cannot open the device: %s (listening on %s): %s\n", what, ip,
+                     std::strerror(err));
+        errno = err;
+        return false;
+    };
     // UD datagrams use a UDP socket on the same port (the GID names one port): a port
     // whose UDP twin is taken is given back, a few times; then UD QPs are unavailable.
     for (int attempt = 0;; ++attempt) {
@@ -623,12 +692,10 @@ void start()
         a = sockaddr_in{};
         a.sin_family = AF_INET;
         a.sin_addr.s_addr = listen_ip();
-        if (e.listen_fd < 0 || bind_listener(e.listen_fd, &a) != 0 || listen(e.listen_fd, 128) != 0) {
-            char ip[INET_ADDRSTRLEN];
-            inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
-            std::fprintf(stderr, "softverbs: cannot listen on %s: %s\n", ip, std::strerror(errno));
-            std::abort();
-        }
+        if (e.listen_fd < 0)
+            return fail("socket");
+        if (bind_listener(e.listen_fd, &a) != 0 || listen(e.listen_fd, 128) != 0)
+            return fail("bind/listen");
         socklen_t len = sizeof a;
         getsockname(e.listen_fd, reinterpret_cast<sockaddr *>(&a), &len);
         if (ud_reserve_port(a.sin_addr.s_addr, ntohs(a.sin_port)) || attempt == 15)
@@ -642,6 +709,8 @@ void start()
     e.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     e.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     e.poller_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (e.epoll_fd < 0 || e.wake_fd < 0 || e.poller_fd < 0)
+        return fail("epoll_create1/eventfd");
     for (int fd : {e.listen_fd, e.wake_fd}) {
         epoll_event ev{};
         ev.events = EPOLLIN;
@@ -651,9 +720,15 @@ void start()
     local_mr_table();
     // Under Yama ptrace_scope=1, let same-host peers use process_vm_* and /proc/<pid>/fd on us.
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-    std::thread(progress_loop).detach();
+    try {
+        std::thread(progress_loop).detach();
+    } catch (const std::system_error &ex) {
+        errno = ex.code().value();
+        return fail("starting the progress thread");
+    }
     log(1, "listening on port %u, salt 0x%04x, seed %llu", e.id.port, e.id.salt,
         static_cast<unsigned long long>(config().seed));
+    return true;
 }
 
 std::shared_ptr<PeerProc> same_host_peer_locked(const uint8_t boot_id[40], uint64_t peer_netns, uint32_t peer_pid,
@@ -744,10 +819,25 @@ void shm_waiter()
     }
 }
 
-void shm_start()
+// Starts the ring waiter thread once; false when no thread can be made (the connection
+// then carries its frames on the socket, without a ring).
+bool shm_start()
 {
+    Engine &e = E();
+    if (!e.shm_started.load(std::memory_order_acquire)) {
+        std::lock_guard lk(e.shm_start_mu);
+        if (!e.shm_started.load(std::memory_order_relaxed)) {
+            try {
+                std::thread(shm_waiter).detach();
+            } catch (const std::system_error &ex) {
+                log(1, "no shared-memory ring: cannot start its thread: %s", ex.what());
+                return false;
+            }
+            e.shm_started.store(true, std::memory_order_release);
+        }
+    }
     g_rings.store(true);
-    std::call_once(E().shm_started, [] { std::thread(shm_waiter).detach(); });
+    return true;
 }
 
 } // namespace
@@ -846,7 +936,16 @@ void transport_kick()
         log(2, "progress wake-up failed: %s", std::strerror(errno));
 }
 
-void transport_start() { std::call_once(E().started, start); }
+bool transport_start()
+{
+    Engine &e = E();
+    if (e.started.load(std::memory_order_acquire))
+        return true;
+    std::lock_guard lk(e.start_mu);
+    if (!e.started.load(std::memory_order_relaxed) && start())
+        e.started.store(true, std::memory_order_release);
+    return e.started.load(std::memory_order_relaxed);
+}
 
 void transport_after_fork_in_child()
 {
@@ -950,9 +1049,11 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
     h.src_qpn = src_qpn;
     h.rnr_retry = rnr_retry;
     std::string secret;
+    bool own_secret;
     {
         std::lock_guard lk(G().mu);
         secret = qp->secret;
+        own_secret = qp->own_secret;
     }
     random_bytes(h.nonce, sizeof h.nonce);
     h.src_ip = me.ip;
@@ -974,6 +1075,15 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
         if (!same_proof(ch.proof, handshake_proof(secret, 'S', h.nonce, ch.nonce, dest_qpn, src_qpn))) {
             log(1, "QP 0x%x: the peer at port %u does not know the secret of QP 0x%x: not connecting", src_qpn, port,
                 dest_qpn);
+            // Tell the responder why (no proof: nothing it could reuse), so it says so too.
+            Answer no{};
+            no.magic = kHelloMagic;
+            no.status = kAnswerRefused;
+            (void)write_all(fd, &no, sizeof no);
+            char what[160];
+            std::snprintf(what, sizeof what, "QP 0x%x refused to connect to QP 0x%x at %s:%u", src_qpn, dest_qpn, ipstr,
+                          port);
+            say_secrets_differ(what, own_secret);
             return false;
         }
         ans.proof = handshake_proof(secret, 'C', h.nonce, ch.nonce, dest_qpn, src_qpn);
@@ -998,8 +1108,10 @@ void qp_connect(Qp *qp, uint32_t ip, uint16_t port, uint32_t dest_qpn)
     qp->conn = c;
     qp->peer = same_host_peer_locked(rep.boot_id, rep.netns, rep.pid, rep.table_fd, rep.cookie);
     if (qp->peer && rep.ring_fd >= 0 && (c->ring = ShmRing::open_peer(static_cast<int>(rep.pid), rep.ring_fd, true))) {
-        c->peer = qp->peer;
-        shm_start();
+        if (shm_start())
+            c->peer = qp->peer;
+        else
+            c->ring.reset(); // frames on the socket: the responder answers there too
     }
     qp->peer_slot = rep.qp_slot < kMaxQpSlots ? rep.qp_slot : 0;
     log(2, "QP 0x%x -> %s:%u QP 0x%x connected (%s%s)", src_qpn, ipstr, port, dest_qpn,

@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -386,12 +387,25 @@ void ud_after_fork_in_child()
 bool ud_start()
 {
     Net &n = N();
-    if (n.fd < 0)
+    if (n.fd < 0) {
+        errno = EADDRINUSE;
         return false;
+    }
     if (!n.started) { // under G().mu
+        if (n.wake < 0)
+            n.wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (n.wake < 0) {
+            log(0, "UD unavailable: eventfd: %s", std::strerror(errno));
+            return false;
+        }
+        try {
+            std::thread(receiver_loop).detach();
+        } catch (const std::system_error &ex) {
+            std::fprintf(stderr, "softverbs: UD unavailable: cannot start its receiver thread: %s\n", ex.what());
+            errno = EAGAIN;
+            return false;
+        }
         n.started = true;
-        n.wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        std::thread(receiver_loop).detach();
     }
     return true;
 }

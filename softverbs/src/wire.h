@@ -86,9 +86,13 @@ struct Challenge {
 };
 struct Answer {
     uint32_t magic;
-    uint32_t pad;
+    // 0: `proof` follows. kAnswerRefused: the requester found the Challenge's proof wrong
+    // (the two sides have different secrets) and is not connecting; `proof` is zero, and
+    // the responder only says why, so both sides name the cause.
+    uint32_t status;
     Proof proof;
 };
+inline constexpr uint32_t kAnswerRefused = 1;
 struct HelloReply {
     uint32_t magic;
     uint32_t status; // 0 ok, 1 refused (wrong secret, no such QP, or not this QP's peer)

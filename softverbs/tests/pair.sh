@@ -31,7 +31,8 @@ if ! command -v "${server[0]}" >/dev/null; then
   echo "SKIP: ${server[0]} not found (Debian package $package, installed by scripts/install-deps.sh)"
   exit 77
 fi
-# Two unrelated processes: they share a job secret only if given one.
+# A secret of this run: the two programs would share the user's secret file anyway, but a
+# test must neither depend on nor make a file in the home directory.
 export SOFTVERBS_SECRET=${SOFTVERBS_SECRET:-$(od -An -N16 -tx1 /dev/urandom | tr -d " \n")}
 deadline=${PAIR_DEADLINE:-60}
 out=$(mktemp -d)
