@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "hccl/hccl_comm.h"
 
@@ -38,10 +39,9 @@ int threads()
         while (const dirent *e = readdir(d)) {
             if (e->d_name[0] == '.')
                 continue;
-            char path[64];
-            std::snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+            const std::string path = std::string("/proc/self/task/") + e->d_name + "/comm";
             char name[32] = "";
-            if (std::FILE *f = std::fopen(path, "re")) {
+            if (std::FILE *f = std::fopen(path.c_str(), "re")) {
                 if (std::fgets(name, sizeof name, f) == nullptr)
                     name[0] = 0;
                 std::fclose(f);
