@@ -140,7 +140,8 @@ static inline errno_t strcat_s(char *strDest, size_t destMax, const char *strSrc
 
 /* The printf family: the number of characters written, or -1 (the destination an
  * empty string) when they do not fit in destMax - 1 or an argument is bad. */
-static inline int vsnprintf_s(char *strDest, size_t destMax, size_t count, const char *format, va_list argList)
+__attribute__((format(printf, 4, 0))) static inline int vsnprintf_s(char *strDest, size_t destMax, size_t count,
+                                                                    const char *format, va_list argList)
 {
     if (strDest == NULL || destMax == 0 || destMax > SECUREC_STRING_MAX_LEN)
         return -1;
@@ -164,7 +165,8 @@ static inline int vsnprintf_s(char *strDest, size_t destMax, size_t count, const
     return n;
 }
 
-static inline int vsprintf_s(char *strDest, size_t destMax, const char *format, va_list argList)
+__attribute__((format(printf, 3, 0))) static inline int vsprintf_s(char *strDest, size_t destMax, const char *format,
+                                                                   va_list argList)
 {
     return vsnprintf_s(strDest, destMax, destMax, format, argList);
 }
