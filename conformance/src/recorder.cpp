@@ -6,6 +6,7 @@
 #include "evidence.h"
 #include "hcts/core/catalogue.h"
 #include "hcts/core/results.h"
+#include "hcts/expectations.h"
 
 namespace hcts {
 
@@ -66,7 +67,7 @@ void Recorder::record(const mpi::CaseResult &r)
         if (fails_gate(cv.verdict)) {
             const Clause *c = catalogue_.find(id);
             const std::string kind = c != nullptr ? c->kind : "MUST";
-            gated_failure = gated_failure || kind == "MUST" || (kind == "STRICT" && shape_.gate == "strict");
+            gated_failure = gated_failure || expectations::gates_on(kind, shape_.gate == "strict");
         }
         if (cv.verdict > worst_v || (cv.verdict == worst_v && worst_reason.empty())) {
             worst_v = cv.verdict;

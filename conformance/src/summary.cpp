@@ -65,10 +65,9 @@ void print_outcome(const nlohmann::json &results, const std::string &configurati
         ++judged;
         if (!expectations::is_bad(verdict.get<std::string>()))
             continue;
-        // MUST clauses gate; STRICT ones only a strict run; a PROFILE hazard never.
         const std::string kind = c.value("kind", "");
         const std::string id = c.value("id", std::string("?"));
-        if (kind == "MUST" || (kind == "STRICT" && strict))
+        if (expectations::gates_on(kind, strict))
             failing += (failing.empty() ? "" : ", ") + id;
         else
             departing += (departing.empty() ? "" : ", ") + id + " (" + kind + ")";

@@ -45,9 +45,9 @@ const nlohmann::json &entry_for(const nlohmann::json &c, const std::string &clau
     return c;
 }
 
-bool gates_on(const std::string &kind, bool strict) { return kind == "MUST" || (strict && kind == "STRICT"); }
-
 } // namespace
+
+bool gates_on(std::string_view kind, bool strict) { return kind == "MUST" || (strict && kind == "STRICT"); }
 
 int verdict_rank(std::string_view verdict)
 {

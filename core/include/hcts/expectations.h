@@ -80,6 +80,9 @@ int verdict_rank(std::string_view verdict);
 std::span<const std::string_view> all_verdicts();
 // True for the verdicts a waiver may cover without naming them: FAIL, TIMEOUT, CRASH, HAZARD.
 bool is_bad(std::string_view verdict);
+// Whether a clause of this kind ("MUST", "STRICT", "PROFILE") gates a run: MUST always,
+// STRICT under the strict gate, PROFILE never. The one statement of the rule.
+bool gates_on(std::string_view kind, bool strict);
 
 // The gate: the one derivation of a results document's verdicts, used by every
 // writer (through hcts::ResultsWriter) and every reader.
