@@ -98,6 +98,34 @@ RunInfo run_info(const Options &o)
     return run;
 }
 
+// The run as the user gave it (./hcts passes its words as --run-word), else as
+// this program was started; with the seed and repetitions this run drew.
+RunShape run_shape(const Options &o, int ranks)
+{
+    RunShape shape;
+    shape.configuration = o.configuration;
+    RunSpec &run = shape.run;
+    try {
+        run = parse_run_spec(o.run_words, invoked_command());
+    } catch (const std::invalid_argument &e) {
+        std::fprintf(stderr, "hcts-conformance: reproducers name this run's own options: --run-word: %s\n", e.what());
+        run = RunSpec{};
+        run.command = invoked_command();
+    }
+    if (o.run_words.empty()) {
+        run.iut = o.iut == locate::library("libhcomm.so").string() ? "" : o.iut;
+        run.adapter = o.adapter == locate::library("libhcts_adapter_ref.so").string() ? "" : o.adapter;
+        run.ranks = static_cast<uint32_t>(ranks);
+        run.gate = o.gate == "strict" ? RunGate::Strict : RunGate::Default;
+        run.no_peek = o.no_peek;
+    }
+    run.repeat = o.repeat;
+    run.seed = o.seed;
+    // The adversarial configuration is adversarial by its name; plain and segment
+    // were only when the whole run was (--adversarial).
+    run.adversarial = run.adversarial || (o.mode == "adversarial" && o.configuration != "adversarial");
+    return shape;
+}
 } // namespace
 
 int main(int argc, char **argv)
@@ -239,16 +267,7 @@ int main(int argc, char **argv)
                         !w.unit.seconds   ? "unknown"
                         : *w.unit.seconds ? "s"
                                           : "ms");
-            const RunShape shape{o.iut == locate::library("libhcomm.so").string() ? "" : o.iut,
-                                 o.adapter == locate::library("libhcts_adapter_ref.so").string() ? "" : o.adapter,
-                                 w.size,
-                                 o.repeat,
-                                 o.seed,
-                                 o.mode == "adversarial",
-                                 o.gate,
-                                 o.no_peek,
-                                 o.configuration};
-            recorder = std::make_unique<Recorder>(*results, s.catalogue, shape);
+            recorder = std::make_unique<Recorder>(*results, s.catalogue, run_shape(o, w.size));
         }
         testing::UnitTest::GetInstance()->listeners().Append(new EvidenceListener());
         (void)harness.run(); // the exit status is the gate of results.json, below

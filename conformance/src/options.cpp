@@ -61,6 +61,11 @@ void describe(CLI::App &app, Options &o)
                  "also run the transfer above 4 GiB (Big.*; needs a communication buffer above 4 GiB, e.g. "
                  "HCCL_BUFFSIZE=2100 with the reference, ~8.5 GiB of memory for 2 ranks)")
         ->envname("HCTS_BIG");
+    app.add_option("--run-word", o.run_words,
+                   "one word the user gave `hcts run` (repeated, in order; pass as --run-word=WORD): reproducers "
+                   "rerun the run as the user gave it, narrowed to one case and configuration")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_flag("--check-catalogue", o.check_catalogue,
                  "check that every clause has a case and every case names known clauses and declares its needs");
     app.add_flag("--list-cases", o.list_cases,

@@ -25,6 +25,7 @@ struct Options {
     std::string segment_size;             // "" (none), "auto" (ask the adapter) or bytes: lengths straddle it
     bool big = false;                     // --big / HCTS_BIG: run the transfer above 4 GiB (Big.*)
     std::string command;                  // the exact command line, to rerun the run
+    std::vector<std::string> run_words;   // --run-word: the words the user gave `hcts run`, for reproducers
     std::vector<std::string> passthrough; // argv[0] and GoogleTest's flags
 };
 

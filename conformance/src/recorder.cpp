@@ -12,21 +12,20 @@ namespace hcts {
 
 std::string reproducer(const RunShape &s, const std::string &case_name)
 {
-    std::string cmd = "./hcts run";
-    // Only the configuration the case ran in (./hcts run runs several by default).
-    cmd += " --configs " + s.configuration;
-    if (!s.iut.empty())
-        cmd += " --iut " + s.iut;
-    if (!s.adapter.empty())
-        cmd += " --adapter " + s.adapter;
-    cmd += " --np " + std::to_string(s.ranks) + " --repeat " + std::to_string(s.repeat);
-    cmd += s.adversarial && s.configuration != "adversarial" ? " --adversarial" : "";
-    cmd += " --seed " + std::to_string(s.seed);
-    if (s.gate != "default")
-        cmd += " --gate " + s.gate;
-    if (s.no_peek)
-        cmd += " --no-peek";
-    return cmd + " -- --gtest_filter=" + case_name;
+    RunSpec r = s.run;
+    // One case in the one configuration it ran in (./hcts run runs several by default),
+    // without the property suite; a rerun writes results of its own, not over these.
+    // --full stays: it also sets the timeout unit of the configurations beyond plain.
+    r.configurations = {s.configuration};
+    if (r.scope == RunScope::Quick)
+        r.scope = RunScope::Default;
+    r.results.clear();
+    r.reports.clear();
+    r.jobs.reset();
+    r.properties = false;
+    r.property_cases.reset();
+    r.gtest_args = {"--gtest_filter=" + case_name};
+    return run_command_line(r);
 }
 
 void Recorder::record(const mpi::CaseResult &r)
@@ -67,7 +66,7 @@ void Recorder::record(const mpi::CaseResult &r)
         if (fails_gate(cv.verdict)) {
             const Clause *c = catalogue_.find(id);
             const std::string kind = c != nullptr ? c->kind : "MUST";
-            gated_failure = gated_failure || expectations::gates_on(kind, shape_.gate == "strict");
+            gated_failure = gated_failure || expectations::gates_on(kind, shape_.run.gate == RunGate::Strict);
         }
         if (cv.verdict > worst_v || (cv.verdict == worst_v && worst_reason.empty())) {
             worst_v = cv.verdict;

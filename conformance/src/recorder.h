@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "hcts/core/run_spec.h"
 #include "hcts/mpi_harness.h"
 
 namespace hcts {
@@ -13,18 +14,14 @@ namespace hcts {
 class Catalogue;
 class ResultsWriter;
 
-// What a reproducer must repeat to rerun a case as it ran.
+// What a reproducer must repeat to rerun a case as it ran: the run as the user
+// gave it (seed and repetitions as they were drawn) and the configuration the
+// case ran in.
 struct RunShape {
-    std::string iut, adapter; // empty: the defaults
-    int ranks = 2;
-    uint32_t repeat = 256;
-    uint64_t seed = 0;
-    bool adversarial = false;
-    std::string gate = "default";
-    bool no_peek = false;
-    std::string configuration = "plain"; // ./hcts run --configs NAME reruns it in that configuration
+    RunSpec run;
+    std::string configuration = "plain";
 };
-// "./hcts run --np 2 --repeat 256 --seed 7 [--adversarial] ... -- --gtest_filter=Case.Name"
+// `<command> run --configs C --seed S ... --no-properties -- --gtest_filter=Case.Name`
 std::string reproducer(const RunShape &shape, const std::string &case_name);
 
 class Recorder {

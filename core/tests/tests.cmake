@@ -3,6 +3,8 @@ hcts_gtest(core.products SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/products_test
   TIMEOUT 30 LABELS core)
 hcts_gtest(core.command SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/command_test.cpp LIBS hcts::core
   TIMEOUT 30 LABELS core)
+hcts_gtest(core.run_spec SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/run_spec_test.cpp LIBS hcts::core
+  TIMEOUT 30 LABELS core)
 hcts_gtest(core.stamp SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/stamp_test.cpp LIBS hcts::core
   TIMEOUT 30 LABELS core)
 hcts_gtest(core.verdicts SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/verdict_test.cpp LIBS hcts::core
