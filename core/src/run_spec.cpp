@@ -11,7 +11,8 @@
 namespace hcts {
 namespace {
 
-template <typename T> T parse_count(const std::string &option, const std::string &value, T min, const char *allowed)
+template <typename T>
+T parse_count(const std::string &option, const std::string &value, T min, const char *allowed)
 {
     T out{};
     const char *end = value.data() + value.size();
@@ -39,8 +40,8 @@ std::vector<std::string> split_configurations(const std::string &list)
     for (size_t i = 0; i < out.size(); ++i) {
         if (std::find(std::begin(kRunConfigurations), std::end(kRunConfigurations), out[i]) ==
             std::end(kRunConfigurations))
-            throw CLI::ValidationError("--configs", "unknown configuration '" + out[i] + "' in '" + list +
-                                                       "'; allowed: " + allowed);
+            throw CLI::ValidationError("--configs",
+                                       "unknown configuration '" + out[i] + "' in '" + list + "'; allowed: " + allowed);
         if (std::find(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(i), out[i]) !=
             out.begin() + static_cast<std::ptrdiff_t>(i))
             throw CLI::ValidationError("--configs", "names '" + out[i] + "' twice in '" + list + "'");
@@ -75,9 +76,8 @@ RunSpec parse_run_spec(std::span<const std::string> words, std::string command)
     app.add_option("--results", s.results);
     app.add_option("--reports", s.reports);
     app.add_option("--hostfile", s.hostfile);
-    app.add_option_function<std::string>("--np", [&](const std::string &v) {
-        s.ranks = parse_count<uint32_t>("--np", v, 2, "2 or more");
-    });
+    app.add_option_function<std::string>(
+        "--np", [&](const std::string &v) { s.ranks = parse_count<uint32_t>("--np", v, 2, "2 or more"); });
     app.add_option_function<std::string>("--nodes", [&](const std::string &v) {
         s.nodes = parse_count<uint32_t>("--nodes", v, 1, "a positive integer");
     });
@@ -98,9 +98,8 @@ RunSpec parse_run_spec(std::span<const std::string> words, std::string command)
     app.add_option_function<std::string>("--segment-size", [&](const std::string &v) {
         s.segment_size = parse_count<uint64_t>("--segment-size", v, 1, "a positive byte count");
     });
-    app.add_option_function<std::string>("--configs", [&](const std::string &v) {
-        s.configurations = split_configurations(v);
-    });
+    app.add_option_function<std::string>("--configs",
+                                         [&](const std::string &v) { s.configurations = split_configurations(v); });
     app.add_option_function<std::string>("--gate", [&](const std::string &v) {
         if (v != "default" && v != "strict")
             throw CLI::ValidationError("--gate", "must be default or strict, got '" + v + "'");

@@ -35,13 +35,41 @@ TEST(RunSpec, DefaultsFromNoWords)
 
 TEST(RunSpec, EveryOptionRoundTrips)
 {
-    const std::vector<std::string> words = {
-        "--iut",     "/opt/my lib/libhcomm.so", "--adapter", "a.so",  "--expectations", "e.yaml", "--results",
-        "r/x.json",  "--reports",               "out",       "--np",  "4",              "--nodes", "2",
-        "--full",    "--configs",               "segment,plain",      "--segment-size", "4096",  "--jobs",
-        "1",         "--repeat",                "32",        "--adversarial",           "--seed",  "18446744073709551615",
-        "--gate",    "strict",                  "--no-peek", "--no-properties",         "--property-cases", "7",
-        "--",        "--gtest_filter=Visibility.*:Notify.*", "--gtest_repeat=2"};
+    const std::vector<std::string> words = {"--iut",
+                                            "/opt/my lib/libhcomm.so",
+                                            "--adapter",
+                                            "a.so",
+                                            "--expectations",
+                                            "e.yaml",
+                                            "--results",
+                                            "r/x.json",
+                                            "--reports",
+                                            "out",
+                                            "--np",
+                                            "4",
+                                            "--nodes",
+                                            "2",
+                                            "--full",
+                                            "--configs",
+                                            "segment,plain",
+                                            "--segment-size",
+                                            "4096",
+                                            "--jobs",
+                                            "1",
+                                            "--repeat",
+                                            "32",
+                                            "--adversarial",
+                                            "--seed",
+                                            "18446744073709551615",
+                                            "--gate",
+                                            "strict",
+                                            "--no-peek",
+                                            "--no-properties",
+                                            "--property-cases",
+                                            "7",
+                                            "--",
+                                            "--gtest_filter=Visibility.*:Notify.*",
+                                            "--gtest_repeat=2"};
     const RunSpec s = parsed(words, "/usr/local/bin/hcts");
     EXPECT_EQ(s.iut, "/opt/my lib/libhcomm.so");
     EXPECT_EQ(s.ranks, 4u);
@@ -62,8 +90,7 @@ TEST(RunSpec, CommandLineIsQuotedForTheShell)
     s.command = "/home/a user/hcts";
     s.iut = "/tmp/it's here.so";
     s.gtest_args = {"--gtest_filter=A.*"};
-    EXPECT_EQ(run_command_line(s),
-              "'/home/a user/hcts' run --iut '/tmp/it'\\''s here.so' -- '--gtest_filter=A.*'");
+    EXPECT_EQ(run_command_line(s), "'/home/a user/hcts' run --iut '/tmp/it'\\''s here.so' -- '--gtest_filter=A.*'");
 }
 
 TEST(RunSpec, LastOccurrenceWinsAsInTheDriver)
@@ -88,7 +115,7 @@ TEST(RunSpec, BadWordsAreRefusedWithTheValueAndWhatIsAllowed)
     EXPECT_NE(refusal({"--hostfile", "h", "--nodes", "2"}).find("exclude each other"), std::string::npos);
     EXPECT_NE(refusal({"--fast"}).find("--fast"), std::string::npos);
     EXPECT_NE(refusal({"plain"}).find("plain"), std::string::npos); // a stray word before "--"
-    EXPECT_EQ(refusal({"--", "--fast"}), "");                      // after "--" it is GoogleTest's
+    EXPECT_EQ(refusal({"--", "--fast"}), "");                       // after "--" it is GoogleTest's
 }
 
 TEST(RunSpec, InvokedCommandFollowsTheDriver)

@@ -16,7 +16,7 @@ namespace hcts {
 inline constexpr std::string_view kRunConfigurations[] = {"plain", "segment", "adversarial"};
 
 enum class RunScope { Default, Quick, Full }; // --quick, --full
-enum class RunGate { Default, Strict };        // --gate
+enum class RunGate { Default, Strict };       // --gate
 
 struct RunSpec {
     // The command as the user invoked it ("./hcts" from a source tree, "hcts"
