@@ -1,6 +1,7 @@
 // The communicator and its memory (API.COM.*, API.BUF.*): rank queries, a second
 // communicator made, used and destroyed beside the world's, the rank-table
 // initialiser refusing a missing file, and the communication buffer calls.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -280,6 +281,78 @@ HCTS_CASE(CommApi, ClusterInfoMissingFile, clauses("API.COM.3"), needs())
                    "; a rank table that does not exist must be refused");
     if (rc == HCCL_SUCCESS && comm != nullptr)
         (void)api.HcclCommDestroy(comm);
+}
+
+// HcclCommInitAll in this rank's own process (a job of its own): its refusals first,
+// which must leave the array as it was, then two devices listed in reverse, so the
+// communicators' order is the list's, not the ids'.
+HCTS_CASE(CommApi, InitAllOneProcess, clauses("API.COM.4", "API.COM.5", "API.COM.6"), needs())
+{
+    if (!iut().has("HcclCommInitAll")) {
+        ev().case_not_supported("the IUT has no HcclCommInitAll");
+        return;
+    }
+    const auto &api = iut().api();
+    constexpr uint32_t kDevices = 2;
+    // Not a handle any library makes: a refused call must leave it in place.
+    HcclComm const kMarker = reinterpret_cast<HcclComm>(static_cast<uintptr_t>(0x4c54c0de));
+    struct Refusal {
+        std::string what;
+        uint32_t ndev;
+        std::vector<int32_t> devices; // empty: devices NULL
+        bool comms_null;
+        HcclResult want;
+    };
+    const std::vector<Refusal> refusals{
+        {"devices {0, 0} (a device twice)", kDevices, {0, 0}, false, HCCL_E_PARA},
+        {"devices {1, 0, 1} (a device twice)", 3, {1, 0, 1}, false, HCCL_E_PARA},
+        {"ndev 0", 0, {0, 1}, false, HCCL_E_PARA},
+        {"devices {-1, 0}", kDevices, {-1, 0}, false, HCCL_E_PARA},
+        {"devices NULL", kDevices, {}, false, HCCL_E_PTR},
+        {"comms NULL", kDevices, {0, 1}, true, HCCL_E_PTR},
+    };
+    for (const Refusal &r : refusals) {
+        std::vector<int32_t> devices = r.devices;
+        std::vector<HcclComm> comms(3, kMarker);
+        const HcclResult rc = api.HcclCommInitAll(r.ndev, devices.empty() ? nullptr : devices.data(),
+                                                  r.comms_null ? nullptr : comms.data());
+        const std::string call = "HcclCommInitAll with " + r.what + " returned " + hccl_result_name(rc);
+        if (r.what.find("twice") != std::string::npos)
+            ev().check("API.COM.5", rc != HCCL_SUCCESS, call + "; a device listed twice must be refused");
+        ev().check("API.COM.6", rc == r.want, call + ", expected " + hccl_result_name(r.want));
+        const bool untouched = std::all_of(comms.begin(), comms.end(), [&](HcclComm c) { return c == kMarker; });
+        ev().check("API.COM.6", rc == HCCL_SUCCESS || untouched,
+                   call + " and wrote into comms; a refused call must leave it as it was");
+        if (rc == HCCL_SUCCESS) // a library that accepted it made communicators: not ours to leak
+            for (HcclComm c : comms)
+                if (c != kMarker && c != nullptr)
+                    (void)api.HcclCommDestroy(c);
+    }
+
+    int32_t devices[kDevices] = {1, 0};
+    HcclComm comms[kDevices] = {nullptr, nullptr};
+    const HcclResult rc = api.HcclCommInitAll(kDevices, devices, comms);
+    if (!ev().check(
+            "API.COM.4", rc == HCCL_SUCCESS && comms[0] != nullptr && comms[1] != nullptr && comms[0] != comms[1],
+            "HcclCommInitAll(2, {1, 0}) returned " + hccl_result_name(rc) + " with comms " +
+                hex(reinterpret_cast<uint64_t>(comms[0])) + " and " + hex(reinterpret_cast<uint64_t>(comms[1])) +
+                ", expected HCCL_SUCCESS and two distinct communicators"))
+        return;
+    for (uint32_t i = 0; i < kDevices; ++i) {
+        uint32_t id = UINT32_MAX, n = UINT32_MAX;
+        const HcclResult irc = api.HcclGetRankId(comms[i], &id);
+        const HcclResult nrc = api.HcclGetRankSize(comms[i], &n);
+        ev().check("API.COM.4", irc == HCCL_SUCCESS && nrc == HCCL_SUCCESS && id == i && n == kDevices,
+                   "comms[" + std::to_string(i) + "] of HcclCommInitAll(2, {1, 0}) is rank " + std::to_string(id) +
+                       " (" + hccl_result_name(irc) + ") of " + std::to_string(n) + " (" + hccl_result_name(nrc) +
+                       "); comms[i] must be rank i of ndev, in the order of the device list");
+    }
+    for (uint32_t i = 0; i < kDevices; ++i) {
+        const HcclResult drc = api.HcclCommDestroy(comms[i]);
+        ev().check("API.COM.4", drc == HCCL_SUCCESS,
+                   "HcclCommDestroy(comms[" + std::to_string(i) + "]) of HcclCommInitAll returned " +
+                       hccl_result_name(drc) + ", expected HCCL_SUCCESS");
+    }
 }
 
 HCTS_CASE(BufferApi, CommunicationBuffer, clauses("API.BUF.1", "API.BUF.2", "API.BUF.4", "API.BUF.5"), needs())

@@ -19,6 +19,9 @@ extern HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *root
 /* clusterInfo: path of a rank-table file. */
 extern HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm);
 extern HcclResult HcclCommDestroy(HcclComm comm);
+/* One process, one communicator per device of one server: comms[i] is rank i of ndev,
+ * on devices[i] (no id twice); comms holds ndev handles. */
+extern HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms);
 extern HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank);
 extern HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize);
 /* The communicator's name (vendor docs: at most 128 characters with its NUL); the

@@ -9,6 +9,7 @@ namespace {
 
 // The runtime's signatures (acl/acl_rt.h, acl_ref/acl_ref.h); aclError is an int.
 using GetDevice = int (*)(int32_t *);
+using GetDeviceCount = int (*)(uint32_t *);
 using Offer = int (*)(int32_t, HcclComm);
 using Withdraw = int (*)(HcclComm);
 
@@ -29,6 +30,21 @@ void offer_to_acl_device(HcclComm comm)
     if (get_device == nullptr || offer == nullptr || get_device(&device) != 0 || device < 0)
         return;
     offer(device, comm);
+}
+
+void offer_to_acl_device(HcclComm comm, int32_t device)
+{
+    if (const auto offer = lookup<Offer>("HctsAclRefOfferDeviceComm"); offer != nullptr && device >= 0)
+        offer(device, comm);
+}
+
+std::optional<uint32_t> acl_device_count()
+{
+    const auto get_count = lookup<GetDeviceCount>("aclrtGetDeviceCount");
+    uint32_t n = 0;
+    if (get_count == nullptr || get_count(&n) != 0 || n == 0)
+        return std::nullopt;
+    return n;
 }
 
 void withdraw_from_acl(HcclComm comm)

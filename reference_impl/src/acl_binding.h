@@ -10,11 +10,19 @@
 // without it (or without a device set) these do nothing.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 #include "hccl/hccl_types.h"
 
 namespace hcomm_ref {
 
 void offer_to_acl_device(HcclComm comm);
+// The same for a device the caller names (HcclCommInitAll: comms[i] is devices[i]'s).
+void offer_to_acl_device(HcclComm comm, int32_t device);
 void withdraw_from_acl(HcclComm comm);
+// How many devices the process's ACL runtime shows; nullopt without one (or when it
+// shows none), so a caller cannot check device ids against it.
+std::optional<uint32_t> acl_device_count();
 
 } // namespace hcomm_ref

@@ -10,7 +10,10 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "acl_binding.h"
 #include "api_util.h"
@@ -78,6 +81,90 @@ std::string describe_rank_table(const char *path, uint32_t rank)
            (listed ? "this rank among them" : "but not rank " + std::to_string(rank));
 }
 
+// HcclCommInitAll makes one communicator per device of one server; the bound only keeps
+// a hostile ndev from starting that many threads (the vendor's servers hold 8 or 16).
+constexpr uint32_t kMaxInitAllDevices = 1024;
+
+// Rank `rank` of the job at `root`, registered in `out`.
+HcclResult init_rank(uint32_t n_ranks, const RootInfoWire &root, uint32_t rank, HcclComm &out)
+{
+    std::unique_ptr<Comm> created;
+    if (const HcclResult rc = Comm::create(n_ranks, root, rank, created); rc != HCCL_SUCCESS)
+        return rc;
+    // Owned by the registry until HcclCommDestroy; released only once registered, so a
+    // registration that cannot allocate frees it (reference_fault_inject found the leak).
+    out = registry::add_comm(created.get());
+    created.release();
+    return HCCL_SUCCESS;
+}
+
+// Why HcclCommInitAll's device list is refused, "" when it is not: a negative id, one
+// beyond the ACL runtime's devices (when the process has it), or one listed twice
+// (HcclCommInitAll.md: "cannot contain duplicate device IDs").
+std::string bad_device_list(std::span<const int32_t> devices)
+{
+    // Mutant: duplicates pass, and two communicators claim one device.
+    const bool check_duplicates = !hcts::mutant("ref_init_all_duplicates_accepted");
+    const std::optional<uint32_t> count = acl_device_count();
+    for (size_t i = 0; i < devices.size(); ++i) {
+        const int32_t d = devices[i];
+        if (d < 0 || (count && static_cast<uint32_t>(d) >= *count))
+            return "devices[" + std::to_string(i) + "] = " + std::to_string(d) + " is not a device id: " +
+                   (count ? "the process has devices 0.." + std::to_string(*count - 1) : std::string("ids are >= 0"));
+        for (size_t j = 0; check_duplicates && j < i; ++j)
+            if (devices[j] == d)
+                return "devices[" + std::to_string(j) + "] and devices[" + std::to_string(i) + "] are both device " +
+                       std::to_string(d) + ": the list must not repeat a device";
+    }
+    return "";
+}
+
+// One job of `ndev` ranks in this process, each rank joined on a thread of its own (the
+// rendezvous needs them all at once); `made[i]` is rank i. On any failure every comm
+// made is destroyed and the first failure returned.
+HcclResult init_all(uint32_t ndev, std::vector<HcclComm> &made)
+{
+    HcclRootInfo info{};
+    if (const HcclResult rc = create_root_info(info); rc != HCCL_SUCCESS)
+        return rc;
+    const std::optional<RootInfoWire> root = parse_root_info(info);
+    if (!root)
+        return HCCL_E_INTERNAL;
+    std::vector<HcclComm> comms(ndev, nullptr);
+    std::vector<HcclResult> rcs(ndev, HCCL_E_INTERNAL);
+    std::vector<std::thread> joiners;
+    joiners.reserve(ndev);
+    try {
+        for (uint32_t r = 0; r < ndev; ++r)
+            joiners.emplace_back([&, r]() noexcept {
+                try {
+                    rcs[r] = init_rank(ndev, *root, r, comms[r]);
+                } catch (...) {
+                    rcs[r] = exception_to_code("HcclCommInitAll");
+                }
+                if (rcs[r] != HCCL_SUCCESS)
+                    end_root_service(root->token); // the ranks still joining fail now
+            });
+    } catch (...) {
+        // No thread for rank joiners.size(): its std::thread could not allocate or start.
+        (void)exception_to_code("HcclCommInitAll");
+        end_root_service(root->token);
+    }
+    for (std::thread &t : joiners)
+        t.join();
+    HcclResult first = joiners.size() < ndev ? HCCL_E_INTERNAL : HCCL_SUCCESS;
+    for (uint32_t r = 0; r < ndev && first == HCCL_SUCCESS; ++r)
+        first = rcs[r];
+    if (first != HCCL_SUCCESS) {
+        for (HcclComm c : comms)
+            if (c != nullptr)
+                (void)HcclCommDestroy(c);
+        return first;
+    }
+    made = std::move(comms);
+    return HCCL_SUCCESS;
+}
+
 } // namespace
 
 HCOMM_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
@@ -107,15 +194,39 @@ HCOMM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo
             return refuse(nullptr, "HcclCommInitRootInfo", HCCL_E_PARA,
                           "rootInfo did not come from HcclGetRootInfo of this library");
         }
-        std::unique_ptr<Comm> created;
-        if (const HcclResult rc = Comm::create(nRanks, *root, rank, created); rc != HCCL_SUCCESS) {
+        if (const HcclResult rc = init_rank(nRanks, *root, rank, *comm); rc != HCCL_SUCCESS)
             return rc;
-        }
-        // Owned by the registry until HcclCommDestroy; released only once registered, so a
-        // registration that cannot allocate frees it (reference_fault_inject found the leak).
-        *comm = registry::add_comm(created.get());
-        created.release();
         offer_to_acl_device(*comm);
+        return HCCL_SUCCESS;
+    });
+}
+
+HCOMM_EXPORT HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms)
+{
+    return guarded("HcclCommInitAll", [&]() -> HcclResult {
+        const char *api = "HcclCommInitAll";
+        if (devices == nullptr || comms == nullptr)
+            return refuse(nullptr, api, HCCL_E_PTR, devices == nullptr ? "devices" : "comms", " is NULL");
+        if (ndev == 0 || ndev > kMaxInitAllDevices)
+            return refuse(nullptr, api, HCCL_E_PARA, "ndev ", ndev, " must be in [1, ", kMaxInitAllDevices, "]");
+        // Mutant (legal: no document pins the code or the array's fate): the vendor's VM
+        // shape, which clears comms first and fails a bad list with HCCL_E_INTERNAL.
+        const bool vendor_refusals = hcts::mutant("ref_init_all_vendor_refusals");
+        if (vendor_refusals)
+            std::fill_n(comms, ndev, nullptr);
+        if (const std::string why = bad_device_list(std::span<const int32_t>(devices, ndev)); !why.empty())
+            return refuse(nullptr, api, vendor_refusals ? HCCL_E_INTERNAL : HCCL_E_PARA, why);
+        std::vector<HcclComm> made;
+        if (const HcclResult rc = init_all(ndev, made); rc != HCCL_SUCCESS)
+            return rc;
+        // Mutant: the communicators come back in reverse: comms[i] is rank ndev-1-i.
+        if (hcts::mutant("ref_init_all_ranks_reversed"))
+            std::reverse(made.begin(), made.end());
+        // Written only now: a refused or failed call leaves the caller's array as it was.
+        for (uint32_t i = 0; i < ndev; ++i) {
+            comms[i] = made[i];
+            offer_to_acl_device(made[i], devices[i]);
+        }
         return HCCL_SUCCESS;
     });
 }

@@ -66,6 +66,20 @@ std::vector<Scenario> scenarios()
         {"HcclGetRootInfo", [] {}, [] { return HcclGetRootInfo(&g_root); }, [] {}},
         {"HcclCommInitRootInfo", [] { HcclGetRootInfo(&g_root); },
          [] { return HcclCommInitRootInfo(1, &g_root, 0, &g_comm); }, destroy_comm},
+        // Two ranks on two threads: a rank whose thread cannot start, or whose comm cannot be
+        // made, must not leave the other waiting past the bootstrap deadline (1 s here: a rank
+        // that already joined waits for it) nor the call hang (30 s deadline per child).
+        {"HcclCommInitAll", [] { ::setenv("HCOMM_REF_BOOTSTRAP_TIMEOUT_S", "1", 1); },
+         [] {
+             int32_t devices[2] = {0, 1};
+             HcclComm comms[2] = {nullptr, nullptr};
+             const HcclResult rc = HcclCommInitAll(2, devices, comms);
+             for (HcclComm c : comms)
+                 if (rc == HCCL_SUCCESS && c != nullptr)
+                     HcclCommDestroy(c);
+             return rc;
+         },
+         [] {}},
         {"HcclThreadAcquire", init_comm,
          [] { return HcclThreadAcquire(g_comm, COMM_ENGINE_AICPU_TS, 1, 2, &g_thread); }, destroy_comm},
         {"HcclCommDestroy",

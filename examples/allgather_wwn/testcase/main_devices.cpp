@@ -2,9 +2,12 @@
 // as the vendor's single-server test programs are written. The main thread creates the root
 // info; thread i sets device i, creates rank i of the communicator from that root info, and runs
 // the allgather a few times on its own stream with its own device memory, checking every byte.
+// With --init-all the main thread makes every rank's communicator at once with HcclCommInitAll
+// (devices listed last to first, so comms[i], rank i, is device n-1-i), as most of the vendor's
+// single-server samples do, and thread i takes comms[i].
 // The process needs as many devices as ranks (HCTS_ACL_DEVICES, or `hcts launch --devices N`).
 // Exit status 0 only if every thread saw every byte right and no call failed.
-//   HCTS_ACL_DEVICES=4 allgather_wwn_devices_test [--bytes N] [--iterations N] [--sync-timeout-ms N]
+//   HCTS_ACL_DEVICES=4 allgather_wwn_devices_test [--init-all] [--bytes N] [--iterations N] [--sync-timeout-ms N]
 #include <atomic>
 #include <cinttypes>
 #include <condition_variable>
@@ -53,12 +56,17 @@ struct Options {
     uint64_t bytes = 100003; // several 32 KiB slots per peer, and a short last chunk
     uint32_t iterations = 3;
     int32_t syncTimeoutMs = 60000;
+    bool initAll = false;
 };
 
 bool parse(int argc, char **argv, Options &o)
 {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
+        if (arg == "--init-all") {
+            o.initAll = true;
+            continue;
+        }
         if (i + 1 >= argc) {
             std::fprintf(stderr, "allgather_wwn_devices_test: %s needs a value\n", arg.c_str());
             return false;
@@ -118,17 +126,20 @@ class Vote {
 
 struct Shared {
     const Options *o;
-    const HcclRootInfo *root;
+    const HcclRootInfo *root;  // HcclCommInitRootInfo per thread, or
+    const HcclComm *rankComms; // comms[rank] of HcclCommInitAll
     uint32_t devices;
     Vote *vote;
 };
 
-// Thread `device`: rank `device` of the communicator, on its own device, stream and memory.
-bool run_device(const Shared &s, uint32_t device)
+// Thread `rank_id`: rank `rank_id` of the communicator, on its own device (the same number,
+// or n-1-rank with --init-all), stream and memory.
+bool run_device(const Shared &s, uint32_t rank_id)
 {
     const Options &o = *s.o;
     const uint32_t n = s.devices;
-    const int32_t id = static_cast<int32_t>(device);
+    const uint32_t device = rank_id;
+    const int32_t id = static_cast<int32_t>(s.rankComms != nullptr ? n - 1 - rank_id : rank_id);
     bool ok = acl_ok(device, aclrtSetDevice(id), "aclrtSetDevice");
     int32_t current = -1;
     // The runtime keeps the current device per thread: each thread sees its own.
@@ -141,7 +152,10 @@ bool run_device(const Shared &s, uint32_t device)
     // failed before it still votes before giving up.
     if (!s.vote->all(ok))
         return false;
-    ok = hccl_ok(device, HcclCommInitRootInfo(n, s.root, device, &comm), "HcclCommInitRootInfo");
+    if (s.rankComms != nullptr)
+        comm = s.rankComms[rank_id];
+    else
+        ok = hccl_ok(device, HcclCommInitRootInfo(n, s.root, device, &comm), "HcclCommInitRootInfo");
     uint32_t rank = n;
     if (ok && (!hccl_ok(device, HcclGetRankId(comm, &rank), "HcclGetRankId") || rank != device)) {
         std::fprintf(stderr, "allgather_wwn_devices_test device %u: the comm's rank is %u\n", device, rank);
@@ -215,10 +229,21 @@ int main(int argc, char **argv)
         return 1;
     }
     HcclRootInfo root{};
-    if (!hccl_ok(0, HcclGetRootInfo(&root), "HcclGetRootInfo"))
+    std::vector<HcclComm> comms(devices, nullptr);
+    if (o.initAll) {
+        // As the vendor's samples: every device set from the main thread, then one call.
+        std::vector<int32_t> ids(devices);
+        for (uint32_t d = 0; d < devices; ++d) {
+            ids[d] = static_cast<int32_t>(devices - 1 - d);
+            if (!acl_ok(d, aclrtSetDevice(ids[d]), "aclrtSetDevice"))
+                return 1;
+        }
+        if (!hccl_ok(0, HcclCommInitAll(devices, ids.data(), comms.data()), "HcclCommInitAll"))
+            return 1;
+    } else if (!hccl_ok(0, HcclGetRootInfo(&root), "HcclGetRootInfo"))
         return 1;
     Vote vote(devices);
-    const Shared shared{&o, &root, devices, &vote};
+    const Shared shared{&o, &root, o.initAll ? comms.data() : nullptr, devices, &vote};
     std::vector<std::thread> threads;
     std::atomic<uint32_t> passed{0};
     for (uint32_t d = 0; d < devices; ++d)
@@ -232,8 +257,8 @@ int main(int argc, char **argv)
                      devices);
         return 1;
     }
-    std::printf("allgather_wwn_devices_test: %u devices in one process, %u iterations of %" PRIu64
+    std::printf("allgather_wwn_devices_test: %u devices in one process (%s), %u iterations of %" PRIu64
                 " bytes per rank: every byte right\n",
-                devices, o.iterations, o.bytes);
+                devices, o.initAll ? "HcclCommInitAll" : "HcclCommInitRootInfo per thread", o.iterations, o.bytes);
     return 0;
 }
