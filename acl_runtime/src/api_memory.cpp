@@ -196,6 +196,18 @@ void adopt_comm_memory(HcclComm comm, int32_t device)
     all.allocations.emplace(reinterpret_cast<uintptr_t>(buffer), a);
 }
 
+void adopt_comm_range(HcclComm comm, const void *base, size_t size, int32_t device)
+{
+    Allocation a;
+    a.size = size;
+    a.placement = Placement::device;
+    a.device = device;
+    a.comm = comm;
+    Memory &all = memory();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    all.allocations.insert_or_assign(reinterpret_cast<uintptr_t>(base), a);
+}
+
 void forget_comm_memory(HcclComm comm)
 {
     Memory &all = memory();

@@ -345,6 +345,28 @@ ACL_EXPORT aclError HctsAclRefOfferDeviceComm(int32_t deviceId, HcclComm comm)
     });
 }
 
+ACL_EXPORT aclError HctsAclRefAdoptCommMemory(HcclComm comm, const void *base, uint64_t size)
+{
+    return guarded("HctsAclRefAdoptCommMemory", [&]() -> aclError {
+        const char *api = "HctsAclRefAdoptCommMemory";
+        if (comm == nullptr || base == nullptr || size == 0)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "comm, base and size must not be NULL or 0");
+        // The device the comm serves; else the caller's (a comm created before any device was set).
+        std::optional<int32_t> device;
+        {
+            DeviceStreams &all = device_streams();
+            std::lock_guard<std::mutex> lock(all.mutex);
+            for (size_t d = 0; d < std::size(all.comm) && !device; ++d)
+                if (all.comm[d] == comm)
+                    device = static_cast<int32_t>(d);
+        }
+        if (!device)
+            device = current_device();
+        adopt_comm_range(comm, base, static_cast<size_t>(size), device.value_or(-1));
+        return ACL_SUCCESS;
+    });
+}
+
 ACL_EXPORT aclError HctsAclRefWithdrawComm(HcclComm comm)
 {
     return guarded("HctsAclRefWithdrawComm", [&]() -> aclError {

@@ -156,6 +156,9 @@ aclError check_device_id(const char *api, int32_t device);
 // every kind accept it, aclrtFree refuses it. Adopted when the reference offers
 // the communicator (HcclCommInitRootInfo), forgotten when it withdraws it.
 void adopt_comm_memory(HcclComm comm, int32_t device);
+// The same for other memory the communicator owns on the device: an engine context of a
+// device engine (HcclEngineCtxCreate), which operators fill with aclrtMemcpy.
+void adopt_comm_range(HcclComm comm, const void *base, size_t size, int32_t device);
 void forget_comm_memory(HcclComm comm);
 
 // ---- streams ----------------------------------------------------------------

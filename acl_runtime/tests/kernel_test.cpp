@@ -404,6 +404,36 @@ TEST_F(Launches, HcclBufferIsDeviceMemory)
         << "the buffer of a destroyed communicator is still device memory";
 }
 
+// A device engine's context (HcclEngineCtxCreate, AICPU or AICPU_TS) is device memory of
+// the communicator's device, as HCCL's custom-operator samples use it: they fill it with a
+// host-to-device copy. A CPU engine's context stays host memory. aclrtFree refuses it, and it
+// is forgotten with the communicator.
+TEST_F(Launches, DeviceEngineContextIsDeviceMemory)
+{
+    constexpr uint64_t kCtx = 96;
+    void *aicpu = nullptr;
+    void *cpu = nullptr;
+    ASSERT_EQ(HcclEngineCtxCreate(comm_, "acl-ctx", COMM_ENGINE_AICPU, kCtx, &aicpu), HCCL_SUCCESS);
+    ASSERT_EQ(HcclEngineCtxCreate(comm_, "acl-ctx", COMM_ENGINE_CPU, kCtx, &cpu), HCCL_SUCCESS);
+    unsigned char in[kCtx];
+    for (size_t i = 0; i < sizeof in; ++i)
+        in[i] = static_cast<unsigned char>(i * 7 + 1);
+    unsigned char back[kCtx] = {};
+    ASSERT_EQ(aclrtMemcpy(aicpu, kCtx, in, sizeof in, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtMemcpy(back, sizeof back, aicpu, kCtx, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(std::memcmp(in, back, sizeof in), 0);
+    EXPECT_EQ(aclrtMemcpy(static_cast<unsigned char *>(aicpu) + 8, kCtx, in, kCtx, ACL_MEMCPY_HOST_TO_DEVICE),
+              ACL_ERROR_RT_PARAM_INVALID)
+        << "a copy running past the end of the context";
+    EXPECT_EQ(aclrtMemcpy(cpu, kCtx, in, sizeof in, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID)
+        << "a CPU engine's context is host memory";
+    EXPECT_EQ(aclrtFree(aicpu), ACL_ERROR_RT_PARAM_INVALID);
+    ASSERT_EQ(HcclCommDestroy(comm_), HCCL_SUCCESS);
+    comm_ = nullptr;
+    EXPECT_EQ(aclrtMemcpy(back, sizeof back, aicpu, kCtx, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID)
+        << "the context of a destroyed communicator is still device memory";
+}
+
 TEST_F(Launches, DeviceBindingAndDefaultStream)
 {
     ASSERT_EQ(HctsAclRefBindDeviceComm(0, comm_), ACL_SUCCESS) << last_error();

@@ -12,6 +12,7 @@ using GetDevice = int (*)(int32_t *);
 using GetDeviceCount = int (*)(uint32_t *);
 using Offer = int (*)(int32_t, HcclComm);
 using Withdraw = int (*)(HcclComm);
+using AdoptMemory = int (*)(HcclComm, const void *, uint64_t);
 
 template <typename F>
 F lookup(const char *name)
@@ -36,6 +37,12 @@ void offer_to_acl_device(HcclComm comm, int32_t device)
 {
     if (const auto offer = lookup<Offer>("HctsAclRefOfferDeviceComm"); offer != nullptr && device >= 0)
         offer(device, comm);
+}
+
+void offer_device_memory(HcclComm comm, const void *base, uint64_t size)
+{
+    if (const auto adopt = lookup<AdoptMemory>("HctsAclRefAdoptCommMemory"))
+        adopt(comm, base, size);
 }
 
 std::optional<uint32_t> acl_device_count()

@@ -21,6 +21,9 @@ void offer_to_acl_device(HcclComm comm);
 // The same for a device the caller names (HcclCommInitAll: comms[i] is devices[i]'s).
 void offer_to_acl_device(HcclComm comm, int32_t device);
 void withdraw_from_acl(HcclComm comm);
+// Tells the runtime that [base, base + size) is the comm's device memory (an engine
+// context of a device engine), which programs fill with aclrtMemcpy as on the device.
+void offer_device_memory(HcclComm comm, const void *base, uint64_t size);
 // How many devices the process's ACL runtime shows; nullopt without one (or when it
 // shows none), so a caller cannot check device ids against it.
 std::optional<uint32_t> acl_device_count();

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "acl_binding.h"
 #include "api_util.h"
 #include "data_path.h"
 #include "hccl/hccl_channel.h"
@@ -449,6 +450,10 @@ HCOMM_EXPORT HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, C
         } catch (const std::bad_alloc &) {
             return refuse(live, api, HCCL_E_MEMORY, "no memory for a context of ", size, " bytes");
         }
+        // A device engine's context is device memory: operators fill it with aclrtMemcpy
+        // (HCCL's custom-operator samples do), which must take it as such.
+        if (engine_on_device(engine))
+            offer_device_memory(comm, *ctx, size);
         return HCCL_SUCCESS;
     });
 }

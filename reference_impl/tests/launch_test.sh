@@ -108,6 +108,12 @@ case $case in
     check "one process sees 3 devices" '^HCTS_ACL_DEVICES=3$'
     check "the caller's environment reaches it" '^HCTS_LAUNCH_TEST_PASSTHROUGH=kept$'
     [[ $(grep -c '^HCTS_LAUNCH_TEST_PASSTHROUGH=' "$out") == 1 ]] && echo "ok: one process" || { echo "FAILED: not one process"; failed=1; }
+    # Unregistered user memory as the local side: accepted with a warning as on the device,
+    # unless the caller chose.
+    check "device programs may use unregistered user memory, as on the device" '^HCOMM_REF_LOCAL_UNREGISTERED=warn$'
+    HCOMM_REF_LOCAL_UNREGISTERED=refuse run --devices 1 --timeout-ms 20000 -- env
+    status_is 0 "$rc" "env with HCOMM_REF_LOCAL_UNREGISTERED=refuse"
+    check "the caller's choice of HCOMM_REF_LOCAL_UNREGISTERED stands" '^HCOMM_REF_LOCAL_UNREGISTERED=refuse$'
     ;;
   bad_input)
     run --np 0 -- "$probe" pass

@@ -39,6 +39,12 @@ ACL_FUNC_VISIBILITY aclError HctsAclRefBindDeviceComm(int32_t deviceId, HcclComm
 ACL_FUNC_VISIBILITY aclError HctsAclRefOfferDeviceComm(int32_t deviceId, HcclComm comm);
 ACL_FUNC_VISIBILITY aclError HctsAclRefWithdrawComm(HcclComm comm);
 
+/* Also called by the reference: [base, base + size) is device memory of `comm` (an engine
+ * context of a device engine), on the device the comm serves, so aclrtMemcpy and
+ * aclrtMemset of every kind accept it, as on the hardware; aclrtFree refuses it, and it is
+ * forgotten with the comm. */
+ACL_FUNC_VISIBILITY aclError HctsAclRefAdoptCommMemory(HcclComm comm, const void *base, uint64_t size);
+
 #ifdef __cplusplus
 }
 #endif
