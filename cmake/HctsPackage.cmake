@@ -25,7 +25,8 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/hctsConfig.cmake.in ${CM
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/package/hctsConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
 install(FILES ${CMAKE_BINARY_DIR}/package/hctsConfig.cmake ${CMAKE_BINARY_DIR}/package/hctsConfigVersion.cmake
-  ${CMAKE_CURRENT_LIST_DIR}/HctsAicpuKernel.cmake DESTINATION ${HCTS_INSTALL_CMAKEDIR})
+  ${CMAKE_CURRENT_LIST_DIR}/HctsAicpuKernel.cmake ${CMAKE_CURRENT_LIST_DIR}/HctsAsc.cmake
+  ${CMAKE_CURRENT_LIST_DIR}/hcts_asc_rewrite.cmake DESTINATION ${HCTS_INSTALL_CMAKEDIR})
 configure_file(${CMAKE_CURRENT_LIST_DIR}/hcts-adapter.pc.in ${CMAKE_BINARY_DIR}/package/hcts-adapter.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/package/hcts-adapter.pc DESTINATION ${HCTS_INSTALL_PKGCONFIGDIR})
 

@@ -28,11 +28,14 @@ namespace {
 thread_local std::string pending_error;
 thread_local bool has_pending_error = false;
 thread_local std::string returned_error;
+// aclrtGetLastError's code: the thread's last failure, until read.
+thread_local aclError last_error = ACL_SUCCESS;
 
 } // namespace
 
 aclError record_error(const char *api, aclError code, const std::string &message)
 {
+    last_error = code;
     pending_error = std::string(api) + ": " + message + " (error " + std::to_string(code) + ")";
     has_pending_error = true;
     return code;
@@ -56,6 +59,7 @@ aclError exception_to_error(const char *api) noexcept
     } catch (...) {
     }
     std::fprintf(stderr, "[hcts acl] error: %s failed with %d: %s\n", api, static_cast<int>(code), cause);
+    last_error = code;
     try {
         record_error(api, code, cause);
     } catch (...) { // no memory for the message: the code alone tells
@@ -86,6 +90,21 @@ std::string hex(const void *p)
     char text[32];
     std::snprintf(text, sizeof(text), "%p", p);
     return text;
+}
+
+// A level other than the thread's is refused without touching the thread's code.
+ACL_EXPORT aclError aclrtGetLastError(aclrtLastErrLevel level)
+{
+    if (raw_value(level) != ACL_RT_THREAD_LEVEL)
+        return ACL_ERROR_INVALID_PARAM;
+    const aclError code = last_error;
+    last_error = ACL_SUCCESS;
+    return code;
+}
+
+ACL_EXPORT aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
+{
+    return raw_value(level) != ACL_RT_THREAD_LEVEL ? ACL_ERROR_INVALID_PARAM : last_error;
 }
 
 // ---- devices ----------------------------------------------------------------

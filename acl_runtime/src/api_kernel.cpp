@@ -475,6 +475,60 @@ ACL_EXPORT aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle)
     });
 }
 
+namespace {
+
+// Runs `function` with a copy of its arguments as a device program of the stream's
+// communicator, in the stream's order (aclrtLaunchKernelWithConfig, and the <<<>>> launches
+// of ASC sources through HctsAclRefLaunchFunction).
+aclError launch_program(const char *api, std::shared_ptr<Function> function,
+                        std::shared_ptr<std::vector<unsigned char>> bytes, uint32_t numBlocks,
+                        aclrtLaunchKernelCfg *cfg, aclrtStream stream)
+{
+    if (numBlocks == 0)
+        return fail(api, ACL_ERROR_INVALID_PARAM, "numBlocks is 0");
+    if (numBlocks > 1) {
+        return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "numBlocks ", numBlocks,
+                    ": the reference runs an AICPU kernel as one device program (numBlocks 1)");
+    }
+    uint32_t timeout_ms = 0;
+    if (const aclError rc = launch_timeout(api, cfg, timeout_ms); rc != ACL_SUCCESS)
+        return rc;
+    std::shared_ptr<Stream> target;
+    if (const aclError rc = resolve_stream(api, stream, target); rc != ACL_SUCCESS)
+        return rc;
+    HcclComm comm = launch_comm(*target);
+    if (comm == nullptr) {
+        return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "stream ", hex(stream), " (device ", target->device(),
+                    ") has no communicator: on the reference a kernel runs as a device program of one "
+                    "(HctsAclRefBindStreamComm or HctsAclRefBindDeviceComm, acl_ref/acl_ref.h)");
+    }
+    target->enqueue([function, bytes, comm, timeout_ms]() -> std::pair<aclError, std::string> {
+        HcommRefLaunchResult result{};
+        result.version = HCOMM_REF_ABI_VERSION;
+        result.size = sizeof(result);
+        const HcclResult rc =
+            HcommRefDeviceLaunch(comm, function->entry, bytes->empty() ? nullptr : bytes->data(), timeout_ms, &result);
+        const std::string kernel = "kernel '" + function->name + "'";
+        if (result.timedOut != 0 || rc == HCCL_E_TIMEOUT) {
+            return {ACL_ERROR_RT_AICPU_TIMEOUT,
+                    kernel + ": its tasks had not all run after " + std::to_string(timeout_ms) + " ms"};
+        }
+        if (rc != HCCL_SUCCESS)
+            return {ACL_ERROR_RT_AICPU_EXCEPTION, kernel + ": HcommRefDeviceLaunch refused: " + hccl_result_text(rc)};
+        if (result.taskError != HCCL_SUCCESS) {
+            return {ACL_ERROR_RT_AICPU_EXCEPTION,
+                    kernel + ": a task it submitted failed with " + hccl_result_text(result.taskError)};
+        }
+        if (result.programReturn != 0) {
+            return {ACL_ERROR_RT_AICPU_EXCEPTION, kernel + " returned " + std::to_string(result.programReturn)};
+        }
+        return {ACL_SUCCESS, {}};
+    });
+    return ACL_SUCCESS;
+}
+
+} // namespace
+
 ACL_EXPORT aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
                                                 aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve)
 {
@@ -505,47 +559,30 @@ ACL_EXPORT aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint
             // Copied at launch, as on the device: the caller may reuse or free its own.
             bytes = std::make_shared<std::vector<unsigned char>>(args->bytes);
         }
-        if (numBlocks == 0)
-            return fail(api, ACL_ERROR_INVALID_PARAM, "numBlocks is 0");
-        if (numBlocks > 1) {
-            return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "numBlocks ", numBlocks,
-                        ": the reference runs an AICPU kernel as one device program (numBlocks 1)");
+        return launch_program(api, function, std::move(bytes), numBlocks, cfg, stream);
+    });
+}
+
+ACL_EXPORT aclError HctsAclRefLaunchFunction(uint32_t (*fn)(void *), uint32_t numBlocks, aclrtStream stream,
+                                             const void *args, size_t argsSize)
+{
+    return guarded("HctsAclRefLaunchFunction", [&]() -> aclError {
+        const char *api = "HctsAclRefLaunchFunction";
+        if (fn == nullptr)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "the kernel function is NULL");
+        if (args == nullptr && argsSize != 0)
+            return fail(api, ACL_ERROR_INVALID_PARAM, "args is NULL with argsSize ", argsSize);
+        auto bytes = std::make_shared<std::vector<unsigned char>>(argsSize);
+        // Copied at launch, as on the device: the caller's arguments may go once it returns.
+        if (argsSize != 0) {
+            if (const aclError rc = aclrtMemcpy(bytes->data(), argsSize, args, argsSize, ACL_MEMCPY_HOST_TO_HOST);
+                rc != ACL_SUCCESS)
+                return fail(api, ACL_ERROR_INVALID_PARAM, "args [", hex(args), ", +", argsSize,
+                            ") is not readable host memory");
         }
-        uint32_t timeout_ms = 0;
-        if (const aclError rc = launch_timeout(api, cfg, timeout_ms); rc != ACL_SUCCESS)
-            return rc;
-        std::shared_ptr<Stream> target;
-        if (const aclError rc = resolve_stream(api, stream, target); rc != ACL_SUCCESS)
-            return rc;
-        HcclComm comm = launch_comm(*target);
-        if (comm == nullptr) {
-            return fail(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "stream ", hex(stream), " (device ", target->device(),
-                        ") has no communicator: on the reference a kernel runs as a device program of one "
-                        "(HctsAclRefBindStreamComm or HctsAclRefBindDeviceComm, acl_ref/acl_ref.h)");
-        }
-        target->enqueue([function, bytes, comm, timeout_ms]() -> std::pair<aclError, std::string> {
-            HcommRefLaunchResult result{};
-            result.version = HCOMM_REF_ABI_VERSION;
-            result.size = sizeof(result);
-            const HcclResult rc = HcommRefDeviceLaunch(comm, function->entry, bytes->empty() ? nullptr : bytes->data(),
-                                                       timeout_ms, &result);
-            const std::string kernel = "kernel '" + function->name + "'";
-            if (result.timedOut != 0 || rc == HCCL_E_TIMEOUT) {
-                return {ACL_ERROR_RT_AICPU_TIMEOUT,
-                        kernel + ": its tasks had not all run after " + std::to_string(timeout_ms) + " ms"};
-            }
-            if (rc != HCCL_SUCCESS)
-                return {ACL_ERROR_RT_AICPU_EXCEPTION,
-                        kernel + ": HcommRefDeviceLaunch refused: " + hccl_result_text(rc)};
-            if (result.taskError != HCCL_SUCCESS) {
-                return {ACL_ERROR_RT_AICPU_EXCEPTION,
-                        kernel + ": a task it submitted failed with " + hccl_result_text(result.taskError)};
-            }
-            if (result.programReturn != 0) {
-                return {ACL_ERROR_RT_AICPU_EXCEPTION, kernel + " returned " + std::to_string(result.programReturn)};
-            }
-            return {ACL_SUCCESS, {}};
-        });
-        return ACL_SUCCESS;
+        auto function = std::make_shared<Function>();
+        function->name = "<<<>>> launch of " + hex(reinterpret_cast<void *>(fn));
+        function->entry = fn;
+        return launch_program(api, std::move(function), std::move(bytes), numBlocks, nullptr, stream);
     });
 }

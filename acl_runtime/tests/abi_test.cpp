@@ -41,4 +41,7 @@ static_assert(ACL_EVENT_RECORDED_STATUS_NOT_READY == 0 && ACL_EVENT_RECORDED_STA
               sizeof(aclrtEventRecordedStatus) == 4);
 static_assert(ACL_ERROR_RT_WAIT_TIMEOUT == 107019 && ACL_ERROR_RT_EVENT_SYNC_TIMEOUT == 507047);
 
+// The thread's last error (aclrtGetLastError).
+static_assert(ACL_RT_THREAD_LEVEL == 0 && sizeof(aclrtLastErrLevel) == 4);
+
 TEST(Abi, HeadersPinned) { SUCCEED() << "the static_asserts above are the test"; }

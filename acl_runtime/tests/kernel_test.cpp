@@ -404,6 +404,50 @@ TEST_F(Launches, HcclBufferIsDeviceMemory)
         << "the buffer of a destroyed communicator is still device memory";
 }
 
+// A kernel linked into the program, as an ASC source's <<<>>> launch runs it.
+uint32_t LinkedKernel(void *raw)
+{
+    const auto *args = static_cast<const AclTestKernelArgs *>(raw);
+    if (args->out != 0)
+        *reinterpret_cast<uint32_t *>(static_cast<uintptr_t>(args->out)) = args->value;
+    return args->returns;
+}
+
+// HctsAclRefLaunchFunction (what kernel<<<1, nullptr, stream>>>(args, size) becomes): the
+// function runs on the stream with a copy of the arguments, its return is the launch's
+// outcome at synchronisation, and a refused launch is the thread's last error, which
+// aclrtGetLastError reads once and aclrtPeekAtLastError reads without clearing.
+TEST_F(Launches, LinkedFunctionAndLastError)
+{
+    (void)aclrtGetLastError(ACL_RT_THREAD_LEVEL); // whatever the set-up left
+    AclTestKernelArgs args = args_;
+    args.value = 91;
+    ASSERT_EQ(HctsAclRefLaunchFunction(LinkedKernel, 1, stream_, &args, sizeof args), ACL_SUCCESS) << last_error();
+    std::memset(&args, 0xee, sizeof args); // the runtime keeps its own copy
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(read_out(), 91U);
+    EXPECT_EQ(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_SUCCESS) << "nothing failed since";
+
+    args = args_;
+    args.returns = 5;
+    ASSERT_EQ(HctsAclRefLaunchFunction(LinkedKernel, 1, stream_, &args, sizeof args), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_AICPU_EXCEPTION) << "the kernel returned 5";
+
+    (void)aclrtGetLastError(ACL_RT_THREAD_LEVEL);
+    EXPECT_EQ(HctsAclRefLaunchFunction(LinkedKernel, 2, stream_, &args, sizeof args), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_EQ(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_EQ(aclrtGetLastError(static_cast<aclrtLastErrLevel>(1)), ACL_ERROR_INVALID_PARAM) << "not a level";
+    EXPECT_EQ(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+        << "a refused level must not touch the thread's code";
+    EXPECT_EQ(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_SUCCESS) << "read once, then cleared";
+    EXPECT_EQ(HctsAclRefLaunchFunction(nullptr, 1, stream_, &args, sizeof args), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(HctsAclRefLaunchFunction(LinkedKernel, 1, stream_, nullptr, 8), ACL_ERROR_INVALID_PARAM);
+    std::thread([] {
+        EXPECT_EQ(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_SUCCESS) << "another thread's code is its own";
+    }).join();
+    EXPECT_EQ(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_INVALID_PARAM);
+}
+
 // A device engine's context (HcclEngineCtxCreate, AICPU or AICPU_TS) is device memory of
 // the communicator's device, as HCCL's custom-operator samples use it: they fill it with a
 // host-to-device copy. A CPU engine's context stays host memory. aclrtFree refuses it, and it

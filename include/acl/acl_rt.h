@@ -136,10 +136,17 @@ typedef struct aclrtLaunchKernelCfg {
     size_t numAttrs;
 } aclrtLaunchKernelCfg;
 
+typedef enum aclrtLastErrLevel {
+    ACL_RT_THREAD_LEVEL = 0,
+} aclrtLastErrLevel;
+
 /* Init and errors. */
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
 ACL_FUNC_VISIBILITY aclError aclFinalize(void);
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
+/* The calling thread's last error code (ACL_SUCCESS when none); Get also clears it. */
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level);
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
 
 /* Devices: the calling thread's current device. */
 ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId);

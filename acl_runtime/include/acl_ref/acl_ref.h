@@ -45,6 +45,14 @@ ACL_FUNC_VISIBILITY aclError HctsAclRefWithdrawComm(HcclComm comm);
  * forgotten with the comm. */
 ACL_FUNC_VISIBILITY aclError HctsAclRefAdoptCommMemory(HcclComm comm, const void *base, uint64_t size);
 
+/* What an ASC source's kernel<<<numBlocks, l2ctrl, stream>>>(args, argsSize) becomes on the
+ * reference (hcts_add_asc_sources, asc/aicpu_api.h): fn(copy of args) runs as a device
+ * program of the stream's communicator, in the stream's order, as aclrtLaunchKernelWithConfig
+ * runs a loaded kernel. numBlocks must be 1. Failures are also the thread's last error
+ * (aclrtGetLastError), which is how ASC code checks a launch. */
+ACL_FUNC_VISIBILITY aclError HctsAclRefLaunchFunction(uint32_t (*fn)(void *), uint32_t numBlocks, aclrtStream stream,
+                                                      const void *args, size_t argsSize);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,11 @@
 #include "hccl_template_allgather.h"
 #include "log.h"
 
+namespace ops_template_allgather {
+// op_host/launch_kernel_asc.asc: the <<<>>> launch of the ASC kernel.
+HcclResult LaunchKernelAsc(OpParam &param, aclrtStream stream);
+} // namespace ops_template_allgather
+
 using namespace ops_template_allgather;
 
 namespace {
@@ -120,6 +125,14 @@ HcclResult LoadKernel(aclrtFuncHandle &func)
 
 HcclResult LaunchKernel(OpParam &param, aclrtStream stream)
 {
+    // HCCL_CUSTOM_KERNEL_LAUNCH_ASC=1: the ASC kernel in this library, launched with <<<>>>.
+    const char *asc = std::getenv("HCCL_CUSTOM_KERNEL_LAUNCH_ASC");
+    if (asc != nullptr && std::strcmp(asc, "1") == 0) {
+        CHK_RET(HcommThreadNotifyRecordOnThread(param.cpuThread, param.aicpuThreadOnCpu, CONTROL_NOTIFY_IDX));
+        CHK_RET(LaunchKernelAsc(param, stream));
+        CHK_RET(HcommThreadNotifyWaitOnThread(param.cpuThread, CONTROL_NOTIFY_IDX, CUSTOM_TIMEOUT));
+        return HCCL_SUCCESS;
+    }
     aclrtFuncHandle func = nullptr;
     CHK_RET(LoadKernel(func));
     // Start signal: the kernel's first task waits for it.
