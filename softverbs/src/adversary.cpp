@@ -379,8 +379,10 @@ Clock::time_point adversary_recv_delay_locked(Qp *qp)
 void adversary_schedule_locked(Qp *qp)
 {
     if (!g_adv.load(std::memory_order_relaxed)->thread_started) {
+        // Marked started only once it is: a post that could not start it fails (its guard
+        // maps the exception to an errno) and the next post tries again.
+        std::thread(run_thread, "adversary", adversary_loop).detach();
         g_adv.load(std::memory_order_relaxed)->thread_started = true;
-        std::thread(adversary_loop).detach();
     }
     auto now = Clock::now();
     if (qp->next_exec < now)

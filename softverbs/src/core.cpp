@@ -96,10 +96,16 @@ Config load_config()
         }
     }
     if (const char *f = std::getenv("SOFTVERBS_FAIL"); f && *f) {
-        if (std::strncmp(f, "qp:", 3) == 0 && std::atol(f + 3) > 0)
+        const std::string_view v(f);
+        if (v.starts_with("qp:") && std::atol(f + 3) > 0)
             c.fail_qp_at = std::atol(f + 3);
+        else if (v == "thread:progress" || v == "thread:ring" || v == "thread:adversary" || v == "thread:ud")
+            c.fail_thread = std::string(v.substr(7));
         else
-            std::fprintf(stderr, "softverbs: SOFTVERBS_FAIL='%s' not understood; allowed: qp:<n> with n >= 1\n", f);
+            std::fprintf(stderr,
+                         "softverbs: SOFTVERBS_FAIL='%s' not understood; allowed: qp:<n> with n >= 1, or "
+                         "thread:progress|ring|adversary|ud\n",
+                         f);
     }
     if (const char *l = std::getenv("SOFTVERBS_LOG"))
         c.log = std::atoi(l);

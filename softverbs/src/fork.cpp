@@ -11,11 +11,14 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <new>
+#include <stdexcept>
+#include <string>
 #include <system_error>
 
 namespace sv {
@@ -62,6 +65,41 @@ int exception_errno(const char *api) noexcept
     std::fprintf(stderr, "softverbs[%d]: %s failed: %s; returning %s\n", static_cast<int>(getpid()), api, cause,
                  std::strerror(err));
     return err;
+}
+
+namespace {
+std::atomic<const char *> g_dead_thread{nullptr};
+} // namespace
+
+const char *dead_thread() noexcept { return g_dead_thread.load(std::memory_order_acquire); }
+
+void run_thread(const char *name, void (*body)()) noexcept
+{
+    char cause[200] = "an exception of unknown type";
+    try {
+        if (config().fail_thread == name)
+            throw std::runtime_error("SOFTVERBS_FAIL=thread:" + config().fail_thread);
+        body();
+        return;
+    } catch (const std::bad_alloc &) {
+        std::snprintf(cause, sizeof cause, "out of memory (std::bad_alloc)");
+    } catch (const std::exception &e) {
+        std::snprintf(cause, sizeof cause, "an exception (%s)", e.what());
+    } catch (...) {
+    }
+    const char *expected = nullptr;
+    const bool first = g_dead_thread.compare_exchange_strong(expected, name, std::memory_order_acq_rel);
+    try {
+        std::lock_guard lk(G().mu);
+        for (auto &[qpn, qp] : G().qps)
+            qp_to_error_locked(qp, IBV_EVENT_QP_FATAL);
+    } catch (...) { // the QPs stay as they are; the message below still goes out
+    }
+    if (first)
+        std::fprintf(stderr,
+                     "softverbs[%d]: its %s thread stopped: %s; every QP is now in the error state (its work "
+                     "requests flush) and new QPs are refused (EIO): restart the program\n",
+                     static_cast<int>(getpid()), name, cause);
 }
 
 uint32_t fork_generation() { return g_fork_gen.load(std::memory_order_relaxed); }

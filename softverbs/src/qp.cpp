@@ -179,6 +179,10 @@ ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
             errno = EINVAL;
             return nullptr;
         }
+        if (dead_thread() != nullptr) { // run_thread said why, once
+            errno = EIO;
+            return nullptr;
+        }
         if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC && a->qp_type != IBV_QPT_UD) {
             errno = EOPNOTSUPP;
             return nullptr;

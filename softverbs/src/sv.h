@@ -50,6 +50,7 @@ struct Config {
     std::string secret_from;
     std::string secret_file; // the per-user secret file (used or not; empty: none)
     long fail_qp_at = 0;     // SOFTVERBS_FAIL=qp:<n>: n-th WQE of each QP fails (1-based)
+    std::string fail_thread; // SOFTVERBS_FAIL=thread:<name>: that thread's body throws at its start
     int log = 0;
 };
 const Config &config();
@@ -435,6 +436,14 @@ Global &G();
 // exception stands for: ENOMEM (std::bad_alloc), EAGAIN (std::system_error: the system
 // refused a thread or other resource), EIO (anything else).
 int exception_errno(const char *api) noexcept;
+// Runs the body of one of softverbs' own threads (progress, ring, adversary, ud). An
+// exception out of it ends that thread, not the process (std::terminate): it is said once
+// on stderr, every QP goes to the error state (posted WQEs flush, IBV_EVENT_QP_FATAL), and
+// later QPs are refused with EIO, since the device can no longer carry their traffic.
+// SOFTVERBS_FAIL=thread:<name> makes the named thread's body throw as it starts (tests).
+void run_thread(const char *name, void (*body)()) noexcept;
+// The thread that died, or nullptr while every started one runs.
+const char *dead_thread() noexcept;
 // The ways verbs calls report a failure: the errno value itself (guard_rc), -1 with errno
 // set (guard_minus1), null with errno set (guard_null).
 template <typename Body>

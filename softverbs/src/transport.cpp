@@ -721,9 +721,12 @@ bool start()
     // Under Yama ptrace_scope=1, let same-host peers use process_vm_* and /proc/<pid>/fd on us.
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     try {
-        std::thread(progress_loop).detach();
+        std::thread(run_thread, "progress", progress_loop).detach();
     } catch (const std::system_error &ex) {
         errno = ex.code().value();
+        return fail("starting the progress thread");
+    } catch (const std::bad_alloc &) {
+        errno = ENOMEM;
         return fail("starting the progress thread");
     }
     log(1, "listening on port %u, salt 0x%04x, seed %llu", e.id.port, e.id.salt,
@@ -828,8 +831,8 @@ bool shm_start()
         std::lock_guard lk(e.shm_start_mu);
         if (!e.shm_started.load(std::memory_order_relaxed)) {
             try {
-                std::thread(shm_waiter).detach();
-            } catch (const std::system_error &ex) {
+                std::thread(run_thread, "ring", shm_waiter).detach();
+            } catch (const std::exception &ex) { // std::system_error, or std::bad_alloc for its state
                 log(1, "no shared-memory ring: cannot start its thread: %s", ex.what());
                 return false;
             }

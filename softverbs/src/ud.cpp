@@ -399,8 +399,8 @@ bool ud_start()
             return false;
         }
         try {
-            std::thread(receiver_loop).detach();
-        } catch (const std::system_error &ex) {
+            std::thread(run_thread, "ud", receiver_loop).detach();
+        } catch (const std::exception &ex) { // std::system_error, or std::bad_alloc for its state
             std::fprintf(stderr, "softverbs: UD unavailable: cannot start its receiver thread: %s\n", ex.what());
             errno = EAGAIN;
             return false;

@@ -94,3 +94,37 @@ TEST(FaultInjection, ChainBehindFailedWriteFlushesAndNeverNotifies)
     for (size_t i = 4096; i < 4096 + 512; ++i)
         ASSERT_EQ(buf.p[i], 0) << "byte " << (i - 4096) << " of the target was written by a failed or flushed WQE";
 }
+
+// softverbs' adversary thread dies as it starts (SOFTVERBS_FAIL=thread:adversary, with a
+// seed so the first post starts it): the process goes on, the posted WQEs complete with
+// errors instead of waiting forever for a thread that is gone, QP_FATAL is raised, and a
+// new QP is refused with EIO.
+TEST(FaultInjection, DeadAdversaryThreadFailsTheQpsNotTheProcess)
+{
+    ASSERT_TRUE(fail_env_is("thread:adversary"));
+    Loopback lb(8192);
+    auto &[dev, buf, mr, a, b] = lb;
+    ASSERT_EQ(b.recv(1), 0);
+    const uint64_t raddr = reinterpret_cast<uintptr_t>(buf.p) + 4096;
+    ASSERT_EQ(a.post(IBV_WR_RDMA_WRITE_WITH_IMM, 1, mr.mr, 0, 64, raddr, mr.mr->rkey, 5), 0);
+    ibv_wc wc{};
+    ASSERT_TRUE(wait_wc(a.scq, &wc)) << "the WQE never completed: its executing thread died and nothing failed it";
+    EXPECT_EQ(wc.wr_id, 1u);
+    EXPECT_NE(wc.status, IBV_WC_SUCCESS) << "a WQE whose executing thread died completed successfully";
+    EXPECT_EQ(a.qp->state, IBV_QPS_ERR);
+    pollfd pfd{dev.ctx->async_fd, POLLIN, 0};
+    ASSERT_EQ(poll(&pfd, 1, 2000), 1) << "no async event";
+    ibv_async_event ev{};
+    ASSERT_EQ(ibv_get_async_event(dev.ctx, &ev), 0);
+    EXPECT_EQ(ev.event_type, IBV_EVENT_QP_FATAL);
+    ibv_ack_async_event(&ev);
+    ibv_qp_init_attr attr{};
+    attr.send_cq = a.scq;
+    attr.recv_cq = a.rcq;
+    attr.qp_type = IBV_QPT_RC;
+    attr.cap.max_send_wr = attr.cap.max_recv_wr = 1;
+    attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
+    errno = 0;
+    EXPECT_EQ(ibv_create_qp(dev.pd, &attr), nullptr) << "a new QP on a device whose thread died";
+    EXPECT_EQ(errno, EIO);
+}
