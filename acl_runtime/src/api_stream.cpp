@@ -15,7 +15,14 @@ Stream::~Stream() { shut_down(); }
 void Stream::enqueue(Job job)
 {
     std::lock_guard<std::mutex> lock(mutex_);
-    jobs_.push_back(std::move(job));
+    // A worker that died has left its last hold of the mutex (it marked itself under it):
+    // joined here, and a new one runs the jobs from now on.
+    if (worker_died_ && worker_.joinable()) {
+        worker_.join();
+        worker_died_ = false;
+    }
+    // Started before the job is queued: a worker that cannot start leaves nothing waiting
+    // for it (the exception becomes the caller's error code).
     if (!worker_.joinable())
         worker_ = std::thread([this] {
             try {
@@ -27,9 +34,11 @@ void Stream::enqueue(Job job)
                     error_ = code;
                 jobs_.clear();
                 busy_ = false;
+                worker_died_ = true;
                 changed_.notify_all();
             }
         });
+    jobs_.push_back(std::move(job));
     changed_.notify_all();
 }
 

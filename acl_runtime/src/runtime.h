@@ -208,6 +208,7 @@ class Stream {
     std::deque<Job> jobs_;
     bool busy_ = false;
     bool stopping_ = false;
+    bool worker_died_ = false; // its worker ended on an exception; the next job starts another
     std::thread worker_;
     aclError error_ = ACL_SUCCESS;
     std::string error_message_;

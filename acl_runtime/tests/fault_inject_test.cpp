@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "acl_ref/acl_ref.h"
+#include "hccl/hccl_comm.h"
 #include "hcts/testing/fault_inject.h"
 
 namespace {
@@ -36,6 +38,20 @@ struct Scenario {
 
 aclrtStream g_stream = nullptr;
 void *g_ptr = nullptr;
+HcclComm g_comm = nullptr;
+
+uint32_t Nothing(void *) { return 0; }
+
+// A device, a one-rank communicator it serves, and a stream of it.
+void stream_with_comm()
+{
+    HcclRootInfo root{};
+    if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS || HcclGetRootInfo(&root) != HCCL_SUCCESS ||
+        HcclCommInitRootInfo(1, &root, 0, &g_comm) != HCCL_SUCCESS || aclrtCreateStream(&g_stream) != ACL_SUCCESS) {
+        std::fprintf(stderr, "setup: no device, communicator or stream\n");
+        std::_Exit(2);
+    }
+}
 
 void set_device()
 {
@@ -60,6 +76,25 @@ std::vector<Scenario> scenarios()
          [] {
              if (g_ptr != nullptr)
                  aclrtFree(g_ptr);
+             aclrtResetDevice(0);
+         }},
+        // Two launches, each synchronised: an allocation failing inside the stream's worker
+        // fails the first synchronisation, and the second launch must still run (a worker
+        // that died must not leave the stream taking jobs that never run).
+        {"launch twice", stream_with_comm,
+         [] {
+             const aclError first = HctsAclRefLaunchFunction(Nothing, 1, g_stream, nullptr, 0);
+             const aclError first_sync = aclrtSynchronizeStreamWithTimeout(g_stream, 10000);
+             const aclError second = HctsAclRefLaunchFunction(Nothing, 1, g_stream, nullptr, 0);
+             const aclError second_sync = aclrtSynchronizeStreamWithTimeout(g_stream, 10000);
+             for (aclError rc : {first, first_sync, second, second_sync})
+                 if (rc != ACL_SUCCESS)
+                     return rc;
+             return ACL_SUCCESS;
+         },
+         [] {
+             aclrtDestroyStream(g_stream);
+             HcclCommDestroy(g_comm);
              aclrtResetDevice(0);
          }},
         {"aclrtSynchronizeStream",

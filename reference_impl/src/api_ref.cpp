@@ -229,12 +229,20 @@ HCOMM_EXPORT uint64_t HcommRefAclWaitBegin(const HcommRefAclWait *wait)
 
 HCOMM_EXPORT void HcommRefAclWaitEnd(uint64_t token)
 {
-    std::unique_ptr<wait_report::WaitScope> ended;
-    AclWaits &all = acl_waits();
-    std::lock_guard<std::mutex> lock(all.mutex);
-    if (const auto it = all.scopes.find(token); it != all.scopes.end()) {
-        ended = std::move(it->second);
-        all.scopes.erase(it);
+    // Token 0: a wait that was never recorded (the report is off, or Begin had no memory),
+    // so nothing to find, and nothing to allocate: the table may not exist yet.
+    if (token == 0)
+        return;
+    try {
+        std::unique_ptr<wait_report::WaitScope> ended;
+        AclWaits &all = acl_waits();
+        std::lock_guard<std::mutex> lock(all.mutex);
+        if (const auto it = all.scopes.find(token); it != all.scopes.end()) {
+            ended = std::move(it->second);
+            all.scopes.erase(it);
+        }
+    } catch (...) { // called from destructors: nothing may leave it
+        (void)exception_to_code("HcommRefAclWaitEnd");
     }
 }
 
