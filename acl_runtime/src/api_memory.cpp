@@ -186,16 +186,10 @@ void adopt_comm_memory(HcclComm comm, int32_t device)
     uint64_t size = 0;
     if (HcclGetHcclBuffer(comm, &buffer, &size) != HCCL_SUCCESS || buffer == nullptr || size == 0)
         return; // a communicator without communication memory: nothing to adopt
-    Allocation a;
-    a.size = static_cast<size_t>(size);
-    a.placement = Placement::device;
-    a.device = device;
-    a.comm = comm;
-    Memory &all = memory();
-    std::lock_guard<std::mutex> lock(all.mutex);
-    all.allocations.emplace(reinterpret_cast<uintptr_t>(buffer), a);
+    adopt_comm_range(comm, buffer, static_cast<size_t>(size), device);
 }
 
+// A range adopted again keeps its first record (the device it was first offered to).
 void adopt_comm_range(HcclComm comm, const void *base, size_t size, int32_t device)
 {
     Allocation a;
@@ -205,7 +199,7 @@ void adopt_comm_range(HcclComm comm, const void *base, size_t size, int32_t devi
     a.comm = comm;
     Memory &all = memory();
     std::lock_guard<std::mutex> lock(all.mutex);
-    all.allocations.insert_or_assign(reinterpret_cast<uintptr_t>(base), a);
+    all.allocations.emplace(reinterpret_cast<uintptr_t>(base), a);
 }
 
 void forget_comm_memory(HcclComm comm)
