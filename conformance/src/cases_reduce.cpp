@@ -242,7 +242,7 @@ HCTS_CASE(Reduce, WithNotifyVisibleAtWait, clauses("API.RED.4", "API.RED.5"),
 // model is reduce_data.cpp's, not the reference's code. Rank 0 reduces locally and
 // into rank 1's memory in one program; a combination refused with HCCL_E_PARA is
 // API.RED.5's business, not judged here.
-HCTS_CASE(Reduce, RoundingEveryType, clauses("API.RED.8"),
+HCTS_CASE(Reduce, RoundingEveryType, clauses("API.RED.8", "API.RED.1", "API.RED.2"),
           needs(Feature::LocalReduce, Feature::WriteReduce, Feature::DeviceThreads))
 {
     constexpr uint64_t kRoundCount = 96;
@@ -269,7 +269,10 @@ HCTS_CASE(Reduce, RoundingEveryType, clauses("API.RED.8"),
     mpi::phase_barrier("rounding operands placed");
     std::vector<int32_t> write_rc(all.size(), HCCL_SUCCESS);
     const std::string seed = " (seed " + std::to_string(c.seed) + ")";
-    const auto judge = [&](const char *call, const std::vector<int32_t> &rcs, const std::byte *base) {
+    // `must`: the MUST clause of the call, which an integer result that fits its type and
+    // is still wrong breaks (its full-range operands reach past what EveryTypeAndOp's small
+    // ones do: a high bit in MAX/MIN, 64-bit sums beyond double's 53 bits).
+    const auto judge = [&](const char *call, const char *must, const std::vector<int32_t> &rcs, const std::byte *base) {
         size_t judged = 0;
         for (const Combo &k : all) {
             if (rcs[k.index] == HCCL_E_PARA)
@@ -279,8 +282,10 @@ HCTS_CASE(Reduce, RoundingEveryType, clauses("API.RED.8"),
                             what + " returned " + hccl_result_name(rcs[k.index]) + ", expected 0"))
                 continue;
             ++judged;
-            const std::string bad = reduce_mismatch(
-                *k.type, dev.get(base + k.index * kRoundSlot, kRoundCount * k.type->size), cases[k.index].want);
+            const std::vector<std::byte> got = dev.get(base + k.index * kRoundSlot, kRoundCount * k.type->size);
+            const std::string bad = reduce_mismatch(*k.type, got, cases[k.index].want);
+            const std::string wrong = exact_integer_mismatch(*k.type, k.op, cases[k.index], got);
+            ev().check(must, wrong.empty(), what + ": " + wrong);
             ev().check("API.RED.8", bad.empty(),
                        what + ": " + bad +
                            " (the exact result rounded once to nearest, ties to even; integers modulo 2^bits)");
@@ -298,12 +303,12 @@ HCTS_CASE(Reduce, RoundingEveryType, clauses("API.RED.8"),
                            w.outbox() + k.index * kRoundSlot, kRoundCount, k.type->type, k.op);
         const LaunchResult r = c.run(s);
         judge_launch(r, "API.RED.8", "the program of reductions", ev());
-        judge("HcommLocalReduceOnThread", rcs_from(s, 0, all.size()), local_dst);
+        judge("HcommLocalReduceOnThread", "API.RED.1", rcs_from(s, 0, all.size()), local_dst);
         write_rc = rcs_from(s, all.size(), all.size());
     }
     mpi::broadcast(std::as_writable_bytes(std::span(write_rc)), 0, "rounding write-reduce return codes");
     if (w.rank == 1)
-        judge("HcommWriteReduceOnThread", write_rc, w.inbox(0));
+        judge("HcommWriteReduceOnThread", "API.RED.2", write_rc, w.inbox(0));
     mpi::phase_barrier("rounding judged");
 }
 

@@ -286,6 +286,58 @@ ReduceCase rounding_case(const ReduceType &t, uint32_t op, uint64_t count, uint6
     return out;
 }
 
+namespace {
+
+__extension__ typedef __int128 wide_int; // exact sums and products of 64-bit operands
+
+// Element i of an integer buffer of `t`, sign- or zero-extended.
+wide_int integer_at(const ReduceType &t, std::span<const std::byte> bytes, size_t i)
+{
+    uint64_t raw = 0;
+    std::memcpy(&raw, bytes.data() + i * t.size, t.size);
+    const unsigned bits = t.size * 8;
+    if (t.kind == ReduceType::Kind::Signed && bits < 64 && (raw >> (bits - 1)) != 0)
+        raw |= ~uint64_t{0} << bits; // sign-extend
+    return t.kind == ReduceType::Kind::Signed ? wide_int{static_cast<int64_t>(raw)} : wide_int{raw};
+}
+
+} // namespace
+
+std::string exact_integer_mismatch(const ReduceType &t, uint32_t op, const ReduceCase &c,
+                                   std::span<const std::byte> got)
+{
+    if (t.kind != ReduceType::Kind::Signed && t.kind != ReduceType::Kind::Unsigned)
+        return {};
+    const unsigned bits = t.size * 8;
+    const bool is_signed = t.kind == ReduceType::Kind::Signed;
+    const wide_int lo = is_signed ? -(wide_int{1} << (bits - 1)) : 0;
+    const wide_int hi = is_signed ? (wide_int{1} << (bits - 1)) - 1 : (wide_int{1} << bits) - 1;
+    const size_t n = std::min({got.size(), c.dst.size(), c.src.size()}) / t.size;
+    for (size_t i = 0; i < n; ++i) {
+        const wide_int a = integer_at(t, c.dst, i), b = integer_at(t, c.src, i);
+        wide_int r = 0;
+        switch (op) {
+        case HCOMM_REDUCE_SUM: r = a + b; break;
+        case HCOMM_REDUCE_PROD: r = a * b; break; // |a|, |b| < 2^64: fits 128 bits
+        case HCOMM_REDUCE_MAX: r = std::max(a, b); break;
+        case HCOMM_REDUCE_MIN: r = std::min(a, b); break;
+        default: return {};
+        }
+        if (r < lo || r > hi)
+            continue; // overflowed: what it becomes is API.RED.8's (STRICT) business
+        const wide_int g = integer_at(t, got, i);
+        if (g != r) {
+            const auto text = [](wide_int v) {
+                return v < 0 ? "-" + std::to_string(static_cast<uint64_t>(-v))
+                             : std::to_string(static_cast<uint64_t>(v));
+            };
+            return "element " + std::to_string(i) + " is " + text(g) + ", but " + text(a) + " " + reduce_op_name(op) +
+                   " " + text(b) + " is " + text(r) + ", which the type holds";
+        }
+    }
+    return {};
+}
+
 std::string reduce_mismatch(const ReduceType &t, std::span<const std::byte> got, std::span<const std::byte> want)
 {
     const size_t n = std::min(got.size(), want.size()) / t.size;

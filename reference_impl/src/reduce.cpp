@@ -189,7 +189,14 @@ void reduce_into(void *dst, const void *src, uint64_t count, HcommDataType data_
     case HCOMM_DATA_TYPE_INT8: reduce_typed<int8_t>(dst, src, count, op); break;
     case HCOMM_DATA_TYPE_UINT8: reduce_typed<uint8_t>(dst, src, count, op); break;
     case HCOMM_DATA_TYPE_INT16: reduce_typed<int16_t>(dst, src, count, op); break;
-    case HCOMM_DATA_TYPE_UINT16: reduce_typed<uint16_t>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_UINT16:
+        // Mutant: UINT16 reduced as INT16 (a copy-paste in this switch): sums and products
+        // agree, but MAX/MIN of values with the high bit set compare as negative.
+        if (hcts::mutant("ref_reduce_uint16_as_int16"))
+            reduce_typed<int16_t>(dst, src, count, op);
+        else
+            reduce_typed<uint16_t>(dst, src, count, op);
+        break;
     case HCOMM_DATA_TYPE_INT32: reduce_typed<int32_t>(dst, src, count, op); break;
     case HCOMM_DATA_TYPE_UINT32: reduce_typed<uint32_t>(dst, src, count, op); break;
     case HCOMM_DATA_TYPE_INT64: reduce_typed<int64_t>(dst, src, count, op); break;
