@@ -13,6 +13,8 @@ constexpr uint32_t kUnraisedIdx = 58; // an index nobody raises in these cases
 constexpr auto kHoldBack = std::chrono::milliseconds(300);
 constexpr uint32_t kForeverDeadlineMs = 10000; // a "forever" wait still must not hang the run
 constexpr double kLateBoundMs = 500.0;         // WWN.TMO.3: how much after its timeout a wait may end
+constexpr uint32_t kQueuedFirstIdx = 60;       // WWN.TMO.8: the wait ahead
+constexpr uint32_t kQueuedSecondIdx = 62;      // WWN.TMO.8: the wait queued behind it
 
 } // namespace
 
@@ -127,6 +129,65 @@ HCTS_CASE(Timeouts, FiniteWaitEndsInTime, clauses("WWN.TMO.3"), needs(Feature::N
         }
     }
     mpi::phase_barrier("finite wait");
+}
+
+// Two waits with timeOut t queued on one fresh thread of rank 1; rank 0 answers the first
+// 0.4 t and the second 1.2 t after the barrier that starts both. A library that starts a
+// wait's clock when the call queued it, not when the wait starts, times the second out at t.
+HCTS_CASE(Timeouts, QueuedWaitCountsFromItsStart, clauses("WWN.TMO.8"),
+          needs(Feature::NotifyWait, Feature::NotifyRecord))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    if (!w.unit.seconds) {
+        if (w.rank == 1)
+            ev().error("WWN.TMO.8", "the timeOut unit is unknown (WWN.PRF.3): " + w.unit.note);
+        return;
+    }
+    const uint32_t timeout = *w.unit.seconds ? 2U : 2000U;
+    constexpr double kTimeoutMs = 2000.0;
+    HcclResult arc = HCCL_SUCCESS;
+    const ThreadHandle t = w.rank == 1 ? w.fresh_thread(w.setup_engine, &arc) : 0;
+    if (w.rank == 1 && t == 0)
+        ev().error("WWN.TMO.8", "no fresh thread for the waits: HcclThreadAcquire returned " + hccl_result_name(arc));
+    if (!mpi::all_ranks(w.rank != 1 || t != 0, "queued waits: thread"))
+        return;
+    mpi::phase_barrier("queued waits: start");
+    if (w.rank == 0) {
+        const auto answer = [&](uint32_t idx, double at_ms, const auto start) {
+            std::this_thread::sleep_until(start + std::chrono::microseconds(static_cast<int64_t>(at_ms * 1000)));
+            Script s;
+            s.record(w.thread(), w.channel_to(1), idx);
+            const LaunchResult r = c.run(s, 10000);
+            if (s.rc(0) != 0 || !r.ok())
+                ev().error("WWN.TMO.8", "the record of notify " + std::to_string(idx) + " returned " +
+                                            hccl_result_name(s.rc(0)) + " (" + r.describe() + ")");
+        };
+        const auto start = std::chrono::steady_clock::now();
+        answer(kQueuedFirstIdx, 0.4 * kTimeoutMs, start);
+        answer(kQueuedSecondIdx, 1.2 * kTimeoutMs, start);
+    } else if (w.rank == 1) {
+        Script s;
+        s.wait(t, w.channel_to(0), kQueuedFirstIdx, timeout);
+        s.wait(t, w.channel_to(0), kQueuedSecondIdx, timeout);
+        const LaunchResult r = c.run(s, 10000);
+        const std::string how = " (" + std::to_string(r.elapsed_ms()) + " ms, " + r.describe() + ")";
+        if (s.rc(0) == HCCL_E_NOT_SUPPORT || s.rc(1) == HCCL_E_NOT_SUPPORT)
+            ev().unsupported("WWN.TMO.8", "a wait on a fresh thread was refused with HCCL_E_NOT_SUPPORT");
+        else if (s.rc(0) != 0)
+            // The first notify is due 0.4 t into its wait: a first wait that failed says nothing
+            // about the queued one (a loaded machine, or another fault).
+            ev().error("WWN.TMO.8", "the first wait returned " + hccl_result_name(s.rc(0)) + how +
+                                        "; the queued wait cannot be judged");
+        else
+            ev().check("WWN.TMO.8", s.rc(1) == 0 && r.ok(),
+                       "the wait queued behind another, answered 1.2 t after it was queued and about 0.8 t after it "
+                       "started (t = " +
+                           std::to_string(timeout) + (*w.unit.seconds ? " s" : " ms") + "), returned " +
+                           hccl_result_name(s.rc(1)) + how +
+                           "; its timeOut must count from when it starts, in its thread's order");
+    }
+    mpi::phase_barrier("queued waits: done");
 }
 
 } // namespace hcts

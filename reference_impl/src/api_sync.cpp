@@ -128,9 +128,15 @@ int32_t channel_wait_on_thread(const char *api, ThreadHandle thread, ChannelHand
         // a wait is refused while another thread's write on it is pending.
         return refuse(t.comm, api, HCCL_E_UNAVAIL, "a write on this channel from another thread is pending");
     }
+    // Mutant: the wait's clock starts when the call queues it, not when the wait runs in the
+    // thread's order (a wait queued behind others expires early).
+    const std::optional<Deadline> due = timeout != 0 && hcts::mutant("ref_wait_clock_from_call")
+                                            ? std::optional<Deadline>(Clock::now() + env::timeout_to_duration(timeout))
+                                            : std::nullopt;
     // A wait moves no bytes: it may run while the thread's writes are in flight.
     submit(
-        t.thread, [c = t.channel, index, timeout, thread] { return do_channel_wait(c, index, timeout, thread); },
+        t.thread,
+        [c = t.channel, index, timeout, thread, due] { return do_channel_wait(c, index, timeout, thread, due); },
         TaskQueue::kOverlapAll);
     return HCCL_SUCCESS;
 }

@@ -651,16 +651,18 @@ constexpr auto kPeerCheckInterval = std::chrono::milliseconds(100);
 
 namespace {
 
-HcclResult channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout)
+HcclResult channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout,
+                        std::optional<Deadline> due)
 {
     Comm &comm = *channel->comm;
     // Mutant: timeOut 0 taken as "do not wait" (poll once), not as "wait forever".
     const bool poll_once = timeout == 0 && hcts::mutant("ref_wait_zero_polls_once");
     const auto start = Clock::now();
-    const std::optional<Deadline> deadline = poll_once ? std::optional<Deadline>(start)
-                                             : timeout == 0
-                                                 ? std::nullopt
-                                                 : std::optional<Deadline>(start + env::timeout_to_duration(timeout));
+    std::optional<Deadline> deadline; // none: wait forever (timeOut 0)
+    if (poll_once)
+        deadline = start;
+    else if (timeout != 0)
+        deadline = due.value_or(start + env::timeout_to_duration(timeout));
     // The wait runs in slices so that a lost peer ends it (issue 13): a notify already
     // delivered is still consumed, otherwise the wait fails with HCCL_E_REMOTE, and so
     // does every later wait on the channel, at once.
@@ -726,11 +728,11 @@ HcclResult channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t ind
 // The wait itself lives in channel_wait: the report's scope kept apart from its
 // optional deadline (GCC 12 sees a false -Wmaybe-uninitialized when they share a frame).
 HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout,
-                           uint64_t thread)
+                           uint64_t thread, std::optional<Deadline> due)
 {
     const wait_report::WaitScope reported(wait_report::Kind::channel, channel->comm->rank(), channel->remote_rank,
                                           index, channel->notify_num, timeout, thread, channel->handle, channel.get());
-    return channel_wait(channel, index, timeout);
+    return channel_wait(channel, index, timeout, due);
 }
 
 } // namespace hcomm_ref

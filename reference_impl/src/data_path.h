@@ -80,8 +80,9 @@ HcclResult do_write_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCor
 HcclResult do_read_reduce(const std::shared_ptr<ChannelObj> &channel, ThreadCore &core, void *dst, const void *src,
                           uint64_t count, HcommDataType type, HcommReduceOp op);
 // thread: the ThreadHandle the wait runs on (0: a host call), for the wait report.
+// due: mutant ref_wait_clock_from_call only (the deadline fixed when the call queued it).
 HcclResult do_channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t index, uint32_t timeout,
-                           uint64_t thread = 0);
+                           uint64_t thread = 0, std::optional<Deadline> due = std::nullopt);
 
 // Mutants ref_channel_half_duplex_[large_]wait only (off: a null token, false): writes
 // pending on a channel per thread, counted from the call until the task is run
