@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -530,7 +531,20 @@ void start_engine()
         ev.events = EPOLLIN;
         ev.data.u64 = 0;
         epoll_ctl(cm().epoll_fd, EPOLL_CTL_ADD, cm().wake_fd, &ev);
-        std::thread(engine_loop).detach(); // lives as long as the process, as rdma-core's CM state
+        // Lives as long as the process, as rdma-core's CM state. An exception out of it (an
+        // allocation failing) ends this thread, not the process: connection events stop, and
+        // it is said once.
+        std::thread([] {
+            try {
+                engine_loop();
+            } catch (const std::exception &e) {
+                std::fprintf(stderr, "softverbs rdma_cm: its event thread stopped: %s; no further connection events\n",
+                             e.what());
+            } catch (...) {
+                std::fprintf(stderr, "softverbs rdma_cm: its event thread stopped on an unknown exception; no further "
+                                     "connection events\n");
+            }
+        }).detach();
     });
 }
 
