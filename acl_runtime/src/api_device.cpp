@@ -59,7 +59,6 @@ aclError exception_to_error(const char *api) noexcept
     } catch (...) {
     }
     std::fprintf(stderr, "[hcts acl] error: %s failed with %d: %s\n", api, static_cast<int>(code), cause);
-    last_error = code;
     try {
         record_error(api, code, cause);
     } catch (...) { // no memory for the message: the code alone tells

@@ -25,12 +25,11 @@ F lookup(const char *name)
 void offer_to_acl_device(HcclComm comm)
 {
     const auto get_device = lookup<GetDevice>("aclrtGetDevice");
-    const auto offer = lookup<Offer>("HctsAclRefOfferDeviceComm");
     int32_t device = -1;
     // No runtime, or no device set on this thread: nothing to tie the comm to.
-    if (get_device == nullptr || offer == nullptr || get_device(&device) != 0 || device < 0)
+    if (get_device == nullptr || get_device(&device) != 0)
         return;
-    offer(device, comm);
+    offer_to_acl_device(comm, device);
 }
 
 void offer_to_acl_device(HcclComm comm, int32_t device)

@@ -46,10 +46,14 @@ __attribute__((constructor)) void register_fork_handlers()
 
 } // namespace
 
-int exception_errno(const char *api) noexcept
+namespace {
+
+// In a catch block: what the exception in flight was, in `cause`, and the errno it stands for.
+// No allocation: the exception may be std::bad_alloc.
+int describe_exception(char (&cause)[200]) noexcept
 {
     int err = EIO;
-    char cause[200] = "an exception of unknown type";
+    std::snprintf(cause, sizeof cause, "an exception of unknown type");
     try {
         throw;
     } catch (const std::bad_alloc &) {
@@ -62,6 +66,15 @@ int exception_errno(const char *api) noexcept
         std::snprintf(cause, sizeof cause, "an exception (%s)", e.what());
     } catch (...) {
     }
+    return err;
+}
+
+} // namespace
+
+int exception_errno(const char *api) noexcept
+{
+    char cause[200];
+    const int err = describe_exception(cause);
     std::fprintf(stderr, "softverbs[%d]: %s failed: %s; returning %s\n", static_cast<int>(getpid()), api, cause,
                  std::strerror(err));
     return err;
@@ -75,17 +88,14 @@ const char *dead_thread() noexcept { return g_dead_thread.load(std::memory_order
 
 void run_thread(const char *name, void (*body)()) noexcept
 {
-    char cause[200] = "an exception of unknown type";
+    char cause[200];
     try {
         if (config().fail_thread == name)
             throw std::runtime_error("SOFTVERBS_FAIL=thread:" + config().fail_thread);
         body();
         return;
-    } catch (const std::bad_alloc &) {
-        std::snprintf(cause, sizeof cause, "out of memory (std::bad_alloc)");
-    } catch (const std::exception &e) {
-        std::snprintf(cause, sizeof cause, "an exception (%s)", e.what());
     } catch (...) {
+        (void)describe_exception(cause);
     }
     const char *expected = nullptr;
     const bool first = g_dead_thread.compare_exchange_strong(expected, name, std::memory_order_acq_rel);
