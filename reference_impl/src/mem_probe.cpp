@@ -4,6 +4,11 @@
 #include "mem_probe.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <mutex>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,25 +17,62 @@
 #include <cstdio>
 #include <string>
 
+#include "log.h"
+
 namespace hcomm_ref {
 
 namespace {
 
-// The whole of /proc/self/maps (read in one pass of read(2) calls).
-std::string self_maps()
+// /proc/self/maps stays open once read: a caller's buffer must still be checked when the
+// process has no file descriptor left (a valid buffer refused as unreadable there was a
+// wrong HCCL_E_PARA with nothing said). Reopened in a forked child, whose inherited fd
+// still shows the parent. Never closed: the process's exit closes it.
+struct MapsFile {
+    std::mutex lock;
+    int fd = -1;
+    pid_t owner = 0;
+};
+
+// The whole of /proc/self/maps, or nullopt (said on stderr) when it cannot be read.
+std::optional<std::string> self_maps()
 {
-    std::string text;
-    const int fd = ::open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return text;
-    char chunk[16384];
-    for (;;) {
-        const ssize_t n = ::read(fd, chunk, sizeof chunk);
-        if (n <= 0)
-            break;
-        text.append(chunk, static_cast<size_t>(n));
+    static MapsFile file;
+    std::lock_guard hold(file.lock);
+    const pid_t self = ::getpid();
+    if (file.fd >= 0 && file.owner != self) {
+        ::close(file.fd);
+        file.fd = -1;
     }
-    ::close(fd);
+    if (file.fd < 0) {
+        file.fd = ::open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+        file.owner = self;
+    }
+    std::string text;
+    bool ok = file.fd >= 0 && ::lseek(file.fd, 0, SEEK_SET) == 0;
+    char chunk[16384];
+    while (ok) {
+        const ssize_t n = ::read(file.fd, chunk, sizeof chunk);
+        if (n == 0)
+            break;
+        if (n < 0 && errno != EINTR)
+            ok = false;
+        else if (n > 0)
+            text.append(chunk, static_cast<size_t>(n));
+    }
+    if (!ok) {
+        const int err = errno;
+        static std::atomic<int64_t> last_said{-1};
+        const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                                std::chrono::steady_clock::now().time_since_epoch())
+                                .count();
+        if (last_said.exchange(now) != now)
+            HREF_LOG_ERROR(-1, "cannot read /proc/self/maps to check a caller's buffer (", std::strerror(err),
+                           "): the call is refused");
+        if (file.fd >= 0)
+            ::close(file.fd);
+        file.fd = -1;
+        return std::nullopt;
+    }
     return text;
 }
 
@@ -42,7 +84,10 @@ bool range_accessible(const void *addr, uint64_t len, Access access)
     if (len == 0 || addr == nullptr || begin + len < begin)
         return false;
     const uintptr_t end = begin + len;
-    const std::string maps = self_maps();
+    const std::optional<std::string> read = self_maps();
+    if (!read)
+        return false;
+    const std::string &maps = *read;
     // The lines are sorted by address; walk them, extending the covered prefix.
     uintptr_t covered = begin;
     size_t pos = 0;
