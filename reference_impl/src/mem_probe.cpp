@@ -62,9 +62,9 @@ std::optional<std::string> self_maps()
     if (!ok) {
         const int err = errno;
         static std::atomic<int64_t> last_said{-1};
-        const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                                std::chrono::steady_clock::now().time_since_epoch())
-                                .count();
+        const int64_t now =
+            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch())
+                .count();
         if (last_said.exchange(now) != now)
             HREF_LOG_ERROR(-1, "cannot read /proc/self/maps to check a caller's buffer (", std::strerror(err),
                            "): the call is refused");
