@@ -635,4 +635,80 @@ HCTS_CASE(HostCalls, RegisteredMemoryAcrossChannel, clauses("API.MR.2"),
     }
 }
 
+// Registered memory as the local side (API.MR.3): rank 0 registers 64 KiB of host memory
+// with HcclCommMemReg (named in no channel's memHandles: the local side needs no
+// exchange) and writes with notify from it into rank 1's communication memory over the
+// suite's channel; rank 1 waits and copies what arrived. The vendor's custom operators
+// use their operator memory as the local side of their transfers this way.
+HCTS_CASE(HostCalls, RegisteredMemoryAsLocalSide, clauses("API.MR.3"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
+    const char *cl = "API.MR.3";
+    if (const std::string m = missing(iut(), {"HcclCommMemReg"}); !m.empty()) {
+        ev().case_not_supported("the IUT has no " + m);
+        return;
+    }
+    constexpr size_t kBytes = 1 << 16;
+    constexpr uint64_t kLen = 8192 + 77, kAt = 4096 + 24;
+    constexpr uint32_t kIdx = 7;
+    std::vector<std::byte> payload(kLen);
+    fill_payload(payload, StampKey{41, 0, 0});
+    std::byte *mem = nullptr;
+    HcclResult reg = HCCL_SUCCESS;
+    if (w.rank == 0) {
+        // Kept for the process's life: a registration lives until HcclCommDestroy.
+        static std::vector<void *> kept;
+        mem = static_cast<std::byte *>(std::aligned_alloc(4096, kBytes));
+        kept.push_back(mem);
+        std::memset(mem, 0x5a, kBytes);
+        std::memcpy(mem + kAt, payload.data(), kLen);
+        const CommMem mine{COMM_MEM_TYPE_HOST, mem, kBytes};
+        HcclMemHandle h = nullptr;
+        reg = iut().api().HcclCommMemReg(w.comm, "hcts-mr3", &mine, &h);
+    }
+    if (!mpi::all_ranks(reg == HCCL_SUCCESS, "registered local side: HcclCommMemReg")) {
+        if (w.rank == 0)
+            ev().check(cl, false, "HcclCommMemReg of 64 KiB of host memory " + rc_is(reg, HCCL_SUCCESS));
+        return;
+    }
+    std::byte *snap = w.scratch();
+    if (w.rank == 1) {
+        dev.poison(w.inbox(0), kLen);
+        dev.poison(snap, kLen);
+    }
+    mpi::phase_barrier("registered local side: ready");
+    Script s;
+    if (w.rank == 0) {
+        s.wwn(w.thread(), w.channel_to(1), w.remote_inbox(1, 0), mem + kAt, kLen, kIdx);
+    } else if (w.rank == 1) {
+        s.wait(w.thread(), w.channel_to(0), kIdx, w.timeout_of(8));
+        s.copy(w.thread(), snap, w.inbox(0), kLen).only_if_previous_ok();
+    }
+    const LaunchResult r = c.run(s, 20000);
+    mpi::phase_barrier("registered local side: done");
+    if (w.rank > 1)
+        return;
+    if (s.first_unsupported()) {
+        ev().unsupported(cl, "the " + std::string(w.rank == 0 ? "write with notify" : "wait or copy") +
+                                 " was refused with HCCL_E_NOT_SUPPORT (" + r.describe() + ")");
+    } else if (w.rank == 0) {
+        ev().check(cl, s.rc(0) == 0 && r.ok(),
+                   "the write with notify from registered memory into the peer's communication memory returned " +
+                       hccl_result_name(s.rc(0)) + " (" + r.describe() + ")");
+    } else if (s.rc(0) != 0 || s.rc(1) != 0) {
+        ev().check(cl, false,
+                   "the wait for a write with notify from the peer's registered memory returned " +
+                       hccl_result_name(s.rc(0)) + ", the copy after it " + hccl_result_name(s.rc(1)) + " (" +
+                       r.describe() + ")");
+    } else {
+        const PayloadCheck seen = check_payload(dev.get(snap, kLen), StampKey{41, 0, 0});
+        ev().check(cl, seen.ok(),
+                   "after the wait, the payload written from the peer's registered memory is not in place: " +
+                       describe(seen));
+    }
+}
+
 } // namespace hcts

@@ -194,10 +194,13 @@ HCTS_CASE(Threads, AcquireWithoutNotifies, clauses("API.THR.8"), needs(Feature::
 }
 
 // Every notify of every thread of one HcclThreadAcquire: for threads acquired
-// together (4 with 6 notifies each, then 3 with 64), thread (b+1) mod N copies a
-// payload and raises notify k of thread b, for every k (with 64: the first, the
-// middle, the last two); thread b waits for each and copies what was handed over.
-// The last index of later threads is where an acquisition that shorts them shows.
+// together (4 with 6 notifies each, then 3 with 64, then 2 with 100), thread
+// (b+1) mod N copies a payload and raises notify k of thread b, for every k (with
+// 64 and 100: the first, the middle, the last two); thread b waits for each and
+// copies what was handed over. The last index of later threads is where an
+// acquisition that shorts them shows; 100, more than the set-up threads' 64 (the
+// comm's first), where the count is taken from another acquire than the caller's
+// (HcclThreadAcquire.md: notifyNumPerThread notifies for each thread, up to 65535).
 HCTS_CASE(Threads, EveryThreadEveryNotify, clauses("API.TN.1"), needs(Feature::ThreadNotify, Feature::LocalCopy))
 {
     const Ctx c = ctx();
@@ -207,7 +210,7 @@ HCTS_CASE(Threads, EveryThreadEveryNotify, clauses("API.TN.1"), needs(Feature::T
         uint32_t threads, notifies;
         std::vector<uint32_t> indices;
     };
-    const std::vector<Group> groups{{4, 6, {0, 1, 2, 3, 4, 5}}, {3, 64, {0, 31, 62, 63}}};
+    const std::vector<Group> groups{{4, 6, {0, 1, 2, 3, 4, 5}}, {3, 64, {0, 31, 62, 63}}, {2, 100, {0, 64, 98, 99}}};
     if (w.rank == 0) {
         struct Pair {
             uint32_t group, from, to, idx;

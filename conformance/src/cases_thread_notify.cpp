@@ -1,5 +1,5 @@
 // Notifies between the threads of one rank (API.TN.*) and HcommThreadJoin
-// (API.JN.1): a thread is an in-order stream and threads synchronise only
+// (API.JN.*): a thread is an in-order stream and threads synchronise only
 // through thread notifies (api §7.4).
 #include "case_kit.h"
 
@@ -9,6 +9,7 @@ namespace {
 constexpr uint32_t kHandoffIdx = 40;      // the thread notify of the handoff
 constexpr uint32_t kTimedIdx = 50;        // thread notifies nobody raises
 constexpr uint32_t kDefaultIdx = 51;      //
+constexpr uint32_t kJoinIdx = 52;         // the thread notify raised only after a join
 constexpr uint64_t kPayload = 4096;       // bytes handed from thread A to thread B
 constexpr uint64_t kDelayMax = 32u << 20; // A's copy before the payload: keeps A busy for milliseconds
 constexpr uint32_t kLaunchMs = 30000;
@@ -244,6 +245,93 @@ HCTS_CASE(Threads, WaitsTimeOutAndJoinReports, clauses("API.TN.3", "API.JN.1"),
         }
     }
     mpi::phase_barrier("thread waits time out");
+}
+
+// HcommThreadJoin called by the program while the thread's tasks run, as the
+// vendor's AllReduce templates call it (BatchModeEnd, BatchModeStart, a join of
+// every thread, then an AICPU reduce reads what the threads' tasks wrote): it
+// returns success only once every task queued on the thread before it has run.
+// Thread t's one task is a wait whose notify thread u raises only after the join
+// returned: that join (deadline: the short timeout) cannot find t done and must
+// not return success. Thread v's last task is a large copy, behind a small one: a
+// join of v that returns success finds the large copy's tail in place (a copy on u,
+// queued after the join, reads it).
+HCTS_CASE(Threads, JoinWaitsForEveryTask, clauses("API.JN.2"),
+          needs(Feature::ThreadJoin, Feature::ThreadNotify, Feature::LocalCopy, Feature::BatchMode))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
+    const char *cl = "API.JN.2";
+    if (w.rank == 0) {
+        HcclResult arc1 = HCCL_SUCCESS, arc2 = HCCL_SUCCESS;
+        const ThreadHandle t = w.fresh_thread(w.setup_engine, &arc1);
+        const ThreadHandle v = w.fresh_thread(w.setup_engine, &arc2);
+        const ThreadHandle u = w.threads.at(0);
+        if (t == 0 || v == 0) {
+            ev().error(cl, "no fresh threads to join: HcclThreadAcquire returned " + hccl_result_name(arc1) + " and " +
+                               hccl_result_name(arc2));
+        } else {
+            constexpr uint64_t kTail = 4096;
+            const uint64_t big = std::min<uint64_t>(kDelayMax, w.layout.scratch_size() / 4);
+            std::byte *big_src = w.scratch(), *big_dst = w.scratch() + big;
+            std::byte *small = w.scratch() + 2 * big, *small_dst = small + kPayload, *mark = small_dst + kPayload;
+            std::byte *snap = mark + 64;
+            std::vector<std::byte> tail(kTail);
+            fill_payload(tail, StampKey{52, 0, 0});
+            dev.put(big_src + big - kTail, tail);
+            dev.poison(big_dst + big - kTail, kTail);
+            dev.poison(mark, 64);
+            dev.poison(snap, kTail);
+            const char *tag = "hcts-join";
+            Script s;
+            s.batch_start(tag);                               // 0
+            s.thread_wait(t, kJoinIdx, w.ok_timeout());       // 1: released by 6
+            s.copy(t, mark, small, 64).only_if_previous_ok(); // 2: t went on after its wait
+            s.copy(v, small_dst, small, kPayload);            // 3
+            s.copy(v, big_dst, big_src, big);                 // 4: v's last task
+            s.batch_end(tag);                                 // 5
+            s.batch_start(tag);                               // 6
+            s.thread_join(t, w.short_timeout());              // 7: t's wait is pending
+            s.thread_join(v, w.ok_timeout());                 // 8
+            s.batch_end(tag);                                 // 9
+            s.copy(u, snap, big_dst + big - kTail, kTail);    // 10: after v's join
+            s.thread_record(u, t, kJoinIdx);                  // 11: releases t
+            const uint32_t deadline = 20000 + static_cast<uint32_t>(2 * w.short_timeout_ms());
+            const LaunchResult r = c.run(s, deadline);
+            const std::string calls = "BatchModeStart " + rc_name(s, 0) + ", join(t) " + rc_name(s, 7) + ", join(v) " +
+                                      rc_name(s, 8) + ", BatchModeEnd " + rc_name(s, 5) + "/" + rc_name(s, 9);
+            if (r.trouble() == Trouble::Missing) {
+                ev().unsupported(cl, "a call of the program is absent (" + r.describe() + ")");
+            } else if (const auto op = s.first_unsupported()) {
+                ev().unsupported(cl, "op " + std::to_string(*op) +
+                                         " of the program was refused with "
+                                         "HCCL_E_NOT_SUPPORT (" +
+                                         calls + ", wait " + rc_name(s, 1) + ")");
+            } else if (s.rc(0) != 0 || s.rc(5) != 0 || s.rc(6) != 0 || s.rc(9) != 0) {
+                ev().error(cl, "the batch around the tasks and the joins was refused (" + calls + ")");
+            } else if (r.status.timed_out != 0) {
+                ev().error(cl, "the program did not end before its deadline (" + r.describe() + "; " + calls + ")");
+            } else if (s.rc(1) != 0 || s.rc(3) != 0 || s.rc(4) != 0 || s.rc(10) != 0 || s.rc(11) != 0) {
+                ev().error(cl, "a task call around the joins was refused: wait " + rc_name(s, 1) + ", copies " +
+                                   rc_name(s, 3) + ", " + rc_name(s, 4) + ", " + rc_name(s, 10) + ", record " +
+                                   rc_name(s, 11));
+            } else {
+                ev().check(cl, s.rc(7) != HCCL_SUCCESS,
+                           "HcommThreadJoin returned HCCL_SUCCESS for a thread whose only task, a wait, could not "
+                           "have completed: its notify was raised only after the join returned");
+                const bool tail_in_place = dev.get(snap, kTail) == tail;
+                ev().check(cl, s.rc(8) == HCCL_SUCCESS,
+                           "HcommThreadJoin of a thread whose tasks are two local copies returned " + rc_name(s, 8) +
+                               ", expected HCCL_SUCCESS");
+                ev().check(cl, s.rc(8) != HCCL_SUCCESS || tail_in_place,
+                           "HcommThreadJoin returned HCCL_SUCCESS before the thread's last task, a copy of " +
+                               std::to_string(big) + " bytes, had written its last " + std::to_string(kTail) +
+                               " bytes (a copy queued on another thread after the join read them unwritten)");
+            }
+        }
+    }
+    mpi::phase_barrier("thread join waits");
 }
 
 } // namespace hcts

@@ -47,6 +47,7 @@ Feature feature_of(uint32_t kind)
     case HCTS_OP_TC_END:
     case HCTS_OP_TC_EXECUTE:
     case HCTS_OP_TC_CLEAR: return Feature::TaskCache;
+    case HCTS_OP_THREAD_JOIN: return Feature::ThreadJoin;
     case HCTS_OP_LOCAL_REDUCE: return Feature::LocalReduce;
     case HCTS_OP_WRITE_REDUCE: return Feature::WriteReduce;
     case HCTS_OP_WRITE_REDUCE_WITH_NOTIFY: return Feature::WriteReduceWithNotify;
@@ -162,6 +163,10 @@ Script &Script::thread_record(ThreadHandle t, ThreadHandle dst_thread, uint32_t 
 Script &Script::thread_wait(ThreadHandle t, uint32_t idx, uint32_t timeout)
 {
     return add({HCTS_OP_THREAD_WAIT, idx, t, 0, 0, 0, 0, timeout, 0, 0, 0, 0, 0, 0});
+}
+Script &Script::thread_join(ThreadHandle t, uint32_t timeout)
+{
+    return add({HCTS_OP_THREAD_JOIN, 0, t, 0, 0, 0, 0, timeout, 0, 0, 0, 0, 0, 0});
 }
 Script &Script::thread_wait_default(ThreadHandle t, uint32_t idx)
 {

@@ -57,6 +57,8 @@ class Script {
     Script &thread_record(ThreadHandle t, ThreadHandle dst_thread, uint32_t idx);
     Script &thread_wait(ThreadHandle t, uint32_t idx, uint32_t timeout);
     Script &thread_wait_default(ThreadHandle t, uint32_t idx);
+    // HcommThreadJoin(t, timeout), called by the program itself while t's tasks may still run.
+    Script &thread_join(ThreadHandle t, uint32_t timeout);
     Script &aclrt_record(ThreadHandle t, uint64_t notify_id);
     Script &aclrt_wait(ThreadHandle t, uint64_t notify_id, uint32_t timeout);
     // The calls without a thread (host CPU engine) and HcommFenceOnThread.

@@ -77,6 +77,7 @@ typedef enum {
     HCTS_OP_TC_END = 47,              /* HcommAicpuTsTaskCacheEnd(tag at aux) */
     HCTS_OP_TC_EXECUTE = 48,          /* HcommAicpuTsTaskCacheExecute(tag at aux, addrs at dst, sizes at src, len) */
     HCTS_OP_TC_CLEAR = 49,            /* HcommAicpuTsTaskCacheClear(tag at aux) */
+    HCTS_OP_THREAD_JOIN = 50,         /* HcommThreadJoin(thread, timeout) */
     /* Reductions: `len` is the element count, `data_type` / `reduce_op` the HcommDataType / HcommReduceOp. */
     HCTS_OP_LOCAL_REDUCE = 10,             /* HcommLocalReduceOnThread(thread, dst, src, count, type, op) */
     HCTS_OP_WRITE_REDUCE = 11,             /* HcommWriteReduceOnThread(thread, channel, dst, src, count, type, op) */

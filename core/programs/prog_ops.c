@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hcomm/hcomm_primitives.h"
+#include "hcomm/hcomm_primitives_expt.h"
 #include "hcts_programs.h"
 
 /* Bound at load time from the implementation under test; NULL when it lacks one. */
@@ -36,6 +37,7 @@
 #pragma weak HcommAicpuTsTaskCacheEnd
 #pragma weak HcommAicpuTsTaskCacheExecute
 #pragma weak HcommAicpuTsTaskCacheClear
+#pragma weak HcommThreadJoin
 #pragma weak HcommLocalReduceOnThread
 #pragma weak HcommWriteReduceOnThread
 #pragma weak HcommWriteReduceWithNotifyOnThread
@@ -144,6 +146,7 @@ static int32_t issue_with_pool(hcts_prog_ops_v2 *a, const hcts_op *op)
     case HCTS_OP_TC_END: return CALL_OR_MISSING(HcommAicpuTsTaskCacheEnd, tag);
     case HCTS_OP_TC_EXECUTE: return CALL_OR_MISSING(HcommAicpuTsTaskCacheExecute, tag, addrs, sizes, op->len);
     case HCTS_OP_TC_CLEAR: return CALL_OR_MISSING(HcommAicpuTsTaskCacheClear, tag);
+    case HCTS_OP_THREAD_JOIN: return CALL_OR_MISSING(HcommThreadJoin, op->thread, op->timeout);
     default: return HCTS_OP_RC_UNKNOWN_KIND;
     }
 }

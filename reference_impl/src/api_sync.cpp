@@ -575,7 +575,10 @@ HCOMM_EXPORT HcclResult HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
         // A copy: the thread's comm may be destroyed meanwhile (the queue then ends
         // its tasks and this wait returns with their failure).
         const std::shared_ptr<TaskQueue> queue = t->core->queue;
-        if (!queue->wait_done(queue->enqueued(), deadline_after(timeout))) {
+        // Mutant: join waits for the task before the last one (a sequence off by one).
+        const uint64_t queued = queue->enqueued();
+        const uint64_t upto = queued > 0 && hcts::mutant("ref_join_one_task_early") ? queued - 1 : queued;
+        if (!queue->wait_done(upto, deadline_after(timeout))) {
             return HCCL_E_TIMEOUT;
         }
         // Mutant: join reports only its own deadline, not the thread's failure.

@@ -278,6 +278,9 @@ std::shared_ptr<ThreadObj> Comm::new_thread(CommEngine engine, uint32_t notify_n
         HREF_LOG_ERROR(rank_, "cannot start the worker of thread ", name, ": ", e.code().message());
         return nullptr;
     }
+    // Mutant: every thread of the comm gets the notify count of its first thread.
+    if (!threads_.empty() && hcts::mutant("ref_thread_notifies_fixed_by_first"))
+        notify_num = threads_.front()->core->notifies.size();
     thread->core = std::make_shared<ThreadCore>(std::move(queue), notify_num);
     threads_.push_back(thread);
     return thread;

@@ -92,6 +92,9 @@ HcclResult through_scratch(ChannelObj &channel, ThreadCore &core, uint64_t count
 // comm goes), the communication memory's key as the fallback.
 uint32_t lkey_of(const Comm &comm, const void *addr, uint64_t len)
 {
+    // Mutant: every local side takes the communication memory's key, registered user memory too.
+    if (hcts::mutant("ref_local_key_always_comm_memory"))
+        return comm.memory_lkey();
     return comm.local_key(reinterpret_cast<uint64_t>(addr), len).value_or(comm.memory_lkey());
 }
 
