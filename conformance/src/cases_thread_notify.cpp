@@ -3,7 +3,7 @@
 // through thread notifies (api §7.4).
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_thread_notify {
 namespace {
 
 constexpr uint32_t kHandoffIdx = 40;      // the thread notify of the handoff
@@ -246,4 +246,4 @@ HCTS_CASE(Threads, WaitsTimeOutAndJoinReports, clauses("API.TN.3", "API.JN.1"),
     mpi::phase_barrier("thread waits time out");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_thread_notify
