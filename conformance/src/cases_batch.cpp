@@ -3,7 +3,7 @@
 // hold the calls between them and submit them at End (API.BM.*).
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_batch {
 namespace {
 
 constexpr uint64_t kLen = 4096;
@@ -219,4 +219,4 @@ HCTS_CASE(Batch, ModeMisuseRefused, clauses("API.BM.2"), needs(Feature::BatchMod
     mpi::phase_barrier("batch mode misuse");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_batch

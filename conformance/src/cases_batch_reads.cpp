@@ -19,7 +19,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_batch_reads {
 namespace {
 
 constexpr uint64_t kWin = 12 * 1024;      // the window at the receiver
@@ -364,4 +364,4 @@ HCTS_CASE(Visibility, BatchReadsAndWrites, clauses("API.BT.3", "API.BT.4"),
     }
 }
 
-} // namespace hcts
+} // namespace hcts::cases_batch_reads

@@ -11,7 +11,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_batch_shapes {
 namespace {
 
 constexpr uint32_t kDsts = 3;          // shared destinations at the receiver
@@ -252,4 +252,4 @@ HCTS_CASE(Batch, ShapesKeepArrayOrder, clauses("API.BT.3"),
     }
 }
 
-} // namespace hcts
+} // namespace hcts::cases_batch_shapes

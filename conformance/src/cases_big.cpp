@@ -8,7 +8,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_big {
 namespace {
 
 constexpr uint64_t kLen = (uint64_t{1} << 32) + 4096 + 13; // past 4 GiB, by an odd amount
@@ -153,4 +153,4 @@ HCTS_CASE(Big, WriteAbove4GiB, clauses("WWN.BIG.1"), needs(Feature::WriteWithNot
     }
 }
 
-} // namespace hcts
+} // namespace hcts::cases_big

@@ -15,7 +15,7 @@
 #include "hcomm/hcomm_primitives.h"
 #include "reduce_data.h"
 
-namespace hcts {
+namespace hcts::cases_blind_regions {
 namespace {
 
 constexpr uint64_t kMiB = 1ULL << 20;
@@ -707,4 +707,4 @@ HCTS_CASE(Ordering, RecordAfterLargeWrites, clauses("API.REC.2"),
     mpi::phase_barrier("blind regions: large writes judged");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_blind_regions

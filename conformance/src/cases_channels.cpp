@@ -9,7 +9,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_channels {
 HCTS_SUITE(ChannelApi);
 
 namespace {
@@ -249,4 +249,4 @@ HCTS_CASE(ChannelApi, DestroyTwice, clauses("API.CHN.5"), needs(Feature::Channel
     later_acquire_succeeds(w, ev(), "API.CHN.5", "destroying the channels");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_channels

@@ -9,7 +9,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_comm {
 HCTS_SUITE(CommApi);
 HCTS_SUITE(BufferApi);
 
@@ -442,4 +442,4 @@ HCTS_CASE(BufferApi, LastPageWritable, clauses("API.BUF.1"), needs(Feature::Writ
     one_write(w, w.device(), spec(), o, "API.BUF.1", "a write into the last 4 KiB of the returned size", ev());
 }
 
-} // namespace hcts
+} // namespace hcts::cases_comm

@@ -5,7 +5,7 @@
 #include "case_kit.h"
 #include "hcomm/hcomm_primitives.h"
 
-namespace hcts {
+namespace hcts::cases_data_errors {
 namespace {
 
 struct DataCall {
@@ -130,4 +130,4 @@ HCTS_CASE(DataPlaneErrors, NullPointersAndZeroHandles, clauses("API.PTR.1"),
     prove_no_effect(c, 0, 1, 0, 0, kFirstQuiet + 6, inbox, quiet, "API.PTR.1");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_data_errors

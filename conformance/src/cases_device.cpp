@@ -4,7 +4,7 @@
 #include "hcts/core/adapter.h"
 #include "hcts/core/products.h"
 
-namespace hcts {
+namespace hcts::cases_device {
 namespace {
 StampKey key_for(uint32_t iteration, int sender) { return {4, iteration, static_cast<uint32_t>(sender)}; }
 
@@ -178,4 +178,4 @@ HCTS_CASE(DeviceOnly, ProductTableRow, clauses("WWN.DEV.3"), needs(Feature::Prod
     }
 }
 
-} // namespace hcts
+} // namespace hcts::cases_device

@@ -2,7 +2,7 @@
 #include "bad_calls.h"
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_errors {
 namespace {
 
 // One row per clause: its bad calls, the code each must return, and the notify
@@ -129,4 +129,4 @@ HCTS_CASE(Errors, WaitZeroHandles, clauses("WWN.ERR.5"), needs(Feature::NotifyWa
     mpi::phase_barrier("zero-handle waits");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_errors

@@ -11,7 +11,7 @@
 #include "hccl/hccl_diag.h"
 #include "hccl/hccl_rank_graph.h"
 
-namespace hcts {
+namespace hcts::cases_host_calls {
 HCTS_SUITE(HostCalls);
 
 namespace {
@@ -711,4 +711,4 @@ HCTS_CASE(HostCalls, RegisteredMemoryAsLocalSide, clauses("API.MR.3"),
     }
 }
 
-} // namespace hcts
+} // namespace hcts::cases_host_calls

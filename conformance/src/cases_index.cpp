@@ -3,7 +3,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_index {
 namespace {
 
 StampKey key_for(uint32_t iteration, int sender) { return {3, iteration, static_cast<uint32_t>(sender)}; }
@@ -150,4 +150,4 @@ HCTS_CASE(Index, WaitSideBound, clauses("WWN.IDX.5"), needs(Feature::WriteWithNo
     mpi::phase_barrier("wait-side bound");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_index

@@ -2,7 +2,7 @@
 // of a second communicator, used after HcclCommDestroy, are refused and have no effect.
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_lifecycle {
 namespace {
 
 constexpr uint32_t kQuietIdx = 24; // what the stale calls aim at
@@ -134,4 +134,4 @@ HCTS_CASE(Lifecycle, HandlesOfDestroyedCommRefused, clauses("WWN.ERR.7"),
     prove_no_effect(c, 0, 1, 0, 0, kProbeIdx, regions, {kQuietIdx}, "WWN.ERR.7");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_lifecycle

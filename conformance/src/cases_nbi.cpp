@@ -5,7 +5,7 @@
 // (reference, as the vendor's AICPU-TS channels do, api §9.4).
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_nbi {
 namespace {
 
 struct NbiCall {
@@ -159,4 +159,4 @@ HCTS_CASE(NbiCalls, HostSideAicpuTsRefused, clauses("API.NBI.2"),
         judge_reads_untouched(w, base, "API.NBI.2", ev());
 }
 
-} // namespace hcts
+} // namespace hcts::cases_nbi

@@ -5,7 +5,7 @@
 // both neighbours raised, so i-1, i+1, 0 and N-1 are all covered.
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_neighbours {
 namespace {
 
 constexpr uint64_t kSlot = 1024; // per index: dst and src slots
@@ -96,4 +96,4 @@ HCTS_CASE(Notify, EveryIndexIsolatedFromNeighbours, clauses("WWN.NTF.8"),
     }
 }
 
-} // namespace hcts
+} // namespace hcts::cases_neighbours

@@ -1,7 +1,7 @@
 // Notify delivery: one write, one satisfied wait; isolation; guards; incast.
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_notify {
 namespace {
 
 StampKey key_for(uint32_t iteration, int sender) { return {2, iteration, static_cast<uint32_t>(sender)}; }
@@ -289,4 +289,4 @@ HCTS_CASE(Notify, OverrunStaysOnItsIndex, clauses("WWN.NTF.2"),
     overrun_round(c, w.rank <= 1 ? second.to(w.rank == 0 ? 1 : 0) : 0, 1, {'r', 'w'});
 }
 
-} // namespace hcts
+} // namespace hcts::cases_notify

@@ -7,7 +7,7 @@
 #include "hcts/core/adapter.h"
 #include "hcts/core/products.h"
 
-namespace hcts {
+namespace hcts::cases_product_channels {
 namespace {
 
 struct Pair {
@@ -84,4 +84,4 @@ HCTS_CASE(DeviceOnly, ChannelProtocolsByProduct, clauses("API.CHN.6"), needs())
     mpi::phase_barrier("channel protocols by product");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_product_channels

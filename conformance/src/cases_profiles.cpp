@@ -3,7 +3,7 @@
 // could not be established is ERROR, never a guess.
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_profiles {
 namespace {
 
 StampKey key_for(uint32_t iteration, int sender) { return {6, iteration, static_cast<uint32_t>(sender)}; }
@@ -187,4 +187,4 @@ HCTS_CASE(Profiles, PlainWriteCumulativity, clauses("WWN.PRF.5"),
                          " runs showed the plain write incomplete after the notify's wait");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_profiles

@@ -7,7 +7,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_read_copy {
 namespace {
 
 struct Piece {
@@ -136,4 +136,4 @@ HCTS_CASE(ReadCopy, LocalCopyExact, clauses("API.CPY.1"), needs(Feature::LocalCo
     judge_area(dev, area, key, rcs_of(s), "HcommLocalCopyOnThread", "API.CPY.1", ev());
 }
 
-} // namespace hcts
+} // namespace hcts::cases_read_copy

@@ -7,7 +7,7 @@
 #include "hcomm/hcomm_primitives.h"
 #include "reduce_data.h"
 
-namespace hcts {
+namespace hcts::cases_reduce {
 namespace {
 
 constexpr uint64_t kCount = 37; // odd, not a multiple of any vector width
@@ -312,9 +312,9 @@ HCTS_CASE(Reduce, RoundingEveryType, clauses("API.RED.8", "API.RED.1", "API.RED.
     mpi::phase_barrier("rounding judged");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_reduce
 
-namespace hcts {
+namespace hcts::cases_reduce {
 namespace {
 
 // A (data type, op) the reference does not reduce: reserved values of both enums
@@ -444,4 +444,4 @@ HCTS_CASE(Reduce, InvalidTypeOrOpRefused, clauses("API.RED.6", "API.RED.7"),
         prove_no_effect(c, 0, 1, 0, 0, probe++, untouched[clause], quiet[clause], clause);
 }
 
-} // namespace hcts
+} // namespace hcts::cases_reduce

@@ -12,7 +12,7 @@
 #include "hcomm/hcomm_primitives.h"
 #include "reduce_data.h"
 
-namespace hcts {
+namespace hcts::cases_regions {
 namespace {
 
 constexpr uint64_t kMiB = 1ULL << 20;
@@ -649,4 +649,4 @@ HCTS_CASE(Visibility, WriteReduceAcrossChunks, clauses("API.RED.4"),
     }
 }
 
-} // namespace hcts
+} // namespace hcts::cases_regions

@@ -6,7 +6,7 @@
 #include "hcts/core/adapter.h"
 #include "hcts/core/products.h"
 
-namespace hcts {
+namespace hcts::cases_sides {
 namespace {
 
 constexpr uint64_t kLen = 4096;
@@ -236,4 +236,4 @@ HCTS_CASE(Errors, TaskCacheNullArguments, clauses("API.TC.2"), needs(Feature::Ta
     mpi::phase_barrier("task cache null arguments");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_sides

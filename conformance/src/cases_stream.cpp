@@ -7,7 +7,7 @@
 // that overwrites unread bytes at the wrap, or loses a record, shows here.
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_stream {
 namespace {
 
 constexpr uint32_t kPerRound = World::kNotifyNum; // one write with notify per index
@@ -111,4 +111,4 @@ HCTS_CASE(Visibility, LongStreamEverySize, clauses("WWN.VIS.4"),
         ev().observe("long_stream_bytes", static_cast<double>(moved));
 }
 
-} // namespace hcts
+} // namespace hcts::cases_stream

@@ -17,7 +17,7 @@
 #include "hcts/core/products.h"
 #include "reduce_data.h"
 
-namespace hcts {
+namespace hcts::cases_survivors {
 namespace {
 
 constexpr uint64_t kMiB = 1ULL << 20;
@@ -808,4 +808,4 @@ HCTS_CASE(NbiCalls, HostWriteWithNotifyEveryShape, clauses("API.NBI.3"), needs(F
     mpi::phase_barrier("survivors: Nbi channels destroyed");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_survivors

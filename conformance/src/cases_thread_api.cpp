@@ -8,7 +8,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_thread_api {
 HCTS_SUITE(ThreadApi);
 HCTS_SUITE(EngineCtx);
 
@@ -228,4 +228,4 @@ HCTS_CASE(EngineCtx, CreateAndGet, clauses("API.CTX.1", "API.CTX.2"), needs())
                    "; expected the first context " + hex(reinterpret_cast<uint64_t>(ctx)) + " and 64");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_thread_api

@@ -3,7 +3,7 @@
 // same HcclThreadAcquire, work on (WWN.THR.3).
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_thread_errors {
 namespace {
 
 constexpr uint32_t kUnraisedIdx = 57; // the wait that fails: nobody raises it
@@ -113,4 +113,4 @@ HCTS_CASE(Threads, ErrorStateAfterFailedTask, clauses("WWN.THR.2", "WWN.THR.3"),
     check_quiet(c, 0, 1, 0, 0, {kBrokenIdx}, "WWN.THR.2");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_thread_errors

@@ -3,7 +3,7 @@
 // through thread notifies (api §7.4).
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_thread_notify {
 namespace {
 
 constexpr uint32_t kHandoffIdx = 40;      // the thread notify of the handoff
@@ -332,4 +332,4 @@ HCTS_CASE(Threads, JoinWaitsForEveryTask, clauses("API.JN.2"),
     mpi::phase_barrier("thread join waits");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_thread_notify

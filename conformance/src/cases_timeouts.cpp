@@ -8,7 +8,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_timeouts {
 namespace {
 
 constexpr uint32_t kDefaultWaitIdx = 61; // an index nobody raises in these cases
@@ -311,4 +311,4 @@ HCTS_CASE(Threads, AcquireGivesDistinctThreads, clauses("WWN.THR.1"), needs(Feat
     mpi::phase_barrier("threads of one acquire");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_timeouts

@@ -5,7 +5,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_visibility {
 namespace {
 
 StampKey key_for(uint32_t iteration, int sender) { return {1, iteration, static_cast<uint32_t>(sender)}; }
@@ -334,4 +334,4 @@ HCTS_CASE(Visibility, OverlappingPlainWritesThenNotify, clauses("WWN.VIS.7"),
     }
 }
 
-} // namespace hcts
+} // namespace hcts::cases_visibility

@@ -5,7 +5,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::cases_waits {
 namespace {
 
 constexpr uint32_t kForeverIdx = 9;   // the notify the late write raises
@@ -193,4 +193,4 @@ HCTS_CASE(Timeouts, QueuedWaitCountsFromItsStart, clauses("WWN.TMO.8"),
     mpi::phase_barrier("queued waits: done");
 }
 
-} // namespace hcts
+} // namespace hcts::cases_waits

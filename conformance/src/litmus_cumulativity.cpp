@@ -5,7 +5,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::litmus_cumulativity {
 namespace {
 
 StampKey key_for(uint32_t iteration, int sender) { return {9, iteration & 0xfff, static_cast<uint32_t>(sender)}; }
@@ -110,4 +110,4 @@ HCTS_CASE(Litmus, L13_ThreeParty, clauses("WWN.LIT.13"),
                }});
 }
 
-} // namespace hcts
+} // namespace hcts::litmus_cumulativity

@@ -4,7 +4,7 @@
 #include "case_kit.h"
 #include "hcts/core/catalogue.h"
 
-namespace hcts {
+namespace hcts::litmus_edges {
 namespace {
 
 StampKey key_for(uint32_t iteration, int sender) { return {9, iteration & 0xfff, static_cast<uint32_t>(sender)}; }
@@ -178,4 +178,4 @@ HCTS_CASE(Litmus, L16_ErrorPaths, clauses("WWN.ERR.1", "WWN.ERR.3", "WWN.ERR.4",
     record_litmus(c, "L16", "error paths", hist, {"accepted"});
 }
 
-} // namespace hcts
+} // namespace hcts::litmus_edges

@@ -5,7 +5,7 @@
 
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::litmus_message_passing {
 
 namespace {
 
@@ -207,4 +207,4 @@ HCTS_CASE(Litmus, L1_UnderStress, clauses("WWN.VIS.1"),
     }
 }
 
-} // namespace hcts
+} // namespace hcts::litmus_message_passing

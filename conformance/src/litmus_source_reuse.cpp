@@ -4,7 +4,7 @@
 // the overwrite, as Nbi calls may until completion).
 #include "case_kit.h"
 
-namespace hcts {
+namespace hcts::litmus_source_reuse {
 namespace {
 StampKey key_for(uint32_t iteration, int sender) { return {9, iteration & 0xfff, static_cast<uint32_t>(sender)}; }
 } // namespace
@@ -105,4 +105,4 @@ HCTS_CASE(Litmus, L11_SourceReuse, clauses("WWN.LIT.11", "WWN.LIT.11N"),
     }
 }
 
-} // namespace hcts
+} // namespace hcts::litmus_source_reuse
