@@ -318,7 +318,12 @@ std::string exact_integer_mismatch(const ReduceType &t, uint32_t op, const Reduc
         wide_int r = 0;
         switch (op) {
         case HCOMM_REDUCE_SUM: r = a + b; break;
-        case HCOMM_REDUCE_PROD: r = a * b; break; // |a|, |b| < 2^64: fits 128 bits
+        case HCOMM_REDUCE_PROD:
+            // Two unsigned 64-bit operands may reach 2^128, past the signed 128 bits: such a
+            // product is out of every type's range anyway.
+            if (__builtin_mul_overflow(a, b, &r))
+                continue;
+            break;
         case HCOMM_REDUCE_MAX: r = std::max(a, b); break;
         case HCOMM_REDUCE_MIN: r = std::min(a, b); break;
         default: return {};
