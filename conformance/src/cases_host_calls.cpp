@@ -26,6 +26,18 @@ std::string rc_is(HcclResult got, HcclResult want)
     return "returned " + hccl_result_name(got) + ", expected " + hccl_result_name(want);
 }
 
+// `bytes` of page-aligned host memory filled with `fill`, for HcclCommMemReg: kept for the
+// process's life, since a registration lives until HcclCommDestroy (there is no
+// deregistration call) and must never outlive its memory.
+std::byte *kept_host_memory(size_t bytes, std::byte fill)
+{
+    static std::vector<void *> kept;
+    auto *mem = static_cast<std::byte *>(std::aligned_alloc(4096, bytes));
+    kept.push_back(mem);
+    std::memset(mem, std::to_integer<int>(fill), bytes);
+    return mem;
+}
+
 // Which symbols of `names` the IUT lacks, comma-separated ("" when none).
 std::string missing(const Library &iut, std::initializer_list<const char *> names)
 {
@@ -481,8 +493,8 @@ HCTS_CASE(HostCalls, CommMemReg, clauses("API.MR.1"), needs())
         return;
     }
     constexpr size_t kBytes = 1 << 16;
-    auto *mem = static_cast<uint8_t *>(std::aligned_alloc(4096, kBytes));
-    auto *other = static_cast<uint8_t *>(std::aligned_alloc(4096, kBytes));
+    std::byte *mem = kept_host_memory(kBytes, std::byte{0});
+    std::byte *other = kept_host_memory(kBytes, std::byte{0});
     const std::string tag = "hcts-mr-" + std::to_string(w.rank);
     const CommMem good{COMM_MEM_TYPE_HOST, mem, kBytes};
     HcclMemHandle h = nullptr;
@@ -521,11 +533,6 @@ HCTS_CASE(HostCalls, CommMemReg, clauses("API.MR.1"), needs())
     rc = api.HcclCommMemReg(w.comm, fresh.c_str(), &elsewhere, &out);
     ev().check("API.MR.1", rc == HCCL_SUCCESS && out != sentinel && out != h,
                "HcclCommMemReg of a tag whose earlier calls were refused " + rc_is(rc, HCCL_SUCCESS));
-    // The registrations live until HcclCommDestroy (no deregistration call): the memory is
-    // kept for the comm's life rather than freed under a registration.
-    static std::vector<void *> kept;
-    kept.push_back(mem);
-    kept.push_back(other);
 }
 
 // Registered memory across a channel (API.MR.2): every rank registers 64 KiB of host
@@ -546,11 +553,7 @@ HCTS_CASE(HostCalls, RegisteredMemoryAcrossChannel, clauses("API.MR.2"),
     constexpr size_t kBytes = 1 << 16;
     constexpr uint64_t kLen = 4096 + 123, kAt = 8192 + 40;
     constexpr uint32_t kIdx = 5;
-    // Kept for the process's life: a registration lives until HcclCommDestroy.
-    static std::vector<void *> kept;
-    auto *mem = static_cast<std::byte *>(std::aligned_alloc(4096, kBytes));
-    kept.push_back(mem);
-    std::memset(mem, 0x5a, kBytes);
+    std::byte *mem = kept_host_memory(kBytes, std::byte{0x5a});
     const std::string tag = "hcts-mr2-" + std::to_string(w.rank);
     const CommMem mine{COMM_MEM_TYPE_HOST, mem, kBytes};
     HcclMemHandle h = nullptr;
@@ -659,11 +662,7 @@ HCTS_CASE(HostCalls, RegisteredMemoryAsLocalSide, clauses("API.MR.3"),
     std::byte *mem = nullptr;
     HcclResult reg = HCCL_SUCCESS;
     if (w.rank == 0) {
-        // Kept for the process's life: a registration lives until HcclCommDestroy.
-        static std::vector<void *> kept;
-        mem = static_cast<std::byte *>(std::aligned_alloc(4096, kBytes));
-        kept.push_back(mem);
-        std::memset(mem, 0x5a, kBytes);
+        mem = kept_host_memory(kBytes, std::byte{0x5a});
         std::memcpy(mem + kAt, payload.data(), kLen);
         const CommMem mine{COMM_MEM_TYPE_HOST, mem, kBytes};
         HcclMemHandle h = nullptr;

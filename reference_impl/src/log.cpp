@@ -1,5 +1,6 @@
 #include "log.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,6 +57,13 @@ void log_line(LogLevel level, int64_t rank, std::string_view message)
     line += message;
     line += '\n';
     std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+bool once_a_second(std::atomic<int64_t> &last_said) noexcept
+{
+    const int64_t now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return last_said.exchange(now) != now;
 }
 
 void join_quietly(std::thread &thread, const char *what) noexcept

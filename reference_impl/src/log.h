@@ -2,6 +2,7 @@
 // Level from HCOMM_REF_LOG = error|warn|info|debug (default warn).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <sstream>
 #include <string_view>
@@ -26,6 +27,10 @@ void log(LogLevel level, int64_t rank, const Parts &...parts)
     (out << ... << parts);
     log_line(level, rank, out.str());
 }
+
+// For a message a retry loop would otherwise print on every pass: true at most once a
+// second per `last_said` (the caller's own static, initialised to -1).
+bool once_a_second(std::atomic<int64_t> &last_said) noexcept;
 
 // Joins `thread` if it can be joined from here; a destructor's join never throws (a
 // failed join is said on stderr and the thread left alone).

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -62,10 +61,7 @@ std::optional<std::string> self_maps()
     if (!ok) {
         const int err = errno;
         static std::atomic<int64_t> last_said{-1};
-        const int64_t now =
-            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch())
-                .count();
-        if (last_said.exchange(now) != now)
+        if (once_a_second(last_said))
             HREF_LOG_ERROR(-1, "cannot read /proc/self/maps to check a caller's buffer (", std::strerror(err),
                            "): the call is refused");
         if (file.fd >= 0)

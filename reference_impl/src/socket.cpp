@@ -155,10 +155,8 @@ std::optional<Fd> accept_until(const Fd &listener, Deadline deadline)
         // (at most once a second, the rendezvous retries) and paced, instead of spinning.
         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
             const int err = errno;
-            static std::atomic<int64_t> last_said{0};
-            const int64_t now =
-                std::chrono::duration_cast<std::chrono::seconds>(Clock::now().time_since_epoch()).count();
-            if (last_said.exchange(now) != now)
+            static std::atomic<int64_t> last_said{-1};
+            if (once_a_second(last_said))
                 HREF_LOG_ERROR(-1, "cannot accept a bootstrap connection: ", std::strerror(err));
             struct timespec ts {
                 0, 10 * 1000000L
