@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Measures blind mutant set 7 against the suite's DEFAULT gate (./hcts run, no options).
+# usage (from anywhere): selftest/blind/set7/measure.sh ID [ID...]   e.g. M01 M02 L01
+# For each id: git apply patches/ID.patch, rebuild what a run needs (-j2), run
+# `timeout 600 ./hcts run` (reference, 2 ranks, plain+segment+adversarial, property suite),
+# record exit status, wall time and the failing clauses/properties, revert the source
+# (git checkout of reference_impl/ softverbs/ acl_runtime/) and rebuild.
+# Appends one line per id to $BLIND7_RUNS/summary.tsv (default build/blind7-runs, gitignored);
+# logs, results.json and reports under $BLIND7_RUNS/ID/.
+# The source tree must be clean (apart from selftest/blind/set7) before each id.
+set -uo pipefail
+here=$(cd "$(dirname "$(realpath "${BASH_SOURCE[0]}")")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+cd "$root" || exit 2
+export HCTS_JOBS=${HCTS_JOBS:-2}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/work} CCACHE_DIR=${CCACHE_DIR:-/work/.ccache}
+targets=(hcomm softverbs hcts-conformance hcts-property hcts_adapter_ref hcts-report)
+src_dirs=(reference_impl softverbs acl_runtime)
+runs=${BLIND7_RUNS:-$root/build/blind7-runs} # gitignored; logs, results.json, reports
+mkdir -p "$runs"
+[[ -f $runs/summary.tsv ]] || printf 'id\texit\tseconds\tfailing\n' >"$runs/summary.tsv"
+
+rebuild() { cmake --build build --target "${targets[@]}" -j "$HCTS_JOBS" >>"$1" 2>&1; }
+
+for id in "$@"; do
+  patch=$here/patches/$id.patch
+  [[ -f $patch ]] || { echo "$id: no $patch" >&2; continue; }
+  if ! git diff --quiet -- "${src_dirs[@]}"; then
+    echo "source tree not clean; refusing to apply $id" >&2
+    exit 2
+  fi
+  dir=$runs/$id
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  git apply "$patch" || { printf '%s\tapply_failed\t0\t-\n' "$id" >>"$runs/summary.tsv"; continue; }
+  echo "== $id: building ($(date -u +%T))"
+  if ! rebuild "$dir/build.log"; then
+    status=build_failed secs=0 failing=-
+  else
+    echo "== $id: running the default gate ($(date -u +%T))"
+    start=$(date +%s)
+    timeout 600 ./hcts run --results "$dir/results.json" --reports "$dir/reports" >"$dir/run.log" 2>&1
+    status=$?
+    secs=$(($(date +%s) - start))
+    [[ $status == 124 ]] && status=124_timeout
+    failing=$(python3 "$here/failing.py" "$dir/results.json" "$dir/run.log" 2>/dev/null || echo '?')
+  fi
+  git checkout -- "${src_dirs[@]}"
+  rebuild "$dir/revert_build.log" || echo "$id: rebuild after revert FAILED" >&2
+  printf '%s\t%s\t%s\t%s\n' "$id" "$status" "$secs" "$failing" | tee -a "$runs/summary.tsv"
+done
