@@ -649,4 +649,35 @@ HCTS_CASE(Visibility, WriteReduceAcrossChunks, clauses("API.RED.4"),
     }
 }
 
+// Every ordered pair of ranks at once: each rank writes with notify to every
+// peer on the channels one HcclChannelAcquire gave it (the world's), so with
+// three or more ranks (the peers configuration) a channel that reaches the
+// right rank but writes with another peer's memory, key or notifies shows.
+// Two rounds: a few KiB, then lengths across many segments.
+HCTS_CASE(Visibility, EveryPairOfRanks, clauses("WWN.VIS.1", "WWN.NTF.5", "WWN.NTF.6"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const uint64_t per_peer = std::min<uint64_t>(kMiB, (w.layout.lane_size / 2) & ~uint64_t{4095});
+    const uint64_t cap = per_peer - 2 * kGuard - 4096;
+    ev().observe("ranks", w.size);
+    for (uint32_t round = 0; round < 2; ++round) {
+        std::vector<Xfer> plan;
+        for (int r = 0; r < w.size; ++r)
+            for (int p = 0; p < w.size; ++p) {
+                if (p == r)
+                    continue;
+                const auto pair = static_cast<uint32_t>(r * w.size + p);
+                const uint64_t len = round == 0 ? 4096 + 977 * pair : std::min<uint64_t>(cap, 200000 + 4099 * pair);
+                // The sender's outbox holds one source per receiver; a destination sits in
+                // the receiver's lane for this sender, so no two transfers overlap.
+                plan.push_back(Xfer{r, p, 4096 + kGuard, static_cast<uint64_t>(p) * per_peer, len,
+                                    (7 * pair + round) % World::kNotifyNum, static_cast<int>(pair % 2), 0, 0,
+                                    StampKey{21, round, pair}});
+            }
+        exchange_checked(c, plan, {});
+    }
+}
+
 } // namespace hcts::cases_regions

@@ -30,7 +30,7 @@ TEST(RunSpec, DefaultsFromNoWords)
     EXPECT_EQ(s, RunSpec{});
     EXPECT_TRUE(run_spec_words(s).empty());
     EXPECT_EQ(run_command_line(s), "./hcts run");
-    EXPECT_EQ(run_configurations(s), (std::vector<std::string>{"plain", "segment", "adversarial"}));
+    EXPECT_EQ(run_configurations(s), (std::vector<std::string>{"plain", "segment", "adversarial", "peers"}));
 }
 
 TEST(RunSpec, EveryOptionRoundTrips)

@@ -647,6 +647,8 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
             continue;
         }
         c->peer = {peer.buffer_addr, peer.buffer_size, peer.rkey};
+        if (c != fresh.front() && hcts::mutant("ref_channels_take_first_peer_memory"))
+            c->peer = fresh.front()->peer;
         c->peer_mems = std::move(peer_mems);
         c->remote_tags.assign(1, "HcclBuffer");
         c->remote_mems.assign(1, {COMM_MEM_TYPE_DEVICE, reinterpret_cast<void *>(peer.buffer_addr), peer.buffer_size});

@@ -13,7 +13,7 @@
 namespace hcts {
 
 // The configurations a run may name (./hcts run --configs), in run order.
-inline constexpr std::string_view kRunConfigurations[] = {"plain", "segment", "adversarial"};
+inline constexpr std::string_view kRunConfigurations[] = {"plain", "segment", "adversarial", "peers"};
 
 enum class RunScope { Default, Quick, Full }; // --quick, --full
 enum class RunGate { Default, Strict };       // --gate
