@@ -116,7 +116,7 @@ def rdmacm_wire_seeds():
 
 
 def control_plane_seeds():
-    rng = random.Random(13)  # issue 13
+    rng = random.Random(13)
     seeds = {}
     # One seed per operation: a plain one-rank comm (first byte 0), the operation, and
     # argument bytes for it and what follows.
@@ -132,7 +132,7 @@ def control_plane_seeds():
     for op in range(OPS):
         engine = 3 if op % 2 else 1  # AICPU_TS (device programs) or CPU_TS (host)
         seeds[f"thread_then_op{op:02d}"] = bytes([0]) + acquire(engine) + bytes([op]) + rng.randbytes(64)
-    # Findings, kept (issue 13): HcclChannelDestroy with channelNum UINT32_MAX over 300
+    # Findings, kept: HcclChannelDestroy with channelNum UINT32_MAX over 300
     # distinct handles, and HcclThreadExportToCommEngine with UINT32_MAX over one thread
     # repeated, read on past the array (see reference_bad_input's rows).
     seeds["finding_channel_destroy_huge_count"] = bytes([0, 9, 2, 2, 1, 1]) + struct.pack("<Q", 0x4348000000000100) + b"\x01"

@@ -1,4 +1,4 @@
-// No exception crosses the ACL runtime's C ABI (issue 36): each entry point runs with its
+// No exception crosses the ACL runtime's C ABI: each entry point runs with its
 // n-th allocation failing (std::bad_alloc), for n = 1, 2, ... until the call no longer
 // reaches the n-th, each run in a child process under a deadline. The call must return
 // ACL_SUCCESS or an ACL error code, never let an exception out, abort or hang; the child

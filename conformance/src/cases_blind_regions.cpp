@@ -1,5 +1,5 @@
 // Regions where mutants written blind to the self-test catalogue survived the
-// default gate (issue 34, point 4), each spanned by construction: a thread's
+// default gate, each spanned by construction: a thread's
 // record to its own notify (every index, several threads, repeated), one
 // HcclThreadAcquire of many threads (distinct, independent, concurrent),
 // batch mode holding 2 to 40 tasks whose order shows, default wait timeouts

@@ -539,7 +539,7 @@ HCTS_CASE(HostCalls, CommMemReg, clauses("API.MR.1"), needs())
 // memory and names it in the memHandles of a channel to each peer; the peer's
 // HcclChannelGetRemoteMems lists it (address, size, tag), and a write with notify from
 // rank 0's registered memory into rank 1's lands there by the wait. What custom
-// operators do with their aclrtMalloc'd input and output (issue 35).
+// operators do with their aclrtMalloc'd input and output.
 HCTS_CASE(HostCalls, RegisteredMemoryAcrossChannel, clauses("API.MR.2"),
           needs(Feature::WriteWithNotify, Feature::NotifyWait))
 {

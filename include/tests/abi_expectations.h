@@ -191,7 +191,7 @@ HCTS_ABI(HCCL_CHANNEL_VERSION == 1);
 HCTS_ABI(HCOMM_THREAD_CONFIG_MAGIC_WORD == 0x0f0f0f2fU);
 HCTS_ABI(HCOMM_THREAD_CONFIG_VERSION == 1);
 
-/* hccl_rank_graph.h and hccl_diag.h (issue 35): offsets compared with the vendor's
+/* hccl_rank_graph.h and hccl_diag.h: offsets compared with the vendor's
  * struct text (cann/hcomm include/hccl/hccl_rank_graph.h, pkg_inc/hccl/hccl_diag.h)
  * compiled side by side with these headers. */
 HCTS_ABI(sizeof(CommLink) == 464);

@@ -31,7 +31,7 @@ constexpr uint32_t kMaxBatchDescs = 1U << 16;
 bool wraps(const void *addr, uint64_t len) { return reinterpret_cast<uint64_t>(addr) > UINT64_MAX - len; }
 
 // Local copies run on the thread's worker: a range this process cannot read (src) or
-// write (dst) would kill the process there, so it is refused here (issue 13).
+// write (dst) would kill the process there, so it is refused here.
 HcclResult check_process_range(const Target &t, const char *api, void *dst, const void *src, uint64_t len)
 {
     if (!range_accessible(src, len, Access::read)) {
@@ -479,7 +479,7 @@ int32_t batch_transfer_on_thread(ThreadHandle thread, ChannelHandle channel,
                                                : "thread",
                       " is NULL/0");
     }
-    // The count and the array are checked before any entry is read (issue 13: a huge
+    // The count and the array are checked before any entry is read (a huge
     // count read past the caller's array).
     if (transferDescNum > kMaxBatchDescs ||
         (transferDescNum != 0 &&
@@ -605,7 +605,7 @@ int32_t batch_transfer_on_thread(ThreadHandle thread, ChannelHandle channel,
     if (hcts::mutant("ref_batch_tail_reversed") && batch.size() >= 3)
         std::reverse(batch.begin() + 1, batch.end());
     // Mutant (selftest/catalogue/blind3.yaml): the batch is regrouped so every
-    // entry that is not a read runs before the reads (blind mutant 10 of issue 34).
+    // entry that is not a read runs before the reads (a blind mutant).
     if (hcts::mutant("ref_batch_writes_before_reads"))
         std::stable_partition(batch.begin(), batch.end(), [](const HcommBatchTransferDesc &d) {
             return d.transType != HCOMM_TRANSFER_TYPE_READ && d.transType != HCOMM_TRANSFER_TYPE_READ_REDUCE;

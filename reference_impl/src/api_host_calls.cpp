@@ -1,4 +1,4 @@
-// The host calls custom operators make beside the resource calls (issue 35):
+// The host calls custom operators make beside the resource calls:
 // the comm's name, copying host data into an engine context, the rank graph
 // (one layer holding every rank of the comm) and the DFX registration of an
 // operator by the comm's name.

@@ -94,7 +94,7 @@ class RootService {
   private:
     // Connections accepted but not yet joined: each gets kPreAuth to send its join, and
     // at most kMaxPending wait at once (the oldest is dropped), so idle connections can
-    // neither stall the rendezvous nor pile up (issue 13: three idle ones made it fail).
+    // neither stall the rendezvous nor pile up (three idle ones made it fail).
     static constexpr auto kPreAuth = std::chrono::seconds(2);
     static constexpr size_t kMaxPending = 64;
     struct Pending {

@@ -134,7 +134,7 @@ std::string parse_peer_mems(std::span<const uint8_t> entries, uint32_t count, st
 // The most a channel's waits learn to poll before they sleep. A wait is as long as a
 // transfer: 1 MiB over softverbs' TCP takes about 1.1 ms one way (2.2 ms for a ping-pong's
 // wait), and a waiter that sleeps through it also slows the transfer, which then moves
-// only when softverbs' progress thread wakes (issue 14, P4: 1 ms left every such wait asleep).
+// only when softverbs' progress thread wakes (1 ms left every such wait asleep).
 inline constexpr std::chrono::milliseconds kMaxPollBudget{4};
 
 struct ChannelObj {

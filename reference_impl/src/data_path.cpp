@@ -666,7 +666,7 @@ HcclResult channel_wait(const std::shared_ptr<ChannelObj> &channel, uint32_t ind
         deadline = start;
     else if (timeout != 0)
         deadline = due.value_or(start + env::timeout_to_duration(timeout));
-    // The wait runs in slices so that a lost peer ends it (issue 13): a notify already
+    // The wait runs in slices so that a lost peer ends it: a notify already
     // delivered is still consumed, otherwise the wait fails with HCCL_E_REMOTE, and so
     // does every later wait on the channel, at once.
     NotifyBank::WaitResult result = NotifyBank::WaitResult::timed_out;

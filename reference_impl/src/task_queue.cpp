@@ -144,7 +144,7 @@ void TaskQueue::wake_waiters_locked()
         reached = true;
     }
     // Mutant: the waiters are woken after every task, reached or not (the hand-off
-    // issue 14 removed); only the queue's own test (reference_task_queue) sees it.
+    // a later design removed); only the queue's own test (reference_task_queue) sees it.
     const bool every_task = hcts::mutant("ref_waiters_woken_per_task");
     if (reached || (!targets_.empty() && (every_task || stopped_))) {
         ++wakeups_;

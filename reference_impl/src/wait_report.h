@@ -1,4 +1,4 @@
-// Who waits for what (hcts launch, issue 35): with HCOMM_REF_WAIT_REPORT set to a
+// Who waits for what (hcts launch): with HCOMM_REF_WAIT_REPORT set to a
 // directory, each process keeps a small shared file there, waits.<pid>, that says
 // which notify waits are blocked now (thread, channel, peer rank, notify index) and
 // the last notify each channel received from its peer. It is updated with atomics

@@ -1,4 +1,4 @@
-// The bad-input matrix (issue 13): each row makes one bad call in a child process
+// The bad-input matrix: each row makes one bad call in a child process
 // that owns a fresh one-rank job, under a deadline. A row passes when the child
 // neither crashes nor hangs, the bad call is refused with the expected code, and a
 // valid call afterwards still copies what it should (no side effect of the refusal).
@@ -345,7 +345,7 @@ std::vector<Row> rows()
     const auto none = [](Ctx &c) -> void * { return c.noaccess; };
     const auto tail = [](Ctx &c) -> void * { return c.last + kPage - 64; };
     const auto end = [](Ctx &c) -> void * { return c.buf.base + c.buf.size - 64; };
-    // Wild, read-only, no-access and past-the-end ranges (issue 13: these killed the process).
+    // Wild, read-only, no-access and past-the-end ranges (these killed the process).
     copy("wild dst", at(kWild), buf(0), 64);
     copy("wild src", buf(0), at(kWild2), 64);
     copy("read-only dst", ro, buf(0), 64);
@@ -381,7 +381,7 @@ std::vector<Row> rows()
                      return int32_t{HcclThreadAcquire(c.comm, static_cast<CommEngine>(1000), 1, 1, &t)};
                  },
                  HCCL_E_PARA});
-    // Counts first (issue 13: a huge count read past the caller's array).
+    // Counts first (a huge count read past the caller's array).
     r.push_back({"BatchTransfer huge count",
                  [](Ctx &c) {
                      HcommBatchTransferDesc d = write_desc(c.buf.base, c.buf.base + 64, 8);
@@ -452,7 +452,7 @@ std::vector<Row> rows()
                      return int32_t{HcclChannelAcquire(c.comm, COMM_ENGINE_CPU_TS, &d, 1, &ch)};
                  },
                  HCCL_E_PARA});
-    // Engine contexts are bounded (issue 13): per context, per comm, per tag.
+    // Engine contexts are bounded: per context, per comm, per tag.
     r.push_back({"EngineCtxCreate 1 TiB",
                  [](Ctx &c) {
                      void *ctx = nullptr;
@@ -478,7 +478,7 @@ std::vector<Row> rows()
                                                         COMM_ENGINE_CPU_TS, 8, &ctx)};
                  },
                  HCCL_E_PARA});
-    // Unjoined root infos are bounded (issue 13: each holds a thread and 2 fds).
+    // Unjoined root infos are bounded (each holds a thread and 2 fds).
     r.push_back({"HcclGetRootInfo past 256 unjoined",
                  [](Ctx &) {
                      HcclRootInfo root{};

@@ -91,7 +91,7 @@ TEST(Comm, PeerWithoutTokenIsRefused)
     EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);
 }
 
-// Issue 13: the rendezvous served one connection at a time with a 10 s read each, so
+// Before, the rendezvous served one connection at a time with a 10 s read each, so
 // a few idle connections (no job token needed) made every rank time out.
 TEST(Comm, IdleConnectionsDoNotStallTheRendezvous)
 {

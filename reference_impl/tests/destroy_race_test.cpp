@@ -1,4 +1,4 @@
-// HcclCommDestroy racing every other kind of call on the same comm (issue 13).
+// HcclCommDestroy racing every other kind of call on the same comm.
 // Each round: a 2-rank job with a channel pair; racing threads call in a loop on
 // rank 0's comm (getters, thread and channel acquisition, engine contexts, thread
 // notifies, local copies, device programs submitting writes with notify, reads

@@ -1,4 +1,4 @@
-// Resource exhaustion (issue 36.3): with few file descriptors, no more threads, memfd
+// Resource exhaustion: with few file descriptors, no more threads, memfd
 // failing, or HCCL_BUFFSIZE beyond the machine's memory, a two-rank job on softverbs
 // (root info, init, thread and channel acquisition, a write with notify, destroy) gets
 // error codes with a message that names the cause: never a crash, never a hang.

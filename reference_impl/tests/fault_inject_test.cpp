@@ -1,4 +1,4 @@
-// No exception crosses the C ABI (issue 36): each entry point runs with its n-th
+// No exception crosses the C ABI: each entry point runs with its n-th
 // allocation failing (std::bad_alloc) and, separately, its n-th thread creation failing
 // (std::system_error from std::thread), for n = 1, 2, ... until the call no longer
 // reaches the n-th. Each run is a child process under a deadline: the call must return

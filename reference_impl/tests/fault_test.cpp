@@ -1,4 +1,4 @@
-// Faults across two rank processes (issue 13): one side is SIGKILLed, or destroys
+// Faults across two rank processes: one side is SIGKILLed, or destroys
 // its comm while waits are in flight; the survivor waits with timeOut = 0 on the
 // lost peer's channel. Each case ends inside its deadline with an error code in
 // the survivor (HCCL_E_REMOTE), no hang and no crash. The rank program is fault_rank.cpp.

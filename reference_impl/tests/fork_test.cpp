@@ -1,4 +1,4 @@
-// Fork safety (issue 36): a program that gets a root info, forks, and lets the child
+// Fork safety: a program that gets a root info, forks, and lets the child
 // join as rank 1 (what Python launchers and test drivers do) keeps both processes alive
 // and both destroy their comms cleanly, whether the parent forks before its first
 // comm or after it has comms, threads, channels and softverbs' threads running. The

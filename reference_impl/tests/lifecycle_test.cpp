@@ -1,5 +1,5 @@
 // Communicator life cycle under misuse: stale handles, and a destroy that races
-// other calls on the comm's handles (issue 13). Every wait has a deadline: a
+// other calls on the comm's handles. Every wait has a deadline: a
 // hang is reported as a failure, never waited out.
 #include <atomic>
 #include <chrono>

@@ -1,4 +1,4 @@
-// HcclCommDestroy while write-with-notify tasks are in flight (issue 13): the
+// HcclCommDestroy while write-with-notify tasks are in flight: the
 // device program keeps writing to the peer while the host destroys the writer's
 // comm. Before the fix a task queued behind the destroy ran on the freed comm
 // (heap use after free in data_path.cpp; a crash in most runs). Now the writes

@@ -1,4 +1,4 @@
-// User memory registered with the comm (HcclCommMemReg, issue 35): registration and
+// User memory registered with the comm (HcclCommMemReg): registration and
 // its refusals, handles in HcclChannelDesc.memHandles exchanged when the channel
 // connects, HcclChannelGetRemoteMems listing them, and transfers with registered
 // memory as the local and the remote side. MemRegKnob.* follows

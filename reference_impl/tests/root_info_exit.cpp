@@ -1,4 +1,4 @@
-// Every thread of the library ends at exit or unload (issue 36): a program gets a root
+// Every thread of the library ends at exit or unload: a program gets a root
 // info nobody joins and leaves. `exit`: returns from main; a handler registered before
 // the library's first call runs after the library's own exit handlers and counts this
 // library's threads, which must be none left (ThreadSanitizer reports a rendezvous

@@ -50,7 +50,7 @@ class Gate {
 
 } // namespace
 
-// Decision 8 (issue 14): a waiter sleeps until its target is reached, and is not
+// Decision 8: a waiter sleeps until its target is reached, and is not
 // woken by every task before it.
 TEST(TaskQueue, WaiterIsWokenOnceWhenItsTargetIsReached)
 {
@@ -156,7 +156,7 @@ struct LingerLog {
 
 } // namespace
 
-// Issue 14: a worker out of tasks keeps polling for its linger time, and a task that
+// A worker out of tasks keeps polling for its linger time, and a task that
 // comes meanwhile runs without the worker going to sleep (no wake-up needed). A
 // queue's destruction ends a linger at once.
 TEST(TaskQueue, LingeringWorkerTakesTheNextTaskWithoutSleeping)

@@ -536,7 +536,7 @@ TEST(PollerLease, ASleeperGetsItsEventAfterTheSpinnerStops)
     EXPECT_EQ(ntohl(wc.imm_data), 7u);
 }
 
-// ---- shared receive queues and UC QPs (issue 15.3) ----
+// ---- shared receive queues and UC QPs ----
 
 TEST(Srq, VerbsValidateAndReport)
 {
@@ -897,7 +897,7 @@ TEST(Channel, PollableFdWakesOnCompletion)
     EXPECT_EQ(poll(&pfd, 1, 0), 0) << "fd still readable after the event was consumed";
 }
 
-// Issue 15 (rdma-core's own tests): what the extended verbs accept matches what
+// rdma-core's own tests: what the extended verbs accept matches what
 // the device advertises; an unsupported request is refused at creation.
 TEST(QpEx, ExtendedAttributesMatchTheAdvertisedCaps)
 {
@@ -1087,7 +1087,7 @@ TEST(Strings, MatchRdmaCore)
     EXPECT_STREQ(ibv_node_type_str(IBV_NODE_RNIC), "iWARP NIC");
 }
 
-// ---- UD QPs and address handles (issue 15.3) ----
+// ---- UD QPs and address handles ----
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fork safety (issue 36): a process with open verbs resources (a device, MRs, connected
+// Fork safety: a process with open verbs resources (a device, MRs, connected
 // QPs, softverbs' listener and threads) forks. The child cannot use, destroy or signal
 // anything the parent opened (EPERM, nothing touched), opens its own device, connects a
 // QP of its own to a new QP of the parent and RDMA-WRITEs into the parent's memory; the

@@ -333,7 +333,7 @@ void channel_wakes(bool memfd)
     EXPECT_EQ(err, "");
 }
 
-// SRQ and UC across processes (issue 15.3): an RC and a UC QP of the responder take
+// SRQ and UC across processes: an RC and a UC QP of the responder take
 // their RECVs from one SRQ; UC's forged-rkey WRITE is dropped silently on every route
 // (the requester's direct placement refuses it, the responder drops it).
 void srq_and_uc(bool memfd)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 36.4, with Debian's unmodified ibv_rc_pingpong (server and client started apart):
+# With Debian's unmodified ibv_rc_pingpong (server and client started apart):
 #  1. same user, SOFTVERBS_SECRET unset in both: they connect (the per-user secret file,
 #     made on first use, mode 0600);
 #  2. different SOFTVERBS_SECRETs: refused, and each side says so once on stderr, naming

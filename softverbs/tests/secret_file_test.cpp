@@ -1,4 +1,4 @@
-// The per-user secret file (issue 36.4): made on first use with mode 0600 by exactly one of
+// The per-user secret file: made on first use with mode 0600 by exactly one of
 // many concurrent first users, read back by all of them; an unsafe file is refused, with a
 // message that says what is wrong and how to fix it.
 #include "secret_file.h"

@@ -1,4 +1,4 @@
-// Hostile peers against softverbs (issue 13): each case performs one attack and
+// Hostile peers against softverbs: each case performs one attack and
 // checks that it is refused with 0 bytes changed, 0 forged completions, and the
 // victim QP still working for its real peer. The raw-socket attacker speaks the
 // wire format below (a copy of transport.cpp's) and, as the worst case, knows the
@@ -858,7 +858,7 @@ TEST(Security, StaleRkeyNeverComesBack)
     }
 }
 
-// UD (issue 15.3): datagrams from a plain UDP socket, as anyone on the host can send
+// UD: datagrams from a plain UDP socket, as anyone on the host can send
 // them. Malformed, oversized, spoofed or misaddressed ones are refused before any QP
 // sees them; a well-formed one with the right Q_Key is delivered: UD has no
 // authentication beyond the Q_Key (docs/security.md).

@@ -1,4 +1,4 @@
-// Fault injection for the tests that no exception crosses a library's C ABI (issue 36):
+// Fault injection for the tests that no exception crosses a library's C ABI:
 // linked into a test program (the hcts::fault_inject object library, with the program's
 // symbols exported), it replaces operator new and pthread_create for the whole process,
 // the libraries under test included. Armed, the n-th allocation from then on throws
