@@ -269,9 +269,10 @@ HCTS_CASE(Reduce, RoundingEveryType, clauses("API.RED.8", "API.RED.1", "API.RED.
     mpi::phase_barrier("rounding operands placed");
     std::vector<int32_t> write_rc(all.size(), HCCL_SUCCESS);
     const std::string seed = " (seed " + std::to_string(c.seed) + ")";
-    // `must`: the MUST clause of the call, which an integer result that fits its type and
+    // `must`: the MUST clause of the call, which a result the type holds exactly and that
     // is still wrong breaks (its full-range operands reach past what EveryTypeAndOp's small
-    // ones do: a high bit in MAX/MIN, 64-bit sums beyond double's 53 bits).
+    // ones do: a high bit in MAX/MIN, 64-bit sums beyond double's 53 bits, floating results
+    // with every significant bit of the type in use).
     const auto judge = [&](const char *call, const char *must, const std::vector<int32_t> &rcs, const std::byte *base) {
         size_t judged = 0;
         for (const Combo &k : all) {
@@ -284,7 +285,7 @@ HCTS_CASE(Reduce, RoundingEveryType, clauses("API.RED.8", "API.RED.1", "API.RED.
             ++judged;
             const std::vector<std::byte> got = dev.get(base + k.index * kRoundSlot, kRoundCount * k.type->size);
             const std::string bad = reduce_mismatch(*k.type, got, cases[k.index].want);
-            const std::string wrong = exact_integer_mismatch(*k.type, k.op, cases[k.index], got);
+            const std::string wrong = exact_result_mismatch(*k.type, k.op, cases[k.index], got);
             ev().check(must, wrong.empty(), what + ": " + wrong);
             ev().check("API.RED.8", bad.empty(),
                        what + ": " + bad +

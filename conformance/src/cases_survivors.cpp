@@ -114,6 +114,90 @@ HCTS_CASE(Reduce, ReadReduceAcrossChunks, clauses("API.RED.3"), needs(Feature::R
     mpi::phase_barrier("survivors: read-reduces judged");
 }
 
+// Reductions on the comm's threads at once: each thread stages its chunks through
+// memory of its own (the reference: a registered scratch per thread, api §7.4 "across
+// threads: concurrent"), so read-reduces and write-reduces of more than one internal
+// chunk running on two threads together must not mix (blind set 7's M08 shared one
+// scratch). Rank 0 queues on each thread a read-reduce and a write-reduce, alternating,
+// several rounds in one program so they overlap; judged once it completed.
+HCTS_CASE(Reduce, EveryThreadAtOnce, clauses("API.RED.2", "API.RED.3"),
+          needs(Feature::ReadReduce, Feature::WriteReduce, Feature::DeviceThreads))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
+    constexpr uint32_t kRounds = 3;
+    constexpr uint64_t kExtra = 4;
+    const ReduceType &t = type_of(HCOMM_DATA_TYPE_INT32);
+    const uint64_t count = (3 * kMiB / 2 + 12) / t.size; // a chunk and a half
+    const uint64_t slot = align_up((count + kExtra) * t.size, 4096) + 4096;
+    const size_t n = kRounds * w.threads.size(); // per direction: one read and one write per thread and round
+    if (n * slot + 64 > std::min(w.layout.outbox_size(), w.layout.scratch_size())) {
+        ev().unsupported("API.RED.3", "the memory's regions hold less than the " + std::to_string(n * slot) +
+                                          " bytes these reductions need");
+        return;
+    }
+    // Slot k: the read-reduce's dst (rank 0's scratch) and src (rank 1's outbox), and the
+    // write-reduce's src (rank 0's outbox) and dst (rank 1's inbox lane for rank 0).
+    std::vector<ReduceCase> reads, writes;
+    for (size_t k = 0; k < n; ++k) {
+        reads.push_back(reduce_case(t, HCOMM_REDUCE_SUM, static_cast<uint32_t>(100 + k), count, kExtra));
+        writes.push_back(reduce_case(t, HCOMM_REDUCE_SUM, static_cast<uint32_t>(200 + k), count, kExtra));
+    }
+    const uint64_t at = 64;
+    if (w.rank == 0)
+        for (size_t k = 0; k < n; ++k) {
+            dev.put(w.scratch() + at + k * slot, reads[k].dst);
+            dev.put(w.outbox() + at + k * slot, writes[k].src);
+        }
+    if (w.rank == 1)
+        for (size_t k = 0; k < n; ++k) {
+            dev.put(w.outbox() + at + k * slot, reads[k].src);
+            dev.put(w.inbox(0) + at + k * slot, writes[k].dst);
+        }
+    mpi::phase_barrier("survivors: reduce operands placed on every thread");
+    Script s;
+    if (w.rank == 0) {
+        std::byte *const remote_outbox = w.peers.at(1).remote_base + w.layout.outbox();
+        for (size_t k = 0; k < n; ++k) {
+            const ThreadHandle th = w.threads[k % w.threads.size()];
+            s.read_reduce(th, w.channel_to(1), w.scratch() + at + k * slot, remote_outbox + at + k * slot, count,
+                          t.type, HCOMM_REDUCE_SUM);
+            s.write_reduce(th, w.channel_to(1), w.remote_inbox(1, 0) + at + k * slot, w.outbox() + at + k * slot, count,
+                           t.type, HCOMM_REDUCE_SUM);
+        }
+        judge_launch(c.run(s, 30000), "API.RED.3", "the program of reductions on every thread", ev());
+    }
+    std::vector<int32_t> rcs(2 * n, HCCL_SUCCESS);
+    if (w.rank == 0)
+        for (size_t i = 0; i < rcs.size(); ++i)
+            rcs[i] = s.rc(i);
+    mpi::broadcast(std::as_writable_bytes(std::span(rcs)), 0, "survivors: reduce return codes");
+    ev().observe("threads", w.threads.size());
+    for (size_t k = 0; k < n; ++k) {
+        const std::string on = " of " + std::to_string(count) + " INT32 elements on thread " +
+                               std::to_string(k % w.threads.size()) + ", round " + std::to_string(k / w.threads.size());
+        if (w.rank == 0 && ev().check("API.RED.3", rcs[2 * k] == HCCL_SUCCESS,
+                                      "HcommReadReduceOnThread" + on + " returned " + hccl_result_name(rcs[2 * k]))) {
+            const std::string bad =
+                reduce_mismatch(t, dev.get(w.scratch() + at + k * slot, reads[k].want.size()), reads[k].want);
+            ev().check("API.RED.3", bad.empty(),
+                       "HcommReadReduceOnThread" + on + ", once the program completed: " + bad +
+                           " (with the comm's other threads reducing beside it)");
+        }
+        if (w.rank == 1 &&
+            ev().check("API.RED.2", rcs[2 * k + 1] == HCCL_SUCCESS,
+                       "HcommWriteReduceOnThread" + on + " returned " + hccl_result_name(rcs[2 * k + 1]))) {
+            const std::string bad =
+                reduce_mismatch(t, dev.get(w.inbox(0) + at + k * slot, writes[k].want.size()), writes[k].want);
+            ev().check("API.RED.2", bad.empty(),
+                       "HcommWriteReduceOnThread" + on + ", once the program completed: " + bad +
+                           " (with the comm's other threads reducing beside it)");
+        }
+    }
+    mpi::phase_barrier("survivors: reductions on every thread judged");
+}
+
 // HcommChannelNotifyRecordOnThread with thread 0, and with channel 0, from the
 // device program: each returns HCCL_E_PTR (api §9.3) and raises nothing at the
 // peer, which is shown quiet on that index afterwards.

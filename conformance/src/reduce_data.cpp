@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "hcomm/hcomm_primitives.h"
 #include "transfer.h"
@@ -303,11 +305,16 @@ wide_int integer_at(const ReduceType &t, std::span<const std::byte> bytes, size_
 
 } // namespace
 
+namespace {
+
+std::string integer_text(wide_int v)
+{
+    return v < 0 ? "-" + std::to_string(static_cast<uint64_t>(-v)) : std::to_string(static_cast<uint64_t>(v));
+}
+
 std::string exact_integer_mismatch(const ReduceType &t, uint32_t op, const ReduceCase &c,
                                    std::span<const std::byte> got)
 {
-    if (t.kind != ReduceType::Kind::Signed && t.kind != ReduceType::Kind::Unsigned)
-        return {};
     const unsigned bits = t.size * 8;
     const bool is_signed = t.kind == ReduceType::Kind::Signed;
     const wide_int lo = is_signed ? -(wide_int{1} << (bits - 1)) : 0;
@@ -331,16 +338,86 @@ std::string exact_integer_mismatch(const ReduceType &t, uint32_t op, const Reduc
         if (r < lo || r > hi)
             continue; // overflowed: what it becomes is API.RED.8's (STRICT) business
         const wide_int g = integer_at(t, got, i);
-        if (g != r) {
-            const auto text = [](wide_int v) {
-                return v < 0 ? "-" + std::to_string(static_cast<uint64_t>(-v))
-                             : std::to_string(static_cast<uint64_t>(v));
-            };
-            return "element " + std::to_string(i) + " is " + text(g) + ", but " + text(a) + " " + reduce_op_name(op) +
-                   " " + text(b) + " is " + text(r) + ", which the type holds";
+        if (g != r)
+            return "element " + std::to_string(i) + " is " + integer_text(g) + ", but " + integer_text(a) + " " +
+                   reduce_op_name(op) + " " + integer_text(b) + " is " + integer_text(r) + ", which the type holds";
+    }
+    return {};
+}
+
+uint64_t bits_at(const ReduceType &t, std::span<const std::byte> bytes, size_t i)
+{
+    uint64_t raw = 0;
+    std::memcpy(&raw, bytes.data() + i * t.size, t.size);
+    return raw;
+}
+
+// The exact value of a op b when the floating type holds it as a normal number, else
+// nothing: then the result depends on how an implementation rounds, flushes or
+// overflows, which is API.RED.8's (STRICT). Every element of these types is a double,
+// and a sum or product is exact in double when its rounding error (TwoSum, fma) is 0.
+std::optional<double> exact_float_result(const ReduceType &t, uint32_t op, double a, double b)
+{
+    double r = 0;
+    switch (op) {
+    case HCOMM_REDUCE_SUM: {
+        r = a + b;
+        const double bb = r - a;
+        if ((a - (r - bb)) + (b - bb) != 0)
+            return std::nullopt;
+        break;
+    }
+    case HCOMM_REDUCE_PROD:
+        r = a * b;
+        if (std::isfinite(r) && std::fma(a, b, -r) != 0)
+            return std::nullopt;
+        break;
+    case HCOMM_REDUCE_MAX: r = std::max(a, b); break;
+    case HCOMM_REDUCE_MIN: r = std::min(a, b); break;
+    default: return std::nullopt;
+    }
+    if (!std::isfinite(r) || r == 0) // a zero's sign depends on the rounding direction
+        return std::nullopt;
+    const FloatShape f = shape_of(t);
+    const int bias = (1 << (f.exponent - 1)) - 1;
+    const int e = std::ilogb(r);
+    if (e < 1 - bias || e > bias) // subnormal (an implementation may flush it) or beyond the type
+        return std::nullopt;
+    if (std::ldexp(std::fabs(r), f.fraction - e) != std::floor(std::ldexp(std::fabs(r), f.fraction - e)))
+        return std::nullopt; // more significant bits than the type has
+    return r;
+}
+
+std::string exact_float_mismatch(const ReduceType &t, uint32_t op, const ReduceCase &c, std::span<const std::byte> got)
+{
+    const FloatShape f = shape_of(t);
+    const size_t n = std::min({got.size(), c.dst.size(), c.src.size()}) / t.size;
+    for (size_t i = 0; i < n; ++i) {
+        const double a = float_value(t, bits_at(t, c.dst, i)), b = float_value(t, bits_at(t, c.src, i));
+        const std::optional<double> r = exact_float_result(t, op, a, b);
+        if (!r)
+            continue;
+        const uint64_t g = bits_at(t, got, i);
+        const bool finite = exponent_field(t, g) != (1 << f.exponent) - 1;
+        if (!finite || float_value(t, g) != *r) {
+            char got_text[40] = "infinite or NaN", text[200];
+            if (finite)
+                std::snprintf(got_text, sizeof got_text, "%.17g", float_value(t, g));
+            std::snprintf(text, sizeof text, "element %zu is %s, but %.17g %s %.17g is %.17g, which the type holds", i,
+                          got_text, a, reduce_op_name(op).c_str(), b, *r);
+            return text;
         }
     }
     return {};
+}
+
+} // namespace
+
+std::string exact_result_mismatch(const ReduceType &t, uint32_t op, const ReduceCase &c, std::span<const std::byte> got)
+{
+    if (t.kind == ReduceType::Kind::Signed || t.kind == ReduceType::Kind::Unsigned)
+        return exact_integer_mismatch(t, op, c, got);
+    return exact_float_mismatch(t, op, c, got);
 }
 
 std::string reduce_mismatch(const ReduceType &t, std::span<const std::byte> got, std::span<const std::byte> want)

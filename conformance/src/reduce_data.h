@@ -50,12 +50,14 @@ ReduceCase reduce_case(const ReduceType &t, uint32_t op, uint32_t combo, uint64_
 // operand: their MAX/MIN and NaN payloads are not what is judged here.
 ReduceCase rounding_case(const ReduceType &t, uint32_t op, uint64_t count, uint64_t seed);
 
-// For an integer type: "" unless an element whose exact result (dst op src, computed
-// without overflow) fits the type differs from it in `got`; then that element. Such a
-// result has one right answer whatever an implementation chose for overflow, so its
-// miss is a MUST's (API.RED.1/2), not the STRICT rounding clause's. "" for other types.
-std::string exact_integer_mismatch(const ReduceType &t, uint32_t op, const ReduceCase &c,
-                                   std::span<const std::byte> got);
+// "" unless an element whose exact result (dst op src) the type holds differs from it in
+// `got`; then that element. For an integer type, a result that fits the type (computed
+// without overflow); for a floating type, a normal number with no more significant bits
+// than the type has. Such a result has one right answer whatever an implementation chose
+// for rounding, overflow or subnormals, so its miss is a MUST's (API.RED.1/2), not the
+// STRICT rounding clause's.
+std::string exact_result_mismatch(const ReduceType &t, uint32_t op, const ReduceCase &c,
+                                  std::span<const std::byte> got);
 
 // "" when `got` equals `want`, else the first differing element of `t`, with both values.
 std::string reduce_mismatch(const ReduceType &t, std::span<const std::byte> got, std::span<const std::byte> want);

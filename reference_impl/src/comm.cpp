@@ -461,9 +461,18 @@ HcclResult Comm::register_implicit(uint64_t addr, uint64_t len, std::string &why
     return HCCL_SUCCESS;
 }
 
-HcclResult Comm::stage_scratch(ThreadCore &core, uint8_t *&scratch, uint32_t &lkey, uint64_t &size)
+HcclResult Comm::stage_scratch(ThreadCore &caller, uint8_t *&scratch, uint32_t &lkey, uint64_t &size)
 {
-    // Called with core.scratch_mutex held.
+    // Called with caller.scratch_mutex held.
+    ThreadCore *owner = &caller;
+    // Mutant: one scratch per comm, the first thread's, while each thread still holds only
+    // its own lock (blind set 7, M08): threads reducing at once mix their chunks.
+    if (hcts::mutant("ref_reduce_scratch_shared_by_threads")) {
+        std::lock_guard lock(mutex_);
+        if (!threads_.empty())
+            owner = threads_.front()->core.get();
+    }
+    ThreadCore &core = *owner;
     if (!core.scratch_mr) {
         core.scratch.assign(kScratchBytes, 0);
         core.scratch_mr = std::make_unique<MemoryRegion>(device_->pd(), core.scratch.data(), kScratchBytes);

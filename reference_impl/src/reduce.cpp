@@ -57,6 +57,13 @@ struct Float16 {
     static uint16_t narrow(float v) { return FromFloat(v); }
 };
 
+// Mutant codec: FP64 computed in float, as fp16 and bf16 are widened (blind set 7, M06).
+struct DoubleInFloat {
+    using Stored = double;
+    static float widen(double v) { return static_cast<float>(v); }
+    static double narrow(float v) { return static_cast<double>(v); }
+};
+
 template <typename Codec>
 void reduce_elements(void *dst, const void *src, uint64_t count, HcommReduceOp op)
 {
@@ -202,7 +209,12 @@ void reduce_into(void *dst, const void *src, uint64_t count, HcommDataType data_
     case HCOMM_DATA_TYPE_INT64: reduce_typed<int64_t>(dst, src, count, op); break;
     case HCOMM_DATA_TYPE_UINT64: reduce_typed<uint64_t>(dst, src, count, op); break;
     case HCOMM_DATA_TYPE_FP32: reduce_typed<float>(dst, src, count, op); break;
-    case HCOMM_DATA_TYPE_FP64: reduce_typed<double>(dst, src, count, op); break;
+    case HCOMM_DATA_TYPE_FP64:
+        if (hcts::mutant("ref_fp64_reduced_in_float"))
+            reduce_elements<DoubleInFloat>(dst, src, count, op);
+        else
+            reduce_typed<double>(dst, src, count, op);
+        break;
     case HCOMM_DATA_TYPE_FP16: reduce_elements<Float16<half_to_float, float_to_half>>(dst, src, count, op); break;
     case HCOMM_DATA_TYPE_BFP16: reduce_elements<Float16<bf16_to_float, float_to_bf16>>(dst, src, count, op); break;
     default: break;
