@@ -32,18 +32,15 @@ HCTS_CASE(DeviceOnly, HostSideCallRejected, clauses("WWN.DEV.1", "WWN.DEV.4"),
     prove_no_effect(c, 0, 1, 0, 0, 10, {region}, {9}, "WWN.DEV.1");
 }
 
-// WWN.DEV.2 (STRICT): the seed supports the call "in AICPU_TS mode". The vendor
-// treats AICPU and AICPU_TS as one engine (HcclThreadAcquire maps AICPU_TS to
-// AICPU; its 950 sample pairs AICPU channels with AICPU_TS threads), so an AICPU
-// thread must work like an AICPU_TS one. Threads of host engines (CPU, CPU_TS),
-// and of AIV or CCU where such a thread can be acquired at all, are refused with
-// no effect: the seed promises only AICPU_TS, refusing the rest is the reference's choice.
+// WWN.DEV.2 (STRICT): the seed supports the call "in AICPU_TS mode" and does not
+// say other engines are refused. Threads of host engines (CPU, CPU_TS), and of AIV or
+// CCU where such a thread can be acquired at all, are refused with no effect: the
+// reference's choice.
 HCTS_CASE(DeviceOnly, OnlyAicpuTsThreads, clauses("WWN.DEV.2"),
           needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
     const Ctx c = ctx();
     const World &w = c.w;
-    const Device &dev = w.device();
     nlohmann::json seen = nlohmann::json::object();
     uint32_t k = 0;
     for (CommEngine e : {COMM_ENGINE_CPU, COMM_ENGINE_CPU_TS, COMM_ENGINE_AIV, COMM_ENGINE_CCU}) {
@@ -68,49 +65,103 @@ HCTS_CASE(DeviceOnly, OnlyAicpuTsThreads, clauses("WWN.DEV.2"),
         prove_no_effect(c, 0, 1, 0, 0, 12, {region}, {11}, "WWN.DEV.2");
         ++k;
     }
+    ev().observe("engines", seen);
+}
 
-    // An AICPU thread on the world's (AICPU_TS) channel: accepted, its notify
-    // satisfies the receiver's wait and the payload is there when it completes.
+namespace {
+
+// One write with notify from rank 0 to rank 1 on `sender` over `to_peer`, waited for on
+// rank 1 over `from_peer` by the world's thread, which copies dst right after the wait:
+// accepted, notified and delivered (WWN.DEV.5), `what` naming the pairing.
+void engine_pair_delivers(const Ctx &c, ThreadHandle sender, ChannelHandle to_peer, ChannelHandle from_peer,
+                          uint32_t slot, const std::string &what)
+{
+    const World &w = c.w;
+    const Device &dev = w.device();
     constexpr uint32_t kIdx = 13;
-    HcclResult arc = HCCL_SUCCESS;
-    const ThreadHandle t = w.fresh_thread(COMM_ENGINE_AICPU, &arc);
-    seen["AICPU"] = {{"acquire", hccl_result_name(arc)}};
-    if (!mpi::any_rank(w.rank == 0 && t != 0, "AICPU thread on the sender")) {
-        if (w.rank == 0)
-            ev().check("WWN.DEV.2", false,
-                       "HcclThreadAcquire(COMM_ENGINE_AICPU) returned " + hccl_result_name(arc) +
-                           "; AICPU is the engine the vendor runs AICPU_TS threads on, so it must be acquirable");
-        ev().observe("engines", seen);
-        return;
-    }
-    const Untouched region{8192 + k * 8192ULL, 4096};
-    const StampKey key = key_for(100, 0);
+    const Untouched region{8192 + slot * 8192ULL, 4096};
+    const StampKey key = key_for(100 + slot, 0);
     prepare_targets(c, 0, 1, {region}, region.len, key);
     std::byte *snap = w.scratch();
     Script s;
     if (w.rank == 0) {
-        s.wwn(t, w.channel_to(1), w.remote_inbox(1, 0) + region.off, w.outbox(), region.len, kIdx);
+        s.wwn(sender, to_peer, w.remote_inbox(1, 0) + region.off, w.outbox(), region.len, kIdx);
     } else if (w.rank == 1) {
-        s.wait(w.thread(), w.channel_to(0), kIdx, w.ok_timeout());
+        s.wait(w.thread(), from_peer, kIdx, w.ok_timeout());
         s.copy(w.thread(), snap, w.inbox(0) + region.off, region.len).only_if_previous_ok();
     }
     const LaunchResult r = c.run(s, 30000);
     if (w.rank == 0) {
-        seen["AICPU"]["wwn"] = hccl_result_name(s.rc(0));
-        ev().check("WWN.DEV.2", s.rc(0) == HCCL_SUCCESS && r.ok(),
-                   "a write with notify on an AICPU thread returned " + hccl_result_name(s.rc(0)) +
+        c.ev.check("WWN.DEV.5", s.rc(0) == HCCL_SUCCESS && r.ok(),
+                   "a write with notify " + what + " returned " + hccl_result_name(s.rc(0)) +
                        "; AICPU and AICPU_TS are one engine to the vendor, expected HCCL_SUCCESS (" + r.describe() +
                        ")");
     } else if (w.rank == 1) {
-        ev().check("WWN.DEV.2", s.rc(0) == HCCL_SUCCESS && r.ok(),
-                   "the wait for a write with notify sent on an AICPU thread returned " + hccl_result_name(s.rc(0)) +
-                       " (" + r.describe() + ")");
+        c.ev.check("WWN.DEV.5", s.rc(0) == HCCL_SUCCESS && r.ok(),
+                   "the wait for a write with notify " + what + " returned " + hccl_result_name(s.rc(0)) + " (" +
+                       r.describe() + ")");
         if (s.rc(0) == HCCL_SUCCESS && s.rc(1) == HCCL_SUCCESS) {
             const PayloadCheck at_wait = check_payload(dev.get(snap, region.len), key);
-            ev().check("WWN.DEV.2", at_wait.ok(),
-                       "a write with notify sent on an AICPU thread: right after its wait dst showed " +
-                           describe(at_wait));
+            c.ev.check("WWN.DEV.5", at_wait.ok(),
+                       "a write with notify " + what + ": right after its wait dst showed " + describe(at_wait));
         }
+    }
+}
+
+} // namespace
+
+// WWN.DEV.5 (MUST): the vendor treats AICPU and AICPU_TS as one engine
+// (HcclThreadAcquire maps AICPU_TS to AICPU, api §9.5) and its 950 custom-operator
+// sample acquires channels on AICPU and drives them from AICPU_TS threads (§9.6).
+// Both pairings deliver and notify: the world's AICPU_TS thread over channels both
+// ranks acquired on AICPU (the sample's), and an AICPU thread over the world's
+// AICPU_TS channel.
+HCTS_CASE(DeviceOnly, AicpuAndAicpuTsAreOneEngine, clauses("WWN.DEV.5"),
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    nlohmann::json seen = nlohmann::json::object();
+    if (w.setup_engine != COMM_ENGINE_AICPU_TS) {
+        ev().unsupported("WWN.DEV.5", "the world's threads are not AICPU_TS (" +
+                                          std::string(products::engine_name(w.setup_engine)) + ")");
+        return;
+    }
+    // The sample's pairing: channels acquired on AICPU by both ranks.
+    std::vector<HcclChannelDesc> descs(1);
+    HcclChannelDescInit(descs.data(), 1);
+    descs[0].remoteRank = static_cast<uint32_t>(1 - w.rank);
+    descs[0].channelProtocol = w.protocol;
+    descs[0].notifyNum = World::kNotifyNum;
+    ChannelHandle aicpu_channel = 0;
+    HcclResult crc = HCCL_E_INTERNAL;
+    if (w.rank <= 1)
+        crc = iut().api().HcclChannelAcquire(w.comm, COMM_ENGINE_AICPU, descs.data(), 1, &aicpu_channel);
+    seen["AICPU channel"] = hccl_result_name(crc);
+    if (!mpi::all_ranks(w.rank > 1 || (crc == HCCL_SUCCESS && aicpu_channel != 0), "AICPU channels acquired")) {
+        if (w.rank <= 1)
+            ev().check("WWN.DEV.5", crc == HCCL_SUCCESS,
+                       "HcclChannelAcquire(COMM_ENGINE_AICPU, " + std::string(products::protocol_name(w.protocol)) +
+                           ") returned " + hccl_result_name(crc) +
+                           "; the vendor's 950 sample acquires its channels on AICPU");
+    } else {
+        engine_pair_delivers(c, w.thread(), aicpu_channel, aicpu_channel, 0,
+                             "on an AICPU_TS thread over a channel acquired on AICPU");
+    }
+    if (aicpu_channel != 0)
+        (void)w.destroy_channels({aicpu_channel}); // the vendor may keep it (API.CHN.5): not judged here
+    // An AICPU thread over the world's AICPU_TS channel.
+    HcclResult arc = HCCL_SUCCESS;
+    const ThreadHandle t = w.fresh_thread(COMM_ENGINE_AICPU, &arc);
+    seen["AICPU thread"] = hccl_result_name(arc);
+    if (!mpi::any_rank(w.rank == 0 && t != 0, "AICPU thread on the sender")) {
+        if (w.rank == 0)
+            ev().check("WWN.DEV.5", false,
+                       "HcclThreadAcquire(COMM_ENGINE_AICPU) returned " + hccl_result_name(arc) +
+                           "; AICPU is the engine the vendor runs AICPU_TS threads on, so it must be acquirable");
+    } else {
+        engine_pair_delivers(c, t, w.channel_to(1), w.channel_to(0), 1,
+                             "on an AICPU thread over a channel acquired on AICPU_TS");
     }
     ev().observe("engines", seen);
 }

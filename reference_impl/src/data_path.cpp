@@ -299,7 +299,11 @@ HcclResult resolve(const char *api, Api family, ThreadHandle thread, std::option
             return refuse(t->comm, api, HCCL_E_PARA, "channel 0x", std::hex, *channel, std::dec,
                           " is not a live channel of the thread's comm");
         }
-        if (engine_family(c->engine) != engine_family(t->engine)) {
+        // Mutant: the engines compared exactly, so AICPU and AICPU_TS do not mix (blind set 7, M15).
+        const bool mismatch = hcts::mutant("ref_engines_compared_exactly")
+                                  ? c->engine != t->engine
+                                  : engine_family(c->engine) != engine_family(t->engine);
+        if (mismatch) {
             return refuse(t->comm, api, HCCL_E_PARA, "channel of engine ", static_cast<int>(c->engine),
                           " used on a thread of engine ", static_cast<int>(t->engine));
         }
