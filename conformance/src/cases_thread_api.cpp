@@ -164,6 +164,47 @@ HCTS_CASE(ThreadApi, ResInfoAndExport, clauses("API.THR.6"), needs())
                    " and handle " + hex(out) + " (must be non-zero and not the source " + hex(t) + ")");
 }
 
+// The vendor's custom-operator sample hands over between host and device by recording
+// to the other side's thread as exported to the recorder's engine and waiting on its own
+// thread (API.THR.9). Here both threads of the world, each exported to the world's
+// engine, signal each other crosswise in one program on every rank: t2 records to t's
+// export and t waits on itself, then t records to t2's export and t2 waits on itself.
+HCTS_CASE(ThreadApi, ExportedHandleIsTheSameThread, clauses("API.THR.9"), needs(Feature::ThreadNotify))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const auto &api = iut().api();
+    const ThreadHandle t = w.threads.at(0), t2 = w.threads.at(1);
+    ThreadHandle t_out = 0, t2_out = 0;
+    const HcclResult rc1 = api.HcclThreadExportToCommEngine(w.comm, 1, &t, w.setup_engine, &t_out);
+    const HcclResult rc2 = api.HcclThreadExportToCommEngine(w.comm, 1, &t2, w.setup_engine, &t2_out);
+    if (!mpi::all_ranks(rc1 == HCCL_SUCCESS && rc2 == HCCL_SUCCESS && t_out != 0 && t2_out != 0, "threads exported")) {
+        ev().check("API.THR.9", rc1 == HCCL_SUCCESS && rc2 == HCCL_SUCCESS,
+                   "HcclThreadExportToCommEngine of the world's threads to their own engine returned " +
+                       hccl_result_name(rc1) + " and " + hccl_result_name(rc2) + " (on this rank or another)");
+        return;
+    }
+    constexpr uint32_t kFirst = 3, kSecond = 4;
+    Script s;
+    s.thread_record(t2, t_out, kFirst);
+    s.thread_wait(t2, kSecond, w.ok_timeout());
+    s.thread_wait(t, kFirst, w.ok_timeout());
+    s.thread_record(t, t2_out, kSecond);
+    const LaunchResult r = c.run(s, 30000);
+    const struct {
+        size_t op;
+        const char *what;
+    } rows[] = {{0, "the record to the first thread's exported handle"},
+                {2, "the first thread's wait for it on its own handle"},
+                {3, "the record to the second thread's exported handle"},
+                {1, "the second thread's wait for it on its own handle"}};
+    for (const auto &row : rows)
+        ev().check("API.THR.9", s.rc(row.op) == HCCL_SUCCESS,
+                   std::string(row.what) + " returned " + hccl_result_name(s.rc(row.op)) +
+                       " (an exported handle is the thread itself on another engine; " + r.describe() + ")");
+    judge_launch(r, "API.THR.9", "the program signalling through exported handles", ev());
+}
+
 HCTS_CASE(ThreadApi, ResAcquireTimeoutRange, clauses("API.THR.7"), needs())
 {
     const auto &api = iut().api();

@@ -294,6 +294,10 @@ std::shared_ptr<ThreadObj> Comm::export_thread(const ThreadObj &source, CommEngi
     thread->comm_id = handle_;
     thread->engine = engine;
     thread->core = source.core;
+    // Mutant: the exported handle runs on the source's queue with a notify bank of its own
+    // (blind set 7, M13): a record to one handle is not seen by a wait on the other.
+    if (hcts::mutant("ref_exported_thread_own_notifies"))
+        thread->core = std::make_shared<ThreadCore>(source.core->queue, source.core->notifies.size());
     threads_.push_back(thread);
     return thread;
 }
