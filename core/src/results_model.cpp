@@ -1013,5 +1013,10 @@ json to_json_document(const Document &doc) { return put(doc); }
 
 void from_json(const json &j, Document &doc) { doc = read_document(j); }
 void to_json(json &j, const Document &doc) { j = to_json_document(doc); }
+void to_json(json &j, const RunSection &v) { write(v, j); }
+void to_json(json &j, const Iut &v) { write(v, j); }
+void to_json(json &j, const AdapterSection &v) { write(v, j); }
+void to_json(json &j, const Environment &v) { write(v, j); }
+void to_json(json &j, const Clause &v) { write(v, j); }
 
 } // namespace hcts::results

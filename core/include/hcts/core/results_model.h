@@ -308,5 +308,12 @@ nlohmann::json to_json_document(const Document &doc);
 // nlohmann's conventions, for `j.get<Document>()` and `nlohmann::json j = doc`.
 void from_json(const nlohmann::json &j, Document &doc);
 void to_json(nlohmann::json &j, const Document &doc);
+// The sections a writer builds on its own (core/src/results.cpp), as JSON. A field
+// the writer states as unknown is null: put the key, as null, in the object's `rest`.
+void to_json(nlohmann::json &j, const RunSection &v);
+void to_json(nlohmann::json &j, const Iut &v);
+void to_json(nlohmann::json &j, const AdapterSection &v);
+void to_json(nlohmann::json &j, const Environment &v);
+void to_json(nlohmann::json &j, const Clause &v);
 
 } // namespace hcts::results
