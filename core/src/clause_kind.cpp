@@ -24,4 +24,11 @@ bool gates_on(std::string_view kind, GateMode mode, bool unknown_gates)
     return k ? gates_on(*k, mode) : unknown_gates;
 }
 
+bool item_gates(bool fail_with_failed_clause, std::string_view failed_kind, bool only_strict_clauses, GateMode mode)
+{
+    if (fail_with_failed_clause)
+        return gates_on(failed_kind, mode, /*unknown_gates=*/true);
+    return mode == GateMode::Strict || !only_strict_clauses;
+}
+
 } // namespace hcts

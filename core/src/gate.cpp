@@ -205,9 +205,8 @@ void summarize(nlohmann::json &results)
             // A counterexample gates by the kind of the clause it breaks (a
             // property run records it); without one, by the clauses it names.
             const std::string failed_kind = string_or(item.value("failed_clause", nlohmann::json()), "kind", "");
-            const bool gates = v == Verdict::Fail && !failed_kind.empty()
-                                   ? hcts::gates_on(failed_kind, mode, /*unknown_gates=*/true)
-                                   : strict || !strict_only(item);
+            const bool gates =
+                item_gates(v == Verdict::Fail && !failed_kind.empty(), failed_kind, strict_only(item), mode);
             others_ok = others_ok && (!gates || (v && !fails_gate(*v)));
             // A rule broken without failing a case: a STRICT one gates a strict run.
             if (const auto d = item.find("departures"); d != item.end() && d->is_array())

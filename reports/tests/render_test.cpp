@@ -465,6 +465,27 @@ TEST(Render, SaysWhyTheGateFails)
     EXPECT_EQ(gate_failures(strict_runs[0].doc),
               (std::vector<std::string>{"8 MUST clause(s) neither PASS nor WAIVED (8 NOT_SUPPORTED)",
                                         "1 STRICT clause(s) neither PASS nor WAIVED (1 NOT_SUPPORTED)"}));
+    // A property counts as the gate counts it (hcts::item_gates): a counterexample breaking a
+    // STRICT clause, or a STRICT departure, only under the strict gate; an ERROR always.
+    const auto why = [](const std::string &gate, const nlohmann::json &property) {
+        auto run = load_run(fixture("pass.json"));
+        run.doc["run"]["gate"] = gate;
+        run.doc["properties"][1] = property;
+        std::vector<hcts::report::Run> runs{run};
+        prepare_runs(runs, nullptr);
+        EXPECT_EQ(runs[0].doc["summary"]["gate"], gate_failures(runs[0].doc).empty() ? "pass" : "fail") << gate;
+        return gate_failures(runs[0].doc);
+    };
+    const nlohmann::json strict_breach = {
+        {"name", "P"}, {"verdict", "FAIL"}, {"failed_clause", {{"id", "WWN.STR.1"}, {"kind", "STRICT"}}}};
+    EXPECT_TRUE(why("default", strict_breach).empty());
+    EXPECT_EQ(why("strict", strict_breach), std::vector<std::string>{"1 property falsified"});
+    const nlohmann::json departed = {{"name", "P"},
+                                     {"verdict", "PASS"},
+                                     {"departures", {{{"clause", "WWN.STR.1"}, {"kind", "STRICT"}, {"count", 2}}}}};
+    EXPECT_TRUE(why("default", departed).empty());
+    EXPECT_EQ(why("strict", departed), std::vector<std::string>{"departures from gating clauses: P from WWN.STR.1"});
+    EXPECT_EQ(why("default", {{"name", "P"}, {"verdict", "ERROR"}}), std::vector<std::string>{"1 property falsified"});
     const auto r = render({"failures.json"});
     EXPECT_EQ(gate_failures(r.runs[0].doc),
               (std::vector<std::string>{"2 MUST clause(s) neither PASS nor WAIVED (2 FAIL)", "1 property falsified",

@@ -1,5 +1,6 @@
 #include "text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -170,18 +171,38 @@ std::vector<std::string> gate_failures(const results::Document &doc)
     }
     if (xpass)
         out.push_back(std::to_string(xpass) + " unexpected pass(es): stale expectations");
-    int props = 0, litmus = 0;
-    auto bad_verdict = [](Verdict v) {
-        return v == Verdict::Fail || v == Verdict::Timeout || v == Verdict::Crash || v == Verdict::XPass;
+    // Properties and litmus tests count as the gate counts them (hcts::item_gates): a
+    // counterexample by the kind of the clause it breaks, else by the clauses checked.
+    std::map<std::string, ClauseKind> kind_of;
+    for (const auto &cl : doc.clauses)
+        kind_of[cl.id] = cl.kind;
+    const auto only_strict = [&kind_of](const std::vector<std::string> &ids) {
+        return !ids.empty() && std::all_of(ids.begin(), ids.end(), [&kind_of](const std::string &id) {
+            const auto it = kind_of.find(id);
+            return it != kind_of.end() && it->second == ClauseKind::Strict;
+        });
     };
-    for (const auto &p : doc.properties)
-        props += bad_verdict(p.verdict);
+    const auto gated_failure = [&](Verdict v, const results::FailedClause *failed,
+                                   const std::vector<std::string> &clauses) {
+        const bool with_clause = v == Verdict::Fail && failed != nullptr && !failed->kind.empty();
+        return fails_gate(v) && item_gates(with_clause, failed ? failed->kind : "", only_strict(clauses), mode);
+    };
+    int props = 0, litmus = 0;
+    std::string departed;
+    for (const auto &p : doc.properties) {
+        props += gated_failure(p.verdict, p.failed_clause ? &*p.failed_clause : nullptr, p.clauses);
+        for (const auto &d : p.departures)
+            if (gates_on(d.kind, mode, /*unknown_gates=*/true))
+                departed += (departed.empty() ? "" : ", ") + p.name + " from " + d.clause;
+    }
     for (const auto &l : doc.litmus)
-        litmus += bad_verdict(l.verdict);
+        litmus += gated_failure(l.verdict, nullptr, l.clauses);
     if (props)
         out.push_back(std::to_string(props) + " propert" + (props == 1 ? "y" : "ies") + " falsified");
     if (litmus)
         out.push_back(std::to_string(litmus) + " litmus test(s) failed");
+    if (!departed.empty())
+        out.push_back("departures from gating clauses: " + departed);
     std::string ratios;
     if (doc.bench && doc.bench->baseline)
         for (const auto &c : doc.bench->baseline->checks)

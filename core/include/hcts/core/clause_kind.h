@@ -49,4 +49,10 @@ constexpr bool gates_on(ClauseKind kind, GateMode mode)
 // a broken rule of unknown standing is not waved through.
 bool gates_on(std::string_view kind, GateMode mode, bool unknown_gates = false);
 
+// Whether a property's or litmus test's verdict counts for the gate. A FAIL that names the
+// clause its counterexample breaks (failed_clause) counts as that clause's kind gates;
+// otherwise it counts unless every clause it checks is STRICT (`only_strict_clauses`),
+// which count only under the strict gate.
+bool item_gates(bool fail_with_failed_clause, std::string_view failed_kind, bool only_strict_clauses, GateMode mode);
+
 } // namespace hcts
