@@ -47,10 +47,11 @@ if(CMAKE_SCRIPT_MODE_FILE)
     "namespace ${NS} {\n"
     "namespace {\n"
     "// The trailing 0 keeps the array non-empty for an empty file; it is not part of the view.\n"
-    "constexpr unsigned char kBytes[] = {\n    ${bytes}0x00};\n"
+    "// Named after the resource, so a unity build may put two resources in one unit.\n"
+    "constexpr unsigned char ${SYMBOL}_bytes[] = {\n    ${bytes}0x00};\n"
     "}  // namespace\n\n"
     "std::string_view ${SYMBOL}() noexcept {\n"
-    "  return {reinterpret_cast<const char *>(kBytes), ${size}};\n"
+    "  return {reinterpret_cast<const char *>(${SYMBOL}_bytes), ${size}};\n"
     "}\n\n"
     "}  // namespace ${NS}\n")
   file(RENAME "${OUT}.tmp" "${OUT}")

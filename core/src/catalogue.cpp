@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "hcts/core/clause_kind.h"
+
 namespace hcts {
 
 namespace {
@@ -75,9 +77,9 @@ Catalogue Catalogue::parse(std::string_view yaml_text, std::string_view origin)
         c.allowed = strings(n["allowed"]);
         c.hazard = strings(n["hazard"]);
         c.functions = strings(n["functions"]);
-        if (c.kind != "MUST" && c.kind != "PROFILE" && c.kind != "STRICT")
+        if (!parse_clause_kind(c.kind))
             throw std::runtime_error(path + ":" + std::to_string(line) + ": clause '" + c.id + "' has kind '" + c.kind +
-                                     "'; allowed: MUST, PROFILE, STRICT");
+                                     "'; allowed: " + std::string(kClauseKindNames));
         if (std::find(std::begin(kSourceClasses), std::end(kSourceClasses), c.source_class) ==
             std::end(kSourceClasses)) {
             std::string allowed;

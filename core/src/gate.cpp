@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "hcts/core/clause_kind.h"
 #include "hcts/core/verdict.h"
 #include "hcts/expectations.h"
 
@@ -47,7 +48,10 @@ const nlohmann::json &entry_for(const nlohmann::json &c, const std::string &clau
 
 } // namespace
 
-bool gates_on(std::string_view kind, bool strict) { return kind == "MUST" || (strict && kind == "STRICT"); }
+bool gates_on(std::string_view kind, bool strict)
+{
+    return hcts::gates_on(kind, strict ? GateMode::Strict : GateMode::Default);
+}
 
 int verdict_rank(std::string_view verdict)
 {
@@ -86,6 +90,7 @@ void summarize(nlohmann::json &results)
     const nlohmann::json run = results.value("run", nlohmann::json::object());
     const std::string gate_mode = string_or(run, "gate", "default");
     const bool strict = gate_mode == "strict";
+    const GateMode mode = strict ? GateMode::Strict : GateMode::Default;
 
     std::map<std::string, int> by_verdict;
     for (const auto v : kNames)
@@ -163,7 +168,7 @@ void summarize(nlohmann::json &results)
             ++strict_total;
             strict_passed += verdict == "PASS";
         }
-        if (gates_on(kind, strict) && !ok)
+        if (hcts::gates_on(kind, mode) && !ok)
             gated_ok = false;
     }
 
@@ -200,15 +205,13 @@ void summarize(nlohmann::json &results)
             // A counterexample gates by the kind of the clause it breaks (a
             // property run records it); without one, by the clauses it names.
             const std::string failed_kind = string_or(item.value("failed_clause", nlohmann::json()), "kind", "");
-            const bool gates = v == Verdict::Fail && !failed_kind.empty()
-                                   ? failed_kind != "PROFILE" && (failed_kind != "STRICT" || strict)
-                                   : strict || !strict_only(item);
+            const bool gates =
+                item_gates(v == Verdict::Fail && !failed_kind.empty(), failed_kind, strict_only(item), mode);
             others_ok = others_ok && (!gates || (v && !fails_gate(*v)));
             // A rule broken without failing a case: a STRICT one gates a strict run.
             if (const auto d = item.find("departures"); d != item.end() && d->is_array())
                 for (const auto &dep : *d) {
-                    const std::string kind = string_or(dep, "kind", "");
-                    if (kind != "PROFILE" && (kind != "STRICT" || strict))
+                    if (hcts::gates_on(string_or(dep, "kind", ""), mode, /*unknown_gates=*/true))
                         others_ok = false;
                 }
             // A document without clauses (a property run) counts its properties instead.

@@ -15,13 +15,28 @@
 #include "hcts/core/adapter.h"
 #include "hcts/core/catalogue.h"
 #include "hcts/core/library.h"
+#include "hcts/core/results_model.h"
 #include "hcts/expectations.h"
 
 namespace hcts {
 
 namespace {
 
-nlohmann::json null_if_empty(const std::string &s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }
+// A field the writer states as unknown: null in the document (the key in `rest`), else the value.
+template <class T>
+void set_or_null(std::optional<T> &field, nlohmann::json &rest, const char *key, std::optional<T> value)
+{
+    field = std::move(value);
+    if (field)
+        rest.erase(key);
+    else
+        rest[key] = nullptr;
+}
+
+std::optional<std::string> unless_empty(const std::string &s)
+{
+    return s.empty() ? std::nullopt : std::optional<std::string>(s);
+}
 
 std::string os_name()
 {
@@ -202,31 +217,34 @@ ResultsWriter::ResultsWriter(std::string path, RunInfo run, const Catalogue *cat
                              const expectations::ExpectationSet *expectations)
     : path_(std::move(path)), catalogue_(catalogue), expectations_(expectations)
 {
-    if (run.gate != "default" && run.gate != "strict")
-        throw std::invalid_argument("gate mode '" + run.gate + "'; allowed: default, strict");
+    const auto gate = parse_gate_mode(run.gate);
+    if (!gate)
+        throw std::invalid_argument("gate mode '" + run.gate + "'; allowed: " + std::string(kGateModeNames));
+    run_.id = run.id.empty() ? make_run_id() : run.id;
+    run_.status = "running";
+    run_.started = utc_now();
+    run_.rest["finished"] = nullptr;
+    run_.suite_version = suite_version();
+    set_or_null(run_.suite_commit, run_.rest, "suite_commit", unless_empty(run.suite_commit));
+    run_.command = run.command;
+    run_.mode = run.mode;
+    set_or_null(run_.seed, run_.rest, "seed", run.seed);
+    run_.gate = *gate;
+    run_.kind = run.kind;
+    if (!run.configuration.empty())
+        run_.configuration = run.configuration;
+    if (!run.filter.empty())
+        run_.filter = run.filter;
+    iut_.rest = {{"path", nullptr}, {"sha256", nullptr}, {"version", nullptr}, {"name", nullptr}};
+    environment_.rest["product"] = nullptr;
+    environment_.ranks = 0;
+    environment_.hosts.emplace();
+    environment_.os = os_name();
+    environment_.transport = run.transport;
     doc_ = {
-        {"schema", "hcts-results"},
-        {"schema_version", 1},
-        {"run",
-         {{"id", run.id.empty() ? make_run_id() : run.id},
-          {"status", "running"},
-          {"started", utc_now()},
-          {"finished", nullptr},
-          {"suite_version", suite_version()},
-          {"suite_commit", null_if_empty(run.suite_commit)},
-          {"command", run.command},
-          {"mode", run.mode},
-          {"seed", run.seed ? nlohmann::json(*run.seed) : nlohmann::json(nullptr)},
-          {"gate", run.gate},
-          {"kind", run.kind}}},
-        {"iut", {{"path", nullptr}, {"sha256", nullptr}, {"version", nullptr}, {"name", nullptr}}},
+        {"schema", results::kSchemaName},
+        {"schema_version", results::kSchemaVersion},
         {"adapter", nullptr},
-        {"environment",
-         {{"product", nullptr},
-          {"ranks", 0},
-          {"hosts", nlohmann::json::array()},
-          {"os", os_name()},
-          {"transport", run.transport}}},
         {"clauses", nlohmann::json::array()},
         {"cases", nlohmann::json::array()},
         {"litmus", nlohmann::json::array()},
@@ -237,58 +255,57 @@ ResultsWriter::ResultsWriter(std::string path, RunInfo run, const Catalogue *cat
           {"xpass", nlohmann::json::array()}}},
         {"summary", nullptr},
     };
-    if (!run.configuration.empty())
-        doc_["run"]["configuration"] = run.configuration;
-    if (!run.filter.empty())
-        doc_["run"]["filter"] = run.filter;
     write();
 }
 
 void ResultsWriter::set_iut(const Library &iut, std::optional<std::string> version)
 {
-    doc_["iut"] = {{"path", iut.path()},
-                   {"sha256", null_if_empty(iut.sha256())},
-                   {"version", version ? nlohmann::json(*version) : nlohmann::json(nullptr)},
-                   {"name", std::filesystem::path(iut.path()).filename().string()},
-                   {"missing_symbols", iut.missing()}};
+    iut_ = results::Iut{};
+    iut_.path = iut.path();
+    set_or_null(iut_.sha256, iut_.rest, "sha256", unless_empty(iut.sha256()));
+    set_or_null(iut_.version, iut_.rest, "version", std::move(version));
+    iut_.name = std::filesystem::path(iut.path()).filename().string();
+    iut_.missing_symbols = iut.missing();
     write();
 }
 
 void ResultsWriter::set_iut_name(const std::string &name)
 {
-    doc_["iut"]["name"] = name;
+    set_or_null(iut_.name, iut_.rest, "name", std::optional<std::string>(name));
     write();
 }
 
 void ResultsWriter::set_adapter(const Adapter &adapter)
 {
-    doc_["adapter"] = {{"path", adapter.path()},
-                       {"sha256", null_if_empty(adapter.sha256())},
-                       {"name", adapter.name()},
-                       {"abi_version", adapter.abi_version()}};
+    results::AdapterSection a;
+    a.path = adapter.path();
+    set_or_null(a.sha256, a.rest, "sha256", unless_empty(adapter.sha256()));
+    a.name = adapter.name();
+    a.abi_version = adapter.abi_version();
+    adapter_ = std::move(a);
     write();
 }
 
 void ResultsWriter::set_environment(const std::string &product, int ranks, const std::vector<std::string> &hosts)
 {
-    auto &env = doc_["environment"];
-    env["product"] = null_if_empty(product);
-    env["ranks"] = ranks;
-    env["hosts"] = hosts;
+    set_or_null(environment_.product, environment_.rest, "product", unless_empty(product));
+    environment_.ranks = ranks;
+    environment_.hosts = hosts;
     write();
 }
 
 void ResultsWriter::set_segment_size(uint64_t bytes)
 {
-    doc_["environment"]["segment_size"] = bytes != 0 ? nlohmann::json(bytes) : nlohmann::json(nullptr);
+    set_or_null(environment_.segment_size, environment_.rest, "segment_size",
+                bytes != 0 ? std::optional<uint64_t>(bytes) : std::nullopt);
     write();
 }
 
 void ResultsWriter::add_case(nlohmann::json entry)
 {
     // Each case tells the configuration it ran in, so a merged document can tell them apart.
-    if (const auto &run = doc_.at("run"); run.contains("configuration") && !entry.contains("configuration"))
-        entry["configuration"] = run.at("configuration");
+    if (run_.configuration && !entry.contains("configuration"))
+        entry["configuration"] = *run_.configuration;
     doc_["cases"].push_back(std::move(entry));
     write();
 }
@@ -313,14 +330,14 @@ void ResultsWriter::set_bench(nlohmann::json bench)
 
 void ResultsWriter::set_error(const std::string &why)
 {
-    doc_["run"]["error"] = why;
+    run_.error = why;
     write();
 }
 
 void ResultsWriter::finish(RunStatus status)
 {
-    doc_["run"]["status"] = status == RunStatus::Complete ? "complete" : "aborted";
-    doc_["run"]["finished"] = utc_now();
+    run_.status = status == RunStatus::Complete ? "complete" : "aborted";
+    set_or_null(run_.finished, run_.rest, "finished", std::optional<std::string>(utc_now()));
     write();
 }
 
@@ -348,22 +365,34 @@ void ResultsWriter::write()
                 not_run.push_back(cl.id);
                 continue;
             }
-            clauses.push_back({{"id", cl.id},
-                               {"title", cl.title},
-                               {"statement", cl.statement},
-                               {"kind", cl.kind},
-                               {"area", cl.area},
-                               {"source", cl.source},
-                               {"source_class", cl.source_class},
-                               {"functions", cl.functions},
-                               {"verdict", nullptr},
-                               {"reason", nullptr},
-                               {"cases", it->second},
-                               {"profile", nullptr}});
+            results::Clause entry;
+            entry.id = cl.id;
+            entry.title = cl.title;
+            entry.statement = cl.statement;
+            const auto kind = parse_clause_kind(cl.kind);
+            if (!kind)
+                throw std::runtime_error("clause " + cl.id + ": kind '" + cl.kind +
+                                         "'; allowed: " + std::string(kClauseKindNames));
+            entry.kind = *kind;
+            entry.area = cl.area;
+            entry.source = cl.source;
+            entry.source_class = cl.source_class;
+            entry.functions = cl.functions;
+            entry.cases = it->second;
+            // Undecided until summarize(); always written, as are the functions (possibly none).
+            entry.rest = {{"verdict", nullptr}, {"reason", nullptr}, {"profile", nullptr}};
+            if (cl.functions.empty())
+                entry.rest["functions"] = nlohmann::json::array();
+            clauses.push_back(entry);
         }
         doc_["clauses"] = std::move(clauses);
-        doc_["run"]["catalogue_version"] = catalogue_->version();
+        run_.catalogue_version = catalogue_->version();
     }
+    // The sections the writer owns, from their typed form (results_model.h).
+    doc_["run"] = run_;
+    doc_["iut"] = iut_;
+    doc_["adapter"] = adapter_ ? nlohmann::json(*adapter_) : nlohmann::json(nullptr);
+    doc_["environment"] = environment_;
     doc_["summary"] = {{"not_run", not_run}};
     expectations::summarize(doc_);
     if (expectations_ != nullptr)

@@ -7,6 +7,7 @@
 
 #include "hcts/core/adapter.h"
 #include "hcts/core/library.h"
+#include "hcts/core/results.h"
 #include "hcts_programs.h"
 
 using namespace hcts;
@@ -137,4 +138,37 @@ TEST(Programs, ScriptRunsAgainstTheLoadedIut)
     block->version = HCTS_PROG_OPS_V2;
     block->size = sizeof(hcts_prog_ops_v2) - 8;
     EXPECT_EQ(ops(block.get()), HCTS_PROG_BAD_ARGS);
+}
+
+// The results writer's iut and adapter sections, as it has always written them
+// (from the typed model, results_model.h): unknown facts null, the rest as loaded.
+TEST(Adapter, TheResultsWriterRecordsTheIutAndTheAdapter)
+{
+    auto ad = Adapter::open(kDir + "/libhcts_fake_adapter_v2.so", fake_iut(), {HCTS_PROGRAMS_LIB, 1, 2});
+    RunInfo info;
+    info.kind = "conformance";
+    ResultsWriter w(kDir + "/writer-test/results.json", info, nullptr, nullptr);
+    const auto null_if_empty = [](const std::string &s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); };
+    w.set_iut(fake_iut(), std::nullopt);
+    EXPECT_EQ(w.doc()["iut"], (nlohmann::json{{"path", fake_iut().path()},
+                                              {"sha256", null_if_empty(fake_iut().sha256())},
+                                              {"version", nullptr},
+                                              {"name", "libhcts_fake_iut.so"},
+                                              {"missing_symbols", fake_iut().missing()}}));
+    w.set_iut(fake_iut(), "fake 1.0");
+    EXPECT_EQ(w.doc()["iut"]["version"], "fake 1.0");
+    EXPECT_EQ(w.doc()["adapter"], nullptr);
+    w.set_adapter(*ad);
+    EXPECT_EQ(
+        w.doc()["adapter"],
+        (nlohmann::json{
+            {"path", ad->path()}, {"sha256", null_if_empty(ad->sha256())}, {"name", "fake-v2"}, {"abi_version", 2}}));
+    w.set_environment("atlas350", 2, {"n1", "n2"});
+    w.set_segment_size(4096);
+    EXPECT_EQ(w.doc()["environment"]["product"], "atlas350");
+    EXPECT_EQ(w.doc()["environment"]["segment_size"], 4096);
+    w.set_environment("", 2, {"n1", "n2"});
+    w.set_segment_size(0);
+    EXPECT_EQ(w.doc()["environment"]["product"], nullptr);
+    EXPECT_EQ(w.doc()["environment"]["segment_size"], nullptr);
 }

@@ -301,3 +301,39 @@ TEST_F(Writer, ConfigurationsMergeIntoOneDocumentWorstOverAll)
     EXPECT_EQ(fresh["summary"]["gate"], "fail") << "an aborted configuration is no evidence";
     EXPECT_THROW(merge_configuration(fresh, json::object()), std::runtime_error);
 }
+
+// The sections the writer builds itself (run, iut, environment, expectations, the
+// clause list), exactly as they have always been written: which fields are null,
+// which are present, with what. A reader relies on the shape.
+TEST_F(Writer, WritesItsOwnSectionsInTheirKnownShape)
+{
+    ::setenv("SOURCE_DATE_EPOCH", "1764403200", 1);
+    RunInfo info = run_of("conformance");
+    info.id = "20261129T080000Z-0001";
+    info.command = "hcts-conformance --iut x.so";
+    info.transport = "softverbs";
+    info.configuration = "segment";
+    info.filter = "A.*";
+    ResultsWriter w(path("shape"), info, &cat, nullptr);
+    json first = w.doc();
+    first["environment"]["os"] = "OS";
+    first["run"]["suite_version"] = "V";
+    w.set_iut_name("libx.so");
+    w.set_environment("", 2, {"n1", "n1"});
+    w.set_segment_size(0);
+    w.add_case(a_case("S.One", "A.1", "PASS"));
+    w.set_error("cut short");
+    w.finish(RunStatus::Aborted);
+    json last = w.doc();
+    last["environment"]["os"] = "OS";
+    last["run"]["suite_version"] = "V";
+    ::unsetenv("SOURCE_DATE_EPOCH");
+    EXPECT_EQ(
+        first,
+        json::parse(
+            R"({"adapter":null,"cases":[],"clauses":[],"environment":{"hosts":[],"os":"OS","product":null,"ranks":0,"transport":"softverbs"},"expectations":{"file":null,"waived":[],"xpass":[]},"iut":{"name":null,"path":null,"sha256":null,"version":null},"litmus":[],"properties":[],"run":{"catalogue_version":1,"command":"hcts-conformance --iut x.so","configuration":"segment","filter":"A.*","finished":null,"gate":"default","id":"20261129T080000Z-0001","kind":"conformance","mode":"plain","seed":null,"started":"2025-11-29T08:00:00Z","status":"running","suite_commit":null,"suite_version":"V"},"schema":"hcts-results","schema_version":1,"summary":{"by_verdict":{"CRASH":0,"ERROR":0,"FAIL":0,"HAZARD":0,"NOT_SUPPORTED":0,"PASS":0,"PROFILE":0,"TIMEOUT":0,"WAIVED":0,"XPASS":0},"gate":"fail","gate_mode":"default","judged":"fail","must_passed":0,"must_total":0,"must_waived":0,"not_run":["A.1","A.2","A.3"],"strict_passed":0,"strict_total":0}})"));
+    EXPECT_EQ(
+        last,
+        json::parse(
+            R"({"adapter":null,"cases":[{"clause_verdicts":{"A.1":{"profile":null,"reason":null,"verdict":"PASS"}},"clauses":["A.1"],"configuration":"segment","name":"S.One","reason":null,"verdict":"PASS"}],"clauses":[{"area":"a","cases":["S.One"],"configurations":[{"name":"segment","verdict":"PASS"}],"functions":[],"id":"A.1","kind":"MUST","profile":null,"reason":null,"source":"src","source_class":"vendor-test","statement":"s","title":"t","verdict":"PASS"}],"environment":{"hosts":["n1","n1"],"os":"OS","product":null,"ranks":2,"segment_size":null,"transport":"softverbs"},"expectations":{"file":null,"waived":[],"xpass":[]},"iut":{"name":"libx.so","path":null,"sha256":null,"version":null},"litmus":[],"properties":[],"run":{"catalogue_version":1,"command":"hcts-conformance --iut x.so","configuration":"segment","error":"cut short","filter":"A.*","finished":"2025-11-29T08:00:00Z","gate":"default","id":"20261129T080000Z-0001","kind":"conformance","mode":"plain","seed":null,"started":"2025-11-29T08:00:00Z","status":"aborted","suite_commit":null,"suite_version":"V"},"schema":"hcts-results","schema_version":1,"summary":{"by_verdict":{"CRASH":0,"ERROR":0,"FAIL":0,"HAZARD":0,"NOT_SUPPORTED":0,"PASS":1,"PROFILE":0,"TIMEOUT":0,"WAIVED":0,"XPASS":0},"gate":"fail","gate_mode":"default","judged":"fail","must_passed":1,"must_total":1,"must_waived":0,"not_run":["A.2","A.3"],"strict_passed":0,"strict_total":0}})"));
+}

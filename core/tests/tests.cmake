@@ -14,6 +14,9 @@ target_compile_definitions(core.verdicts PRIVATE
 hcts_gtest(core.results SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/results_test.cpp LIBS hcts::core
   TIMEOUT 30 LABELS core)
 target_compile_definitions(core.results PRIVATE HCTS_TEST_TMP="${CMAKE_CURRENT_BINARY_DIR}/results-test")
+hcts_gtest(core.results_model SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/results_model_test.cpp LIBS hcts::core
+  TIMEOUT 30 LABELS core)
+target_compile_definitions(core.results_model PRIVATE HCTS_REPORT_FIXTURES="${PROJECT_SOURCE_DIR}/reports/tests/fixtures")
 hcts_gtest(core.expectations
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/expectations_parse_test.cpp
           ${CMAKE_CURRENT_SOURCE_DIR}/tests/expectations_apply_test.cpp

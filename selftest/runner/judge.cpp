@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "hcts/core/clause_kind.h"
 #include "hcts/expectations.h"
 
 namespace hcts::selftest {
@@ -52,7 +53,8 @@ void judge_strict_fails(const Entry &e, const nlohmann::json &doc, const std::ma
                                  "; strict_fails expects FAIL or HAZARD (the variant departs from it)");
     }
     for (const auto &[id, c] : seen) {
-        if ((c.kind != "MUST" && c.kind != "STRICT") || contains(declared, id))
+        // Only clauses the strict gate judges (the one gate rule, clause_kind.h).
+        if (!gates_on(c.kind, GateMode::Strict) || contains(declared, id))
             continue;
         if (c.verdict == "PASS" || c.verdict == "PROFILE" || c.verdict == "WAIVED" ||
             (c.verdict == "NOT_SUPPORTED" && contains(e.not_supported_ok, id)))
@@ -151,15 +153,14 @@ Judgement judge(const Entry &e, const RunOutcome &run)
     j.gate = summary.is_object() ? text(summary, "gate") : "";
     const auto run_info = doc.value("run", nlohmann::json::object());
     const std::string status = run_info.is_object() ? text(run_info, "status") : "";
-    const std::string gate_mode =
-        run_info.is_object() && !text(run_info, "gate").empty() ? text(run_info, "gate") : std::string("default");
+    const GateMode gate_mode =
+        parse_gate_mode(run_info.is_object() ? text(run_info, "gate") : "").value_or(GateMode::Default);
 
     // The clauses whose verdict is evidence: a kill verdict, or NOT_SUPPORTED on a
     // gated clause (it fails the gate for a reason the suite observed).
     std::vector<std::string> evidence;
     for (const auto &[id, c] : seen)
-        if (is_kill_evidence(c.verdict) ||
-            (c.verdict == "NOT_SUPPORTED" && (c.kind == "MUST" || (c.kind == "STRICT" && gate_mode == "strict"))))
+        if (is_kill_evidence(c.verdict) || (c.verdict == "NOT_SUPPORTED" && gates_on(c.kind, gate_mode)))
             evidence.push_back(id);
 
     const bool exact = e.kind == "wrong" || (e.kind == "mutant" && e.fails);
@@ -270,7 +271,7 @@ Judgement judge(const Entry &e, const RunOutcome &run)
             j.problems.push_back("the gate fails, but without evidence (ERROR and undecided clauses are not a kill)" +
                                  (why.empty() ? std::string() : ": " + why));
         } else {
-            j.problems.push_back("survived: the " + gate_mode + " gate passes");
+            j.problems.push_back("survived: the " + std::string(gate_mode_name(gate_mode)) + " gate passes");
         }
     }
     j.ok = j.problems.empty();

@@ -81,7 +81,7 @@ std::span<const std::string_view> all_verdicts();
 // True for the verdicts a waiver may cover without naming them: FAIL, TIMEOUT, CRASH, HAZARD.
 bool is_bad(std::string_view verdict);
 // Whether a clause of this kind ("MUST", "STRICT", "PROFILE") gates a run: MUST always,
-// STRICT under the strict gate, PROFILE never. The one statement of the rule.
+// STRICT under the strict gate, PROFILE never: hcts::gates_on (hcts/core/clause_kind.h), for kinds as text.
 bool gates_on(std::string_view kind, bool strict);
 
 // The gate: the one derivation of a results document's verdicts, used by every

@@ -12,48 +12,46 @@ namespace hcts::report {
 
 namespace {
 
-std::string md_number(const nlohmann::json &spread)
+std::string md_number(const std::optional<results::Spread> &spread)
 {
-    if (!spread.is_object() || !spread.contains("median") || !spread["median"].is_number())
+    if (!spread)
         return "–";
     char b[32];
-    const double v = spread["median"].get<double>();
+    const double v = spread->median;
     std::snprintf(b, sizeof b, v >= 1000 ? "%.0f" : "%.3g", v);
     return b;
 }
 
 } // namespace
 
-std::string bench_markdown(const nlohmann::json &bench)
+std::string bench_markdown(const results::Bench &bench)
 {
     std::ostringstream o;
-    const auto &load = object_at(bench, "load");
-    o << "**Benchmark:** medians of " << field(bench, "samples", "?")
+    const results::BenchLoad load = bench.load.value_or(results::BenchLoad{});
+    o << "**Benchmark:** medians of " << text_or(bench.samples, "?")
       << " samples; latency one way in µs, bandwidth in GB/s, CPU µs per message (both ranks); load average "
-      << md_escape(joined(array_at(load, "loadavg_before"))) << " on " << field(load, "cpus", "?") << " CPUs.\n\n";
-    if (const auto &checks = array_at(object_at(bench, "baseline"), "checks"); !checks.empty()) {
+      << md_escape(joined(load.loadavg_before)) << " on " << text_or(load.cpus, "?") << " CPUs.\n\n";
+    if (bench.baseline && !bench.baseline->checks.empty()) {
         o << "| Baseline | Metric | Size | hcomm / other | Ratio | Allowed | Held |\n|---|---|---:|---|---:|---|---|\n";
-        for (const auto &c : checks)
-            o << "| " << md_escape(field(c, "id")) << " | " << md_escape(field(c, "metric")) << " | "
-              << field(c, "size") << " | " << md_escape(field(c, "hcomm")) << " / " << md_escape(field(c, "hcomm_over"))
-              << " " << md_escape(field(c, "other")) << " | " << field(c, "ratio") << " | "
-              << (field(c, "min").empty() ? "" : "≥ " + field(c, "min") + " ")
-              << (field(c, "max").empty() ? "" : "≤ " + field(c, "max")) << " | "
-              << (field(c, "held") == "true" ? "yes" : "**no**") << " |\n";
+        for (const auto &c : bench.baseline->checks)
+            o << "| " << md_escape(c.id) << " | " << md_escape(c.metric) << " | " << c.size << " | "
+              << md_escape(text_or(c.hcomm)) << " / " << md_escape(c.hcomm_over) << " " << md_escape(text_or(c.other))
+              << " | " << format_fixed(c.ratio, 3) << " | " << (c.min ? "≥ " + text_or(c.min) + " " : "")
+              << (c.max ? "≤ " + text_or(c.max) : "") << " | " << (c.held ? "yes" : "**no**") << " |\n";
         o << "\n";
     }
     // One row per size and method: latency, bandwidth, CPU per message of the latency test.
     std::map<std::pair<double, std::string>, std::vector<std::string>> rows;
-    for (const auto &m : array_at(bench, "measurements")) {
-        auto &row = rows[{m.value("size", 0.0), field(m, "method")}];
+    for (const auto &m : bench.measurements) {
+        auto &row = rows[{static_cast<double>(m.size), m.method}];
         row.resize(3, "–");
-        if (m.contains("error"))
+        if (m.error)
             continue;
-        if (field(m, "test") == "latency") {
-            row[0] = md_number(object_at(m, "latency"));
-            row[2] = md_number(object_at(m, "cpu_us_per_message"));
+        if (m.test == "latency") {
+            row[0] = md_number(m.latency);
+            row[2] = md_number(m.cpu_us_per_message);
         } else {
-            row[1] = md_number(object_at(m, "bandwidth"));
+            row[1] = md_number(m.bandwidth);
         }
     }
     o << "| Size (B) | Method | Latency µs | GB/s | CPU µs / msg |\n|---:|---|---:|---:|---:|\n";

@@ -17,8 +17,6 @@ namespace hcts::report {
 
 namespace {
 
-using json = nlohmann::json;
-
 const char *colour(std::size_t i)
 {
     static const char *palette[] = {"#cf222e", "#0969da", "#1a7f37", "#8250df", "#bc4c00", "#57606a"};
@@ -48,19 +46,19 @@ std::string number(double v)
 struct Point {
     double size, median, lo, hi;
 };
-std::map<std::string, std::vector<Point>> series(const json &bench, std::string_view test, std::string_view metric)
+std::map<std::string, std::vector<Point>> series(const results::Bench &bench, std::string_view test,
+                                                 std::string_view metric)
 {
     std::map<std::string, std::vector<Point>> out;
-    for (const auto &m : array_at(bench, "measurements")) {
-        if (field(m, "test") != test || m.contains("error"))
+    for (const auto &m : bench.measurements) {
+        if (m.test != test || m.error)
             continue;
-        const auto &s = object_at(m, metric);
-        if (!s.contains("median") || !s["median"].is_number() || !m.contains("size") || !m["size"].is_number())
+        const results::Spread *s = m.metric(metric);
+        if (!s)
             continue;
-        const double v = s["median"].get<double>();
+        const double v = s->median;
         if (v > 0)
-            out[field(m, "method")].push_back(
-                {m["size"].get<double>(), v, std::max(s.value("min", v), v * 1e-3), std::max(s.value("max", v), v)});
+            out[m.method].push_back({static_cast<double>(m.size), v, std::max(s->min, v * 1e-3), std::max(s->max, v)});
     }
     for (auto &[name, points] : out)
         std::sort(points.begin(), points.end(), [](const Point &a, const Point &b) { return a.size < b.size; });
@@ -69,13 +67,14 @@ std::map<std::string, std::vector<Point>> series(const json &bench, std::string_
 
 } // namespace
 
-std::string bench_plot_svg(const json &bench, std::string_view test, std::string_view metric, std::string_view label)
+std::string bench_plot_svg(const results::Bench &bench, std::string_view test, std::string_view metric,
+                           std::string_view label)
 {
     const auto lines = series(bench, test, metric);
     std::vector<std::string> order;
-    for (const auto &m : array_at(bench, "methods"))
-        if (lines.count(field(m, "name")) != 0)
-            order.push_back(field(m, "name"));
+    for (const auto &m : bench.methods)
+        if (lines.count(m.name) != 0)
+            order.push_back(m.name);
     for (const auto &[name, points] : lines)
         if (std::find(order.begin(), order.end(), name) == order.end())
             order.push_back(name);
@@ -109,13 +108,11 @@ std::string bench_plot_svg(const json &bench, std::string_view test, std::string
           << format_fixed(y + 4, 1) << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#1f2328\">"
           << number(std::pow(10.0, d)) << "</text>";
     }
-    std::vector<double> sizes;
-    for (const auto &s : array_at(bench, "sizes"))
-        if (s.is_number())
-            sizes.push_back(s.get<double>());
-    for (const double s : sizes)
+    for (const auto size : bench.sizes) {
+        const auto s = static_cast<double>(size);
         o << "<text x=\"" << format_fixed(px(s), 1) << "\" y=\"" << top + ph + 16
           << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#1f2328\">" << html_escape(size_text(s)) << "</text>";
+    }
     o << "<text x=\"" << left + pw / 2 << "\" y=\"" << height - 6
       << "\" text-anchor=\"middle\" font-size=\"12\" fill=\"#656d76\">message size</text>"
       << "<text x=\"12\" y=\"" << top + ph / 2 << "\" transform=\"rotate(-90 12 " << top + ph / 2
@@ -145,51 +142,50 @@ std::string bench_plot_svg(const json &bench, std::string_view test, std::string
     return o.str();
 }
 
-std::string bench_html(const json &bench)
+std::string bench_html(const results::Bench &bench)
 {
     std::ostringstream o;
-    const auto &load = object_at(bench, "load");
-    o << "<h3>Benchmark</h3><p class=\"muted\">Medians over " << html_escape(field(bench, "samples", "?"))
+    const results::BenchLoad load = bench.load.value_or(results::BenchLoad{});
+    o << "<h3>Benchmark</h3><p class=\"muted\">Medians over " << html_escape(text_or(bench.samples, "?"))
       << " samples per point; latency is one way (half a round trip); CPU time and context switches are both "
          "ranks' per message. Load average before the run: "
-      << html_escape(joined(array_at(load, "loadavg_before"))) << " on " << html_escape(field(load, "cpus", "?"))
-      << " CPUs; after: " << html_escape(joined(array_at(load, "loadavg_after"))) << ".</p><div class=\"plots\">"
+      << html_escape(joined(load.loadavg_before)) << " on " << html_escape(text_or(load.cpus, "?"))
+      << " CPUs; after: " << html_escape(joined(load.loadavg_after)) << ".</p><div class=\"plots\">"
       << "<figure>" << bench_plot_svg(bench, "latency", "latency", "latency (µs)")
       << "<figcaption>Latency, one way</figcaption></figure><figure>"
       << bench_plot_svg(bench, "bandwidth", "bandwidth", "bandwidth (GB/s)") << "<figcaption>Bandwidth, "
-      << html_escape(field(bench, "window", "?")) << " messages in flight</figcaption></figure></div>";
-    if (const auto &b = object_at(bench, "baseline"); !array_at(b, "checks").empty()) {
-        o << "<h4>Baseline: " << (field(b, "held") == "true" ? "every ratio held" : "<b>a ratio is out of bounds</b>")
+      << html_escape(text_or(bench.window, "?")) << " messages in flight</figcaption></figure></div>";
+    if (bench.baseline && !bench.baseline->checks.empty()) {
+        const auto &b = *bench.baseline;
+        o << "<h4>Baseline: " << (b.held ? "every ratio held" : "<b>a ratio is out of bounds</b>")
           << "</h4><table class=\"plain\"><thead><tr>"
           << "<th>Id</th><th>Metric</th><th>Size</th><th>hcomm / other</th><th>Ratio</th><th>Allowed</th><th>Held</th>"
           << "</tr></thead><tbody>";
-        for (const auto &c : array_at(b, "checks")) {
-            const std::string lo = field(c, "min"), hi = field(c, "max");
-            o << "<tr><td>" << html_escape(field(c, "id")) << "</td><td>" << html_escape(field(c, "metric"))
-              << "</td><td>" << html_escape(size_text(c.value("size", 0.0))) << "</td><td>hcomm "
-              << number(c.value("hcomm", 0.0)) << " / " << html_escape(field(c, "hcomm_over")) << " "
-              << number(c.value("other", 0.0)) << "</td><td>" << number(c.value("ratio", 0.0)) << "</td><td>"
+        for (const auto &c : b.checks) {
+            const std::string lo = text_or(c.min), hi = text_or(c.max);
+            o << "<tr><td>" << html_escape(c.id) << "</td><td>" << html_escape(c.metric) << "</td><td>"
+              << html_escape(size_text(static_cast<double>(c.size))) << "</td><td>hcomm "
+              << number(c.hcomm.value_or(0.0)) << " / " << html_escape(c.hcomm_over) << " "
+              << number(c.other.value_or(0.0)) << "</td><td>" << number(c.ratio) << "</td><td>"
               << html_escape((lo.empty() ? "" : "≥ " + lo) + (!lo.empty() && !hi.empty() ? ", " : "") +
                              (hi.empty() ? "" : "≤ " + hi))
-              << "</td><td>" << (field(c, "held") == "true" ? "yes" : "<b>no</b> " + html_escape(field(c, "reason")))
-              << "</td></tr>";
+              << "</td><td>" << (c.held ? "yes" : "<b>no</b> " + html_escape(text_or(c.reason))) << "</td></tr>";
         }
         o << "</tbody></table>";
     }
     o << "<h4>Measurements</h4><table class=\"plain\"><thead><tr><th>Size</th><th>Test</th><th>Method</th>"
       << "<th>Median</th><th>Min</th><th>Max</th><th>CPU µs / msg</th><th>Switches / msg</th></tr></thead><tbody>";
-    for (const auto &m : array_at(bench, "measurements")) {
-        const bool lat = field(m, "test") == "latency";
-        const auto &v = object_at(m, lat ? "latency" : "bandwidth");
-        o << "<tr><td>" << html_escape(size_text(m.value("size", 0.0))) << "</td><td>" << html_escape(field(m, "test"))
-          << "</td><td>" << html_escape(field(m, "method")) << "</td>";
-        if (m.contains("error"))
-            o << "<td colspan=\"5\">" << html_escape(field(m, "error")) << "</td>";
+    for (const auto &m : bench.measurements) {
+        const bool lat = m.test == "latency";
+        const results::Spread v = (lat ? m.latency : m.bandwidth).value_or(results::Spread{});
+        o << "<tr><td>" << html_escape(size_text(static_cast<double>(m.size))) << "</td><td>" << html_escape(m.test)
+          << "</td><td>" << html_escape(m.method) << "</td>";
+        if (m.error)
+            o << "<td colspan=\"5\">" << html_escape(*m.error) << "</td>";
         else
-            o << "<td>" << number(v.value("median", 0.0)) << (lat ? " µs" : " GB/s") << "</td><td>"
-              << number(v.value("min", 0.0)) << "</td><td>" << number(v.value("max", 0.0)) << "</td><td>"
-              << number(object_at(m, "cpu_us_per_message").value("median", 0.0)) << "</td><td>"
-              << number(object_at(m, "switches_per_message").value("median", 0.0)) << "</td>";
+            o << "<td>" << number(v.median) << (lat ? " µs" : " GB/s") << "</td><td>" << number(v.min) << "</td><td>"
+              << number(v.max) << "</td><td>" << number(m.cpu_us_per_message ? m.cpu_us_per_message->median : 0.0)
+              << "</td><td>" << number(m.switches_per_message ? m.switches_per_message->median : 0.0) << "</td>";
         o << "</tr>";
     }
     o << "</tbody></table>";

@@ -14,13 +14,26 @@
 namespace hcts::report {
 namespace {
 
-std::vector<std::string> mandatory_clauses(const nlohmann::json &doc)
+std::vector<std::string> mandatory_clauses(const results::Document &doc)
 {
     std::vector<std::string> ids;
-    for (const auto &c : array_at(doc, "clauses"))
-        if (field(c, "kind") == "MUST")
-            ids.push_back(field(c, "id"));
+    for (const auto &c : doc.clauses)
+        if (c.kind == ClauseKind::Must)
+            ids.push_back(c.id);
     return ids;
+}
+
+// bundle.json (bundle.h): what the verifier reads of it.
+struct BundleMeta {
+    nlohmann::json schema, schema_version, gate, mandatory;
+};
+
+BundleMeta read_meta(const nlohmann::json &meta)
+{
+    const auto member = [&meta](const char *key) {
+        return meta.is_object() && meta.contains(key) ? meta.at(key) : nlohmann::json();
+    };
+    return {member("schema"), member("schema_version"), member("gate"), member("mandatory")};
 }
 
 } // namespace
@@ -35,9 +48,9 @@ std::string make_bundle(const Run &run, const std::vector<TarMember> &extra, con
                                  {"schema_version", 1},
                                  {"created", created},
                                  {"tool", "hcts-report " + std::string(report_version())},
-                                 {"run_id", field(object_at(run.doc, "run"), "id")},
-                                 {"gate", field(object_at(run.doc, "summary"), "gate")},
-                                 {"mandatory", mandatory_clauses(run.doc)}};
+                                 {"run_id", run.model.run.id},
+                                 {"gate", run.model.summary ? text_or(run.model.summary->gate) : ""},
+                                 {"mandatory", mandatory_clauses(run.model)}};
     std::vector<TarMember> members = {
         {"bundle.json", meta.dump(2) + "\n"}, {"results.json", run.bytes}, {"environment.json", env.dump(2) + "\n"}};
     for (const auto &f : extra)
@@ -99,56 +112,58 @@ VerifyResult verify_bundle(std::string_view archive)
     if (!listed.empty())
         return reject("SHA256SUMS lists '" + listed.begin()->first + "', which is not in the bundle");
 
-    nlohmann::json doc, meta;
+    results::Document doc;
     try {
-        doc = parse_results(by_name["results.json"]->data, "results.json");
+        doc = results::read_document(parse_results(by_name["results.json"]->data, "results.json"));
     } catch (const std::runtime_error &e) {
         return reject(std::string("results.json is not a usable results document: ") + e.what());
     }
+    BundleMeta meta;
     try {
-        meta = nlohmann::json::parse(by_name["bundle.json"]->data);
+        meta = read_meta(nlohmann::json::parse(by_name["bundle.json"]->data));
     } catch (const nlohmann::json::exception &e) {
         return reject(std::string("bundle.json is not JSON: ") + e.what());
     }
-    if (field(meta, "schema") != "hcts-bundle")
-        return reject("bundle.json: schema is '" + field(meta, "schema") + "'; allowed: 'hcts-bundle'");
-    if (!meta.contains("schema_version") || !meta["schema_version"].is_number_integer() ||
-        meta["schema_version"].get<long long>() != 1)
-        return reject("bundle.json: schema_version " + meta.value("schema_version", nlohmann::json()).dump() +
+    if (meta.schema != "hcts-bundle")
+        return reject("bundle.json: schema is '" + (meta.schema.is_string() ? meta.schema.get<std::string>() : "") +
+                      "'; allowed: 'hcts-bundle'");
+    if (!meta.schema_version.is_number_integer() || meta.schema_version.get<long long>() != 1)
+        return reject("bundle.json: schema_version " + meta.schema_version.dump() +
                       " is not one this verifier reads; allowed: 1");
 
-    const auto status = field(object_at(doc, "run"), "status");
+    const auto &status = doc.run.status;
     if (status != "complete")
         return reject("the run is '" + status + "', not 'complete': the mandatory clause set did not finish");
-    if (const auto &not_run = array_at(object_at(doc, "summary"), "not_run"); !not_run.empty())
-        return reject("summary.not_run lists " + std::to_string(not_run.size()) +
-                      " clause(s) no case decided (first: " + text_of(not_run[0]) +
+    if (doc.summary && !doc.summary->not_run.empty())
+        return reject("summary.not_run lists " + std::to_string(doc.summary->not_run.size()) +
+                      " clause(s) no case decided (first: " + doc.summary->not_run[0] +
                       "): the run was filtered or cut short");
     const auto mandatory = mandatory_clauses(doc);
     if (mandatory.empty())
         return reject("results.json has no MUST clause: nothing mandatory ran");
-    if (nlohmann::json(mandatory) != meta.value("mandatory", nlohmann::json()))
+    if (nlohmann::json(mandatory) != meta.mandatory)
         return reject("bundle.json's mandatory clause list differs from the MUST clauses in results.json");
     std::set<std::string> recorded;
-    for (const auto &k : array_at(doc, "cases"))
-        recorded.insert(field(k, "name"));
-    for (const auto &c : array_at(doc, "clauses")) {
-        if (field(c, "kind") != "MUST")
+    for (const auto &k : doc.cases)
+        recorded.insert(k.name);
+    for (const auto &c : doc.clauses) {
+        if (c.kind != ClauseKind::Must)
             continue;
-        const auto verdict = field(c, "verdict");
-        if (expectations::verdict_rank(verdict) < 0)
-            return reject("MUST clause " + field(c, "id") + " has no verdict: it did not run");
-        for (const auto &name : array_at(c, "cases")) {
-            if (!name.is_string() || !recorded.contains(name.get<std::string>()))
-                return reject("MUST clause " + field(c, "id") + " names case " + name.dump() + ", which has no result");
+        if (!c.verdict)
+            return reject("MUST clause " + c.id + " has no verdict: it did not run");
+        for (const auto &name : c.cases) {
+            if (!recorded.contains(name))
+                return reject("MUST clause " + c.id + " names case " + nlohmann::json(name).dump() +
+                              ", which has no result");
         }
     }
     result.ok = true;
     result.mandatory = mandatory.size();
-    result.gate = field(meta, "gate", "?"); // as the bundled report shows it (expectations applied)
+    // As the bundled report shows it (expectations applied).
+    result.gate = meta.gate.is_string() ? meta.gate.get<std::string>() : "?";
     result.reason = "bundle intact: " + std::to_string(members.size()) + " members verified, " +
-                    std::to_string(mandatory.size()) + " MUST clauses ran with a verdict (run " +
-                    field(object_at(doc, "run"), "id") + ", gate " + result.gate + ")";
+                    std::to_string(mandatory.size()) + " MUST clauses ran with a verdict (run " + doc.run.id +
+                    ", gate " + result.gate + ")";
     return result;
 }
 

@@ -9,6 +9,7 @@
 #include "comparison.h"
 #include "renderers.h"
 #include "report_resources.h"
+#include "selftest_doc.h"
 #include "text.h"
 
 namespace hcts::report {
@@ -44,80 +45,72 @@ std::string text_or_dash(const std::string &text)
 
 // What promise a clause rests on (seed, vendor-doc, vendor-code, vendor-test or
 // reference), under its kind; documents written before the field existed show none.
-std::string source_class_tag(const json &clause)
+std::string source_class_tag(const results::Clause &clause)
 {
-    const auto cls = field(clause, "source_class");
+    const auto cls = text_or(clause.source_class);
     return cls.empty() ? "" : "<div class=\"muted small source-class\">" + html_escape(cls) + "</div>";
 }
 
-std::map<std::string, const json *> index_cases(const json &doc)
+std::map<std::string, const results::Case *> index_cases(const results::Document &doc)
 {
-    std::map<std::string, const json *> out;
-    for (const auto &c : array_at(doc, "cases"))
-        out[field(c, "name")] = &c;
+    std::map<std::string, const results::Case *> out;
+    for (const auto &c : doc.cases)
+        out[c.name] = &c;
     return out;
 }
 
-double duration_s(const json &c)
-{
-    const auto it = c.find("duration_ms");
-    return it != c.end() && it->is_number() ? it->get<double>() / 1000.0 : 0.0;
-}
+double duration_s(const results::Case &c) { return c.duration_ms.value_or(0.0) / 1000.0; }
 
 // A waived or XPASS case/clause: say what it was and why.
-std::string waiver_note(const json &item)
+std::string waiver_note(const std::optional<results::Waiver> &waiver, const std::optional<Verdict> &waived_from)
 {
-    const auto &waiver = object_at(item, "waiver");
-    if (waiver.empty())
+    if (!waiver)
         return {};
     std::string note = "<p class=\"waiver\">";
-    const auto from = field(item, "waived_from");
-    if (!from.empty())
-        note += "Waived (was " + badge(from) + ")";
+    if (waived_from)
+        note += "Waived (was " + badge(verdict_name(*waived_from)) + ")";
     else
-        note += "Unexpected pass: the expectation (" + badge(field(waiver, "expected")) + ") is stale";
-    note += " — " + html_escape(field(waiver, "reason")) + " <span class=\"muted\">(" +
-            html_escape(field(waiver, "source")) + ")</span></p>";
+        note += "Unexpected pass: the expectation (" + badge(waiver->expected) + ") is stale";
+    note += " — " + html_escape(waiver->reason) + " <span class=\"muted\">(" + html_escape(text_or(waiver->source)) +
+            ")</span></p>";
     return note;
 }
 
 // One case as evidence; under a clause (`clause_id` given) it shows what the
 // case decided for that clause, which can differ from the case as a whole.
-std::string case_evidence(const json &c, const std::string &clause_id = {})
+std::string case_evidence(const results::Case &c, const std::string &clause_id = {})
 {
     std::ostringstream o;
-    const auto &per_clause =
-        clause_id.empty() ? object_at(json(), "") : object_at(object_at(c, "clause_verdicts"), clause_id);
-    const auto case_verdict = field(c, "verdict");
-    const auto verdict = field(per_clause, "verdict", case_verdict);
-    o << "<tr class=\"case-row\" data-verdict=\"" << html_escape(verdict) << "\"><td><code>"
-      << html_escape(field(c, "name")) << "</code></td><td data-sort-key=\"" << verdict_key(verdict) << "\">"
-      << badge(verdict);
+    const auto per_clause = clause_id.empty() ? c.clause_verdicts.end() : c.clause_verdicts.find(clause_id);
+    const auto case_verdict = name_of(c.verdict);
+    const auto verdict = per_clause != c.clause_verdicts.end() ? name_of(per_clause->second.verdict) : case_verdict;
+    o << "<tr class=\"case-row\" data-verdict=\"" << html_escape(verdict) << "\"><td><code>" << html_escape(c.name)
+      << "</code></td><td data-sort-key=\"" << verdict_key(verdict) << "\">" << badge(verdict);
     if (verdict != case_verdict)
         o << "<div class=\"muted small\">case: " << html_escape(case_verdict) << "</div>";
     o << "</td><td class=\"num\" data-sort-key=\"" << duration_s(c) << "\">" << format_seconds(duration_s(c))
-      << "</td><td>" << text_or_dash(field(c, "seed")) << "</td><td>";
-    const auto reason = field(c, "reason");
+      << "</td><td>" << text_or_dash(text_or(c.seed)) << "</td><td>";
+    const auto reason = text_or(c.reason);
     if (!reason.empty())
         o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
-    o << waiver_note(c);
-    const auto &messages = array_at(c, "messages");
-    if (!messages.empty()) {
+    const auto waiver = waiver_note(c.waiver, c.waived_from);
+    o << waiver;
+    if (!c.messages.empty()) {
         o << "<ul class=\"messages\">";
-        for (const auto &m : messages)
-            o << "<li><span class=\"rank\">rank " << html_escape(field(m, "rank", "?")) << "</span> "
-              << html_escape(field(m, "text")) << "</li>";
+        for (const auto &m : c.messages)
+            o << "<li><span class=\"rank\">rank " << html_escape(text_or(m.rank, "?")) << "</span> "
+              << html_escape(m.text) << "</li>";
         o << "</ul>";
     }
-    const auto reproducer = field(c, "reproducer");
+    const auto reproducer = text_or(c.reproducer);
     if (!reproducer.empty())
         o << "<div class=\"repro\"><span class=\"muted\">reproduce:</span> <code>" << html_escape(reproducer)
           << "</code></div>";
-    const auto &obs = object_at(c, "observations");
-    if (!obs.empty())
-        o << "<details class=\"obs\"><summary>observations</summary><pre>" << html_escape(obs.dump(1))
+    const bool obs = c.observations.is_object() && !c.observations.empty();
+    if (obs)
+        o << "<details class=\"obs\"><summary>observations</summary><pre>" << html_escape(c.observations.dump(1))
           << "</pre></details>";
-    if (reason.empty() && messages.empty() && reproducer.empty() && obs.empty() && waiver_note(c).empty())
+    if (reason.empty() && c.messages.empty() && reproducer.empty() && !obs && waiver.empty())
         o << "<span class=\"muted\">—</span>";
     o << "</td></tr>";
     return o.str();
@@ -140,24 +133,23 @@ std::string filter_controls(const std::string &table_id, const std::set<std::str
 
 // The configurations a clause ran in, each with its verdict there (merged runs of
 // ./hcts run: plain, segment, adversarial).
-std::string configurations_cell(const json &cl)
+std::string configurations_cell(const results::Clause &cl)
 {
     std::string out;
-    for (const auto &c : array_at(cl, "configurations"))
-        out += "<span class=\"conf\">" + html_escape(field(c, "name")) + "&nbsp;" +
-               badge(field(c, "verdict", "NOT RUN")) + "</span> ";
+    for (const auto &c : cl.configurations)
+        out += "<span class=\"conf\">" + html_escape(c.name) + "&nbsp;" + badge(verdict_name(c.verdict)) + "</span> ";
     return out.empty() ? "<span class=\"muted\">—</span>" : out;
 }
 
 void clause_table(std::ostringstream &o, const Run &run, std::size_t r)
 {
-    const auto cases = index_cases(run.doc);
-    const auto &clauses = array_at(run.doc, "clauses");
+    const auto cases = index_cases(run.model);
+    const auto &clauses = run.model.clauses;
     std::set<std::string> verdicts;
     bool configured = false;
     for (const auto &cl : clauses) {
-        verdicts.insert(field(cl, "verdict", "NOT RUN"));
-        configured = configured || !array_at(cl, "configurations").empty();
+        verdicts.insert(text_or(cl.verdict, "NOT RUN"));
+        configured = configured || !cl.configurations.empty();
     }
     const std::string id = "clauses-" + std::to_string(r);
     o << "<h3 id=\"" << id << "-h\">Clauses <span class=\"muted\">(" << clauses.size() << ")</span></h3>"
@@ -168,14 +160,12 @@ void clause_table(std::ostringstream &o, const Run &run, std::size_t r)
       << "<th>Title and evidence</th><th class=\"num\">Cases</th><th "
          "class=\"num\">Time</th></tr></thead><tbody>";
     for (const auto &cl : clauses) {
-        const auto verdict = field(cl, "verdict", "NOT RUN");
-        const bool bad =
-            expectations::verdict_rank(verdict) >= expectations::verdict_rank("HAZARD") || verdict == "NOT RUN";
+        const auto verdict = text_or(cl.verdict, "NOT RUN");
+        const bool bad = !cl.verdict || *cl.verdict >= Verdict::Hazard;
         double time = 0;
         std::ostringstream evidence;
-        const auto &names = array_at(cl, "cases");
-        for (const auto &n : names) {
-            const auto name = n.is_string() ? n.get<std::string>() : std::string();
+        const auto &names = cl.cases;
+        for (const auto &name : names) {
             const auto it = cases.find(name);
             if (it == cases.end()) {
                 evidence << "<tr class=\"case-row\" data-verdict=\"NOT RUN\"><td><code>" << html_escape(name)
@@ -184,29 +174,28 @@ void clause_table(std::ostringstream &o, const Run &run, std::size_t r)
                 continue;
             }
             time += duration_s(*it->second);
-            evidence << case_evidence(*it->second, field(cl, "id"));
+            evidence << case_evidence(*it->second, cl.id);
         }
-        o << "<tr class=\"clause-row\" id=\"r" << r << "-" << html_escape(field(cl, "id")) << "\" data-verdict=\""
-          << html_escape(verdict) << "\"><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>"
-          << html_escape(field(cl, "kind")) << source_class_tag(cl) << "</td><td>" << html_escape(field(cl, "area"))
+        o << "<tr class=\"clause-row\" id=\"r" << r << "-" << html_escape(cl.id) << "\" data-verdict=\""
+          << html_escape(verdict) << "\"><td><code>" << html_escape(cl.id) << "</code></td><td>"
+          << html_escape(name_of(cl.kind)) << source_class_tag(cl) << "</td><td>" << html_escape(text_or(cl.area))
           << "</td><td data-sort-key=\"" << verdict_key(verdict) << "\">" << badge(verdict) << "</td>"
           << (configured ? "<td>" + configurations_cell(cl) + "</td>" : "") << "<td><details class=\"evidence\""
-          << (bad ? " open" : "") << "><summary>" << text_or_dash(field(cl, "title")) << "</summary>";
-        const auto statement = field(cl, "statement");
+          << (bad ? " open" : "") << "><summary>" << text_or_dash(text_or(cl.title)) << "</summary>";
+        const auto statement = text_or(cl.statement);
         if (!statement.empty())
             o << "<p class=\"statement\">" << html_escape(statement) << "</p>";
-        const auto source = field(cl, "source");
+        const auto source = text_or(cl.source);
         if (!source.empty())
             o << "<p class=\"muted\">Source"
-              << (field(cl, "source_class").empty() ? "" : " (" + html_escape(field(cl, "source_class")) + ")") << ": "
+              << (text_or(cl.source_class).empty() ? "" : " (" + html_escape(*cl.source_class) + ")") << ": "
               << html_escape(source) << "</p>";
-        const auto reason = field(cl, "reason");
+        const auto reason = text_or(cl.reason);
         if (!reason.empty())
             o << "<p class=\"reason\">" << html_escape(reason) << "</p>";
-        o << waiver_note(cl);
-        const auto &profile = object_at(cl, "profile");
-        if (!profile.empty())
-            o << "<p>Observed profile: <b>" << html_escape(field(profile, "observed", "?")) << "</b></p>";
+        o << waiver_note(cl.waiver, cl.waived_from);
+        if (cl.profile)
+            o << "<p>Observed profile: <b>" << html_escape(cl.profile->observed) << "</b></p>";
         if (!names.empty())
             o << "<table class=\"cases\"><thead><tr><th>Case</th><th>Verdict</th><th "
                  "class=\"num\">Time</th><th>Seed</th>"
@@ -223,7 +212,7 @@ void clause_table(std::ostringstream &o, const Run &run, std::size_t r)
 // Function x clause x verdict: which clauses judge each exported function.
 void function_table(std::ostringstream &o, const Run &run, std::size_t r)
 {
-    const auto rows = function_coverage(run.doc);
+    const auto rows = function_coverage(run.model);
     if (rows.empty())
         return;
     o << "<details class=\"coverage\" id=\"functions-" << r
@@ -245,8 +234,8 @@ void function_table(std::ostringstream &o, const Run &run, std::size_t r)
 
 // A part of a run's section that is left out when it has nothing to show:
 // `head`, what `piece` writes for each entry (possibly nothing), `tail`.
-template <class Piece>
-void optional_part(std::ostringstream &o, const json &entries, std::string_view head, Piece piece,
+template <class Entries, class Piece>
+void optional_part(std::ostringstream &o, const Entries &entries, std::string_view head, Piece piece,
                    std::string_view tail)
 {
     std::ostringstream body;
@@ -265,30 +254,29 @@ constexpr std::string_view kProfilesHead =
     "</tr></thead><tbody>";
 
 // Only clauses that observe a profile get a row.
-void profile_row(std::ostringstream &o, const json &cl)
+void profile_row(std::ostringstream &o, const results::Clause &cl)
 {
-    const auto &profile = object_at(cl, "profile");
-    if (profile.empty() && field(cl, "kind") != "PROFILE")
+    if (!cl.profile && cl.kind != ClauseKind::Profile)
         return;
-    o << "<tr><td><code>" << html_escape(field(cl, "id")) << "</code></td><td>" << text_or_dash(field(cl, "title"))
-      << "</td><td><b>" << text_or_dash(field(profile, "observed")) << "</b></td><td>"
-      << text_or_dash(joined(array_at(profile, "allowed"))) << "</td><td>" << badge(field(cl, "verdict", "NOT RUN"))
-      << "</td></tr>";
+    const auto profile = cl.profile.value_or(results::Profile{});
+    o << "<tr><td><code>" << html_escape(cl.id) << "</code></td><td>" << text_or_dash(text_or(cl.title))
+      << "</td><td><b>" << text_or_dash(profile.observed) << "</b></td><td>" << text_or_dash(joined(profile.allowed))
+      << "</td><td>" << badge(text_or(cl.verdict, "NOT RUN")) << "</td></tr>";
 }
 
 constexpr std::string_view kLitmusHead = "<h3>Litmus tests</h3><p class=\"muted\">Outcome histograms; red bars are "
                                          "forbidden outcomes that were observed.</p>"
                                          "<div class=\"litmus-grid\">";
 
-void litmus_figure(std::ostringstream &o, const json &t)
+void litmus_figure(std::ostringstream &o, const results::Litmus &t)
 {
-    o << "<figure class=\"litmus\" data-verdict=\"" << html_escape(field(t, "verdict")) << "\"><figcaption><b>"
-      << html_escape(field(t, "id")) << " " << html_escape(field(t, "shape")) << "</b> "
-      << badge(field(t, "verdict", "NOT RUN")) << "<br><span class=\"muted\">" << html_escape(field(t, "case")) << " · "
-      << html_escape(field(t, "repetitions", "?"))
-      << " repetitions · forbidden observed: " << html_escape(field(t, "observation", "?")) << "</span></figcaption>"
+    o << "<figure class=\"litmus\" data-verdict=\"" << html_escape(verdict_name(t.verdict)) << "\"><figcaption><b>"
+      << html_escape(t.id) << " " << html_escape(text_or(t.shape)) << "</b> " << badge(verdict_name(t.verdict))
+      << "<br><span class=\"muted\">" << html_escape(text_or(t.case_name)) << " · "
+      << html_escape(text_or(t.repetitions, "?"))
+      << " repetitions · forbidden observed: " << html_escape(text_or(t.observation, "?")) << "</span></figcaption>"
       << litmus_svg(t);
-    const auto bound = field(t, "bound");
+    const auto bound = text_or(t.bound);
     if (!bound.empty())
         o << "<div class=\"muted small\">" << html_escape(bound) << "</div>";
     o << "</figure>";
@@ -299,26 +287,27 @@ constexpr std::string_view kPropertiesHead =
     "class=\"num\">Runs</th>"
     "<th class=\"num\">Shrinks</th><th>Seed</th><th>Reproduce</th><th>Counterexample</th></tr></thead><tbody>";
 
-void property_row(std::ostringstream &o, const json &p)
+void property_row(std::ostringstream &o, const results::Property &p)
 {
-    const auto verdict = field(p, "verdict", "NOT RUN");
-    o << "<tr data-verdict=\"" << html_escape(verdict) << "\"><td>" << html_escape(field(p, "name"))
+    const auto verdict = name_of(p.verdict);
+    o << "<tr data-verdict=\"" << html_escape(verdict) << "\"><td>" << html_escape(p.name)
       << "</td><td data-sort-key=\"" << verdict_key(verdict) << "\">" << badge(verdict) << "</td><td class=\"num\">"
-      << text_or_dash(field(p, "runs")) << "</td><td class=\"num\">" << text_or_dash(field(p, "shrinks")) << "</td><td>"
-      << text_or_dash(field(p, "seed")) << "</td><td>" << code_or_dash(field(p, "reproduce"));
-    const auto command = field(p, "command");
+      << text_or_dash(text_or(p.runs)) << "</td><td class=\"num\">" << text_or_dash(text_or(p.shrinks)) << "</td><td>"
+      << text_or_dash(text_or(p.seed)) << "</td><td>" << code_or_dash(text_or(p.reproduce));
+    const auto command = text_or(p.command);
     if (!command.empty())
         o << "<div class=\"repro\"><code>" << html_escape(command) << "</code></div>";
     o << "</td><td>";
-    if (const auto reason = field(p, "reason"); !reason.empty())
+    const auto reason = text_or(p.reason);
+    if (!reason.empty())
         o << "<div class=\"reason\">" << html_escape(reason) << "</div>";
-    const auto &steps = array_at(p, "counterexample");
-    if (steps.empty() && field(p, "reason").empty())
+    const auto steps = p.counterexample.value_or(std::vector<std::string>{});
+    if (steps.empty() && reason.empty())
         o << "<span class=\"muted\">—</span>";
     else {
         o << "<ol class=\"steps\">";
-        for (const auto &s : steps)
-            o << "<li><code>" << html_escape(text_of(s)) << "</code></li>";
+        for (const auto &step : steps)
+            o << "<li><code>" << html_escape(step) << "</code></li>";
         o << "</ol>";
     }
     o << "</td></tr>";
@@ -326,13 +315,13 @@ void property_row(std::ostringstream &o, const json &p)
 
 void all_cases(std::ostringstream &o, const Run &run, std::size_t r)
 {
-    const auto &cases = array_at(run.doc, "cases");
+    const auto &cases = run.model.cases;
     if (cases.empty())
         return;
     std::set<std::string> verdicts;
     double total = 0;
     for (const auto &c : cases) {
-        verdicts.insert(field(c, "verdict"));
+        verdicts.insert(name_of(c.verdict));
         total += duration_s(c);
     }
     const std::string id = "cases-" + std::to_string(r);
@@ -353,54 +342,52 @@ void kv(std::ostringstream &o, std::string_view key, const std::string &value, b
 
 void environment(std::ostringstream &o, const Run &run)
 {
-    const auto &doc = run.doc;
-    const auto &r = object_at(doc, "run");
-    const auto &iut = object_at(doc, "iut");
-    const auto &adapter = object_at(doc, "adapter");
-    const auto &env = object_at(doc, "environment");
+    const auto &doc = run.model;
+    const auto &r = doc.run;
+    const auto iut = doc.iut.value_or(results::Iut{});
+    const auto adapter = doc.adapter.value_or(results::AdapterSection{});
+    const auto env = doc.environment.value_or(results::Environment{});
     o << "<h3>Environment</h3><div class=\"env\"><table class=\"kv\"><caption>Implementation under test</caption>";
-    kv(o, "Name", field(iut, "name"));
-    kv(o, "Path", field(iut, "path"), true);
-    kv(o, "SHA-256", field(iut, "sha256"), true);
-    kv(o, "Version", field(iut, "version"));
-    kv(o, "Adapter", field(adapter, "name"));
-    kv(o, "Adapter path", field(adapter, "path"), true);
-    kv(o, "Adapter SHA-256", field(adapter, "sha256"), true);
-    kv(o, "Adapter ABI", field(adapter, "abi_version"));
+    kv(o, "Name", text_or(iut.name));
+    kv(o, "Path", text_or(iut.path), true);
+    kv(o, "SHA-256", text_or(iut.sha256), true);
+    kv(o, "Version", text_or(iut.version));
+    kv(o, "Adapter", text_or(adapter.name));
+    kv(o, "Adapter path", text_or(adapter.path), true);
+    kv(o, "Adapter SHA-256", text_or(adapter.sha256), true);
+    kv(o, "Adapter ABI", text_or(adapter.abi_version));
     o << "</table><table class=\"kv\"><caption>Platform</caption>";
-    kv(o, "Product", field(env, "product"));
-    kv(o, "Ranks", field(env, "ranks"));
-    kv(o, "Hosts", joined(array_at(env, "hosts")));
-    kv(o, "OS", field(env, "os"));
-    kv(o, "Transport", field(env, "transport"));
+    kv(o, "Product", text_or(env.product));
+    kv(o, "Ranks", text_or(env.ranks));
+    kv(o, "Hosts", joined(env.hosts.value_or(std::vector<std::string>{})));
+    kv(o, "OS", text_or(env.os));
+    kv(o, "Transport", text_or(env.transport));
     o << "</table><table class=\"kv\"><caption>Run</caption>";
-    kv(o, "Run id", field(r, "id"), true);
-    kv(o, "Kind", field(r, "kind"));
-    kv(o, "Status", field(r, "status"));
-    kv(o, "Started", field(r, "started"));
-    kv(o, "Finished", field(r, "finished"));
-    kv(o, "Mode / seed", field(r, "mode") + (field(r, "seed").empty() ? "" : " / " + field(r, "seed")));
-    kv(o, "Suite",
-       field(r, "suite_version") + (field(r, "suite_commit").empty() ? "" : " @ " + field(r, "suite_commit")));
-    kv(o, "Command", field(r, "command"), true);
+    kv(o, "Run id", r.id, true);
+    kv(o, "Kind", text_or(r.kind));
+    kv(o, "Status", r.status);
+    kv(o, "Started", text_or(r.started));
+    kv(o, "Finished", text_or(r.finished));
+    kv(o, "Mode / seed", text_or(r.mode) + (r.seed ? " / " + text_or(r.seed) : ""));
+    kv(o, "Suite", text_or(r.suite_version) + (text_or(r.suite_commit).empty() ? "" : " @ " + *r.suite_commit));
+    kv(o, "Command", text_or(r.command), true);
     kv(o, "Results file", run.path, true);
     o << "</table></div>";
     // The configurations merged into this document (./hcts run), each a run of its own.
-    if (const auto &confs = array_at(doc, "configurations"); !confs.empty()) {
+    if (const auto &confs = doc.configurations; !confs.empty()) {
         o << "<h3>Configurations</h3><table class=\"plain\"><thead><tr><th>Configuration</th><th>Status</th>"
              "<th>Mode / seed</th><th class=\"num\">Segment</th><th>Cases run</th><th class=\"num\">Cases</th>"
              "<th>Command</th></tr></thead><tbody>";
         for (const auto &c : confs) {
-            const auto seed = field(c, "seed");
-            o << "<tr><td><b>" << html_escape(field(c, "name")) << "</b></td><td>"
-              << badge(field(c, "status") == "complete" ? "PASS" : "ERROR") << " "
-              << html_escape(field(c, "status", "?")) << (field(c, "error").empty() ? "" : ": ")
-              << html_escape(field(c, "error")) << "</td><td>" << html_escape(field(c, "mode", "plain"))
-              << (seed.empty() ? "" : " / " + html_escape(seed)) << "</td><td class=\"num\">"
-              << text_or_dash(field(c, "segment_size")) << "</td><td>"
-              << (field(c, "filter").empty() ? std::string("all") : code_or_dash(field(c, "filter")))
-              << "</td><td class=\"num\">" << html_escape(field(c, "cases", "0")) << "</td><td>"
-              << code_or_dash(field(c, "command")) << "</td></tr>";
+            const auto seed = text_or(c.seed);
+            const auto error = text_or(c.error), filter = text_or(c.filter);
+            o << "<tr><td><b>" << html_escape(c.name) << "</b></td><td>"
+              << badge(c.status == "complete" ? "PASS" : "ERROR") << " " << html_escape(c.status)
+              << (error.empty() ? "" : ": ") << html_escape(error) << "</td><td>"
+              << html_escape(text_or(c.mode, "plain")) << (seed.empty() ? "" : " / " + html_escape(seed))
+              << "</td><td class=\"num\">" << text_or_dash(text_or(c.segment_size)) << "</td><td>"
+              << (filter.empty() ? std::string("all") : code_or_dash(filter)) << "</td><td class=\"num\">"
+              << html_escape(text_or(c.cases, "0")) << "</td><td>" << code_or_dash(text_or(c.command)) << "</td></tr>";
         }
         o << "</tbody></table>";
     }
@@ -408,50 +395,53 @@ void environment(std::ostringstream &o, const Run &run)
 
 void expectations_block(std::ostringstream &o, const Run &run)
 {
-    const auto &e = object_at(run.doc, "expectations");
-    const auto file = field(e, "file");
+    if (!run.model.expectations)
+        return;
+    const auto &e = *run.model.expectations;
+    const auto file = text_or(e.file);
     if (file.empty())
         return;
     o << "<h3>Expectations</h3><table class=\"kv\">";
     kv(o, "File", file, true);
-    kv(o, "Entries (active here)", field(e, "entries", "?") + " (" + field(e, "active", "?") + ")");
-    kv(o, "Waived clauses", joined(array_at(e, "waived")));
-    kv(o, "Unexpected passes (XPASS)", joined(array_at(e, "xpass")));
-    kv(o, "Entries that matched nothing", joined(array_at(e, "unmatched")));
+    kv(o, "Entries (active here)", text_or(e.entries, "?") + " (" + text_or(e.active, "?") + ")");
+    kv(o, "Waived clauses", joined(e.waived));
+    kv(o, "Unexpected passes (XPASS)", joined(e.xpass));
+    kv(o, "Entries that matched nothing", joined(e.unmatched));
     o << "</table>";
 }
 
 void run_section(std::ostringstream &o, const Run &run, std::size_t r)
 {
-    const auto &summary = object_at(run.doc, "summary");
+    const auto &doc = run.model;
+    const auto summary = doc.summary.value_or(results::Summary{});
     const auto gate = gate_of(run);
-    const auto status = field(object_at(run.doc, "run"), "status", "unknown");
-    const auto &clauses = array_at(run.doc, "clauses");
-    const bool bench = run.doc.contains("bench"); // a benchmark has no clauses to count or table
+    const auto &status = doc.run.status;
+    const auto &clauses = doc.clauses;
+    const bool bench = doc.bench.has_value(); // a benchmark has no clauses to count or table
     o << "<section class=\"run\" id=\"run-" << r << "\" data-gate=\"" << (gate == "PASS" ? "pass" : "fail")
       << "\" data-clauses=\"" << clauses.size() << "\"><h2>" << html_escape(run.label) << " " << badge(gate)
       << "</h2><div class=\"cards\">";
-    const auto &props = array_at(run.doc, "properties");
+    const auto &props = doc.properties;
     if (!clauses.empty() || (props.empty() && !bench)) {
-        o << "<div class=\"card\"><div class=\"big\">" << html_escape(field(summary, "must_passed", "0"))
-          << "<span class=\"muted\"> / " << html_escape(field(summary, "must_total", "0"))
+        o << "<div class=\"card\"><div class=\"big\">" << html_escape(text_or(summary.must_passed, "0"))
+          << "<span class=\"muted\"> / " << html_escape(text_or(summary.must_total, "0"))
           << "</span></div>MUST clauses passed";
-        if (field(summary, "must_waived", "0") != "0")
-            o << " <span class=\"muted\">(" << html_escape(field(summary, "must_waived")) << " waived)</span>";
+        if (text_or(summary.must_waived, "0") != "0")
+            o << " <span class=\"muted\">(" << html_escape(text_or(summary.must_waived)) << " waived)</span>";
         o << "</div><div class=\"card\"><div class=\"big\">" << clauses.size() << "</div>clauses checked</div>"
-          << "<div class=\"card\"><div class=\"big\">" << array_at(run.doc, "cases").size() << "</div>cases</div>";
+          << "<div class=\"card\"><div class=\"big\">" << doc.cases.size() << "</div>cases</div>";
     }
     if (!props.empty()) {
         std::size_t passed = 0;
         for (const auto &p : props)
-            passed += field(p, "verdict") == "PASS";
+            passed += p.verdict == Verdict::Pass;
         o << "<div class=\"card\"><div class=\"big\">" << passed << "<span class=\"muted\"> / " << props.size()
           << "</span></div>properties passed</div>";
     }
-    if (const auto &lit = array_at(run.doc, "litmus"); !lit.empty()) {
+    if (const auto &lit = doc.litmus; !lit.empty()) {
         std::size_t clean = 0;
         for (const auto &l : lit)
-            clean += field(l, "observation") == "never" || field(l, "verdict") == "PASS";
+            clean += l.observation == "never" || l.verdict == Verdict::Pass;
         o << "<div class=\"card\"><div class=\"big\">" << clean << "<span class=\"muted\"> / " << lit.size()
           << "</span></div>litmus tests clean</div>";
     }
@@ -460,34 +450,34 @@ void run_section(std::ostringstream &o, const Run &run, std::size_t r)
         o << "<p class=\"alert\">This run is <b>" << html_escape(status)
           << "</b>, not complete: clauses without a verdict did not run, "
              "and the gate cannot pass.</p>";
-    if (const auto why = gate_failures(run.doc); !why.empty()) {
+    if (const auto why = gate_failures(doc); !why.empty()) {
         o << "<p class=\"why\"><b>The gate fails:</b> ";
         for (std::size_t i = 0; i < why.size(); ++i)
             o << (i ? "; " : "") << html_escape(why[i]);
         o << ".</p>";
     }
-    if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
+    if (const auto &not_run = summary.not_run; !not_run.empty()) {
         o << "<p class=\"alert\" id=\"not-run-" << r << "\"><b>" << not_run.size()
           << " clause(s) not decided by any case</b> (a filtered or cut-short run; the gate cannot pass): <code>"
           << html_escape(joined(not_run)) << "</code></p>";
     }
     o << "<div class=\"chips\">";
-    const auto &by = object_at(summary, "by_verdict");
-    for (const auto v : expectations::all_verdicts()) {
-        const auto n = field(by, v, "0");
-        if (n != "0")
-            o << "<span class=\"chip " << css_class(v) << "\">" << v << " <b>" << html_escape(n) << "</b></span>";
+    for (const auto v : kAllVerdicts) {
+        const auto it = summary.by_verdict.find(name_of(v));
+        if (it != summary.by_verdict.end() && it->second != 0)
+            o << "<span class=\"chip " << css_class(verdict_name(v)) << "\">" << verdict_name(v) << " <b>" << it->second
+              << "</b></span>";
     }
     o << "</div>";
     if (!clauses.empty() || (props.empty() && !bench))
         clause_table(o, run, r);
     function_table(o, run, r);
     optional_part(o, clauses, kProfilesHead, profile_row, "</tbody></table>");
-    optional_part(o, array_at(run.doc, "litmus"), kLitmusHead, litmus_figure, "</div>");
+    optional_part(o, doc.litmus, kLitmusHead, litmus_figure, "</div>");
     optional_part(o, props, kPropertiesHead, property_row, "</tbody></table>");
     all_cases(o, run, r);
     if (bench)
-        o << bench_html(run.doc["bench"]);
+        o << bench_html(*doc.bench);
     environment(o, run);
     expectations_block(o, run);
     o << "</section>";
@@ -534,71 +524,62 @@ void comparison(std::ostringstream &o, std::span<const Run> runs)
 
 } // namespace
 
-std::string selftest_verdict(const json &selftest) { return field(selftest, "ok") == "true" ? "PASS" : "FAIL"; }
+std::string selftest_verdict(const json &selftest) { return read_selftest(selftest).ok ? "PASS" : "FAIL"; }
 
 // The kill matrix: a row per mutant, a column per clause that killed any, a mark
 // where that clause killed that mutant; then every expectation that did not hold.
-std::string suite_strength_html(const json &st)
+std::string suite_strength_html(const json &selftest)
 {
     std::ostringstream o;
-    const auto &ratio = object_at(st, "kill_ratio");
-    const auto &matrix = object_at(st, "matrix");
-    const auto &entries = array_at(st, "entries");
-    const auto &failed = array_at(st, "failed");
-    const auto verdict = selftest_verdict(st);
+    const auto st = read_selftest(selftest);
+    const auto verdict = st.ok ? "PASS" : "FAIL";
     o << "<section id=\"suite-strength\" data-verdict=\"" << verdict << "\"><h2>Suite strength " << badge(verdict)
-      << "</h2><p class=\"lead\" id=\"kill-ratio\">Kill ratio (API-observable mutants): <b>"
-      << field(ratio, "killed", "0") << " of " << field(ratio, "run", "0") << "</b>";
-    if (const auto it = ratio.find("ratio"); it != ratio.end() && it->is_number())
-        o << " (" << format_fixed(100.0 * it->get<double>(), 1) << "%)";
+      << "</h2><p class=\"lead\" id=\"kill-ratio\">Kill ratio (API-observable mutants): <b>" << st.killed << " of "
+      << st.run << "</b>";
+    if (st.ratio)
+        o << " (" << format_fixed(100.0 * *st.ratio, 1) << "%)";
     else
         o << " <span class=\"muted\">(no API-observable mutant ran)</span>";
-    o << ". " << entries.size() << " entries judged by hcts-selftest, " << failed.size()
+    o << ". " << st.entries.size() << " entries judged by hcts-selftest, " << st.failed.size()
       << " expectation(s) did not hold.</p>";
-    const auto &columns = array_at(matrix, "clauses");
-    const auto &rows = array_at(matrix, "rows");
+    const auto &columns = st.matrix_clauses;
+    const auto &rows = st.matrix_rows;
     if (!rows.empty()) {
         o << "<h3>Kill matrix <span class=\"muted\">(" << rows.size() << " mutants × " << columns.size()
           << " clauses)</span></h3><table class=\"matrix kill\" id=\"kill-matrix\"><thead><tr><th>Mutant</th>"
              "<th>Outcome</th>";
         for (const auto &c : columns)
-            o << "<th class=\"clause\"><code>" << html_escape(text_of(c)) << "</code></th>";
+            o << "<th class=\"clause\"><code>" << html_escape(c) << "</code></th>";
         o << "</tr></thead><tbody>";
         for (const auto &r : rows) {
-            std::set<std::string> by;
-            for (const auto &c : array_at(r, "killed_by"))
-                by.insert(text_of(c));
-            o << "<tr data-killed=\"" << (by.empty() ? "0" : "1") << "\"><td><code>" << html_escape(field(r, "mutant"))
-              << "</code></td><td>" << badge(by.empty() ? field(r, "outcome", "SURVIVED") : "KILLED") << "</td>";
+            const std::set<std::string> by(r.killed_by.begin(), r.killed_by.end());
+            o << "<tr data-killed=\"" << (by.empty() ? "0" : "1") << "\"><td><code>" << html_escape(r.mutant)
+              << "</code></td><td>" << badge(by.empty() ? text_or(r.outcome, "SURVIVED") : "KILLED") << "</td>";
             for (const auto &c : columns)
-                o << "<td>" << (by.count(text_of(c)) ? "●" : "") << "</td>";
+                o << "<td>" << (by.count(c) ? "●" : "") << "</td>";
             o << "</tr>";
         }
         o << "</tbody></table>";
     }
-    if (!entries.empty()) {
-        o << "<details class=\"section\"><summary><h3>Entries <span class=\"muted\">(" << entries.size()
+    if (!st.entries.empty()) {
+        o << "<details class=\"section\"><summary><h3>Entries <span class=\"muted\">(" << st.entries.size()
           << ")</span></h3></summary><table class=\"sortable\" id=\"selftest-entries\"><thead><tr><th>Entry</th>"
              "<th>Kind</th><th>Area</th><th>Verdict</th><th>Held</th><th class=\"num\">Time</th><th>Reproduce</th>"
              "</tr></thead><tbody>";
-        for (const auto &e : entries) {
-            const bool ok = field(e, "ok") == "true";
-            const auto it = e.find("seconds");
-            const double secs = it != e.end() && it->is_number() ? it->get<double>() : 0.0;
-            o << "<tr><td><code title=\"" << html_escape(field(e, "what")) << "\">" << html_escape(field(e, "id"))
-              << "</code></td><td>" << html_escape(field(e, "kind")) << "</td><td>" << html_escape(field(e, "area"))
-              << "</td><td>" << html_escape(field(e, "verdict")) << "</td><td>" << badge(ok ? "PASS" : "FAIL")
-              << "</td><td class=\"num\">" << format_seconds(secs) << "</td><td>"
-              << code_or_dash(field(e, "reproducer")) << "</td></tr>";
-        }
+        for (const auto &e : st.entries)
+            o << "<tr><td><code title=\"" << html_escape(text_or(e.what)) << "\">" << html_escape(e.id)
+              << "</code></td><td>" << html_escape(text_or(e.kind)) << "</td><td>" << html_escape(text_or(e.area))
+              << "</td><td>" << html_escape(text_or(e.verdict)) << "</td><td>" << badge(e.ok ? "PASS" : "FAIL")
+              << "</td><td class=\"num\">" << format_seconds(e.seconds) << "</td><td>"
+              << code_or_dash(text_or(e.reproducer)) << "</td></tr>";
         o << "</tbody></table></details>";
     }
-    if (failed.empty()) {
+    if (st.failed.empty()) {
         o << "<p>Every expectation held.</p>";
     } else {
         o << "<h3>Expectations that did not hold</h3><ul id=\"selftest-failed\">";
-        for (const auto &f : failed)
-            o << "<li>" << html_escape(text_of(f)) << "</li>";
+        for (const auto &f : st.failed)
+            o << "<li>" << html_escape(f) << "</li>";
         o << "</ul>";
     }
     o << "</section>";
@@ -628,7 +609,7 @@ std::string render_html(std::span<const Run> runs, const RenderInfo &info)
         o << runs.size() << (runs.size() == 1 ? " run" : " runs");
     if (runs.size() == 1)
         o << " · " << html_escape(runs[0].label) << " on "
-          << html_escape(field(object_at(runs[0].doc, "environment"), "product", "?"));
+          << html_escape(runs[0].model.environment ? text_or(runs[0].model.environment->product, "?") : "?");
     o << " · generated " << html_escape(info.generated) << " by hcts-report " << report_version();
     if (!info.expectations.empty())
         o << " · expectations <code>" << html_escape(info.expectations) << "</code>";
@@ -658,7 +639,7 @@ std::string render_html(std::span<const Run> runs, const RenderInfo &info)
     return o.str();
 }
 
-std::string gate_of(const Run &run) { return field(object_at(run.doc, "summary"), "gate") == "pass" ? "PASS" : "FAIL"; }
+std::string gate_of(const Run &run) { return run.model.summary && run.model.summary->gate == "pass" ? "PASS" : "FAIL"; }
 
 std::string overall_verdict(std::span<const Run> runs)
 {

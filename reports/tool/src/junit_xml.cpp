@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "renderers.h"
+#include "selftest_doc.h"
 #include "text.h"
 
 namespace hcts::report {
@@ -26,63 +27,61 @@ struct Counts {
 
 std::string seconds(double s) { return format_fixed(s, 3); }
 
-std::string testcase(const nlohmann::json &doc, const nlohmann::json &clause,
-                     const std::map<std::string, const nlohmann::json *> &cases, Counts &counts)
+std::string testcase(const results::Document &doc, const results::Clause &clause,
+                     const std::map<std::string, const results::Case *> &cases, Counts &counts)
 {
-    const auto id = field(clause, "id");
-    const auto verdict = field(clause, "verdict", "NOT RUN");
+    const auto &id = clause.id;
+    const auto verdict = text_or(clause.verdict, "NOT RUN");
     double time = 0;
     std::ostringstream out; // system-out: the evidence, one case per block
-    for (const auto &n : array_at(clause, "cases")) {
-        const auto name = n.is_string() ? n.get<std::string>() : std::string();
+    for (const auto &name : clause.cases) {
         const auto it = cases.find(name);
         if (it == cases.end()) {
             out << name << ": no result recorded\n";
             continue;
         }
         const auto &c = *it->second;
-        const auto ms =
-            c.contains("duration_ms") && c["duration_ms"].is_number() ? c["duration_ms"].get<double>() : 0.0;
+        const auto ms = c.duration_ms.value_or(0.0);
         time += ms / 1000.0;
-        out << name << ": " << field(c, "verdict") << " (" << format_fixed(ms, 1) << " ms)";
-        if (const auto s = field(c, "seed"); !s.empty())
-            out << " seed " << s;
+        out << name << ": " << name_of(c.verdict) << " (" << format_fixed(ms, 1) << " ms)";
+        if (c.seed)
+            out << " seed " << *c.seed;
         out << "\n";
-        if (const auto r = field(c, "reason"); !r.empty())
+        if (const auto r = text_or(c.reason); !r.empty())
             out << "  reason: " << r << "\n";
-        if (const auto w = field(c, "waived_from"); !w.empty())
-            out << "  waived from " << w << ": " << field(object_at(c, "waiver"), "reason") << "\n";
-        for (const auto &m : array_at(c, "messages"))
-            out << "  rank " << field(m, "rank", "?") << ": " << field(m, "text") << "\n";
-        if (const auto r = field(c, "reproducer"); !r.empty())
+        if (c.waived_from)
+            out << "  waived from " << name_of(*c.waived_from) << ": " << (c.waiver ? c.waiver->reason : "") << "\n";
+        for (const auto &m : c.messages)
+            out << "  rank " << text_or(m.rank, "?") << ": " << m.text << "\n";
+        if (const auto r = text_or(c.reproducer); !r.empty())
             out << "  reproduce: " << r << "\n";
     }
-    if (const auto &p = object_at(clause, "profile"); !p.empty())
-        out << "observed profile: " << field(p, "observed", "?") << "\n";
+    if (clause.profile)
+        out << "observed profile: " << clause.profile->observed << "\n";
 
     counts.tests++;
     counts.time += time;
-    const auto area = field(clause, "area", "general");
+    const auto area = text_or(clause.area, "general");
+    const auto title = text_or(clause.title);
     std::ostringstream o;
     o << "    <testcase classname=\"hcts." << html_escape(area) << "\" name=\"" << html_escape(id)
-      << (field(clause, "title").empty() ? "" : ": " + html_escape(field(clause, "title"))) << "\" time=\""
-      << seconds(time) << "\">\n";
+      << (title.empty() ? "" : ": " + html_escape(title)) << "\" time=\"" << seconds(time) << "\">\n";
     auto message = clause_reason(doc, clause);
     if (message.empty())
         message = verdict;
-    const auto &waiver = clause_waiver(doc, clause);
+    const auto *waiver = clause_waiver(doc, clause);
     if (verdict == "WAIVED" || verdict == "NOT_SUPPORTED") {
         counts.skipped++;
-        std::string why = verdict == "WAIVED" ? "waived: " + field(waiver, "reason", field(clause, "reason"))
+        std::string why = verdict == "WAIVED" ? "waived: " + (waiver ? waiver->reason : text_or(clause.reason))
                                               : "not supported: " + message;
         o << "      <skipped message=\"" << html_escape(why) << "\"/>\n";
     } else if (verdict == "FAIL" || verdict == "HAZARD" || verdict == "XPASS") {
         counts.failures++;
         if (verdict == "XPASS")
-            message = "passes, but an expectation says " + field(waiver, "expected", "it fails") + " (" +
-                      field(waiver, "reason") + "): remove the stale expectation";
+            message = "passes, but an expectation says " + (waiver ? waiver->expected : "it fails") + " (" +
+                      (waiver ? waiver->reason : "") + "): remove the stale expectation";
         o << "      <failure type=\"" << verdict << "\" message=\"" << html_escape(message) << "\">"
-          << html_escape(field(clause, "statement")) << "</failure>\n";
+          << html_escape(text_or(clause.statement)) << "</failure>\n";
     } else if (verdict == "TIMEOUT" || verdict == "CRASH" || verdict == "NOT RUN") {
         counts.errors++;
         o << "      <error type=\"" << verdict << "\" message=\""
@@ -95,33 +94,63 @@ std::string testcase(const nlohmann::json &doc, const nlohmann::json &clause,
     return o.str();
 }
 
-// A property or litmus entry as a testcase: name, verdict, and what reproduces it.
-std::string simple_testcase(const char *kind, const nlohmann::json &item, Counts &counts)
+// What a property or litmus entry shows as a testcase.
+struct SimpleItem {
+    std::string name, verdict, reason, observation;
+    std::optional<uint64_t> seed;
+    std::optional<int64_t> runs, shrinks;
+    std::optional<std::string> reproduce, command;
+    std::vector<std::string> counterexample;
+    std::map<std::string, int64_t> outcomes;
+};
+
+SimpleItem simple_item(const results::Property &p)
 {
-    const auto verdict = field(item, "verdict", "NOT RUN");
-    const auto name =
-        field(item, "name", field(item, "id", "?")) +
-        (std::string_view(kind) == "litmus" && !field(item, "shape").empty() ? " " + field(item, "shape") : "");
+    return {
+        p.name, name_of(p.verdict), text_or(p.reason), "",        p.seed,
+        p.runs, p.shrinks,          p.reproduce,       p.command, p.counterexample.value_or(std::vector<std::string>{}),
+        {}};
+}
+
+SimpleItem simple_item(const results::Litmus &l)
+{
+    return {l.id + (text_or(l.shape).empty() ? "" : " " + *l.shape),
+            name_of(l.verdict),
+            "",
+            text_or(l.observation),
+            std::nullopt,
+            std::nullopt,
+            std::nullopt,
+            std::nullopt,
+            std::nullopt,
+            {},
+            l.outcomes};
+}
+
+// A property or litmus entry as a testcase: name, verdict, and what reproduces it.
+std::string simple_testcase(const char *kind, const SimpleItem &item, Counts &counts)
+{
+    const auto &verdict = item.verdict;
     std::ostringstream out;
-    if (const auto s = field(item, "seed"); !s.empty())
-        out << "seed " << s << "\n";
-    if (const auto runs = field(item, "runs"); !runs.empty())
-        out << runs << " runs, " << field(item, "shrinks", "0") << " shrinks\n";
-    if (const auto r = field(item, "reproduce"); !r.empty())
+    if (item.seed)
+        out << "seed " << *item.seed << "\n";
+    if (item.runs)
+        out << *item.runs << " runs, " << text_or(item.shrinks, "0") << " shrinks\n";
+    if (const auto r = text_or(item.reproduce); !r.empty())
         out << "reproduce: " << r << "\n";
-    if (const auto c = field(item, "command"); !c.empty())
+    if (const auto c = text_or(item.command); !c.empty())
         out << "command: " << c << "\n";
-    for (const auto &step : array_at(item, "counterexample"))
-        out << "  " << text_of(step) << "\n";
-    for (const auto &[outcome, n] : object_at(item, "outcomes").items())
-        out << outcome << ": " << n.dump() << "\n";
+    for (const auto &step : item.counterexample)
+        out << "  " << step << "\n";
+    for (const auto &[outcome, n] : item.outcomes)
+        out << outcome << ": " << n << "\n";
     counts.tests++;
     std::ostringstream o;
-    o << "    <testcase classname=\"hcts." << kind << "\" name=\"" << html_escape(name) << "\" time=\"0.000\">\n";
-    auto message = field(item, "reason");
+    o << "    <testcase classname=\"hcts." << kind << "\" name=\"" << html_escape(item.name) << "\" time=\"0.000\">\n";
+    auto message = item.reason;
     if (message.empty())
-        message = std::string(kind) == "litmus" ? "forbidden outcome observed: " + field(item, "observation")
-                                                : "property falsified";
+        message =
+            std::string(kind) == "litmus" ? "forbidden outcome observed: " + item.observation : "property falsified";
     if (verdict == "FAIL" || verdict == "HAZARD" || verdict == "XPASS") {
         counts.failures++;
         o << "      <failure type=\"" << verdict << "\" message=\"" << html_escape(message) << "\"/>\n";
@@ -145,44 +174,46 @@ std::string render_junit(std::span<const Run> runs, const RenderInfo &info)
     Counts total;
     std::ostringstream suites;
     for (const auto &run : runs) {
-        std::map<std::string, const nlohmann::json *> cases;
-        for (const auto &c : array_at(run.doc, "cases"))
-            cases[field(c, "name")] = &c;
+        const auto &doc = run.model;
+        std::map<std::string, const results::Case *> cases;
+        for (const auto &c : doc.cases)
+            cases[c.name] = &c;
         Counts counts;
         std::ostringstream body;
-        for (const auto &clause : array_at(run.doc, "clauses"))
-            body << testcase(run.doc, clause, cases, counts);
+        for (const auto &clause : doc.clauses)
+            body << testcase(doc, clause, cases, counts);
         // Clauses the run knew of but never decided are testcases too: errors, never silently dropped.
-        for (const auto &id : array_at(object_at(run.doc, "summary"), "not_run")) {
-            const nlohmann::json missing = {{"id", text_of(id)}, {"verdict", nullptr}};
-            body << testcase(run.doc, missing, cases, counts);
-        }
+        if (doc.summary)
+            for (const auto &id : doc.summary->not_run) {
+                results::Clause missing;
+                missing.id = id;
+                body << testcase(doc, missing, cases, counts);
+            }
         // Properties, and litmus tests whose case is not already reported through a clause.
         std::set<std::string> case_names;
-        for (const auto &c : array_at(run.doc, "cases"))
-            case_names.insert(field(c, "name"));
-        for (const auto &p : array_at(run.doc, "properties"))
-            body << simple_testcase("property", p, counts);
-        for (const auto &l : array_at(run.doc, "litmus"))
-            if (!case_names.contains(field(l, "case")))
-                body << simple_testcase("litmus", l, counts);
-        const auto &r = object_at(run.doc, "run");
+        for (const auto &c : doc.cases)
+            case_names.insert(c.name);
+        for (const auto &p : doc.properties)
+            body << simple_testcase("property", simple_item(p), counts);
+        for (const auto &l : doc.litmus)
+            if (!case_names.contains(text_or(l.case_name)))
+                body << simple_testcase("litmus", simple_item(l), counts);
+        const auto &r = doc.run;
         suites << "  <testsuite name=\"hcts." << html_escape(run.label) << "\" tests=\"" << counts.tests
                << "\" failures=\"" << counts.failures << "\" errors=\"" << counts.errors << "\" skipped=\""
                << counts.skipped << "\" time=\"" << seconds(counts.time) << "\" timestamp=\""
-               << html_escape(field(r, "started")) << "\" hostname=\"" << html_escape(field(r, "id"))
-               << "\">\n    <properties>\n";
+               << html_escape(text_or(r.started)) << "\" hostname=\"" << html_escape(r.id) << "\">\n    <properties>\n";
         auto prop = [&](const char *name, const std::string &value) {
             if (!value.empty())
                 suites << "      <property name=\"" << name << "\" value=\"" << html_escape(value) << "\"/>\n";
         };
-        const auto &iut = object_at(run.doc, "iut");
-        const auto &env = object_at(run.doc, "environment");
-        prop("iut.path", field(iut, "path"));
-        prop("iut.sha256", field(iut, "sha256"));
-        prop("product", field(env, "product"));
-        prop("ranks", field(env, "ranks"));
-        prop("run.status", field(r, "status"));
+        const auto iut = doc.iut.value_or(results::Iut{});
+        const auto env = doc.environment.value_or(results::Environment{});
+        prop("iut.path", text_or(iut.path));
+        prop("iut.sha256", text_or(iut.sha256));
+        prop("product", text_or(env.product));
+        prop("ranks", text_or(env.ranks));
+        prop("run.status", r.status);
         prop("gate", gate_of(run));
         prop("results", run.path);
         suites << "    </properties>\n" << body.str() << "  </testsuite>\n";
@@ -196,22 +227,20 @@ std::string render_junit(std::span<const Run> runs, const RenderInfo &info)
     if (info.selftest) {
         Counts counts;
         std::ostringstream body;
-        for (const auto &e : array_at(*info.selftest, "entries")) {
+        for (const auto &e : read_selftest(*info.selftest).entries) {
             ++counts.tests;
-            const auto it = e.find("seconds");
-            const double secs = it != e.end() && it->is_number() ? it->get<double>() : 0.0;
-            counts.time += secs;
-            body << "    <testcase classname=\"hcts.selftest." << html_escape(field(e, "kind")) << "\" name=\""
-                 << html_escape(field(e, "id")) << "\" time=\"" << seconds(secs) << "\">";
-            if (field(e, "ok") != "true") {
+            counts.time += e.seconds;
+            body << "    <testcase classname=\"hcts.selftest." << html_escape(text_or(e.kind)) << "\" name=\""
+                 << html_escape(e.id) << "\" time=\"" << seconds(e.seconds) << "\">";
+            if (!e.ok) {
                 ++counts.failures;
                 std::string why;
-                for (const auto &p : array_at(e, "problems"))
-                    why += (why.empty() ? "" : "; ") + text_of(p);
-                body << "<failure type=\"" << html_escape(field(e, "verdict")) << "\" message=\"" << html_escape(why)
+                for (const auto &p : e.problems)
+                    why += (why.empty() ? "" : "; ") + p;
+                body << "<failure type=\"" << html_escape(text_or(e.verdict)) << "\" message=\"" << html_escape(why)
                      << "\"/>";
             }
-            body << "<system-out>" << html_escape(field(e, "reproducer")) << "</system-out></testcase>\n";
+            body << "<system-out>" << html_escape(text_or(e.reproducer)) << "</system-out></testcase>\n";
         }
         suites << "  <testsuite name=\"hcts.selftest\" tests=\"" << counts.tests << "\" failures=\"" << counts.failures
                << "\" errors=\"0\" skipped=\"0\" time=\"" << seconds(counts.time) << "\">\n"

@@ -9,39 +9,35 @@
 
 namespace hcts::report {
 
-std::string litmus_svg(const nlohmann::json &litmus)
+std::string litmus_svg(const results::Litmus &litmus)
 {
-    const auto &outcomes = object_at(litmus, "outcomes");
-    const auto &forbidden_list = array_at(litmus, "forbidden");
+    const auto &outcomes = litmus.outcomes;
+    const auto &forbidden_list = litmus.forbidden;
     auto forbidden = [&](const std::string &name) {
-        return std::any_of(forbidden_list.begin(), forbidden_list.end(),
-                           [&](const nlohmann::json &f) { return f.is_string() && f.get<std::string>() == name; });
+        return std::find(forbidden_list.begin(), forbidden_list.end(), name) != forbidden_list.end();
     };
     // Allowed outcomes first, then the forbidden ones in the order the test lists them.
     std::vector<std::string> order;
-    for (const auto &[name, count] : outcomes.items())
+    for (const auto &[name, count] : outcomes)
         if (!forbidden(name))
             order.push_back(name);
     for (const auto &f : forbidden_list)
-        if (f.is_string())
-            order.push_back(f.get<std::string>());
+        order.push_back(f);
     double total = 0, max_count = 0;
-    for (const auto &[name, count] : outcomes.items()) {
-        if (!count.is_number())
-            continue;
-        total += count.get<double>();
-        max_count = std::max(max_count, count.get<double>());
+    for (const auto &[name, count] : outcomes) {
+        total += static_cast<double>(count);
+        max_count = std::max(max_count, static_cast<double>(count));
     }
     const int label_w = 92, bar_w = 180, row_h = 22, width = label_w + bar_w + 104;
     const int height = std::max<int>(1, static_cast<int>(order.size())) * row_h + 4;
     std::ostringstream o;
     o << "<svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << width << ' ' << height << "\" role=\"img\" aria-label=\"outcome histogram of "
-      << html_escape(field(litmus, "id")) << "\"><title>" << html_escape(field(litmus, "id")) << " outcomes</title>";
+      << html_escape(litmus.id) << "\"><title>" << html_escape(litmus.id) << " outcomes</title>";
     int y = 2;
     for (const auto &name : order) {
         const auto it = outcomes.find(name);
-        const double count = it != outcomes.end() && it->is_number() ? it->get<double>() : 0;
+        const double count = it != outcomes.end() ? static_cast<double>(it->second) : 0;
         const bool bad = forbidden(name);
         // Rare outcomes matter most here: a nonzero count is never drawn thinner than 3px.
         double w = max_count > 0 ? bar_w * count / max_count : 0;

@@ -8,6 +8,7 @@
 
 #include "comparison.h"
 #include "renderers.h"
+#include "selftest_doc.h"
 #include "text.h"
 
 namespace hcts::report {
@@ -15,36 +16,35 @@ namespace {
 
 constexpr std::size_t kMaxListed = 25; // per run; a comment beyond that is not read
 
-std::string first_reproducer(const nlohmann::json &doc, const nlohmann::json &clause)
+std::string first_reproducer(const results::Document &doc, const results::Clause &clause)
 {
-    for (const auto &name : array_at(clause, "cases"))
-        for (const auto &c : array_at(doc, "cases"))
-            if (name.is_string() && field(c, "name") == name.get<std::string>() &&
-                expectations::verdict_rank(field(c, "verdict")) > expectations::verdict_rank("PROFILE"))
-                if (const auto r = field(c, "reproducer"); !r.empty())
+    for (const auto &name : clause.cases)
+        for (const auto &c : doc.cases)
+            if (c.name == name && c.verdict > Verdict::Profile)
+                if (const auto r = text_or(c.reproducer); !r.empty())
                     return r;
     return {};
 }
 
 // The configurations merged into the run (./hcts run), then which each clause
 // ran in and its verdict there, folded: a table per clause is long.
-void configurations(std::ostringstream &o, const nlohmann::json &doc)
+void configurations(std::ostringstream &o, const results::Document &doc)
 {
-    const auto &confs = array_at(doc, "configurations");
+    const auto &confs = doc.configurations;
     if (confs.empty())
         return;
     o << "**Configurations** (a clause's verdict is the worst over those it ran in):\n\n"
          "| Configuration | Status | Mode / seed | Segment | Cases run |\n|---|---|---|---:|---|\n";
     std::vector<std::string> names;
     for (const auto &c : confs) {
-        names.push_back(field(c, "name"));
-        const auto seed = field(c, "seed");
-        o << "| " << md_escape(field(c, "name")) << " | " << md_escape(field(c, "status", "?"))
-          << (field(c, "error").empty() ? "" : ": " + md_escape(field(c, "error"))) << " | "
-          << md_escape(field(c, "mode", "plain")) << (seed.empty() ? "" : " / " + md_escape(seed)) << " | "
-          << md_escape(field(c, "segment_size", "—")) << " | "
-          << (field(c, "filter").empty() ? std::string("all") : "`" + md_escape(field(c, "filter")) + "`") << " ("
-          << field(c, "cases", "0") << ")"
+        names.push_back(c.name);
+        const auto seed = text_or(c.seed);
+        const auto error = text_or(c.error), filter = text_or(c.filter);
+        o << "| " << md_escape(c.name) << " | " << md_escape(c.status) << (error.empty() ? "" : ": " + md_escape(error))
+          << " | " << md_escape(text_or(c.mode, "plain")) << (seed.empty() ? "" : " / " + md_escape(seed)) << " | "
+          << md_escape(text_or(c.segment_size, "—")) << " | "
+          << (filter.empty() ? std::string("all") : "`" + md_escape(filter) + "`") << " (" << text_or(c.cases, "0")
+          << ")"
           << " |\n";
     }
     o << "\n<details><summary>Clauses by configuration</summary>\n\n| Clause |";
@@ -58,13 +58,13 @@ void configurations(std::ostringstream &o, const nlohmann::json &doc)
             return dashes;
         }()
       << "\n";
-    for (const auto &cl : array_at(doc, "clauses")) {
-        o << "| `" << md_escape(field(cl, "id")) << "` |";
+    for (const auto &cl : doc.clauses) {
+        o << "| `" << md_escape(cl.id) << "` |";
         for (const auto &n : names) {
             std::string v = "—";
-            for (const auto &c : array_at(cl, "configurations"))
-                if (field(c, "name") == n)
-                    v = field(c, "verdict", "?");
+            for (const auto &c : cl.configurations)
+                if (c.name == n)
+                    v = name_of(c.verdict);
             o << " " << v << " |";
         }
         o << "\n";
@@ -74,85 +74,84 @@ void configurations(std::ostringstream &o, const nlohmann::json &doc)
 
 void run_summary(std::ostringstream &o, const Run &run, bool heading)
 {
-    const auto &summary = object_at(run.doc, "summary");
-    const auto &env = object_at(run.doc, "environment");
-    const auto &iut = object_at(run.doc, "iut");
-    const auto &r = object_at(run.doc, "run");
+    const auto &doc = run.model;
+    const auto summary = doc.summary.value_or(results::Summary{});
+    const auto env = doc.environment.value_or(results::Environment{});
+    const auto iut = doc.iut.value_or(results::Iut{});
+    const auto &r = doc.run;
     if (heading)
         o << "### " << md_escape(run.label) << ": " << gate_of(run) << "\n\n";
-    if (!run.doc.contains("bench")) {
-        o << "- **MUST clauses passed:** " << field(summary, "must_passed", "0") << " of "
-          << field(summary, "must_total", "0");
-        if (field(summary, "must_waived", "0") != "0")
-            o << " (" << field(summary, "must_waived") << " waived)";
+    if (!doc.bench) {
+        o << "- **MUST clauses passed:** " << text_or(summary.must_passed, "0") << " of "
+          << text_or(summary.must_total, "0");
+        if (text_or(summary.must_waived, "0") != "0")
+            o << " (" << text_or(summary.must_waived) << " waived)";
         o << "\n";
     }
-    o << "- **Implementation:** `" << md_escape(field(iut, "path", "?")) << "`";
-    if (const auto v = field(iut, "version"); !v.empty())
+    o << "- **Implementation:** `" << md_escape(text_or(iut.path, "?")) << "`";
+    if (const auto v = text_or(iut.version); !v.empty())
         o << " " << md_escape(v);
-    if (const auto sha = field(iut, "sha256"); !sha.empty())
+    if (const auto sha = text_or(iut.sha256); !sha.empty())
         o << " (sha256 `" << sha.substr(0, 16) << "…`)";
-    o << "\n- **Platform:** " << md_escape(field(env, "product", "?")) << ", " << md_escape(field(env, "ranks", "?"))
-      << " ranks, " << md_escape(field(env, "transport", "?")) << "\n- **Run:** `" << md_escape(field(r, "id", "?"))
-      << "`, " << md_escape(field(r, "status", "?")) << ", suite " << md_escape(field(r, "suite_version", "?"));
-    if (const auto c = field(r, "suite_commit"); !c.empty())
+    o << "\n- **Platform:** " << md_escape(text_or(env.product, "?")) << ", " << md_escape(text_or(env.ranks, "?"))
+      << " ranks, " << md_escape(text_or(env.transport, "?")) << "\n- **Run:** `" << md_escape(r.id) << "`, "
+      << md_escape(r.status) << ", suite " << md_escape(text_or(r.suite_version, "?"));
+    if (const auto c = text_or(r.suite_commit); !c.empty())
         o << " @ " << md_escape(c);
-    if (const auto why = gate_failures(run.doc); !why.empty()) {
+    if (const auto why = gate_failures(doc); !why.empty()) {
         o << "\n- **The gate fails:** ";
         for (std::size_t i = 0; i < why.size(); ++i)
             o << (i ? "; " : "") << md_escape(why[i]);
     }
-    if (run.doc.contains("bench")) { // a benchmark has no verdicts to count, only its numbers
-        o << "\n\n" << bench_markdown(run.doc["bench"]);
+    if (doc.bench) { // a benchmark has no verdicts to count, only its numbers
+        o << "\n\n" << bench_markdown(*doc.bench);
         return;
     }
-    o << "\n\n| Verdict | "
-      << (array_at(run.doc, "clauses").empty() && !array_at(run.doc, "properties").empty() ? "Properties" : "Clauses")
+    o << "\n\n| Verdict | " << (doc.clauses.empty() && !doc.properties.empty() ? "Properties" : "Clauses")
       << " |\n|---|---:|\n";
-    const auto &by = object_at(summary, "by_verdict");
-    for (const auto v : expectations::all_verdicts())
-        if (const auto n = field(by, v, "0"); n != "0")
-            o << "| " << v << " | " << n << " |\n";
+    for (const auto v : kAllVerdicts) {
+        const auto it = summary.by_verdict.find(name_of(v));
+        if (it != summary.by_verdict.end() && it->second != 0)
+            o << "| " << verdict_name(v) << " | " << it->second << " |\n";
+    }
     o << "\n";
 
-    configurations(o, run.doc);
-    if (const auto &not_run = array_at(summary, "not_run"); !not_run.empty()) {
+    configurations(o, doc);
+    if (const auto &not_run = summary.not_run; !not_run.empty()) {
         o << "**" << not_run.size() << " clause(s) not decided by any case** (filtered or cut-short run):";
         for (std::size_t i = 0; i < not_run.size() && i < kMaxListed; ++i)
-            o << " `" << md_escape(text_of(not_run[i])) << "`";
+            o << " `" << md_escape(not_run[i]) << "`";
         if (not_run.size() > kMaxListed)
             o << " …";
         o << "\n\n";
     }
-    std::vector<const nlohmann::json *> attention;
-    for (const auto &cl : array_at(run.doc, "clauses")) {
-        const auto v = field(cl, "verdict", "NOT RUN");
-        if (v == "NOT RUN" || expectations::verdict_rank(v) >= expectations::verdict_rank("HAZARD"))
+    std::vector<const results::Clause *> attention;
+    for (const auto &cl : doc.clauses)
+        if (!cl.verdict || *cl.verdict >= Verdict::Hazard)
             attention.push_back(&cl);
-    }
     if (attention.empty()) {
         o << "No clause failed.\n\n";
     } else {
         o << "| Clause | Kind | Verdict | Why | Reproduce |\n|---|---|---|---|---|\n";
         for (std::size_t i = 0; i < attention.size() && i < kMaxListed; ++i) {
             const auto &cl = *attention[i];
-            auto why = clause_reason(run.doc, cl);
+            auto why = clause_reason(doc, cl);
             if (why.empty())
-                why = field(cl, "title");
-            if (const auto &w = clause_waiver(run.doc, cl); !w.empty() && field(cl, "verdict") == "XPASS")
-                why = "passes, but expected " + field(w, "expected") + ": " + field(w, "reason");
-            const auto repro = first_reproducer(run.doc, cl);
-            const auto source_class = field(cl, "source_class");
-            o << "| `" << md_escape(field(cl, "id")) << "` | " << md_escape(field(cl, "kind"))
+                why = text_or(cl.title);
+            if (const auto *w = clause_waiver(doc, cl); w && cl.verdict == Verdict::XPass)
+                why = "passes, but expected " + w->expected + ": " + w->reason;
+            const auto repro = first_reproducer(doc, cl);
+            const auto source_class = text_or(cl.source_class);
+            o << "| `" << md_escape(cl.id) << "` | " << md_escape(name_of(cl.kind))
               << (source_class.empty() ? "" : " (" + md_escape(source_class) + ")") << " | **"
-              << field(cl, "verdict", "NOT RUN") << "** | " << md_escape(why) << " | "
+              << text_or(cl.verdict, "NOT RUN") << "** | " << md_escape(why) << " | "
               << (repro.empty() ? std::string("") : "`" + md_escape(repro) + "`") << " |\n";
         }
         if (attention.size() > kMaxListed)
             o << "\n… and " << attention.size() - kMaxListed << " more in the HTML report.\n";
         o << "\n";
     }
-    if (const auto rows = function_coverage(run.doc); !rows.empty()) {
+    if (const auto rows = function_coverage(doc); !rows.empty()) {
         o << "<details><summary>Coverage by function (" << rows.size()
           << " functions)</summary>\n\n| Function | Clauses and verdicts |\n|---|---|\n";
         for (const auto &row : rows) {
@@ -164,38 +163,37 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading)
         o << "\n</details>\n\n";
     }
     std::size_t waived = 0;
-    for (const auto &cl : array_at(run.doc, "clauses"))
-        waived += field(cl, "verdict") == "WAIVED";
+    for (const auto &cl : doc.clauses)
+        waived += cl.verdict == Verdict::Waived;
     if (waived)
         o << "_" << waived << " clause(s) waived by "
-          << md_escape(field(object_at(run.doc, "expectations"), "file", "an expectations file")) << "._\n\n";
+          << md_escape(doc.expectations ? text_or(doc.expectations->file, "an expectations file")
+                                        : std::string("an expectations file"))
+          << "._\n\n";
     std::size_t failed_props = 0;
-    for (const auto &p : array_at(run.doc, "properties")) {
-        if (field(p, "verdict") == "PASS")
+    for (const auto &p : doc.properties) {
+        if (p.verdict == Verdict::Pass)
             continue;
         if (failed_props++ == 0)
             o << "**Properties that failed:**\n\n";
-        o << "- " << md_escape(field(p, "name")) << " (seed " << field(p, "seed", "?") << ", "
-          << field(p, "shrinks", "?") << " shrinks): `" << md_escape(field(p, "reproduce")) << "`\n";
+        o << "- " << md_escape(p.name) << " (seed " << text_or(p.seed, "?") << ", " << text_or(p.shrinks, "?")
+          << " shrinks): `" << md_escape(text_or(p.reproduce)) << "`\n";
     }
     if (failed_props)
         o << "\n";
     std::size_t bad_litmus = 0;
-    for (const auto &l : array_at(run.doc, "litmus")) {
-        const auto v = field(l, "verdict");
-        if (v == "PASS" || v == "PROFILE")
+    for (const auto &l : doc.litmus) {
+        if (l.verdict == Verdict::Pass || l.verdict == Verdict::Profile)
             continue;
         if (bad_litmus++ == 0)
             o << "**Litmus tests with forbidden outcomes:**\n\n";
-        o << "- " << md_escape(field(l, "id")) << " " << md_escape(field(l, "shape")) << " (" << v << "):";
-        for (const auto &f : array_at(l, "forbidden")) {
-            if (!f.is_string())
-                continue;
-            const auto n = field(object_at(l, "outcomes"), f.get<std::string>(), "0");
-            if (n != "0")
-                o << " " << md_escape(f.get<std::string>()) << " " << n << "×";
+        o << "- " << md_escape(l.id) << " " << md_escape(text_or(l.shape)) << " (" << verdict_name(l.verdict) << "):";
+        for (const auto &f : l.forbidden) {
+            const auto it = l.outcomes.find(f);
+            if (it != l.outcomes.end() && it->second != 0)
+                o << " " << md_escape(f) << " " << it->second << "×";
         }
-        o << " in " << field(l, "repetitions", "?") << " runs\n";
+        o << " in " << text_or(l.repetitions, "?") << " runs\n";
     }
     if (bad_litmus)
         o << "\n";
@@ -203,18 +201,17 @@ void run_summary(std::ostringstream &o, const Run &run, bool heading)
 
 } // namespace
 
-std::string suite_strength_markdown(const nlohmann::json &st)
+std::string suite_strength_markdown(const nlohmann::json &selftest)
 {
     std::ostringstream o;
-    const auto &ratio = object_at(st, "kill_ratio");
-    const auto &failed = array_at(st, "failed");
-    o << "### Suite strength: " << selftest_verdict(st) << "\n\n- **Kill ratio (API-observable mutants):** "
-      << field(ratio, "killed", "0") << " of " << field(ratio, "run", "0");
-    if (const auto it = ratio.find("ratio"); it != ratio.end() && it->is_number())
-        o << " (" << format_fixed(100.0 * it->get<double>(), 1) << "%)";
-    o << "\n- **Entries judged:** " << array_at(st, "entries").size() << ", " << failed.size()
-      << " expectation(s) did not hold\n\n";
-    const auto &rows = array_at(object_at(st, "matrix"), "rows");
+    const auto st = read_selftest(selftest);
+    const auto &failed = st.failed;
+    o << "### Suite strength: " << (st.ok ? "PASS" : "FAIL") << "\n\n- **Kill ratio (API-observable mutants):** "
+      << st.killed << " of " << st.run;
+    if (st.ratio)
+        o << " (" << format_fixed(100.0 * *st.ratio, 1) << "%)";
+    o << "\n- **Entries judged:** " << st.entries.size() << ", " << failed.size() << " expectation(s) did not hold\n\n";
+    const auto &rows = st.matrix_rows;
     if (!rows.empty()) {
         o << "| Mutant | Killed by |\n|---|---|\n";
         std::size_t shown = 0;
@@ -223,9 +220,9 @@ std::string suite_strength_markdown(const nlohmann::json &st)
                 o << "| … | " << rows.size() - kMaxListed * 4 << " more in the HTML report |\n";
                 break;
             }
-            const auto &by = array_at(r, "killed_by");
-            o << "| `" << md_escape(field(r, "mutant")) << "` | "
-              << (by.empty() ? "**" + md_escape(field(r, "outcome", "SURVIVED")) + "**" : md_escape(joined(by)))
+            o << "| `" << md_escape(r.mutant) << "` | "
+              << (r.killed_by.empty() ? "**" + md_escape(text_or(r.outcome, "SURVIVED")) + "**"
+                                      : md_escape(joined(r.killed_by)))
               << " |\n";
         }
         o << "\n";
@@ -233,7 +230,7 @@ std::string suite_strength_markdown(const nlohmann::json &st)
     if (!failed.empty()) {
         o << "**Expectations that did not hold:**\n\n";
         for (std::size_t i = 0; i < failed.size() && i < kMaxListed; ++i)
-            o << "- " << md_escape(text_of(failed[i])) << "\n";
+            o << "- " << md_escape(failed[i]) << "\n";
         if (failed.size() > kMaxListed)
             o << "- … and " << failed.size() - kMaxListed << " more in the HTML report\n";
         o << "\n";

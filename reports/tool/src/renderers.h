@@ -31,15 +31,15 @@ std::string overall_verdict(std::span<const Run> runs);
 std::string gate_of(const Run &run); // "PASS" or "FAIL" (upper case, from summary.gate)
 
 // A horizontal bar chart of one litmus test's outcomes (inline SVG).
-std::string litmus_svg(const nlohmann::json &litmus);
+std::string litmus_svg(const results::Litmus &litmus);
 
 // A bench run (hcts-bench): latency or bandwidth against size, log-log, one line per method (inline SVG),
 // and the whole benchmark part of a run's section (plots, baseline ratios, measurements).
-std::string bench_plot_svg(const nlohmann::json &bench, std::string_view test, std::string_view metric,
+std::string bench_plot_svg(const results::Bench &bench, std::string_view test, std::string_view metric,
                            std::string_view label);
-std::string bench_html(const nlohmann::json &bench);
+std::string bench_html(const results::Bench &bench);
 // The same for summary.md: the baseline's ratios and a table of medians.
-std::string bench_markdown(const nlohmann::json &bench);
+std::string bench_markdown(const results::Bench &bench);
 
 std::string_view report_version();
 

@@ -37,6 +37,13 @@ std::pair<std::size_t, std::size_t> line_col(std::string_view text, std::size_t 
 
 std::string type_of(const nlohmann::json &j) { return j.type_name(); }
 
+// What check_results needs before the document is typed: a member that is a string, else "".
+std::string string_member(const nlohmann::json &obj, const char *key)
+{
+    const auto it = obj.is_object() ? obj.find(key) : obj.end();
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 void require_array_of_objects(const nlohmann::json &doc, const char *key, std::string_view origin, bool required)
 {
     const auto it = doc.find(key);
@@ -93,7 +100,7 @@ void check_results(const nlohmann::json &doc, std::string_view origin)
 {
     if (!doc.is_object())
         fail(origin, "the document is " + type_of(doc) + "; it must be an hcts-results object");
-    const auto schema = field(doc, "schema");
+    const auto schema = string_member(doc, "schema");
     if (schema != "hcts-results")
         fail(origin, "schema is '" + schema + "'; allowed: 'hcts-results' (is this a results.json?)");
     const auto version = doc.find("schema_version");
@@ -120,7 +127,7 @@ void check_results(const nlohmann::json &doc, std::string_view origin)
     const auto &clauses = doc["clauses"];
     for (std::size_t i = 0; i < clauses.size(); ++i) {
         const auto where = "clauses[" + std::to_string(i) + "]";
-        const auto id = field(clauses[i], "id");
+        const auto id = string_member(clauses[i], "id");
         if (id.empty())
             fail(origin, where + " has no 'id'");
         if (seen[id]++)
@@ -130,12 +137,19 @@ void check_results(const nlohmann::json &doc, std::string_view origin)
         if (cases != clauses[i].end() && !cases->is_null() && !cases->is_array())
             fail(origin, where + ".cases is " + type_of(*cases) + "; it must be an array of case names");
     }
-    const auto &cases = array_at(doc, "cases");
-    for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto cases = doc.find("cases");
+    for (std::size_t i = 0; cases != doc.end() && cases->is_array() && i < cases->size(); ++i) {
         const auto where = "cases[" + std::to_string(i) + "]";
-        if (field(cases[i], "name").empty())
+        const auto name = string_member((*cases)[i], "name");
+        if (name.empty())
             fail(origin, where + " has no 'name'");
-        check_verdict(cases[i], where + " (" + field(cases[i], "name") + ")", origin, false);
+        check_verdict((*cases)[i], where + " (" + name + ")", origin, false);
+    }
+    // Every field of the type the schema gives it: what the renderers read (results_model.h).
+    try {
+        (void)results::read_document(doc);
+    } catch (const std::runtime_error &e) {
+        fail(origin, e.what());
     }
 }
 
@@ -184,8 +198,13 @@ void prepare_runs(std::span<Run> runs, const expectations::ExpectationSet *expec
             expectations->apply(run.doc);
         else
             expectations::summarize(run.doc);
-        const auto &iut = object_at(run.doc, "iut");
-        run.label = field(iut, "name", field(iut, "path", "run"));
+        try {
+            run.model = results::read_document(run.doc);
+        } catch (const std::runtime_error &e) {
+            fail(run.path, e.what());
+        }
+        const auto iut = run.model.iut.value_or(results::Iut{});
+        run.label = text_or(iut.name, text_or(iut.path, "run"));
         if (const auto slash = run.label.find_last_of('/'); slash != std::string::npos)
             run.label = run.label.substr(slash + 1);
         ++count[run.label];
@@ -196,8 +215,9 @@ void prepare_runs(std::span<Run> runs, const expectations::ExpectationSet *expec
         auto &run = runs[i];
         if (count[run.label] < 2)
             continue;
-        const auto product = field(object_at(run.doc, "environment"), "product");
-        const auto ranks = field(object_at(run.doc, "environment"), "ranks");
+        const auto env = run.model.environment.value_or(results::Environment{});
+        const auto product = text_or(env.product);
+        const auto ranks = text_or(env.ranks);
         std::string candidate =
             run.label + (product.empty() ? "" : " · " + product) + (ranks.empty() ? "" : " · " + ranks + "r");
         if (used[candidate]++)

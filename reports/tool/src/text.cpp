@@ -1,5 +1,6 @@
 #include "text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -48,68 +49,57 @@ std::string md_escape(std::string_view text)
     return out;
 }
 
-std::string field(const nlohmann::json &obj, std::string_view key, std::string_view fallback)
+std::string text_or(const std::optional<std::string> &value, std::string_view fallback)
 {
-    if (!obj.is_object())
-        return std::string(fallback);
-    const auto it = obj.find(key);
-    if (it == obj.end())
-        return std::string(fallback);
-    if (it->is_string())
-        return it->get<std::string>();
-    if (it->is_number_unsigned())
-        return std::to_string(it->get<unsigned long long>()); // 64-bit seeds
-    if (it->is_number_integer())
-        return std::to_string(it->get<long long>());
-    if (it->is_number())
-        return format_fixed(it->get<double>(), 3);
-    if (it->is_boolean())
-        return it->get<bool>() ? "true" : "false";
-    return std::string(fallback);
+    return value ? *value : std::string(fallback);
 }
+std::string text_or(const std::optional<int64_t> &value, std::string_view fallback)
+{
+    return value ? std::to_string(*value) : std::string(fallback);
+}
+std::string text_or(const std::optional<uint64_t> &value, std::string_view fallback)
+{
+    return value ? std::to_string(*value) : std::string(fallback); // 64-bit seeds
+}
+std::string text_or(const std::optional<double> &value, std::string_view fallback)
+{
+    return value ? format_fixed(*value, 3) : std::string(fallback);
+}
+std::string text_or(const std::optional<Verdict> &value, std::string_view fallback)
+{
+    return value ? name_of(*value) : std::string(fallback);
+}
+std::string text_or(const std::optional<GateMode> &value, std::string_view fallback)
+{
+    return value ? std::string(gate_mode_name(*value)) : std::string(fallback);
+}
+std::string name_of(Verdict v) { return std::string(verdict_name(v)); }
+std::string name_of(ClauseKind k) { return std::string(clause_kind_name(k)); }
 
-std::string text_of(const nlohmann::json &value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
-
-std::string joined(const nlohmann::json &array)
+std::string joined(std::span<const std::string> items)
 {
     std::string out;
-    for (const auto &v : array)
-        out += (out.empty() ? "" : ", ") + text_of(v);
+    for (const auto &v : items)
+        out += (out.empty() ? "" : ", ") + v;
     return out;
 }
 
-namespace {
-// obj[key] when obj is an object and that member is of the kind `is_kind` tests, else `empty`.
-const nlohmann::json &member_of_kind(const nlohmann::json &obj, std::string_view key,
-                                     bool (nlohmann::json::*is_kind)() const noexcept, const nlohmann::json &empty)
+std::string joined(std::span<const double> items)
 {
-    if (!obj.is_object())
-        return empty;
-    const auto it = obj.find(key);
-    return it != obj.end() && ((*it).*is_kind)() ? *it : empty;
-}
-} // namespace
-
-const nlohmann::json &object_at(const nlohmann::json &obj, std::string_view key)
-{
-    static const nlohmann::json empty = nlohmann::json::object();
-    return member_of_kind(obj, key, &nlohmann::json::is_object, empty);
+    std::string out;
+    for (const double v : items)
+        out += (out.empty() ? "" : ", ") + nlohmann::json(v).dump();
+    return out;
 }
 
-const nlohmann::json &array_at(const nlohmann::json &obj, std::string_view key)
-{
-    static const nlohmann::json empty = nlohmann::json::array();
-    return member_of_kind(obj, key, &nlohmann::json::is_array, empty);
-}
-
-std::vector<FunctionCoverage> function_coverage(const nlohmann::json &doc)
+std::vector<FunctionCoverage> function_coverage(const results::Document &doc)
 {
     std::map<std::string, FunctionCoverage> by_name;
-    for (const auto &cl : array_at(doc, "clauses"))
-        for (const auto &f : array_at(cl, "functions")) {
-            auto &row = by_name[text_of(f)];
-            row.function = text_of(f);
-            row.clauses.emplace_back(field(cl, "id"), field(cl, "verdict", "NOT RUN"));
+    for (const auto &cl : doc.clauses)
+        for (const auto &f : cl.functions) {
+            auto &row = by_name[f];
+            row.function = f;
+            row.clauses.emplace_back(cl.id, text_or(cl.verdict, "NOT RUN"));
         }
     std::vector<FunctionCoverage> out;
     for (auto &[name, row] : by_name)
@@ -117,87 +107,113 @@ std::vector<FunctionCoverage> function_coverage(const nlohmann::json &doc)
     return out;
 }
 
-const nlohmann::json *deciding_case(const nlohmann::json &doc, const nlohmann::json &clause)
+const results::Case *deciding_case(const results::Document &doc, const results::Clause &clause)
 {
-    const auto verdict = field(clause, "verdict");
-    for (const auto &name : array_at(clause, "cases")) {
-        if (!name.is_string())
-            continue;
-        for (const auto &c : array_at(doc, "cases"))
-            if (field(c, "name") == name.get<std::string>() && field(c, "verdict") == verdict)
+    if (!clause.verdict)
+        return nullptr;
+    for (const auto &name : clause.cases)
+        for (const auto &c : doc.cases)
+            if (c.name == name && c.verdict == *clause.verdict)
                 return &c;
-    }
     return nullptr;
 }
 
-std::string clause_reason(const nlohmann::json &doc, const nlohmann::json &clause)
+std::string clause_reason(const results::Document &doc, const results::Clause &clause)
 {
-    if (auto own = field(clause, "reason"); !own.empty())
-        return own;
+    if (clause.reason && !clause.reason->empty())
+        return *clause.reason;
     const auto *c = deciding_case(doc, clause);
-    if (!c)
+    if (!c || !c->reason || c->reason->empty())
         return {};
-    const auto reason = field(*c, "reason");
-    return reason.empty() ? std::string() : field(*c, "name") + ": " + reason;
+    return c->name + ": " + *c->reason;
 }
 
-const nlohmann::json &clause_waiver(const nlohmann::json &doc, const nlohmann::json &clause)
+const results::Waiver *clause_waiver(const results::Document &doc, const results::Clause &clause)
 {
-    if (const auto &own = object_at(clause, "waiver"); !own.empty())
-        return own;
+    if (clause.waiver)
+        return &*clause.waiver;
     const auto *c = deciding_case(doc, clause);
-    return c ? object_at(*c, "waiver") : object_at(clause, "waiver");
+    return c && c->waiver ? &*c->waiver : nullptr;
 }
 
-std::vector<std::string> gate_failures(const nlohmann::json &doc)
+std::vector<std::string> gate_failures(const results::Document &doc)
 {
     std::vector<std::string> out;
-    const auto status = field(object_at(doc, "run"), "status", "unknown");
-    if (status != "complete")
-        out.push_back("the run is " + status + ", not complete");
-    for (const auto &c : array_at(doc, "configurations"))
-        if (const auto st = field(c, "status", "unknown"); st != "complete")
-            out.push_back("configuration " + field(c, "name") + " is " + st + ", not complete" +
-                          (field(c, "error").empty() ? "" : ": " + field(c, "error")));
-    if (const auto n = array_at(object_at(doc, "summary"), "not_run").size())
+    if (doc.run.status != "complete")
+        out.push_back("the run is " + doc.run.status + ", not complete");
+    for (const auto &c : doc.configurations)
+        if (c.status != "complete")
+            out.push_back("configuration " + c.name + " is " + c.status + ", not complete" +
+                          (text_or(c.error).empty() ? "" : ": " + *c.error));
+    if (const auto n = doc.summary ? doc.summary->not_run.size() : 0)
         out.push_back(std::to_string(n) + " clause(s) not decided by any case");
-    std::map<std::string, int> bad_must;
+    // The clauses that gate this run (MUST; STRICT too under the strict gate), by kind, then verdict.
+    const GateMode mode = doc.run.gate_mode();
+    std::map<ClauseKind, std::map<std::string, int>> bad;
     int xpass = 0;
-    for (const auto &cl : array_at(doc, "clauses")) {
-        const auto v = field(cl, "verdict", "NOT RUN");
-        if (field(cl, "kind") == "MUST" && v != "PASS" && v != "WAIVED")
-            ++bad_must[v];
+    for (const auto &cl : doc.clauses) {
+        const auto v = text_or(cl.verdict, "NOT RUN");
+        if (gates_on(cl.kind, mode) && v != "PASS" && v != "WAIVED")
+            ++bad[cl.kind][v];
         xpass += v == "XPASS";
     }
-    if (!bad_must.empty()) {
+    for (const auto kind : {ClauseKind::Must, ClauseKind::Strict}) {
+        if (!bad.contains(kind))
+            continue;
         int total = 0;
         std::string detail;
-        for (const auto &[v, n] : bad_must) {
+        for (const auto &[v, n] : bad[kind]) {
             total += n;
             detail += (detail.empty() ? "" : ", ") + std::to_string(n) + " " + v;
         }
-        out.push_back(std::to_string(total) + " MUST clause(s) neither PASS nor WAIVED (" + detail + ")");
+        out.push_back(std::to_string(total) + " " + name_of(kind) + " clause(s) neither PASS nor WAIVED (" + detail +
+                      ")");
     }
     if (xpass)
         out.push_back(std::to_string(xpass) + " unexpected pass(es): stale expectations");
+    // Properties and litmus tests count as the gate counts them (hcts::item_gates): a
+    // counterexample by the kind of the clause it breaks, else by the clauses checked.
+    std::map<std::string, ClauseKind> kind_of;
+    for (const auto &cl : doc.clauses)
+        kind_of[cl.id] = cl.kind;
+    const auto only_strict = [&kind_of](const std::vector<std::string> &ids) {
+        return !ids.empty() && std::all_of(ids.begin(), ids.end(), [&kind_of](const std::string &id) {
+            const auto it = kind_of.find(id);
+            return it != kind_of.end() && it->second == ClauseKind::Strict;
+        });
+    };
+    const auto gated_failure = [&](Verdict v, const results::FailedClause *failed,
+                                   const std::vector<std::string> &clauses) {
+        const bool with_clause = v == Verdict::Fail && failed != nullptr && !failed->kind.empty();
+        return fails_gate(v) && item_gates(with_clause, failed ? failed->kind : "", only_strict(clauses), mode);
+    };
     int props = 0, litmus = 0;
-    auto bad = [](const std::string &v) { return v == "FAIL" || v == "TIMEOUT" || v == "CRASH" || v == "XPASS"; };
-    for (const auto &p : array_at(doc, "properties"))
-        props += bad(field(p, "verdict"));
-    for (const auto &l : array_at(doc, "litmus"))
-        litmus += bad(field(l, "verdict"));
+    std::string departed;
+    for (const auto &p : doc.properties) {
+        props += gated_failure(p.verdict, p.failed_clause ? &*p.failed_clause : nullptr, p.clauses);
+        for (const auto &d : p.departures)
+            if (gates_on(d.kind, mode, /*unknown_gates=*/true))
+                departed += (departed.empty() ? "" : ", ") + p.name + " from " + d.clause;
+    }
+    for (const auto &l : doc.litmus)
+        litmus += gated_failure(l.verdict, nullptr, l.clauses);
     if (props)
         out.push_back(std::to_string(props) + " propert" + (props == 1 ? "y" : "ies") + " falsified");
     if (litmus)
         out.push_back(std::to_string(litmus) + " litmus test(s) failed");
+    if (!departed.empty())
+        out.push_back("departures from gating clauses: " + departed);
     std::string ratios;
-    for (const auto &c : array_at(object_at(object_at(doc, "bench"), "baseline"), "checks"))
-        if (field(c, "held") == "false")
-            ratios += (ratios.empty() ? "" : ", ") + field(c, "id");
+    if (doc.bench && doc.bench->baseline)
+        for (const auto &c : doc.bench->baseline->checks)
+            if (!c.held)
+                ratios += (ratios.empty() ? "" : ", ") + c.id;
     if (!ratios.empty())
         out.push_back("bench baseline ratio(s) out of bounds: " + ratios);
     return out;
 }
+
+std::vector<std::string> gate_failures(const nlohmann::json &doc) { return gate_failures(results::read_document(doc)); }
 
 std::string format_fixed(double value, int decimals)
 {

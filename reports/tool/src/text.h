@@ -1,7 +1,11 @@
-// Small text helpers shared by the renderers: escaping and tolerant access to
-// optional fields of a results document (a reader ignores what it lacks).
+// Small text helpers shared by the renderers: escaping, the typed results
+// document's optional fields as text (a reader shows what it lacks as a fallback),
+// and what the renderers derive from a document.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -9,29 +13,35 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hcts/core/results_model.h"
+
 namespace hcts::report {
 
 std::string html_escape(std::string_view text); // also valid for XML attribute and text
 std::string md_escape(std::string_view text);   // for Markdown table cells: | and newlines
 
-// obj[key] as text: strings as they are, numbers and booleans printed, anything else `fallback`.
-std::string field(const nlohmann::json &obj, std::string_view key, std::string_view fallback = "");
-// A value from a list in a document as text: a string as it is, anything else as JSON.
-std::string text_of(const nlohmann::json &value);
-// The elements of an array as text_of() gives them, joined by ", ".
-std::string joined(const nlohmann::json &array);
-// obj[key] when it is an object / array, else an empty one.
-const nlohmann::json &object_at(const nlohmann::json &obj, std::string_view key);
-const nlohmann::json &array_at(const nlohmann::json &obj, std::string_view key);
+// An optional field as text, `fallback` when it is absent or null: strings as they
+// are, integers printed, numbers with 3 decimals, verdicts by name.
+std::string text_or(const std::optional<std::string> &value, std::string_view fallback = "");
+std::string text_or(const std::optional<int64_t> &value, std::string_view fallback = "");
+std::string text_or(const std::optional<uint64_t> &value, std::string_view fallback = "");
+std::string text_or(const std::optional<double> &value, std::string_view fallback = "");
+std::string text_or(const std::optional<Verdict> &value, std::string_view fallback = "");
+std::string text_or(const std::optional<GateMode> &value, std::string_view fallback = "");
+std::string name_of(Verdict v);
+std::string name_of(ClauseKind k);
+// Joined by ", "; numbers as JSON writes them.
+std::string joined(std::span<const std::string> items);
+std::string joined(std::span<const double> items);
 
 // The case of `clause` (in `doc`) that decided its verdict: the first listed
 // case whose verdict equals the clause's; null if none (a clause-level verdict).
-const nlohmann::json *deciding_case(const nlohmann::json &doc, const nlohmann::json &clause);
+const results::Case *deciding_case(const results::Document &doc, const results::Clause &clause);
 // One line on why a clause has its verdict: its own reason, else "case: reason"
 // of the deciding case, else "".
-std::string clause_reason(const nlohmann::json &doc, const nlohmann::json &clause);
-// The waiver that made a clause WAIVED or XPASS: its own, else its deciding case's.
-const nlohmann::json &clause_waiver(const nlohmann::json &doc, const nlohmann::json &clause);
+std::string clause_reason(const results::Document &doc, const results::Clause &clause);
+// The waiver that made a clause WAIVED or XPASS: its own, else its deciding case's; null if none.
+const results::Waiver *clause_waiver(const results::Document &doc, const results::Clause &clause);
 
 // The coverage table: for each function some clause names (field `functions`),
 // the clauses naming it with their verdicts ("NOT RUN" when undecided), by
@@ -40,10 +50,11 @@ struct FunctionCoverage {
     std::string function;
     std::vector<std::pair<std::string, std::string>> clauses; // clause id, verdict
 };
-std::vector<FunctionCoverage> function_coverage(const nlohmann::json &doc);
+std::vector<FunctionCoverage> function_coverage(const results::Document &doc);
 
 // Why a run's gate fails, one short phrase per reason (empty when it passes),
-// following the rule in reports/schema/README.md.
+// following the rule in reports/schema/README.md (the gate rule of clause_kind.h).
+std::vector<std::string> gate_failures(const results::Document &doc);
 std::vector<std::string> gate_failures(const nlohmann::json &doc);
 
 // The time renderings and bundles state: SOURCE_DATE_EPOCH when it is set (the

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hcts/core/results_model.h"
+
 namespace hcts {
 
 class Adapter;
@@ -70,6 +72,13 @@ class ResultsWriter {
     std::string path_;
     const Catalogue *catalogue_;
     const expectations::ExpectationSet *expectations_;
+    // The sections the writer builds itself, typed (results_model.h); each write()
+    // puts them into doc_, which also holds the cases, litmus tests and properties
+    // as the suites give them, and what summarize() and the expectations derive.
+    results::RunSection run_;
+    results::Iut iut_;
+    std::optional<results::AdapterSection> adapter_;
+    results::Environment environment_;
     nlohmann::json doc_;
 };
 
