@@ -68,8 +68,12 @@ no_getenv() {
     grep -vE 'getenv\("(HOME|LD_LIBRARY_PATH|RC_PARAMS)"\)' ||
     fail "$1 reads the environment by hand above (read it through its settings table)"
 }
-# HCOMM_REF_ABI_VERSION and HCOMM_REF_ACL_WAIT_* are names of hcomm_ref.h: no variables.
+# HCOMM_REF_ABI_VERSION and HCOMM_REF_ACL_WAIT_* are names of hcomm_ref.h, SOFTVERBS_PRIVATE*
+# version nodes of softverbs' libraries: no variables.
 check_component reference_impl/src 'HCOMM_REF_[A-Z0-9_]+|HCCL_BUFFSIZE' reference_impl '^HCOMM_REF_(ABI_VERSION|ACL_WAIT_)'
+
+check_component softverbs/src 'SOFTVERBS_[A-Z0-9_]+|SYSFS_PATH' softverbs '^SOFTVERBS_PRIVATE'
+check_component softverbs/rdmacm/src 'SOFTVERBS_[A-Z0-9_]+' softverbs '^SOFTVERBS_PRIVATE'
 
 # Each component's README documents every variable of its table.
 readme() {
@@ -80,4 +84,5 @@ readme() {
   step "$file documents every variable of $component's table"
 }
 readme reference_impl reference_impl/README.md
+readme softverbs softverbs/README.md
 echo PASS
