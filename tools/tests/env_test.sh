@@ -75,6 +75,16 @@ check_component reference_impl/src 'HCOMM_REF_[A-Z0-9_]+|HCCL_BUFFSIZE' referenc
 check_component softverbs/src 'SOFTVERBS_[A-Z0-9_]+|SYSFS_PATH' softverbs '^SOFTVERBS_PRIVATE'
 check_component softverbs/rdmacm/src 'SOFTVERBS_[A-Z0-9_]+' softverbs '^SOFTVERBS_PRIVATE'
 
+check_component acl_runtime/src 'HCTS_ACL_[A-Z0-9_]+|ASCEND_HOME_PATH' acl_runtime
+for dir in core/src core/mutant conformance/src property/driver property/machine mpi_harness/src bench/src selftest/runner; do
+  no_getenv "$dir"
+done
+step "suite: no getenv in the suite's programs"
+for name in HCTS_COMMAND HCTS_SUITE_COMMIT HCTS_MPI_LOG_DIR HCTS_CASE_DEADLINE_S HCTS_PROTOCOL HCTS_PROTOCOL_ALT \
+  HCTS_PROPERTY_PROTOCOL HCTS_EXHAUSTIVE SOURCE_DATE_EPOCH HCTS_MUTANT; do
+  grep -qx -- "$name" <<<"$listed" || fail "the suite's table does not list $name"
+done
+
 # Each component's README documents every variable of its table.
 readme() {
   local component=$1 file=$2 name
@@ -85,4 +95,5 @@ readme() {
 }
 readme reference_impl reference_impl/README.md
 readme softverbs softverbs/README.md
+readme acl_runtime acl_runtime/README.md
 echo PASS
