@@ -18,7 +18,7 @@ mkdir -p "$work"
 step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" || fail "cmake --install failed (log: $work/install.log)"
 
-programs=(hcts hcts-conformance hcts-property hcts-report hcts-bench hcts-selftest softverbs-run hcts-waits)
+programs=(hcts hcts-conformance hcts-property hcts-report hcts-bench hcts-selftest softverbs-run hcts-waits hcts-env)
 expected=(lib/hcts/libhcomm.so lib/hcts/libhcts_adapter_ref.so lib/hcts/libhcts_programs.so
   lib/hcts/selftest/libhcts_iut_notify_early.so lib/hcts/selftest/libhcts_iut_no_wwn.so
   lib/hcts/softverbs/libibverbs.so.1 lib/hcts/softverbs/librdmacm.so.1
@@ -46,6 +46,9 @@ done
 ! grep -lF -e "$src" -e "$build" "$prefix"/share/man/man1/*.1 || fail "man pages above name $src or $build"
 [[ $("$prefix/bin/hcts" --version) == "hcts $(cat "$prefix/share/hcts/version")" ]] || fail "hcts --version disagrees with share/hcts/version"
 step "--help and man pages of ${programs[*]}"
+out=$(env -u HCOMM_REF_LOG "$prefix/bin/hcts" env --brief --component reference_impl) || fail "hcts env exited $?: $out"
+grep -qx 'HCOMM_REF_LOG=warn' <<<"$out" || fail "the installed hcts env does not list HCOMM_REF_LOG=warn: $out"
+step "hcts env lists the settings"
 
 step "the out-of-tree adapter example against the prefix (find_package(hcts))"
 cmake -S "$prefix/share/hcts/examples/adapter" -B "$work/adapter" -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -18,6 +18,7 @@
 
 #include "hcomm_ref/hcomm_ref.h"
 #include "runtime.h"
+#include "settings.h"
 
 namespace hcts_acl {
 
@@ -142,20 +143,13 @@ struct Count {
 Count read_device_count()
 {
     Count count;
-    const char *text = std::getenv("HCTS_ACL_DEVICES");
-    if (text == nullptr || *text == '\0') {
-        count.value = 1;
+    static_assert(max_devices == 64, "settings::devices allows [1, 64]");
+    const auto v = hcts::settings::get_uint(settings::devices);
+    if (v.bad()) {
+        count.why = v.error;
         return count;
     }
-    errno = 0;
-    char *end = nullptr;
-    const long value = std::strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || value < 1 || value > static_cast<long>(max_devices)) {
-        count.why = "HCTS_ACL_DEVICES='" + std::string(text) + "' is not a whole number in [1, " +
-                    std::to_string(max_devices) + "]";
-        return count;
-    }
-    count.value = static_cast<uint32_t>(value);
+    count.value = static_cast<uint32_t>(v.value);
     return count;
 }
 

@@ -18,6 +18,7 @@
 
 #include "hcomm_ref/hcomm_ref.h"
 #include "runtime.h"
+#include "settings.h"
 
 namespace hcts_acl {
 
@@ -125,9 +126,10 @@ std::vector<std::string> subdirectories(const std::string &dir)
 std::vector<std::string> search_directories(const Binary &binary)
 {
     std::vector<std::string> dirs{binary.json_dir, binary.json_dir + "/../kernel", binary.json_dir + "/../lib64"};
-    for (const std::string &dir : split_paths(std::getenv("HCTS_ACL_KERNEL_PATH")))
+    const auto setting = [](const hcts::settings::Setting &s) { return hcts::settings::get_path(s).value; };
+    for (const std::string &dir : split_paths(setting(settings::kernel_path).c_str()))
         dirs.push_back(dir);
-    for (const std::string &home : split_paths(std::getenv("ASCEND_HOME_PATH"))) {
+    for (const std::string &home : split_paths(setting(settings::ascend_home_path).c_str())) {
         dirs.push_back(home + "/lib64");
         for (const std::string &vendor : subdirectories(home + "/opp/vendors")) {
             dirs.push_back(vendor + "/aicpu/kernel");
@@ -255,13 +257,10 @@ aclError launch_timeout(const char *api, const aclrtLaunchKernelCfg *cfg, uint32
         return fail(api, ACL_ERROR_INVALID_PARAM,
                     "ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT and ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US are exclusive");
     }
-    if (const char *cap_text = std::getenv("HCTS_ACL_KERNEL_TIMEOUT_MS"); cap_text != nullptr && *cap_text != '\0') {
-        char *end = nullptr;
-        const unsigned long long cap = std::strtoull(cap_text, &end, 10);
-        if (end == cap_text || *end != '\0' || cap == 0 || cap > 0xffffffffULL) {
-            return fail(api, ACL_ERROR_INVALID_PARAM, "HCTS_ACL_KERNEL_TIMEOUT_MS='", cap_text,
-                        "' is not a whole number of milliseconds in [1, 4294967295]");
-        }
+    if (const auto capped = hcts::settings::get_uint(settings::kernel_timeout_ms); capped.set) {
+        if (capped.bad())
+            return fail(api, ACL_ERROR_INVALID_PARAM, capped.error, " (milliseconds)");
+        const uint64_t cap = capped.value;
         if (ms == 0 || ms > cap)
             ms = cap;
     }

@@ -18,6 +18,7 @@
 #include "hcts/core/library.h"
 #include "hcts/core/locate.h"
 #include "hcts/core/results.h"
+#include "hcts/core/settings.h"
 #include "hcts/mpi_harness.h"
 #include "method.h"
 #include "options.h"
@@ -98,7 +99,7 @@ int main(int argc, char **argv)
     }
 
     mpi::Options hopts;
-    if (std::getenv("HCTS_MPI_LOG_DIR") == nullptr)
+    if (!settings::present(suite_settings::mpi_log_dir))
         hopts.log_dir =
             ((o.results.empty() ? fs::path("results") : fs::path(o.results).parent_path()) / "mpi-logs").string();
     mpi::Harness harness(argc, argv, std::move(hopts));
@@ -131,8 +132,8 @@ int main(int argc, char **argv)
             run.id = id;
             run.command = o.command;
             run.transport = o.transport.empty() ? "unspecified" : o.transport;
-            if (const char *commit = std::getenv("HCTS_SUITE_COMMIT"))
-                run.suite_commit = commit;
+            if (const auto commit = settings::raw_any(suite_settings::suite_commit))
+                run.suite_commit = *commit;
             results = std::make_unique<ResultsWriter>(o.results, run, nullptr, nullptr);
         }
         iut = Library::open(o.iut);

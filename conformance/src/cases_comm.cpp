@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "case_kit.h"
+#include "hcts/core/settings.h"
 
 namespace hcts::cases_comm {
 HCTS_SUITE(CommApi);
@@ -368,8 +369,9 @@ HCTS_CASE(BufferApi, CommunicationBuffer, clauses("API.BUF.1", "API.BUF.2", "API
                    hex(reinterpret_cast<uint64_t>(w.local_base)) + " and " + std::to_string(w.local_size));
 
     // The documented size: twice HCCL_BUFFSIZE (MB, default 200).
-    const char *env = std::getenv("HCCL_BUFFSIZE");
-    const uint64_t mb = env != nullptr && *env != '\0' ? std::strtoull(env, nullptr, 10) : 200;
+    // Read as strtoull reads it, as always: the library judges the value, this case the size.
+    const auto env = settings::raw(suite_settings::hccl_buffsize);
+    const uint64_t mb = env ? std::strtoull(std::string(*env).c_str(), nullptr, 10) : 200;
     ev().check("API.BUF.2", size == 2 * mb * (1ULL << 20),
                "HcclGetHcclBuffer returned " + std::to_string(size) + " bytes with HCCL_BUFFSIZE " +
                    std::to_string(mb) + " MB; the HcclGetHcclBuffer page documents twice the setting, " +

@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include "case_kit.h"
+#include "hcts/core/settings.h"
 
 namespace hcts::cases_index {
 namespace {
@@ -17,7 +18,7 @@ std::vector<uint32_t> notify_nums()
 {
     // Every value 1..64 when HCTS_EXHAUSTIVE is set; otherwise the edges and a few between.
     std::vector<uint32_t> out;
-    if (std::getenv("HCTS_EXHAUSTIVE") != nullptr) {
+    if (hcts::settings::present(hcts::suite_settings::exhaustive)) {
         for (uint32_t n = 1; n <= 64; ++n)
             out.push_back(n);
         return out;

@@ -18,6 +18,7 @@
 #include "catalogue_check.h"
 #include "hcts/core/locate.h"
 #include "hcts/core/results.h"
+#include "hcts/core/settings.h"
 #include "hcts/expectations.h"
 #include "hcts/mpi_harness.h"
 #include "hcts_conformance_resources.h"
@@ -93,8 +94,8 @@ RunInfo run_info(const Options &o)
     for (const auto &a : o.passthrough)
         if (a.rfind("--gtest_filter=", 0) == 0)
             run.filter = a.substr(std::string_view("--gtest_filter=").size());
-    if (const char *commit = std::getenv("HCTS_SUITE_COMMIT"))
-        run.suite_commit = commit;
+    if (const auto commit = settings::raw_any(suite_settings::suite_commit))
+        run.suite_commit = *commit;
     return run;
 }
 
@@ -181,7 +182,7 @@ int main(int argc, char **argv)
     std::unique_ptr<Recorder> recorder;
     mpi::Options hopts;
     hopts.case_deadline = std::chrono::seconds(o.case_timeout_s);
-    if (std::getenv("HCTS_MPI_LOG_DIR") == nullptr)
+    if (!settings::present(suite_settings::mpi_log_dir))
         hopts.log_dir =
             ((o.results.empty() ? fs::path("results") : fs::path(o.results).parent_path()) / "mpi-logs").string();
     hopts.case_payload = case_payload;

@@ -10,6 +10,7 @@
 #include "hcts/core/adapter.h"
 #include "hcts/core/library.h"
 #include "hcts/core/products.h"
+#include "hcts/core/settings.h"
 #include "hcts/mpi_harness.h"
 
 namespace hcts {
@@ -44,11 +45,11 @@ CommEngine setup_engine_of(const products::Product &p)
 // offers another transport); otherwise the engine's first and second protocols.
 CommProtocol protocol_for(const products::Product &p, CommEngine engine, bool alternate)
 {
-    const char *env = std::getenv(alternate ? "HCTS_PROTOCOL_ALT" : "HCTS_PROTOCOL");
-    if (env != nullptr && *env != '\0') {
-        const auto named = products::protocol_from_name(env);
+    const settings::Setting &setting = alternate ? suite_settings::protocol_alt : suite_settings::protocol;
+    if (const auto env = settings::raw(setting)) {
+        const auto named = products::protocol_from_name(*env);
         if (!named)
-            throw std::runtime_error(std::string(alternate ? "HCTS_PROTOCOL_ALT" : "HCTS_PROTOCOL") + "='" + env +
+            throw std::runtime_error(std::string(setting.name) + "='" + std::string(*env) +
                                      "' is not a protocol name of spec/products.yaml (e.g. UB_CTP, UBOE, ROCE, HCCS)");
         return *named;
     }

@@ -1,4 +1,5 @@
 #include "hcts/core/results.h"
+#include "hcts/core/settings.h"
 
 #include <sys/utsname.h>
 
@@ -193,8 +194,9 @@ std::string utc_now()
 {
     std::time_t t = std::time(nullptr);
     // SOURCE_DATE_EPOCH makes documents reproducible (reproducible-builds.org convention).
-    if (const char *epoch = std::getenv("SOURCE_DATE_EPOCH"); epoch != nullptr && *epoch != '\0')
-        t = static_cast<std::time_t>(std::strtoll(epoch, nullptr, 10));
+    // Read as strtoll reads it, as always (text after the number ignored).
+    if (const auto epoch = settings::raw(suite_settings::source_date_epoch))
+        t = static_cast<std::time_t>(std::strtoll(std::string(*epoch).c_str(), nullptr, 10));
     std::tm tm{};
     gmtime_r(&t, &tm);
     char buf[32];

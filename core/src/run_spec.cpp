@@ -1,4 +1,5 @@
 #include "hcts/core/run_spec.h"
+#include "hcts/core/settings.h"
 
 #include <algorithm>
 #include <charconv>
@@ -188,10 +189,6 @@ std::vector<std::string> run_configurations(const RunSpec &s)
     return {std::begin(kRunConfigurations), std::end(kRunConfigurations)};
 }
 
-std::string invoked_command()
-{
-    const char *c = std::getenv("HCTS_COMMAND");
-    return c != nullptr && *c != '\0' ? c : "./hcts";
-}
+std::string invoked_command() { return settings::get_string(suite_settings::command).value; }
 
 } // namespace hcts

@@ -43,3 +43,7 @@ target_compile_definitions(core.loaders PRIVATE HCTS_CORE_TEST_LIB="${CMAKE_BINA
   HCTS_PROGRAMS_LIB="$<TARGET_FILE:hcts_programs>")
 add_dependencies(core.loaders hcts_fake_iut hcts_programs hcts_fake_adapter_v1 hcts_fake_adapter_v2
   hcts_fake_adapter_bad_version hcts_fake_adapter_no_entry hcts_fake_adapter_init_fails)
+
+# The settings facility (hcts/settings.h): parsing per type, defaults, errors.
+hcts_gtest(core.settings SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/settings_test.cpp LIBS hcts::settings
+  TIMEOUT 30 LABELS core)

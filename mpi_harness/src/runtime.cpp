@@ -1,6 +1,7 @@
 #include "runtime.h"
 
 #include "backtrace.h"
+#include "hcts/core/settings.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,11 +21,12 @@ Runtime *g_current = nullptr;
 
 std::chrono::milliseconds deadline_from_env()
 {
-    const char *s = std::getenv("HCTS_CASE_DEADLINE_S");
-    if (!s || !*s)
+    // A decimal number: parsed here (strtod), the only such setting.
+    const std::string s(settings::raw(suite_settings::case_deadline_s).value_or(""));
+    if (s.empty())
         return std::chrono::seconds(120);
     char *end = nullptr;
-    double v = std::strtod(s, &end);
+    double v = std::strtod(s.c_str(), &end);
     if (*end != '\0' || !(v > 0) || v > 86400) {
         throw std::invalid_argument(std::string("HCTS_CASE_DEADLINE_S='") + s +
                                     "' is not a number of seconds in (0, 86400]");
@@ -50,8 +52,7 @@ Runtime::Runtime(Options options, int rank, int size)
     if (options_.case_deadline.count() <= 0)
         options_.case_deadline = deadline_from_env();
     if (options_.log_dir.empty()) {
-        const char *d = std::getenv("HCTS_MPI_LOG_DIR");
-        options_.log_dir = (d && *d) ? d : "hcts-mpi-logs";
+        options_.log_dir = settings::get_path(suite_settings::mpi_log_dir).value;
     }
     std::filesystem::create_directories(options_.log_dir);
     log_path_ = options_.log_dir + "/rank-" + std::to_string(rank_) + ".log";

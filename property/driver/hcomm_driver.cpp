@@ -12,6 +12,7 @@
 #include "hcts/core/adapter.h"
 #include "hcts/core/host_programs.h"
 #include "hcts/core/library.h"
+#include "hcts/core/settings.h"
 #include "hcts_programs.h"
 
 namespace hcts::prop {
@@ -430,14 +431,12 @@ class HcommDriverImpl final : public HcommDriver {
 
     static CommProtocol protocol()
     {
-        const char *p = std::getenv("HCTS_PROPERTY_PROTOCOL");
-        if (!p || std::string(p) == "ub_ctp")
-            return COMM_PROTOCOL_UB_CTP;
-        if (std::string(p) == "uboe")
-            return COMM_PROTOCOL_UBOE;
-        if (std::string(p) == "roce")
-            return COMM_PROTOCOL_ROCE;
-        throw std::invalid_argument(std::string("HCTS_PROPERTY_PROTOCOL is '") + p + "'; allowed: ub_ctp, uboe, roce");
+        // suite_settings::property_protocol lists them in this order.
+        constexpr CommProtocol kProtocols[] = {COMM_PROTOCOL_UB_CTP, COMM_PROTOCOL_UBOE, COMM_PROTOCOL_ROCE};
+        const auto p = hcts::settings::get_enum(hcts::suite_settings::property_protocol);
+        if (p.bad())
+            throw std::invalid_argument(p.error);
+        return kProtocols[p.value];
     }
 
     void teardown()

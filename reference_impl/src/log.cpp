@@ -10,6 +10,8 @@
 #include <string_view>
 #include <utility>
 
+#include "settings.h"
+
 namespace hcomm_ref {
 namespace {
 
@@ -19,17 +21,11 @@ constexpr std::pair<LogLevel, const char *> kLevels[] = {
 
 LogLevel parse_level()
 {
-    const char *value = std::getenv("HCOMM_REF_LOG");
-    if (value == nullptr || *value == '\0') {
-        return LogLevel::warn;
-    }
-    const std::string_view text(value);
-    for (const auto &[level, name] : kLevels)
-        if (text == name)
-            return level;
-    std::fprintf(stderr, "[hcomm_ref] warn: HCOMM_REF_LOG='%s' is not one of error|warn|info|debug; using warn\n",
-                 value);
-    return LogLevel::warn;
+    // settings::log lists the levels in kLevels' order.
+    const auto v = hcts::settings::get_enum(settings::log);
+    if (v.bad()) // the logger is not up yet: straight to stderr
+        std::fprintf(stderr, "[hcomm_ref] warn: %s; using warn\n", v.error.c_str());
+    return v.value < std::size(kLevels) ? kLevels[v.value].first : LogLevel::warn;
 }
 
 const char *level_name(LogLevel level)

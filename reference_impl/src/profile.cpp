@@ -9,6 +9,7 @@
 #include "device_context.h"
 #include "hcts/core/products.h"
 #include "log.h"
+#include "settings.h"
 
 namespace hcomm_ref {
 namespace {
@@ -42,21 +43,13 @@ const Profile &choose()
             all.push_back(profile_of(p));
         return all;
     }();
-    const std::string_view fallback = hcts::products::Table::builtin().default_product().name;
-    const char *value = std::getenv("HCOMM_REF_PRODUCT");
-    const std::string_view wanted = value == nullptr || *value == '\0' ? fallback : value;
-    for (const Profile &candidate : profiles) {
-        if (candidate.name == wanted) {
-            HREF_LOG_INFO(-1, "product profile ", candidate.name);
-            return candidate;
-        }
-    }
-    HREF_LOG_ERROR(-1, "HCOMM_REF_PRODUCT='", wanted,
-                   "' is unknown (allowed: ", hcts::products::Table::builtin().names(), "); using ", fallback);
-    for (const Profile &candidate : profiles)
-        if (candidate.name == fallback)
-            return candidate;
-    return profiles.front();
+    // settings::product allows the table's names in the table's order, as `profiles` has them.
+    const auto chosen = hcts::settings::get_enum(settings::product);
+    if (chosen.bad())
+        HREF_LOG_ERROR(-1, chosen.error, "; using ", hcts::products::Table::builtin().default_product().name);
+    const Profile &candidate = profiles.at(chosen.value);
+    HREF_LOG_INFO(-1, "product profile ", candidate.name);
+    return candidate;
 }
 
 bool side_matches(CommEngine engine) { return engine_on_device(engine) == is_device_side(); }

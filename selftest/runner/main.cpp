@@ -30,6 +30,7 @@
 #include "hcts/core/cli.h"
 #include "hcts/core/locate.h"
 #include "hcts/core/results.h"
+#include "hcts/core/settings.h"
 
 #include "catalogue.h"
 #include "check.h"
@@ -277,8 +278,8 @@ std::string format_s(double s)
 std::string suite_commit(const std::string &src)
 {
     if (src.empty()) { // installed: the commit ./hcts or the package recorded, if any
-        const char *c = std::getenv("HCTS_SUITE_COMMIT");
-        return c && *c ? c : "unknown";
+        const auto c = hcts::settings::raw(hcts::suite_settings::suite_commit);
+        return c ? std::string(*c) : "unknown";
     }
     const hcts::CommandOutput git =
         hcts::capture_command("git -C " + hcts::shell_quote(src) + " rev-parse --short HEAD 2>/dev/null");

@@ -1,5 +1,6 @@
 // Process-wide state, configuration from the environment, and our identity (GID).
 #include "secret_file.h"
+#include "settings.h"
 #include "sv.h"
 
 #include <arpa/inet.h>
@@ -37,30 +38,20 @@ uint64_t parse_u64(const char *s)
 
 Config load_config()
 {
+    namespace hs = hcts::settings;
     Config c;
-    c.seed = parse_u64(std::getenv("SOFTVERBS_SEED"));
-    if (const char *t = std::getenv("SOFTVERBS_TRANSPORT"); t && *t) {
-        std::string_view v(t);
-        if (v == "auto")
-            c.transport = Transport::Auto;
-        else if (v == "shm")
-            c.transport = Transport::Shm;
-        else if (v == "cma")
-            c.transport = Transport::Cma;
-        else if (v == "tcp")
-            c.transport = Transport::Tcp;
-        else if (v == "ring")
-            c.transport = Transport::Ring;
-        else
-            std::fprintf(
-                stderr,
-                "softverbs: SOFTVERBS_TRANSPORT='%s' unknown; allowed: auto, shm, cma, tcp, ring (using auto)\n", t);
-    }
-    if (const char *l = std::getenv("SOFTVERBS_LISTEN"); l && *l)
-        c.listen = l;
-    if (const char *s = std::getenv("SOFTVERBS_SECRET"); s && *s) {
-        c.secret = s;
-        c.secret_from = "SOFTVERBS_SECRET";
+    c.seed = parse_u64(hs::get_string(settings::seed).value.c_str());
+    // settings::transport lists the transports in this order.
+    constexpr Transport kTransports[] = {Transport::Auto, Transport::Shm, Transport::Cma, Transport::Tcp,
+                                         Transport::Ring};
+    const auto transport = hs::get_enum(settings::transport);
+    if (transport.bad())
+        std::fprintf(stderr, "softverbs: %s (using auto)\n", transport.error.c_str());
+    c.transport = kTransports[transport.value];
+    c.listen = hs::get_string(settings::listen).value;
+    if (const auto s = hs::raw(settings::secret)) {
+        c.secret = *s;
+        c.secret_from = settings::secret.name;
     } else {
         // No secret given: the user's own (a file only they can read, made on first use),
         // so that separately started programs of one user connect and other users' do not.
@@ -90,25 +81,22 @@ Config load_config()
                 c.secret += digits[b >> 4];
                 c.secret += digits[b & 15];
             }
-            setenv("SOFTVERBS_SECRET", c.secret.c_str(), 0);
+            setenv(settings::secret.name, c.secret.c_str(), 0);
             c.secret_from =
                 "a random secret of this program and its children (SOFTVERBS_SECRET is unset and " + f.why + ")";
         }
     }
-    if (const char *f = std::getenv("SOFTVERBS_FAIL"); f && *f) {
-        const std::string_view v(f);
-        if (v.starts_with("qp:") && std::atol(f + 3) > 0)
-            c.fail_qp_at = std::atol(f + 3);
+    if (const auto f = hs::raw(settings::fail)) {
+        const std::string v(*f);
+        if (v.starts_with("qp:") && std::atol(v.c_str() + 3) > 0)
+            c.fail_qp_at = std::atol(v.c_str() + 3);
         else if (v == "thread:progress" || v == "thread:ring" || v == "thread:adversary" || v == "thread:ud")
-            c.fail_thread = std::string(v.substr(7));
+            c.fail_thread = v.substr(7);
         else
-            std::fprintf(stderr,
-                         "softverbs: SOFTVERBS_FAIL='%s' not understood; allowed: qp:<n> with n >= 1, or "
-                         "thread:progress|ring|adversary|ud\n",
-                         f);
+            std::fprintf(stderr, "softverbs: %s='%s' not understood; allowed: %s\n", settings::fail.name, v.c_str(),
+                         settings::fail.allowed);
     }
-    if (const char *l = std::getenv("SOFTVERBS_LOG"))
-        c.log = std::atoi(l);
+    c.log = settings::log_level();
     if (c.secret.size() > kMaxSecret) {
         std::fprintf(stderr, "softverbs: SOFTVERBS_SECRET is %zu bytes; at most %zu are used\n", c.secret.size(),
                      kMaxSecret);

@@ -3,6 +3,7 @@
 // connect while other users' programs are refused. No library state: the unit test
 // (tests/secret_file_test.cpp) links this file alone.
 #include "secret_file.h"
+#include "settings.h"
 
 #include <fcntl.h>
 #include <pwd.h>
@@ -93,8 +94,8 @@ SecretFile::Status create(const std::string &path, std::string *why, bool *won)
 
 std::string default_secret_path()
 {
-    if (const char *f = std::getenv("SOFTVERBS_SECRET_FILE"); f && *f)
-        return f;
+    if (const auto f = hcts::settings::raw(settings::secret_file))
+        return std::string(*f);
     std::string home;
     if (const char *h = std::getenv("HOME"); h && *h == '/')
         home = h;

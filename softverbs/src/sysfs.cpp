@@ -3,6 +3,7 @@
 // so softverbs-run can point programs that read sysfs through libibverbs (Open MPI's
 // openib, ibv_read_sysfs_file users) at softverbs' own tree (softverbs/sysfs/) without
 // touching the host's /sys. See softverbs/README.md, "System paths".
+#include "settings.h"
 #include "sv.h"
 
 #include <fcntl.h>
@@ -18,8 +19,9 @@ namespace {
 
 std::string read_sysfs_root()
 {
-    const char *env = std::getenv("SYSFS_PATH");
-    std::string root = env && *env ? env : "/sys";
+    const std::string root_set = hcts::settings::get_path(sv::settings::sysfs_path).value;
+    const char *env = root_set.c_str();
+    std::string root = root_set;
     // "/x/" and "/x" name the same tree; keep "/" itself.
     while (root.size() > 1 && root.back() == '/')
         root.pop_back();

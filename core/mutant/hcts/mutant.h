@@ -6,19 +6,23 @@
 // One build serves the whole kill matrix, so `./hcts selftest` builds nothing.
 #pragma once
 
-#include <cstdlib>
+#include <hcts/settings.h>
+
 #include <string>
 #include <string_view>
 
 namespace hcts {
 
+// HCTS_MUTANT, a row of the suite's settings table (core/src/settings.cpp).
+inline constexpr settings::Setting mutant_setting{
+    "HCTS_MUTANT", settings::Type::string, "",
+    "the one mutant switched on in the reference and softverbs (./hcts selftest sets it; unset: none)",
+    "a mutant id of selftest/catalogue/*.yaml"};
+
 // The id of the mutant switched on by HCTS_MUTANT, read once; empty when none.
 [[gnu::always_inline]] inline const std::string &active_mutant()
 {
-    static const std::string id = [] {
-        const char *v = std::getenv("HCTS_MUTANT");
-        return std::string(v ? v : "");
-    }();
+    static const std::string id(settings::raw(mutant_setting).value_or(""));
     return id;
 }
 

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../../src/settings.h" // softverbs' table: SOFTVERBS_LOG
 #include "cm.h"
 
 namespace svcm {
@@ -34,10 +35,7 @@ std::unordered_map<uint64_t, Id *> &registry()
 
 int log_level()
 {
-    static int level = [] {
-        const char *s = std::getenv("SOFTVERBS_LOG");
-        return s ? std::atoi(s) : 0;
-    }();
+    static int level = sv::settings::log_level(); // softverbs' SOFTVERBS_LOG
     return level;
 }
 
