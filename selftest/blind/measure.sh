@@ -1,29 +1,34 @@
 #!/usr/bin/env bash
-# Measures blind mutant set 6 against the suite's DEFAULT gate (./hcts run, no options).
-# usage (from anywhere): selftest/blind/set6/measure.sh ID [ID...]   e.g. M01 M02 L01
+# Measures a blind mutant set against the suite's DEFAULT gate (./hcts run, no options).
+# usage (from anywhere): selftest/blind/measure.sh SET ID [ID...]   e.g. set7 M01 M02 L01
+# (SET: a folder beside this script with patches/ID.patch)
 # For each id: git apply patches/ID.patch, rebuild what a run needs (-j2), run
 # `timeout 600 ./hcts run` (reference, 2 ranks, plain+segment+adversarial, property suite),
 # record exit status, wall time and the failing clauses/properties, revert the source
 # (git checkout of reference_impl/ softverbs/ acl_runtime/) and rebuild.
-# Appends one line per id to $BLIND6_RUNS/summary.tsv (default build/blind6-runs, gitignored);
-# logs, results.json and reports under $BLIND6_RUNS/ID/.
-# The source tree must be clean (apart from selftest/blind/set6) before each id.
+# Appends one line per id to $BLIND_RUNS/summary.tsv (default build/blind-runs/SET, gitignored);
+# logs, results.json and reports under $BLIND_RUNS/ID/.
+# The source tree must be clean (apart from selftest/blind) before each id.
 set -uo pipefail
 here=$(cd "$(dirname "$(realpath "${BASH_SOURCE[0]}")")" && pwd)
-root=$(cd "$here/../../.." && pwd)
+root=$(cd "$here/../.." && pwd)
+set_name=${1:?usage: measure.sh SET ID [ID...]}
+shift
+set_dir=$here/$set_name
+[[ -d $set_dir/patches ]] || { echo "measure.sh: no $set_dir/patches; SET is a folder beside this script" >&2; exit 2; }
 cd "$root" || exit 2
 export HCTS_JOBS=${HCTS_JOBS:-2}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/work} CCACHE_DIR=${CCACHE_DIR:-/work/.ccache}
 targets=(hcomm softverbs hcts-conformance hcts-property hcts_adapter_ref hcts-report)
 src_dirs=(reference_impl softverbs acl_runtime)
-runs=${BLIND6_RUNS:-$root/build/blind6-runs} # gitignored; logs, results.json, reports
+runs=${BLIND_RUNS:-$root/build/blind-runs/$set_name} # gitignored; logs, results.json, reports
 mkdir -p "$runs"
 [[ -f $runs/summary.tsv ]] || printf 'id\texit\tseconds\tfailing\n' >"$runs/summary.tsv"
 
 rebuild() { cmake --build build --target "${targets[@]}" -j "$HCTS_JOBS" >>"$1" 2>&1; }
 
 for id in "$@"; do
-  patch=$here/patches/$id.patch
+  patch=$set_dir/patches/$id.patch
   [[ -f $patch ]] || { echo "$id: no $patch" >&2; continue; }
   if ! git diff --quiet -- "${src_dirs[@]}"; then
     echo "source tree not clean; refusing to apply $id" >&2
