@@ -177,23 +177,20 @@ HCTS_CASE(Reduce, EveryThreadAtOnce, clauses("API.RED.2", "API.RED.3"),
     for (size_t k = 0; k < n; ++k) {
         const std::string on = " of " + std::to_string(count) + " INT32 elements on thread " +
                                std::to_string(k % w.threads.size()) + ", round " + std::to_string(k / w.threads.size());
-        if (w.rank == 0 && ev().check("API.RED.3", rcs[2 * k] == HCCL_SUCCESS,
-                                      "HcommReadReduceOnThread" + on + " returned " + hccl_result_name(rcs[2 * k]))) {
-            const std::string bad =
-                reduce_mismatch(t, dev.get(w.scratch() + at + k * slot, reads[k].want.size()), reads[k].want);
-            ev().check("API.RED.3", bad.empty(),
-                       "HcommReadReduceOnThread" + on + ", once the program completed: " + bad +
+        // The rank holding the call's dst judges it: its return code, then the elements.
+        const auto judge = [&](const char *clause, const char *call, int32_t rc, const std::byte *dst,
+                               const ReduceCase &want) {
+            if (!ev().check(clause, rc == HCCL_SUCCESS, call + on + " returned " + hccl_result_name(rc)))
+                return;
+            const std::string bad = reduce_mismatch(t, dev.get(dst, want.want.size()), want.want);
+            ev().check(clause, bad.empty(),
+                       call + on + ", once the program completed: " + bad +
                            " (with the comm's other threads reducing beside it)");
-        }
-        if (w.rank == 1 &&
-            ev().check("API.RED.2", rcs[2 * k + 1] == HCCL_SUCCESS,
-                       "HcommWriteReduceOnThread" + on + " returned " + hccl_result_name(rcs[2 * k + 1]))) {
-            const std::string bad =
-                reduce_mismatch(t, dev.get(w.inbox(0) + at + k * slot, writes[k].want.size()), writes[k].want);
-            ev().check("API.RED.2", bad.empty(),
-                       "HcommWriteReduceOnThread" + on + ", once the program completed: " + bad +
-                           " (with the comm's other threads reducing beside it)");
-        }
+        };
+        if (w.rank == 0)
+            judge("API.RED.3", "HcommReadReduceOnThread", rcs[2 * k], w.scratch() + at + k * slot, reads[k]);
+        if (w.rank == 1)
+            judge("API.RED.2", "HcommWriteReduceOnThread", rcs[2 * k + 1], w.inbox(0) + at + k * slot, writes[k]);
     }
     mpi::phase_barrier("survivors: reductions on every thread judged");
 }

@@ -383,7 +383,8 @@ std::optional<double> exact_float_result(const ReduceType &t, uint32_t op, doubl
     const int e = std::ilogb(r);
     if (e < 1 - bias || e > bias) // subnormal (an implementation may flush it) or beyond the type
         return std::nullopt;
-    if (std::ldexp(std::fabs(r), f.fraction - e) != std::floor(std::ldexp(std::fabs(r), f.fraction - e)))
+    const double units = std::ldexp(std::fabs(r), f.fraction - e); // r in units of its last place
+    if (units != std::floor(units))
         return std::nullopt; // more significant bits than the type has
     return r;
 }
