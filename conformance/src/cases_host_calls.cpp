@@ -550,8 +550,12 @@ HCTS_CASE(HostCalls, RegisteredMemoryAcrossChannel, clauses("API.MR.2"),
         ev().case_not_supported("the IUT has no " + m);
         return;
     }
-    constexpr size_t kBytes = 1 << 16;
-    constexpr uint64_t kLen = 4096 + 123, kAt = 8192 + 40;
+    // Past a megabyte and ending 64 bytes short of the registration's end: a transport that
+    // moves a large write into private memory in pieces (process_vm_writev on softverbs, where
+    // the communication memory is mapped and written directly) must place every piece, up to
+    // the tail of the registration.
+    constexpr size_t kBytes = (2u << 20) + 4096;
+    constexpr uint64_t kLen = (1u << 20) + 4096 + 123, kAt = kBytes - kLen - 64;
     constexpr uint32_t kIdx = 5;
     std::byte *mem = kept_host_memory(kBytes, std::byte{0x5a});
     const std::string tag = "hcts-mr2-" + std::to_string(w.rank);
@@ -560,7 +564,7 @@ HCTS_CASE(HostCalls, RegisteredMemoryAcrossChannel, clauses("API.MR.2"),
     const HcclResult reg = api.HcclCommMemReg(w.comm, tag.c_str(), &mine, &h);
     if (!mpi::all_ranks(reg == HCCL_SUCCESS && h != nullptr, "registered memory: HcclCommMemReg")) {
         ev().check("API.MR.2", reg == HCCL_SUCCESS && h != nullptr,
-                   "HcclCommMemReg of 64 KiB of host memory " + rc_is(reg, HCCL_SUCCESS));
+                   "HcclCommMemReg of " + std::to_string(kBytes) + " bytes of host memory " + rc_is(reg, HCCL_SUCCESS));
         return;
     }
     const std::vector<HcclMemHandle> handles{h};
@@ -595,8 +599,9 @@ HCTS_CASE(HostCalls, RegisteredMemoryAcrossChannel, clauses("API.MR.2"),
         ev().check("API.MR.2", rc == HCCL_SUCCESS && listed,
                    "HcclChannelGetRemoteMems on the channel to rank " + std::to_string(peer) + " " +
                        rc_is(rc, HCCL_SUCCESS) + " with " + std::to_string(num) +
-                       " memories; expected among them the peer's registration (tag " + peer_tag + ", 64 KiB at 0x" +
-                       hex(where[static_cast<size_t>(peer)]) + ")" + (listed ? "" : ": not listed"));
+                       " memories; expected among them the peer's registration (tag " + peer_tag + ", " +
+                       std::to_string(kBytes) + " bytes at 0x" + hex(where[static_cast<size_t>(peer)]) + ")" +
+                       (listed ? "" : ": not listed"));
     }
     std::vector<std::byte> payload(kLen);
     fill_payload(payload, StampKey{40, 0, 0});

@@ -653,7 +653,9 @@ HCTS_CASE(Visibility, WriteReduceAcrossChunks, clauses("API.RED.4"),
 // peer on the channels one HcclChannelAcquire gave it (the world's), so with
 // three or more ranks (the peers configuration) a channel that reaches the
 // right rank but writes with another peer's memory, key or notifies shows.
-// Two rounds: a few KiB, then lengths across many segments.
+// Three rounds: a few KiB, then lengths across many segments, then about a megabyte
+// each, which overfill a same-host ring and a TCP receive queue mid-message and cross
+// every piece boundary of a cross-process copy.
 HCTS_CASE(Visibility, EveryPairOfRanks, clauses("WWN.VIS.1", "WWN.NTF.5", "WWN.NTF.6"),
           needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
@@ -662,14 +664,16 @@ HCTS_CASE(Visibility, EveryPairOfRanks, clauses("WWN.VIS.1", "WWN.NTF.5", "WWN.N
     const uint64_t per_peer = std::min<uint64_t>(kMiB, (w.layout.lane_size / 2) & ~uint64_t{4095});
     const uint64_t cap = per_peer - 2 * kGuard - 4096;
     ev().observe("ranks", w.size);
-    for (uint32_t round = 0; round < 2; ++round) {
+    for (uint32_t round = 0; round < 3; ++round) {
         std::vector<Xfer> plan;
         for (int r = 0; r < w.size; ++r)
             for (int p = 0; p < w.size; ++p) {
                 if (p == r)
                     continue;
                 const auto pair = static_cast<uint32_t>(r * w.size + p);
-                const uint64_t len = round == 0 ? 4096 + 977 * pair : std::min<uint64_t>(cap, 200000 + 4099 * pair);
+                const uint64_t len = round == 0   ? 4096 + 977 * pair
+                                     : round == 1 ? std::min<uint64_t>(cap, 200000 + 4099 * pair)
+                                                  : cap - std::min<uint64_t>(cap / 2, 977 * pair);
                 // The sender's outbox holds one source per receiver; a destination sits in
                 // the receiver's lane for this sender, so no two transfers overlap.
                 plan.push_back(Xfer{r, p, 4096 + kGuard, static_cast<uint64_t>(p) * per_peer, len,

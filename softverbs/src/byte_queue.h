@@ -10,6 +10,8 @@
 #include <cstring>
 #include <memory>
 
+#include <hcts/mutant.h>
+
 namespace sv {
 
 class ByteQueue {
@@ -60,7 +62,8 @@ class ByteQueue {
             size_t cap = std::max({cap_ * 2, live + n, size_t{4096}});
             auto nb = std::make_unique_for_overwrite<uint8_t[]>(cap);
             if (live)
-                std::memcpy(nb.get(), buf_.get() + head_, live);
+                // Mutant: the live bytes are copied from the buffer's start, not its head.
+                std::memcpy(nb.get(), buf_.get() + (hcts::mutant("sv_tcp_queue_grows_from_start") ? 0 : head_), live);
             buf_ = std::move(nb);
             cap_ = cap;
         }

@@ -224,11 +224,13 @@ int peer_write_locked(PeerProc *p, const MrView &v, uint64_t raddr, const void *
     }
     iovec l{const_cast<void *>(src), len}, r{reinterpret_cast<void *>(raddr), len};
     size_t done = 0;
+    // Mutant: every 64 KiB piece of a cross-process write lands at the range's start.
+    const bool pieces_at_start = hcts::mutant("sv_cma_pieces_at_start");
     while (done < len) {
         l.iov_base = static_cast<uint8_t *>(const_cast<void *>(src)) + done;
-        l.iov_len = len - done;
-        r.iov_base = reinterpret_cast<void *>(raddr + done);
-        r.iov_len = len - done;
+        l.iov_len = pieces_at_start ? std::min(len - done, size_t{64} << 10) : len - done;
+        r.iov_base = reinterpret_cast<void *>(raddr + (pieces_at_start ? 0 : done));
+        r.iov_len = l.iov_len;
         ssize_t n = process_vm_writev(p->pid, &l, 1, &r, 1, 0);
         if (n <= 0)
             return errno == ESRCH ? IBV_WC_RETRY_EXC_ERR : IBV_WC_REM_ACCESS_ERR;

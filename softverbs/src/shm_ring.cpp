@@ -166,7 +166,9 @@ bool ShmRing::send(const Frame &f, const void *payload, size_t len)
         return true;
     // The ring is full: the rest waits here (copied: the caller's buffer may go), and the
     // consumer wakes us when it has made room.
-    overflow_.push_back({f, std::vector<uint8_t>(p + off, p + len), 0});
+    // Mutant: the whole payload is queued, so the chunks already in the ring travel twice.
+    const size_t from = hcts::mutant("sv_ring_overflow_queues_whole") ? 0 : off;
+    overflow_.push_back({f, std::vector<uint8_t>(p + from, p + len), 0});
     overflow_.back().f.len = f.len;
     out().producer_waiting.store(1, std::memory_order_seq_cst);
     bool moved = flush(); // the consumer may have made room meanwhile
