@@ -4,11 +4,11 @@
 // or under MPI (where each rank's driver does only its own part).
 //
 // A driver owns `geometry.ranks` ranks, each with a communication buffer whose
-// first geometry.regionBytes() bytes are the region the model tracks (guard,
+// first geometry.region_bytes() bytes are the region the model tracks (guard,
 // window, guard) and whose next geometry.window bytes are scratch for wait
 // snapshots. Every rank has a data thread and a wait thread of engine AICPU_TS
 // and one thread of a CPU engine (for wrong-engine calls); every pair of ranks
-// has a channel with geometry.notifyNum notifies.
+// has a channel with geometry.notify_num notifies.
 #pragma once
 
 #include <climits>
@@ -23,14 +23,14 @@
 
 namespace hcts::prop {
 
-// postWait() may return this when the call's result is known only once the
+// post_wait() may return this when the call's result is known only once the
 // wait finished (an adapter returns the program's results at the end of its
 // launch); join() then reports it.
 constexpr int32_t kRcPending = INT32_MIN;
 
 struct CallResult {
-    int32_t rc = 0;        // what the call returned
-    int32_t taskError = 0; // an asynchronous failure of the enqueued task (0: none)
+    int32_t rc = 0;         // what the call returned
+    int32_t task_error = 0; // an asynchronous failure of the enqueued task (0: none)
 };
 
 struct WaitResult {
@@ -49,7 +49,7 @@ class Driver {
     virtual ~Driver() = default;
     virtual std::string name() const = 0;
 
-    // Sets up a fresh world: new ranks, buffers holding Model::initialRegion,
+    // Sets up a fresh world: new ranks, buffers holding Model::initial_region,
     // notifies clear. Throws std::runtime_error when the world cannot be built.
     virtual void reset(const Geometry &g) = 0;
 
@@ -61,12 +61,12 @@ class Driver {
     // outcome. PostWait/Join split the same into two steps; at most one wait per
     // rank is posted at a time.
     virtual WaitResult wait(const Op &op) = 0;
-    virtual int32_t postWait(const Op &op) = 0;
+    virtual int32_t post_wait(const Op &op) = 0;
     virtual WaitResult join(uint32_t rank) = 0;
 
     // The suite's own access to communication memory (not through the API under test).
-    virtual void writeRegion(uint32_t rank, uint32_t regionOff, std::span<const uint8_t> bytes) = 0;
-    virtual std::vector<uint8_t> readRegion(uint32_t rank) = 0;
+    virtual void write_region(uint32_t rank, uint32_t region_off, std::span<const uint8_t> bytes) = 0;
+    virtual std::vector<uint8_t> read_region(uint32_t rank) = 0;
 };
 
 } // namespace hcts::prop

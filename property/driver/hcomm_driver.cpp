@@ -26,7 +26,7 @@ void check(int32_t rc, const std::string &what)
 
 // Runs fn(r) for every rank at once: bootstrap and channel set-up are
 // collective, so one rank's call may wait for the others.
-void forEachRankConcurrently(uint32_t n, const std::function<void(uint32_t)> &fn)
+void for_each_rank_concurrently(uint32_t n, const std::function<void(uint32_t)> &fn)
 {
     std::vector<std::exception_ptr> errors(n);
     std::vector<std::thread> ts;
@@ -97,32 +97,32 @@ class HcommDriverImpl final : public HcommDriver {
                                      ", which the property suite needs");
         // Host-side calls: the same script, run by the host build of the program on
         // a host thread. Its hcomm calls bind to the IUT loaded globally before it.
-        hostPrograms_ = HostPrograms::open(opts_.programs);
-        timeoutInSeconds_ = opts_.timeoutInSeconds;
-        if (timeoutInSeconds_)
-            unitNote_ = "stated (--timeout-unit)";
+        host_programs_ = HostPrograms::open(opts_.programs);
+        timeout_in_seconds_ = opts_.timeout_in_seconds;
+        if (timeout_in_seconds_)
+            unit_note_ = "stated (--timeout-unit)";
     }
     ~HcommDriverImpl() override { teardown(); }
 
     std::string name() const override { return "hcomm(" + iut_.path() + ", adapter " + adapter_.name() + ")"; }
-    std::optional<bool> timeoutInSeconds() const override { return timeoutInSeconds_; }
-    std::string timeoutUnitNote() const override { return unitNote_; }
+    std::optional<bool> timeout_in_seconds() const override { return timeout_in_seconds_; }
+    std::string timeout_unit_note() const override { return unit_note_; }
 
     void reset(const Geometry &g) override
     {
-        if (!timeoutInSeconds_) {
+        if (!timeout_in_seconds_) {
             // A world of its own for the probe: its timed-out wait leaves nothing
             // behind in the worlds the cases run in.
-            buildWorld(g);
-            measureTimeoutUnit();
+            build_world(g);
+            measure_timeout_unit();
         }
-        buildWorld(g);
+        build_world(g);
         Model m(g);
         for (uint32_t r = 0; r < g.ranks; ++r) {
             if (!local(r))
                 continue;
-            auto init = m.initialRegion(r);
-            init.resize(g.regionBytes() + g.window, 0); // + snapshot scratch
+            auto init = m.initial_region(r);
+            init.resize(g.region_bytes() + g.window, 0); // + snapshot scratch
             adapter_.to_device(ranks_[r].buf, init.data(), init.size());
         }
     }
@@ -138,27 +138,27 @@ class HcommDriverImpl final : public HcommDriver {
             thread = me.cpu;
         }
         Script s;
-        auto localAddr = [&](Addr x, uint32_t off) { return addr(address(x, me.buf, me.size, w + off, op.len)); };
-        auto remoteAddr = [&](Addr x, uint32_t off) {
-            return addr(address(x, me.remote[op.peer], me.remoteSize[op.peer], w + off, op.len));
+        auto local_addr = [&](Addr x, uint32_t off) { return addr(address(x, me.buf, me.size, w + off, op.len)); };
+        auto remote_addr = [&](Addr x, uint32_t off) {
+            return addr(address(x, me.remote[op.peer], me.remote_size[op.peer], w + off, op.len));
         };
         hcts_op *o = nullptr;
         switch (op.kind) {
         case OpKind::Wwn:
         case OpKind::Write:
             o = &s.add(op.kind == OpKind::Wwn ? HCTS_OP_WWN : HCTS_OP_WRITE, thread);
-            o->dst = remoteAddr(op.dstAddr, op.dstOff);
-            o->src = localAddr(op.srcAddr, op.srcOff);
+            o->dst = remote_addr(op.dst_addr, op.dst_off);
+            o->src = local_addr(op.src_addr, op.src_off);
             break;
         case OpKind::Read:
             o = &s.add(HCTS_OP_READ, thread);
-            o->dst = localAddr(op.dstAddr, op.dstOff);
-            o->src = remoteAddr(op.srcAddr, op.srcOff);
+            o->dst = local_addr(op.dst_addr, op.dst_off);
+            o->src = remote_addr(op.src_addr, op.src_off);
             break;
         case OpKind::LocalCopy:
             o = &s.add(HCTS_OP_LOCAL_COPY, thread);
-            o->dst = localAddr(op.dstAddr, op.dstOff);
-            o->src = localAddr(op.srcAddr, op.srcOff);
+            o->dst = local_addr(op.dst_addr, op.dst_off);
+            o->src = local_addr(op.src_addr, op.src_off);
             break;
         case OpKind::Record: o = &s.add(HCTS_OP_RECORD, thread); break;
         case OpKind::Fence: o = &s.add(HCTS_OP_FENCE, thread); break;
@@ -168,17 +168,17 @@ class HcommDriverImpl final : public HcommDriver {
         o->len = op.len;
         o->idx = op.idx;
         if (op.side == Side::Host) {
-            (void)hostPrograms_->run("ops", s.block.get()); // the same call, made from a host thread
+            (void)host_programs_->run("ops", s.block.get()); // the same call, made from a host thread
             return {s.op(0).rc, 0};
         }
-        const LaunchOut out = launch(op.rank, s, opts_.launchSlackMs);
+        const LaunchOut out = launch(op.rank, s, opts_.launch_slack_ms);
         const int32_t rc = out.script.op(0).rc;
-        return {rc, rc == 0 ? out.taskError : 0};
+        return {rc, rc == 0 ? out.task_error : 0};
     }
 
     WaitResult wait(const Op &op) override
     {
-        const int32_t rc = postWait(op);
+        const int32_t rc = post_wait(op);
         if (rc != 0 && rc != kRcPending) {
             WaitResult r;
             r.rc = rc;
@@ -187,26 +187,26 @@ class HcommDriverImpl final : public HcommDriver {
         return join(op.rank);
     }
 
-    int32_t postWait(const Op &op) override
+    int32_t post_wait(const Op &op) override
     {
         Rank &me = ranks_.at(op.rank);
         Posted &p = posted_.at(op.rank);
         if (p.active)
-            throw std::logic_error("postWait: rank " + std::to_string(op.rank) + " already has a posted wait");
-        const uint32_t timeout = *timeoutInSeconds_ ? std::max<uint32_t>((op.timeoutMs + 999) / 1000, 1)
-                                                    : std::max<uint32_t>(op.timeoutMs, 1);
+            throw std::logic_error("post_wait: rank " + std::to_string(op.rank) + " already has a posted wait");
+        const uint32_t timeout = *timeout_in_seconds_ ? std::max<uint32_t>((op.timeout_ms + 999) / 1000, 1)
+                                                      : std::max<uint32_t>(op.timeout_ms, 1);
         Script s;
-        hcts_op &waitOp = s.add(HCTS_OP_WAIT, me.wait);
-        waitOp.channel = me.ch.at(op.peer);
-        waitOp.idx = op.idx;
-        waitOp.timeout = timeout;
+        hcts_op &wait_op = s.add(HCTS_OP_WAIT, me.wait);
+        wait_op.channel = me.ch.at(op.peer);
+        wait_op.idx = op.idx;
+        wait_op.timeout = timeout;
         // Behind the wait on the same in-order thread: the window as it is the
         // moment the notify is consumed (the device observer path).
         hcts_op &snap = s.add(HCTS_OP_LOCAL_COPY, me.wait, HCTS_OP_F_IF_PREV_OK);
         snap.src = addr(me.buf + geo_.guard);
-        snap.dst = addr(me.buf + geo_.regionBytes());
+        snap.dst = addr(me.buf + geo_.region_bytes());
         snap.len = geo_.window;
-        const uint32_t deadline = (*timeoutInSeconds_ ? timeout * 1000 : timeout) + opts_.launchSlackMs;
+        const uint32_t deadline = (*timeout_in_seconds_ ? timeout * 1000 : timeout) + opts_.launch_slack_ms;
         p.result = std::async(std::launch::async, [=, this] { return launch(op.rank, s, deadline); });
         p.active = true;
         // A rejected wait returns at once; an accepted one stays pending. The
@@ -232,34 +232,34 @@ class HcommDriverImpl final : public HcommDriver {
         r.rc = out.script.op(0).rc;
         if (r.rc != 0)
             return r;
-        const int32_t copyRc = out.script.op(1).rc;
-        r.completed = out.taskError == 0 && !out.timedOut;
-        if (r.completed && copyRc != 0)
-            r.detail = "the snapshot copy behind the wait was refused: " + hccl_result_name(copyRc);
-        if (r.completed && copyRc == 0) {
+        const int32_t copy_rc = out.script.op(1).rc;
+        r.completed = out.task_error == 0 && !out.timed_out;
+        if (r.completed && copy_rc != 0)
+            r.detail = "the snapshot copy behind the wait was refused: " + hccl_result_name(copy_rc);
+        if (r.completed && copy_rc == 0) {
             r.snapshot.resize(geo_.window);
-            adapter_.to_host(r.snapshot.data(), ranks_[rank].buf + geo_.regionBytes(), geo_.window);
+            adapter_.to_host(r.snapshot.data(), ranks_[rank].buf + geo_.region_bytes(), geo_.window);
         }
         if (!r.completed) {
-            if (out.taskError != 0 && out.taskError != HCCL_E_TIMEOUT)
-                r.detail = "the wait failed with task error " + hccl_result_name(out.taskError) +
+            if (out.task_error != 0 && out.task_error != HCCL_E_TIMEOUT)
+                r.detail = "the wait failed with task error " + hccl_result_name(out.task_error) +
                            " instead of completing or timing out";
-            if (out.timedOut)
+            if (out.timed_out)
                 r.detail = "the device launch passed its deadline (a hang, not a wait timeout)";
             // A timed-out wait leaves its thread in the error state, like a stream
             // exception: use a fresh thread for the next wait.
-            ranks_[rank].wait = freshThread(rank, "replacement wait thread");
+            ranks_[rank].wait = fresh_thread(rank, "replacement wait thread");
         }
         return r;
     }
 
-    void writeRegion(uint32_t rank, uint32_t off, std::span<const uint8_t> bytes) override
+    void write_region(uint32_t rank, uint32_t off, std::span<const uint8_t> bytes) override
     {
         adapter_.to_device(ranks_.at(rank).buf + off, bytes.data(), bytes.size());
     }
-    std::vector<uint8_t> readRegion(uint32_t rank) override
+    std::vector<uint8_t> read_region(uint32_t rank) override
     {
-        std::vector<uint8_t> out(geo_.regionBytes());
+        std::vector<uint8_t> out(geo_.region_bytes());
         adapter_.to_host(out.data(), ranks_.at(rank).buf, out.size());
         return out;
     }
@@ -274,14 +274,14 @@ class HcommDriverImpl final : public HcommDriver {
         ThreadHandle data = 0, wait = 0, cpu = 0;
         uint8_t *buf = nullptr;
         uint64_t size = 0;
-        std::vector<ChannelHandle> ch;    // [peer]
-        std::vector<uint8_t *> remote;    // [peer]: the peer's buffer as this rank addresses it
-        std::vector<uint64_t> remoteSize; // [peer]
+        std::vector<ChannelHandle> ch;     // [peer]
+        std::vector<uint8_t *> remote;     // [peer]: the peer's buffer as this rank addresses it
+        std::vector<uint64_t> remote_size; // [peer]
     };
     struct LaunchOut {
         Script script; // the block as the program left it (return codes)
-        int32_t taskError = 0;
-        bool timedOut = false;
+        int32_t task_error = 0;
+        bool timed_out = false;
     };
     struct Posted {
         bool active = false;
@@ -289,7 +289,7 @@ class HcommDriverImpl final : public HcommDriver {
         std::optional<LaunchOut> done; // collected early (the post was rejected at once)
     };
 
-    bool local(uint32_t r) const { return opts_.onlyRank < 0 || static_cast<uint32_t>(opts_.onlyRank) == r; }
+    bool local(uint32_t r) const { return opts_.only_rank < 0 || static_cast<uint32_t>(opts_.only_rank) == r; }
 
     static void *address(Addr a, uint8_t *base, uint64_t size, uint32_t off, uint32_t len)
     {
@@ -305,25 +305,25 @@ class HcommDriverImpl final : public HcommDriver {
 
     // Runs `s` on rank's device side; a launch the adapter could not make is the
     // harness's failure (an exception), not an observation.
-    LaunchOut launch(uint32_t rank, Script s, uint32_t timeoutMs) const
+    LaunchOut launch(uint32_t rank, Script s, uint32_t timeout_ms) const
     {
         LaunchOut out;
         out.script = std::move(s);
         hcts_launch_status st{};
         const int32_t rc =
-            adapter_.run(ranks_[rank].comm, "ops", out.script.block.get(), sizeof(hcts_prog_ops_v2), timeoutMs, st);
+            adapter_.run(ranks_[rank].comm, "ops", out.script.block.get(), sizeof(hcts_prog_ops_v2), timeout_ms, st);
         if (rc != HCCL_SUCCESS && rc != HCCL_E_TIMEOUT)
             throw std::runtime_error("the adapter could not run hcts_prog_ops on rank " + std::to_string(rank) + ": " +
                                      hccl_result_name(rc));
         if (st.program_return == HCTS_PROG_BAD_ARGS)
             throw std::runtime_error("hcts_prog_ops refused its argument block (HCTS_PROG_BAD_ARGS) on rank " +
                                      std::to_string(rank));
-        out.taskError = st.task_error;
-        out.timedOut = st.timed_out != 0 || rc == HCCL_E_TIMEOUT;
+        out.task_error = st.task_error;
+        out.timed_out = st.timed_out != 0 || rc == HCCL_E_TIMEOUT;
         return out;
     }
 
-    ThreadHandle freshThread(uint32_t rank, const std::string &what)
+    ThreadHandle fresh_thread(uint32_t rank, const std::string &what)
     {
         ThreadHandle t = 0;
         check(api_.HcclThreadAcquire(ranks_[rank].comm, COMM_ENGINE_AICPU_TS, 1, 1, &t),
@@ -333,33 +333,33 @@ class HcommDriverImpl final : public HcommDriver {
 
     // A wait with timeOut 1 on a notify nobody raises, on a fresh AICPU_TS
     // thread: ~1 s means the IUT counts seconds, ~1 ms milliseconds.
-    void measureTimeoutUnit()
+    void measure_timeout_unit()
     {
-        const uint32_t r = opts_.onlyRank < 0 ? 0 : static_cast<uint32_t>(opts_.onlyRank);
+        const uint32_t r = opts_.only_rank < 0 ? 0 : static_cast<uint32_t>(opts_.only_rank);
         const uint32_t peer = r == 0 ? 1 : 0;
         Script s;
-        hcts_op &probe = s.add(HCTS_OP_WAIT, freshThread(r, "timeout-unit probe"));
+        hcts_op &probe = s.add(HCTS_OP_WAIT, fresh_thread(r, "timeout-unit probe"));
         probe.channel = ranks_[r].ch.at(peer);
-        probe.idx = geo_.notifyNum - 1;
+        probe.idx = geo_.notify_num - 1;
         probe.timeout = 1;
         const auto t0 = std::chrono::steady_clock::now();
-        const LaunchOut out = launch(r, s, 10000 + opts_.launchSlackMs);
+        const LaunchOut out = launch(r, s, 10000 + opts_.launch_slack_ms);
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         if (const int32_t rc = out.script.op(0).rc; rc != 0)
             throw std::runtime_error("the timeout-unit probe (a wait with timeOut 1) was rejected: " +
                                      hccl_result_name(rc) + "; state the unit with --timeout-unit s|ms");
-        if (out.timedOut)
+        if (out.timed_out)
             throw std::runtime_error(
                 "the timeout-unit probe (a wait with timeOut 1) did not end within 10 s; state the "
                 "unit with --timeout-unit s|ms");
-        timeoutInSeconds_ = ms >= kSecondsThresholdMs;
+        timeout_in_seconds_ = ms >= kSecondsThresholdMs;
         char buf[128];
         std::snprintf(buf, sizeof buf, "measured: a wait with timeOut 1 ended after %.1f ms%s", ms,
-                      out.taskError == 0 ? " (it did not report a timeout)" : "");
-        unitNote_ = buf;
+                      out.task_error == 0 ? " (it did not report a timeout)" : "");
+        unit_note_ = buf;
     }
 
-    void buildWorld(const Geometry &g)
+    void build_world(const Geometry &g)
     {
         teardown();
         geo_ = g;
@@ -369,21 +369,21 @@ class HcommDriverImpl final : public HcommDriver {
         HcclRootInfo root{};
         if (local(0))
             check(api_.HcclGetRootInfo(&root), "HcclGetRootInfo");
-        if (opts_.shareRootInfo)
-            opts_.shareRootInfo(root);
-        forEachRankConcurrently(g.ranks, [&](uint32_t r) {
+        if (opts_.share_root_info)
+            opts_.share_root_info(root);
+        for_each_rank_concurrently(g.ranks, [&](uint32_t r) {
             if (!local(r))
                 return;
             check(api_.HcclCommInitRootInfo(g.ranks, &root, r, &ranks_[r].comm),
                   "HcclCommInitRootInfo(rank " + std::to_string(r) + ")");
         });
-        forEachRankConcurrently(g.ranks, [&](uint32_t r) {
+        for_each_rank_concurrently(g.ranks, [&](uint32_t r) {
             if (local(r))
-                setUpRank(r);
+                set_up_rank(r);
         });
     }
 
-    void setUpRank(uint32_t r)
+    void set_up_rank(uint32_t r)
     {
         Rank &me = ranks_[r];
         const std::string who = " (rank " + std::to_string(r) + ")";
@@ -397,9 +397,9 @@ class HcommDriverImpl final : public HcommDriver {
             api_.HcclThreadAcquire(me.comm, COMM_ENGINE_CPU, 1, 1, &me.cpu) != HCCL_SUCCESS)
             me.cpu = 0;
         check(api_.HcclGetHcclBuffer(me.comm, reinterpret_cast<void **>(&me.buf), &me.size), "HcclGetHcclBuffer" + who);
-        if (me.size < geo_.regionBytes() + geo_.window)
+        if (me.size < geo_.region_bytes() + geo_.window)
             throw std::runtime_error("HcclGetHcclBuffer" + who + " gave " + std::to_string(me.size) + " bytes, need " +
-                                     std::to_string(geo_.regionBytes() + geo_.window));
+                                     std::to_string(geo_.region_bytes() + geo_.window));
         std::vector<HcclChannelDesc> descs;
         std::vector<uint32_t> peers;
         for (uint32_t p = 0; p < geo_.ranks; ++p) {
@@ -409,7 +409,7 @@ class HcommDriverImpl final : public HcommDriver {
             HcclChannelDescInit(&d, 1);
             d.remoteRank = p;
             d.channelProtocol = protocol();
-            d.notifyNum = geo_.notifyNum;
+            d.notifyNum = geo_.notify_num;
             descs.push_back(d);
             peers.push_back(p);
         }
@@ -419,12 +419,12 @@ class HcommDriverImpl final : public HcommDriver {
               "HcclChannelAcquire" + who);
         me.ch.assign(geo_.ranks, 0);
         me.remote.assign(geo_.ranks, nullptr);
-        me.remoteSize.assign(geo_.ranks, 0);
+        me.remote_size.assign(geo_.ranks, 0);
         for (size_t i = 0; i < peers.size(); ++i) {
             const uint32_t p = peers[i];
             me.ch[p] = chs[i];
             check(api_.HcclChannelGetHcclBuffer(me.comm, chs[i], reinterpret_cast<void **>(&me.remote[p]),
-                                                &me.remoteSize[p]),
+                                                &me.remote_size[p]),
                   "HcclChannelGetHcclBuffer" + who);
         }
     }
@@ -465,9 +465,9 @@ class HcommDriverImpl final : public HcommDriver {
     const Library &iut_;
     const HcommApi &api_;
     const Adapter &adapter_;
-    std::unique_ptr<HostPrograms> hostPrograms_;
-    std::optional<bool> timeoutInSeconds_;
-    std::string unitNote_;
+    std::unique_ptr<HostPrograms> host_programs_;
+    std::optional<bool> timeout_in_seconds_;
+    std::string unit_note_;
     Geometry geo_;
     std::vector<Rank> ranks_;
     std::vector<Posted> posted_;
@@ -475,10 +475,10 @@ class HcommDriverImpl final : public HcommDriver {
 
 } // namespace
 
-std::unique_ptr<HcommDriver> makeHcommDriver(const HcommDriverOptions &opts)
+std::unique_ptr<HcommDriver> make_hcomm_driver(const HcommDriverOptions &opts)
 {
     if (!opts.iut || !opts.adapter)
-        throw std::invalid_argument("makeHcommDriver: an IUT and an adapter are needed");
+        throw std::invalid_argument("make_hcomm_driver: an IUT and an adapter are needed");
     return std::make_unique<HcommDriverImpl>(opts);
 }
 

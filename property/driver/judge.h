@@ -18,7 +18,7 @@ namespace hcts::prop {
 // does not gate (a STRICT one under the default gate, a PROFILE) is a
 // departure: recorded, not a failure, and the model tolerates the call.
 using GatesOn = std::function<bool(const std::string &clause)>;
-inline bool gatesOnEverything(const std::string &) { return true; }
+inline bool gates_on_everything(const std::string &) { return true; }
 
 // A rule the implementation departed from without failing the case.
 struct Departure {
@@ -29,7 +29,7 @@ struct Departure {
 class Judge {
   public:
     Judge(Driver &driver, const Geometry &g, NotifyProfile profile = NotifyProfile::Binary,
-          GatesOn gates = gatesOnEverything);
+          GatesOn gates = gates_on_everything);
     ~Judge();
     Judge(const Judge &) = delete;
     Judge &operator=(const Judge &) = delete;
@@ -45,16 +45,16 @@ class Judge {
     Driver &driver() { return driver_; }
     const std::vector<std::string> &log() const { return log_; }
     // The clause of the first violation that failed the case (empty: none).
-    const std::string &failedClause() const { return failedClause_; }
+    const std::string &failed_clause() const { return failed_clause_; }
     // Clause -> departure, for the violations that did not fail the case.
     const std::map<std::string, Departure> &departures() const { return departures_; }
 
   private:
     using Clock = std::chrono::steady_clock;
     static constexpr uint32_t kConfirmTimeoutMs = 3000;
-    std::string judgeWait(const Op &op, const WaitResult &r, uint64_t lateFromOp = UINT64_MAX);
+    std::string judge_wait(const Op &op, const WaitResult &r, uint64_t late_from_op = UINT64_MAX);
     // Judges a call the model expected with `exp` that returned `rc`.
-    std::string judgeCall(const Op &op, const Expectation &exp, int32_t rc);
+    std::string judge_call(const Op &op, const Expectation &exp, int32_t rc);
     // The text of the violations that fail the case; the others become departures.
     std::string sort(const Violations &v);
     std::string sort(std::string clause, std::string text)
@@ -62,15 +62,15 @@ class Judge {
         return sort(Violations{{std::move(clause), std::move(text)}});
     }
     // The first model op issued after `deadline` minus a delivery margin.
-    uint64_t lateFrom(Clock::time_point deadline) const;
+    uint64_t late_from(Clock::time_point deadline) const;
 
     Driver &driver_;
     Model model_;
     GatesOn gates_;
-    std::string failedClause_;
+    std::string failed_clause_;
     std::map<std::string, Departure> departures_;
     std::vector<Op> posted_;                                     // [rank]: the posted wait, kind == Join when none
-    std::vector<Clock::time_point> postedAt_;                    // [rank]: when it was posted
+    std::vector<Clock::time_point> posted_at_;                   // [rank]: when it was posted
     std::vector<std::pair<uint64_t, Clock::time_point>> issued_; // (model op number, call start) of records
     std::vector<std::string> log_;
 };

@@ -39,7 +39,7 @@ struct ReplyHead {
 };
 static_assert(std::is_trivially_copyable_v<ReplyHead> && sizeof(ReplyHead) == 24);
 
-void sendReply(const Reply &r)
+void send_reply(const Reply &r)
 {
     const ReplyHead head{
         r.ok, r.a, r.b, r.c, static_cast<uint32_t>(r.bytes.size()), static_cast<uint32_t>(r.text.size())};
@@ -50,7 +50,7 @@ void sendReply(const Reply &r)
     MPI_Send(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, 0, kTag, MPI_COMM_WORLD);
 }
 
-Reply recvReply(int from)
+Reply recv_reply(int from)
 {
     MPI_Status st;
     MPI_Probe(from, kTag, MPI_COMM_WORLD, &st);
@@ -85,10 +85,10 @@ Reply execute(Driver &d, const Header &h, const std::vector<uint8_t> &payload)
         case Method::Call: {
             const CallResult c = d.call(h.op);
             r.a = c.rc;
-            r.b = c.taskError;
+            r.b = c.task_error;
             break;
         }
-        case Method::PostWait: r.a = d.postWait(h.op); break;
+        case Method::PostWait: r.a = d.post_wait(h.op); break;
         case Method::Wait:
         case Method::Join: {
             const WaitResult w = h.method == Method::Wait ? d.wait(h.op) : d.join(h.rank);
@@ -98,8 +98,8 @@ Reply execute(Driver &d, const Header &h, const std::vector<uint8_t> &payload)
             r.text = w.detail;
             break;
         }
-        case Method::WriteRegion: d.writeRegion(h.rank, h.off, payload); break;
-        case Method::ReadRegion: r.bytes = d.readRegion(h.rank); break;
+        case Method::WriteRegion: d.write_region(h.rank, h.off, payload); break;
+        case Method::ReadRegion: r.bytes = d.read_region(h.rank); break;
         case Method::Stop: break;
         }
     } catch (const std::exception &e) {
@@ -128,7 +128,7 @@ class MpiDriver final : public Driver {
         Reply mine = execute(local_, h, none);
         std::string errors = mine.ok ? "" : "rank 0: " + mine.text + "\n";
         for (int r = 1; r < size_; ++r) {
-            const Reply rr = recvReply(r);
+            const Reply rr = recv_reply(r);
             if (!rr.ok)
                 errors += "rank " + std::to_string(r) + ": " + rr.text + "\n";
         }
@@ -140,17 +140,17 @@ class MpiDriver final : public Driver {
         const Reply r = request(Method::Call, op.rank, op);
         return {r.a, r.b};
     }
-    WaitResult wait(const Op &op) override { return toWait(request(Method::Wait, op.rank, op)); }
-    int32_t postWait(const Op &op) override { return request(Method::PostWait, op.rank, op).a; }
-    WaitResult join(uint32_t rank) override { return toWait(request(Method::Join, rank, Op{})); }
-    void writeRegion(uint32_t rank, uint32_t off, std::span<const uint8_t> bytes) override
+    WaitResult wait(const Op &op) override { return to_wait(request(Method::Wait, op.rank, op)); }
+    int32_t post_wait(const Op &op) override { return request(Method::PostWait, op.rank, op).a; }
+    WaitResult join(uint32_t rank) override { return to_wait(request(Method::Join, rank, Op{})); }
+    void write_region(uint32_t rank, uint32_t off, std::span<const uint8_t> bytes) override
     {
         request(Method::WriteRegion, rank, Op{}, off, std::vector<uint8_t>(bytes.begin(), bytes.end()));
     }
-    std::vector<uint8_t> readRegion(uint32_t rank) override { return request(Method::ReadRegion, rank, Op{}).bytes; }
+    std::vector<uint8_t> read_region(uint32_t rank) override { return request(Method::ReadRegion, rank, Op{}).bytes; }
 
   private:
-    static WaitResult toWait(const Reply &r)
+    static WaitResult to_wait(const Reply &r)
     {
         WaitResult w;
         w.rc = r.a;
@@ -168,7 +168,7 @@ class MpiDriver final : public Driver {
         h.off = off;
         h.len = static_cast<uint32_t>(payload.size());
         broadcast(h, payload);
-        Reply r = rank == 0 ? execute(local_, h, payload) : recvReply(static_cast<int>(rank));
+        Reply r = rank == 0 ? execute(local_, h, payload) : recv_reply(static_cast<int>(rank));
         if (!r.ok)
             throw std::runtime_error("rank " + std::to_string(rank) + ": " + r.text);
         return r;
@@ -180,9 +180,9 @@ class MpiDriver final : public Driver {
 
 } // namespace
 
-std::unique_ptr<Driver> makeMpiDriver(Driver &local) { return std::make_unique<MpiDriver>(local); }
+std::unique_ptr<Driver> make_mpi_driver(Driver &local) { return std::make_unique<MpiDriver>(local); }
 
-void serveMpiDriver(Driver &local)
+void serve_mpi_driver(Driver &local)
 {
     int me = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -193,11 +193,11 @@ void serveMpiDriver(Driver &local)
         if (h.method == Method::Stop)
             return;
         if (h.method == Method::Reset || h.rank == static_cast<uint32_t>(me))
-            sendReply(execute(local, h, payload));
+            send_reply(execute(local, h, payload));
     }
 }
 
-void stopMpiServers()
+void stop_mpi_servers()
 {
     Header h;
     h.method = Method::Stop;

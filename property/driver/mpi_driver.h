@@ -4,7 +4,7 @@
 // all processes, the process owning the op's rank executes it on its local
 // driver, and the result comes back to rank 0, which judges it with the model.
 // Shrinking reruns whole cases, so every replay runs on all ranks too. The
-// other processes run serveMpiDriver() until rank 0 finishes. MPI carries only
+// other processes run serve_mpi_driver() until rank 0 finishes. MPI carries only
 // this control traffic, never the data under test.
 #pragma once
 
@@ -16,10 +16,10 @@ namespace hcts::prop {
 
 // On rank 0: wraps `local` (which owns rank 0) so that ops of other ranks run
 // on their processes.
-std::unique_ptr<Driver> makeMpiDriver(Driver &local);
+std::unique_ptr<Driver> make_mpi_driver(Driver &local);
 // On ranks > 0: executes what rank 0 sends until it says stop.
-void serveMpiDriver(Driver &local);
+void serve_mpi_driver(Driver &local);
 // On rank 0, when done: releases the servers.
-void stopMpiServers();
+void stop_mpi_servers();
 
 } // namespace hcts::prop

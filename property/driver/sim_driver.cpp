@@ -20,12 +20,12 @@ class SimDriver final : public Driver {
         Model m(g);
         mem_.clear();
         for (uint32_t r = 0; r < g.ranks; ++r) {
-            auto region = m.initialRegion(r);
-            region.resize(g.regionBytes() + g.window, 0); // + snapshot scratch
+            auto region = m.initial_region(r);
+            region.resize(g.region_bytes() + g.window, 0); // + snapshot scratch
             mem_.push_back(std::move(region));
         }
         // One extra slot per channel so that the off-by-one fault has somewhere to go.
-        bits_.assign(size_t{g.ranks} * g.ranks * (g.notifyNum + 1), 0);
+        bits_.assign(size_t{g.ranks} * g.ranks * (g.notify_num + 1), 0);
         posted_.assign(g.ranks, Op{OpKind::Join});
         done_.assign(g.ranks, WaitResult{});
     }
@@ -39,15 +39,15 @@ class SimDriver final : public Driver {
         case OpKind::Wwn:
             if (fault_ == SimFault::NotifyBeforeData) {
                 raise(op.peer, op.rank, op.idx);
-                copy(op.peer, w + op.dstOff, op.rank, w + op.srcOff, op.len);
+                copy(op.peer, w + op.dst_off, op.rank, w + op.src_off, op.len);
             } else {
-                copy(op.peer, w + op.dstOff, op.rank, w + op.srcOff, op.len);
+                copy(op.peer, w + op.dst_off, op.rank, w + op.src_off, op.len);
                 raise(op.peer, op.rank, op.idx);
             }
             break;
-        case OpKind::Write: copy(op.peer, w + op.dstOff, op.rank, w + op.srcOff, op.len); break;
-        case OpKind::Read: copy(op.rank, w + op.dstOff, op.peer, w + op.srcOff, op.len); break;
-        case OpKind::LocalCopy: copy(op.rank, w + op.dstOff, op.rank, w + op.srcOff, op.len); break;
+        case OpKind::Write: copy(op.peer, w + op.dst_off, op.rank, w + op.src_off, op.len); break;
+        case OpKind::Read: copy(op.rank, w + op.dst_off, op.peer, w + op.src_off, op.len); break;
+        case OpKind::LocalCopy: copy(op.rank, w + op.dst_off, op.rank, w + op.src_off, op.len); break;
         case OpKind::Record: raise(op.peer, op.rank, op.idx); break;
         case OpKind::Fence: break;
         default: throw std::invalid_argument("SimDriver::call: " + show(op) + " is not a call");
@@ -58,19 +58,19 @@ class SimDriver final : public Driver {
     WaitResult wait(const Op &op) override
     {
         WaitResult r;
-        r.rc = postWait(op);
+        r.rc = post_wait(op);
         if (r.rc != kSuccess)
             return r;
         return join(op.rank);
     }
 
-    int32_t postWait(const Op &op) override
+    int32_t post_wait(const Op &op) override
     {
         if (int32_t rc = validate(op); rc != kSuccess)
             return rc;
         posted_[op.rank] = op;
         done_[op.rank] = WaitResult{};
-        tryComplete(op.rank);
+        try_complete(op.rank);
         return kSuccess;
     }
 
@@ -83,14 +83,14 @@ class SimDriver final : public Driver {
         return r;
     }
 
-    void writeRegion(uint32_t rank, uint32_t off, std::span<const uint8_t> bytes) override
+    void write_region(uint32_t rank, uint32_t off, std::span<const uint8_t> bytes) override
     {
         std::copy(bytes.begin(), bytes.end(), mem_.at(rank).begin() + off);
     }
-    std::vector<uint8_t> readRegion(uint32_t rank) override
+    std::vector<uint8_t> read_region(uint32_t rank) override
     {
         const auto &m = mem_.at(rank);
-        return {m.begin(), m.begin() + geo_.regionBytes()};
+        return {m.begin(), m.begin() + geo_.region_bytes()};
     }
 
   private:
@@ -98,24 +98,24 @@ class SimDriver final : public Driver {
     {
         const bool data = op.kind == OpKind::Wwn || op.kind == OpKind::Write || op.kind == OpKind::Read ||
                           op.kind == OpKind::LocalCopy;
-        if (data && (op.srcAddr == Addr::Null || op.dstAddr == Addr::Null))
+        if (data && (op.src_addr == Addr::Null || op.dst_addr == Addr::Null))
             return kPtr;
         if (op.side == Side::Host && !(fault_ == SimFault::HostAccepted && op.kind == OpKind::Wwn))
             return kNotSupport;
         if (op.side == Side::WrongEngine)
             return kNotSupport;
-        if (data && (op.len == 0 || op.srcAddr != Addr::InWindow || op.dstAddr != Addr::InWindow))
+        if (data && (op.len == 0 || op.src_addr != Addr::InWindow || op.dst_addr != Addr::InWindow))
             return kPara;
         const bool indexed = op.kind == OpKind::Wwn || op.kind == OpKind::Record || op.kind == OpKind::Wait ||
                              op.kind == OpKind::PostWait;
-        const uint32_t bound = fault_ == SimFault::IndexOffByOne ? geo_.notifyNum + 1 : geo_.notifyNum;
+        const uint32_t bound = fault_ == SimFault::IndexOffByOne ? geo_.notify_num + 1 : geo_.notify_num;
         if (indexed && op.idx >= bound)
             return kPara;
         return kSuccess;
     }
     uint8_t &bit(uint32_t rank, uint32_t peer, uint32_t idx)
     {
-        return bits_[(size_t{rank} * geo_.ranks + peer) * (geo_.notifyNum + 1) + idx];
+        return bits_[(size_t{rank} * geo_.ranks + peer) * (geo_.notify_num + 1) + idx];
     }
     void copy(uint32_t dr, uint32_t doff, uint32_t sr, uint32_t soff, uint32_t len)
     {
@@ -125,9 +125,9 @@ class SimDriver final : public Driver {
     void raise(uint32_t rank, uint32_t peer, uint32_t idx)
     {
         bit(rank, peer, idx) = 1;
-        tryComplete(rank);
+        try_complete(rank);
     }
-    void tryComplete(uint32_t rank)
+    void try_complete(uint32_t rank)
     {
         const Op &p = posted_[rank];
         if (p.kind == OpKind::Join || done_[rank].completed)
@@ -151,6 +151,6 @@ class SimDriver final : public Driver {
 
 } // namespace
 
-std::unique_ptr<Driver> makeSimDriver(SimFault fault) { return std::make_unique<SimDriver>(fault); }
+std::unique_ptr<Driver> make_sim_driver(SimFault fault) { return std::make_unique<SimDriver>(fault); }
 
 } // namespace hcts::prop

@@ -17,6 +17,6 @@ enum class SimFault {
     HostAccepted,     // a WWN from the host is accepted and executed
 };
 
-std::unique_ptr<Driver> makeSimDriver(SimFault fault = SimFault::None);
+std::unique_ptr<Driver> make_sim_driver(SimFault fault = SimFault::None);
 
 } // namespace hcts::prop

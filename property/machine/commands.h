@@ -18,13 +18,13 @@ namespace hcts::prop {
 struct GenState {
     const PropertySpec *spec = nullptr;
     const RunConfig *cfg = nullptr;
-    std::vector<uint8_t> posted;    // [rank]: a wait is posted
-    std::vector<Op> postedOp;       // [rank]: which
-    std::vector<uint32_t> maybeSet; // [(rank * ranks + peer) * notifyNum + idx]: records not yet waited for
-    uint32_t nextStamp = 1;
+    std::vector<uint8_t> posted;     // [rank]: a wait is posted
+    std::vector<Op> posted_op;       // [rank]: which
+    std::vector<uint32_t> maybe_set; // [(rank * ranks + peer) * notifyNum + idx]: records not yet waited for
+    uint32_t next_stamp = 1;
 };
 
-GenState initialGenState(const PropertySpec &spec, const RunConfig &cfg);
+GenState initial_gen_state(const PropertySpec &spec, const RunConfig &cfg);
 
 class OpCommand : public rc::state::Command<GenState, Judge> {
   public:
@@ -51,8 +51,8 @@ struct CaseFailure {
     // observation, so the property is ERROR. Sticky for the rest of the property.
     bool harness = false;
 };
-CaseFailure &lastFailure();
+CaseFailure &last_failure();
 // Records the failure of the case `j` (null: before it started) and fails it.
-[[noreturn]] void failCase(const Judge *j, std::string why, bool harness);
+[[noreturn]] void fail_case(const Judge *j, std::string why, bool harness);
 
 } // namespace hcts::prop

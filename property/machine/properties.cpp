@@ -27,7 +27,7 @@ class ShrinkCounter final : public rc::detail::TestListener {
     int shrinks = 0;
 };
 
-bool rcParamsHas(const char *key)
+bool rc_params_has(const char *key)
 {
     const char *p = std::getenv("RC_PARAMS");
     return p && std::string(p).find(key) != std::string::npos;
@@ -35,7 +35,7 @@ bool rcParamsHas(const char *key)
 
 } // namespace
 
-const std::vector<PropertySpec> &allProperties()
+const std::vector<PropertySpec> &all_properties()
 {
     static const std::vector<PropertySpec> props = [] {
         using enum Choice;
@@ -101,30 +101,30 @@ const std::vector<PropertySpec> &allProperties()
     return props;
 }
 
-const PropertySpec *findProperty(const std::string &name)
+const PropertySpec *find_property(const std::string &name)
 {
-    for (const auto &p : allProperties())
+    for (const auto &p : all_properties())
         if (p.name == name)
             return &p;
     return nullptr;
 }
 
-PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driver &driver)
+PropertyOutcome run_property(const PropertySpec &spec, const RunConfig &cfg, Driver &driver)
 {
     PropertyOutcome out;
     out.name = spec.name;
-    lastFailure() = CaseFailure{};
+    last_failure() = CaseFailure{};
 
     auto body = [&] {
         // Once the harness failed, every further case (shrinking included) fails
         // at once without touching the driver: the outcome is ERROR anyway.
-        if (lastFailure().harness)
-            RC_FAIL(lastFailure().why);
+        if (last_failure().harness)
+            RC_FAIL(last_failure().why);
         std::optional<Judge> j;
         try {
             j.emplace(driver, cfg.geometry, cfg.profile, cfg.gates);
         } catch (const std::exception &e) {
-            failCase(nullptr, std::string("the harness could not set up a case: ") + e.what(), true);
+            fail_case(nullptr, std::string("the harness could not set up a case: ") + e.what(), true);
         }
         // However the case ends (a failing step throws out of check()).
         struct Collect {
@@ -140,52 +140,52 @@ PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driv
                 }
             }
         } collect{*j, out.departures};
-        const GenState s0 = initialGenState(spec, cfg);
+        const GenState s0 = initial_gen_state(spec, cfg);
         rc::state::check(s0, *j, rc::state::gen::execOneOfWithArgs<OpCommand>());
         std::string err;
         try {
             err = j->finish();
         } catch (const std::exception &e) {
-            failCase(&*j, std::string("the harness failed at the end of a case: ") + e.what(), true);
+            fail_case(&*j, std::string("the harness failed at the end of a case: ") + e.what(), true);
         }
         if (!err.empty())
-            failCase(&*j, err, false);
+            fail_case(&*j, err, false);
     };
 
     const auto &conf = rc::detail::configuration();
     rc::detail::TestParams params = conf.testParams;
-    params.seed = runSeed(cfg);
-    if (!rcParamsHas("max_success"))
-        params.maxSuccess = cfg.maxSuccess;
-    if (!rcParamsHas("max_size"))
-        params.maxSize = cfg.maxSize;
+    params.seed = run_seed(cfg);
+    if (!rc_params_has("max_success"))
+        params.maxSuccess = cfg.max_success;
+    if (!rc_params_has("max_size"))
+        params.maxSize = cfg.max_size;
     out.seed = params.seed;
 
     rc::detail::TestMetadata meta;
     meta.id = spec.name;
     meta.description = spec.what;
     ShrinkCounter listener;
-    std::unordered_map<std::string, rc::detail::Reproduce> reproduceMap;
-    if (cfg.useReproduce)
-        reproduceMap = conf.reproduce;
+    std::unordered_map<std::string, rc::detail::Reproduce> reproduce_map;
+    if (cfg.use_reproduce)
+        reproduce_map = conf.reproduce;
     // A failure that depends on a race may not show on every run (RapidCheck
     // #137): a reproduce string is retried a few times before giving up.
-    const bool reproducing = reproduceMap.count(spec.name) != 0;
+    const bool reproducing = reproduce_map.count(spec.name) != 0;
     const int attempts = reproducing ? kReproduceAttempts : 1;
-    auto result = rc::detail::checkProperty(rc::detail::toProperty(body), meta, params, listener, reproduceMap);
+    auto result = rc::detail::checkProperty(rc::detail::toProperty(body), meta, params, listener, reproduce_map);
     for (int a = 1; a < attempts && result.is<rc::detail::Error>(); ++a) {
         std::cerr << "hcts-property: the reproduced case passed (attempt " << a << " of " << attempts
                   << "); it depends on timing, retrying\n";
-        result = rc::detail::checkProperty(rc::detail::toProperty(body), meta, params, listener, reproduceMap);
+        result = rc::detail::checkProperty(rc::detail::toProperty(body), meta, params, listener, reproduce_map);
     }
 
     out.shrinks = listener.shrinks;
-    if (lastFailure().harness) {
+    if (last_failure().harness) {
         // Not an observation of the implementation: no counterexample to shrink
         // or reproduce; the case as it stood when the harness failed.
-        out.harnessError = true;
-        out.description = lastFailure().why;
-        out.counterexample = lastFailure().log;
+        out.harness_error = true;
+        out.description = last_failure().why;
+        out.counterexample = last_failure().log;
         out.shrinks = 0;
         if (result.is<rc::detail::FailureResult>())
             out.runs = result.get<rc::detail::FailureResult>().numSuccess + 1;
@@ -197,24 +197,24 @@ PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driv
         out.runs = f.numSuccess + 1;
         // What the shrunk case's own run reported (RapidCheck's description comes
         // from a replay, which a racy failure may pass).
-        out.description = lastFailure().why.empty() ? f.description : lastFailure().why;
-        out.clause = lastFailure().clause;
+        out.description = last_failure().why.empty() ? f.description : last_failure().why;
+        out.clause = last_failure().clause;
         rc::detail::Configuration only;
         only.reproduce[spec.name] = f.reproduce;
         out.reproduce = rc::detail::configToMinimalString(only);
-        out.counterexample = lastFailure().log;
+        out.counterexample = last_failure().log;
     } else if (result.is<rc::detail::GaveUpResult>()) {
-        out.harnessError = true;
+        out.harness_error = true;
         out.runs = result.get<rc::detail::GaveUpResult>().numSuccess;
         out.description = "RapidCheck gave up: " + result.get<rc::detail::GaveUpResult>().description;
     } else {
-        out.harnessError = true;
+        out.harness_error = true;
         out.description = "RapidCheck error: " + result.get<rc::detail::Error>().description;
     }
     return out;
 }
 
-uint64_t runSeed(const RunConfig &cfg)
+uint64_t run_seed(const RunConfig &cfg)
 {
     return cfg.seed != 0 ? cfg.seed : rc::detail::configuration().testParams.seed;
 }

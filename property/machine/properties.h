@@ -65,18 +65,18 @@ struct PropertySpec {
     std::vector<std::string> clauses; // the catalogue clauses it checks (conformance/spec/clauses.yaml)
 };
 
-const std::vector<PropertySpec> &allProperties();
-const PropertySpec *findProperty(const std::string &name);
+const std::vector<PropertySpec> &all_properties();
+const PropertySpec *find_property(const std::string &name);
 
 struct RunConfig {
     Geometry geometry;
     NotifyProfile profile = NotifyProfile::Binary;
-    uint32_t waitTimeoutMs = 200;      // timeout given to generated waits
-    int maxSuccess = 100;              // cases (RC_PARAMS max_success overrides unless --long)
-    int maxSize = 30;                  // longest command sequence
-    uint64_t seed = 0;                 // 0: RC_PARAMS seed or random
-    bool useReproduce = true;          // honour RC_PARAMS reproduce=
-    GatesOn gates = gatesOnEverything; // which clauses fail a case (the others are departures)
+    uint32_t wait_timeout_ms = 200;      // timeout given to generated waits
+    int max_success = 100;               // cases (RC_PARAMS max_success overrides unless --long)
+    int max_size = 30;                   // longest command sequence
+    uint64_t seed = 0;                   // 0: RC_PARAMS seed or random
+    bool use_reproduce = true;           // honour RC_PARAMS reproduce=
+    GatesOn gates = gates_on_everything; // which clauses fail a case (the others are departures)
 };
 
 struct PropertyOutcome {
@@ -85,7 +85,7 @@ struct PropertyOutcome {
     // The harness could not decide (a driver threw, RapidCheck gave up, a
     // reproduce string did not reproduce): the verdict is ERROR, not FAIL, and
     // `counterexample` is the unshrunk case that met the trouble.
-    bool harnessError = false;
+    bool harness_error = false;
     int runs = 0;
     uint64_t seed = 0;
     std::string description;                 // the failure message (or what the harness could not do)
@@ -104,10 +104,10 @@ constexpr int kReproduceAttempts = 30;
 // Runs `spec` against drivers from `driver` (one driver for the whole run; the
 // judge resets it for every case). Never throws for what a case meets: a
 // driver that throws makes the outcome a harness error.
-PropertyOutcome runProperty(const PropertySpec &spec, const RunConfig &cfg, Driver &driver);
+PropertyOutcome run_property(const PropertySpec &spec, const RunConfig &cfg, Driver &driver);
 
 // The seed a run with `cfg` uses: cfg.seed, else RC_PARAMS seed=, else the one
 // RapidCheck picked for this process.
-uint64_t runSeed(const RunConfig &cfg);
+uint64_t run_seed(const RunConfig &cfg);
 
 } // namespace hcts::prop

@@ -11,7 +11,7 @@
 
 namespace hcts::prop {
 
-const char *waitAllowedName(WaitAllowed w)
+const char *wait_allowed_name(WaitAllowed w)
 {
     switch (w) {
     case WaitAllowed::MustComplete: return "must complete";
@@ -25,42 +25,42 @@ Model::Model(Geometry g, NotifyProfile profile) : geo_(g), profile_(profile)
 {
     if (g.ranks < 2)
         throw std::invalid_argument("Model: ranks is " + std::to_string(g.ranks) + ", need at least 2");
-    if (g.notifyNum == 0)
+    if (g.notify_num == 0)
         throw std::invalid_argument("Model: notifyNum must be at least 1");
     mem_.resize(g.ranks);
     for (uint32_t r = 0; r < g.ranks; ++r) {
-        const auto init = initialRegion(r);
-        mem_[r].resize(g.regionBytes());
-        for (uint32_t b = 0; b < g.regionBytes(); ++b)
+        const auto init = initial_region(r);
+        mem_[r].resize(g.region_bytes());
+        for (uint32_t b = 0; b < g.region_bytes(); ++b)
             mem_[r][b].committed = {init[b]};
     }
-    notifies_.resize(size_t{g.ranks} * g.ranks * g.notifyNum);
-    lastFence_.assign(size_t{g.ranks} * g.ranks, 0);
+    notifies_.resize(size_t{g.ranks} * g.ranks * g.notify_num);
+    last_fence_.assign(size_t{g.ranks} * g.ranks, 0);
 }
 
-std::vector<uint8_t> Model::initialRegion(uint32_t rank) const
+std::vector<uint8_t> Model::initial_region(uint32_t rank) const
 {
-    std::vector<uint8_t> out(geo_.regionBytes());
+    std::vector<uint8_t> out(geo_.region_bytes());
     for (uint32_t b = 0; b < out.size(); ++b)
-        out[b] = stamp_byte(stampKey(0, rank), b);
+        out[b] = stamp_byte(stamp_key(0, rank), b);
     return out;
 }
 
-std::vector<uint8_t> Model::stampBytes(const Op &op) const
+std::vector<uint8_t> Model::stamp_bytes(const Op &op) const
 {
     std::vector<uint8_t> out(op.len);
     for (uint32_t i = 0; i < op.len; ++i)
-        out[i] = stamp_byte(stampKey(op.stampId, op.rank), geo_.windowToRegion(op.dstOff + i));
+        out[i] = stamp_byte(stamp_key(op.stamp_id, op.rank), geo_.window_to_region(op.dst_off + i));
     return out;
 }
 
 Model::NotifyState &Model::notify(uint32_t rank, uint32_t peer, uint32_t idx)
 {
-    return notifies_[(size_t{rank} * geo_.ranks + peer) * geo_.notifyNum + idx];
+    return notifies_[(size_t{rank} * geo_.ranks + peer) * geo_.notify_num + idx];
 }
 const Model::NotifyState &Model::notify(uint32_t rank, uint32_t peer, uint32_t idx) const
 {
-    return notifies_[(size_t{rank} * geo_.ranks + peer) * geo_.notifyNum + idx];
+    return notifies_[(size_t{rank} * geo_.ranks + peer) * geo_.notify_num + idx];
 }
 
 Expectation Model::expect(const Op &op) const
@@ -81,50 +81,51 @@ Expectation Model::expect(const Op &op) const
     const bool data =
         op.kind == OpKind::Wwn || op.kind == OpKind::Write || op.kind == OpKind::Read || op.kind == OpKind::LocalCopy;
     if (data) {
-        if (op.srcAddr == Addr::Null || op.dstAddr == Addr::Null)
+        if (op.src_addr == Addr::Null || op.dst_addr == Addr::Null)
             return reject("null src or dst (HCCL_E_PTR)", "WWN.ERR.1");
         if (op.len == 0)
             return reject("len == 0 (HCCL_E_PARA)", "WWN.PRF.2");
-        if (op.srcAddr == Addr::Overflow || op.dstAddr == Addr::Overflow)
+        if (op.src_addr == Addr::Overflow || op.dst_addr == Addr::Overflow)
             return reject("src + len or dst + len overflows (HCCL_E_PARA)", "WWN.ERR.4");
-        if (op.srcAddr != Addr::InWindow)
+        if (op.src_addr != Addr::InWindow)
             return reject("[src, src+len) outside local communication memory (HCCL_E_PARA)", "WWN.ERR.3");
-        if (op.dstAddr != Addr::InWindow)
+        if (op.dst_addr != Addr::InWindow)
             return reject("[dst, dst+len) outside the target's communication memory (HCCL_E_PARA)", "WWN.ERR.3");
-        if (op.srcOff + uint64_t{op.len} > geo_.window || op.dstOff + uint64_t{op.len} > geo_.window)
+        if (op.src_off + uint64_t{op.len} > geo_.window || op.dst_off + uint64_t{op.len} > geo_.window)
             throw std::invalid_argument("Model::expect: " + show(op) + " leaves the window of " +
                                         std::to_string(geo_.window) +
                                         " bytes; generate out-of-range addresses with Addr, not offsets");
     }
     const bool indexed =
         op.kind == OpKind::Wwn || op.kind == OpKind::Record || op.kind == OpKind::Wait || op.kind == OpKind::PostWait;
-    if (indexed && op.idx >= geo_.notifyNum)
-        return reject("notify index " + std::to_string(op.idx) + " >= notifyNum " + std::to_string(geo_.notifyNum) +
+    if (indexed && op.idx >= geo_.notify_num)
+        return reject("notify index " + std::to_string(op.idx) + " >= notifyNum " + std::to_string(geo_.notify_num) +
                           " (HCCL_E_PARA)",
                       op.kind == OpKind::Wait || op.kind == OpKind::PostWait ? "WWN.IDX.5" : "WWN.IDX.2");
     return {};
 }
 
-uint32_t Model::newOp(const Op &op, uint32_t from, uint32_t to)
+uint32_t Model::new_op(const Op &op, uint32_t from, uint32_t to)
 {
     ops_.push_back(OpInfo{"#" + std::to_string(ops_.size()) + " " + show(op), from, to, seq_++, {}});
     return static_cast<uint32_t>(ops_.size() - 1);
 }
 
-void Model::addRecord(const Op &op, uint32_t id, bool carriesData)
+void Model::add_record(const Op &op, uint32_t id, bool carries_data)
 {
     auto &n = notify(op.peer, op.rank, op.idx);
-    n.records.push_back({id, carriesData, lastFence_[size_t{op.rank} * geo_.ranks + op.peer]});
+    n.records.push_back({id, carries_data, last_fence_[size_t{op.rank} * geo_.ranks + op.peer]});
     ++n.hi;
     n.lo = profile_ == NotifyProfile::Binary ? std::max(n.lo, 1u) : n.lo + 1;
 }
 
-void Model::putInFlight(uint32_t id, uint32_t srcRank, uint32_t srcOff, uint32_t dstRank, uint32_t dstOff, uint32_t len)
+void Model::put_in_flight(uint32_t id, uint32_t src_rank, uint32_t src_off, uint32_t dst_rank, uint32_t dst_off,
+                          uint32_t len)
 {
     for (uint32_t i = 0; i < len; ++i) {
-        const auto values = allowedOf(cell(srcRank, srcOff + i));
-        auto &dst = cell(dstRank, dstOff + i);
-        dst.any = dst.any || cell(srcRank, srcOff + i).any;
+        const auto values = allowed_of(cell(src_rank, src_off + i));
+        auto &dst = cell(dst_rank, dst_off + i);
+        dst.any = dst.any || cell(src_rank, src_off + i).any;
         for (uint8_t v : values)
             dst.pending.push_back({id, v});
     }
@@ -136,45 +137,45 @@ void Model::issue(const Op &op)
     switch (op.kind) {
     case OpKind::Wwn:
     case OpKind::Write: {
-        const uint32_t id = newOp(op, op.rank, op.peer);
-        putInFlight(id, op.rank, w + op.srcOff, op.peer, w + op.dstOff, op.len);
+        const uint32_t id = new_op(op, op.rank, op.peer);
+        put_in_flight(id, op.rank, w + op.src_off, op.peer, w + op.dst_off, op.len);
         if (op.kind == OpKind::Wwn)
-            addRecord(op, id, true);
+            add_record(op, id, true);
         break;
     }
-    case OpKind::Record: addRecord(op, newOp(op, op.rank, op.peer), false); break;
+    case OpKind::Record: add_record(op, new_op(op, op.rank, op.peer), false); break;
     case OpKind::Read: {
         // Nothing orders a read's landing except its own completion, which the
         // API does not expose: the bytes stay in flight (sound, if weak).
-        putInFlight(newOp(op, op.rank, op.rank), op.peer, w + op.srcOff, op.rank, w + op.dstOff, op.len);
+        put_in_flight(new_op(op, op.rank, op.rank), op.peer, w + op.src_off, op.rank, w + op.dst_off, op.len);
         break;
     }
     case OpKind::LocalCopy: {
-        newOp(op, op.rank, op.rank);
+        new_op(op, op.rank, op.rank);
         // Read every source byte first: the ranges may overlap.
         std::vector<std::vector<uint8_t>> values(op.len);
         std::vector<bool> anything(op.len);
         for (uint32_t i = 0; i < op.len; ++i) {
-            values[i] = allowedOf(cell(op.rank, w + op.srcOff + i));
-            anything[i] = cell(op.rank, w + op.srcOff + i).any;
+            values[i] = allowed_of(cell(op.rank, w + op.src_off + i));
+            anything[i] = cell(op.rank, w + op.src_off + i).any;
         }
         for (uint32_t i = 0; i < op.len; ++i) {
-            auto &dst = cell(op.rank, w + op.dstOff + i);
+            auto &dst = cell(op.rank, w + op.dst_off + i);
             dst.any = dst.any || anything[i];
-            localWrite(dst, values[i]);
+            local_write(dst, values[i]);
         }
         break;
     }
     case OpKind::Stamp: {
-        newOp(op, op.rank, op.rank);
-        const auto bytes = stampBytes(op);
+        new_op(op, op.rank, op.rank);
+        const auto bytes = stamp_bytes(op);
         for (uint32_t i = 0; i < op.len; ++i)
-            localWrite(cell(op.rank, w + op.dstOff + i), {bytes[i]});
+            local_write(cell(op.rank, w + op.dst_off + i), {bytes[i]});
         break;
     }
     case OpKind::Fence:
-        newOp(op, op.rank, op.peer);
-        lastFence_[size_t{op.rank} * geo_.ranks + op.peer] = seq_; // everything issued so far is before it
+        new_op(op, op.rank, op.peer);
+        last_fence_[size_t{op.rank} * geo_.ranks + op.peer] = seq_; // everything issued so far is before it
         break;
     case OpKind::Wait:
     case OpKind::PostWait:
@@ -185,11 +186,11 @@ void Model::issue(const Op &op)
 
 void Model::taint(uint32_t rank, uint32_t peer, uint32_t idx)
 {
-    if (idx < geo_.notifyNum) {
+    if (idx < geo_.notify_num) {
         notify(rank, peer, idx).tainted = true;
         return;
     }
-    for (uint32_t i = 0; i < geo_.notifyNum; ++i)
+    for (uint32_t i = 0; i < geo_.notify_num; ++i)
         notify(rank, peer, i).tainted = true;
 }
 
@@ -197,18 +198,19 @@ void Model::tolerate(const Op &op, bool accepted)
 {
     const bool moves =
         op.kind == OpKind::Wwn || op.kind == OpKind::Write || op.kind == OpKind::Read || op.kind == OpKind::LocalCopy;
-    const bool remoteDst = op.kind == OpKind::Wwn || op.kind == OpKind::Write;
-    const uint32_t dstRank = remoteDst ? op.peer : op.rank;
-    const uint32_t srcRank = op.kind == OpKind::Read ? op.peer : op.rank;
+    const bool remote_dst = op.kind == OpKind::Wwn || op.kind == OpKind::Write;
+    const uint32_t dst_rank = remote_dst ? op.peer : op.rank;
+    const uint32_t src_rank = op.kind == OpKind::Read ? op.peer : op.rank;
     // A destination outside the window is outside the tracked region too (the
     // drivers form such addresses at the end of the buffer or beyond it).
-    if (moves && op.len > 0 && op.dstAddr == Addr::InWindow && op.srcAddr != Addr::Null) {
-        const uint32_t id = newOp(op, op.kind == OpKind::Read ? op.peer : op.rank, dstRank);
-        if (op.srcAddr == Addr::InWindow) {
-            putInFlight(id, srcRank, geo_.windowToRegion(op.srcOff), dstRank, geo_.windowToRegion(op.dstOff), op.len);
+    if (moves && op.len > 0 && op.dst_addr == Addr::InWindow && op.src_addr != Addr::Null) {
+        const uint32_t id = new_op(op, op.kind == OpKind::Read ? op.peer : op.rank, dst_rank);
+        if (op.src_addr == Addr::InWindow) {
+            put_in_flight(id, src_rank, geo_.window_to_region(op.src_off), dst_rank, geo_.window_to_region(op.dst_off),
+                          op.len);
         } else {
             for (uint32_t i = 0; i < op.len; ++i)
-                cell(dstRank, geo_.windowToRegion(op.dstOff + i)).any = true;
+                cell(dst_rank, geo_.window_to_region(op.dst_off + i)).any = true;
         }
     }
     if (!accepted)
@@ -223,17 +225,17 @@ void Model::rejected(const Op &op, const std::string &clause)
 {
     const bool moves =
         op.kind == OpKind::Wwn || op.kind == OpKind::Write || op.kind == OpKind::Read || op.kind == OpKind::LocalCopy;
-    if (!moves || op.len == 0 || op.dstAddr != Addr::InWindow || op.srcAddr != Addr::InWindow)
+    if (!moves || op.len == 0 || op.dst_addr != Addr::InWindow || op.src_addr != Addr::InWindow)
         return;
-    const bool remoteDst = op.kind == OpKind::Wwn || op.kind == OpKind::Write;
-    const uint32_t dstRank = remoteDst ? op.peer : op.rank;
-    const uint32_t srcRank = op.kind == OpKind::Read ? op.peer : op.rank;
-    const uint32_t id = newOp(op, op.kind == OpKind::Read ? op.peer : op.rank, dstRank);
-    ops_[id].forbiddenBy = clause == "WWN.IDX.2" ? "WWN.IDX.3" : clause;
-    putInFlight(id, srcRank, geo_.windowToRegion(op.srcOff), dstRank, geo_.windowToRegion(op.dstOff), op.len);
+    const bool remote_dst = op.kind == OpKind::Wwn || op.kind == OpKind::Write;
+    const uint32_t dst_rank = remote_dst ? op.peer : op.rank;
+    const uint32_t src_rank = op.kind == OpKind::Read ? op.peer : op.rank;
+    const uint32_t id = new_op(op, op.kind == OpKind::Read ? op.peer : op.rank, dst_rank);
+    ops_[id].forbidden_by = clause == "WWN.IDX.2" ? "WWN.IDX.3" : clause;
+    put_in_flight(id, src_rank, geo_.window_to_region(op.src_off), dst_rank, geo_.window_to_region(op.dst_off), op.len);
 }
 
-WaitAllowed Model::waitAllowed(uint32_t rank, uint32_t peer, uint32_t idx) const
+WaitAllowed Model::wait_allowed(uint32_t rank, uint32_t peer, uint32_t idx) const
 {
     const auto &n = notify(rank, peer, idx);
     if (n.tainted)
@@ -245,10 +247,10 @@ WaitAllowed Model::waitAllowed(uint32_t rank, uint32_t peer, uint32_t idx) const
     return WaitAllowed::Either;
 }
 
-void Model::localWrite(Cell &c, std::vector<uint8_t> values)
+void Model::local_write(Cell &c, std::vector<uint8_t> values)
 {
     c.committed = std::move(values);
-    c.committedSeq = ops_.back().seq;
+    c.committed_seq = ops_.back().seq;
 }
 
 void Model::commit(uint32_t rank, const Record &rec, std::vector<Cell> &mem) const
@@ -256,17 +258,17 @@ void Model::commit(uint32_t rank, const Record &rec, std::vector<Cell> &mem) con
     const OpInfo &info = ops_[rec.op];
     for (auto &c : mem) {
         std::vector<uint8_t> fenced, own;
-        uint64_t fencedSeq = 0;
+        uint64_t fenced_seq = 0;
         std::erase_if(c.pending, [&](const Pending &p) {
             const OpInfo &o = ops_[p.op];
             if (p.op == rec.op) {
                 own.push_back(p.value);
                 return true;
             }
-            if (o.from == info.from && o.to == rank && o.from != o.to && o.seq < rec.fenceSeq &&
-                o.forbiddenBy.empty()) {
+            if (o.from == info.from && o.to == rank && o.from != o.to && o.seq < rec.fence_seq &&
+                o.forbidden_by.empty()) {
                 fenced.push_back(p.value);
-                fencedSeq = std::max(fencedSeq, o.seq);
+                fenced_seq = std::max(fenced_seq, o.seq);
                 return true;
             }
             return false;
@@ -274,36 +276,36 @@ void Model::commit(uint32_t rank, const Record &rec, std::vector<Cell> &mem) con
         // Fenced writes all landed, in an order the fence does not fix among
         // themselves; the notify's own data landed after them.
         std::vector<uint8_t> landed = !own.empty() ? own : fenced;
-        const uint64_t landedSeq = !own.empty() ? info.seq : fencedSeq;
+        const uint64_t landed_seq = !own.empty() ? info.seq : fenced_seq;
         if (landed.empty())
             continue;
-        if (c.committedSeq > landedSeq) {
+        if (c.committed_seq > landed_seq) {
             // What is committed came from a call made after this write; nothing
             // orders the two, so either may be the one that landed last.
             c.committed.insert(c.committed.end(), landed.begin(), landed.end());
         } else {
             c.committed = std::move(landed);
-            c.committedSeq = landedSeq;
+            c.committed_seq = landed_seq;
         }
     }
 }
 
-Violations Model::onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed, std::span<const uint8_t> snapshot,
-                         uint64_t lateFromOp)
+Violations Model::on_wait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed, std::span<const uint8_t> snapshot,
+                          uint64_t late_from_op)
 {
     Violations out;
     auto add = [&out](const char *clause, const std::ostringstream &os) { out.push_back({clause, os.str()}); };
-    const WaitAllowed allowedNow = waitAllowed(rank, peer, idx);
+    const WaitAllowed allowed_now = wait_allowed(rank, peer, idx);
     auto &n = notify(rank, peer, idx);
-    const bool anyOwed =
-        std::any_of(n.records.begin(), n.records.end(), [&](const Record &r) { return r.op < lateFromOp; });
-    if (completed && allowedNow == WaitAllowed::MustTimeOut) {
+    const bool any_owed =
+        std::any_of(n.records.begin(), n.records.end(), [&](const Record &r) { return r.op < late_from_op; });
+    if (completed && allowed_now == WaitAllowed::MustTimeOut) {
         std::ostringstream os;
         os << "spurious notify: wait on rank " << rank << " channel from " << peer << " idx " << idx
            << " completed, but no record towards it is outstanding";
         add("WWN.NTF.1", os);
     }
-    if (!completed && allowedNow == WaitAllowed::MustComplete && anyOwed) {
+    if (!completed && allowed_now == WaitAllowed::MustComplete && any_owed) {
         std::ostringstream os;
         os << "lost notify: wait on rank " << rank << " channel from " << peer << " idx " << idx << " timed out, but "
            << ops_[n.records.front().op].text << " was not consumed";
@@ -312,7 +314,7 @@ Violations Model::onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool comple
     if (!completed) {
         // Owed records coalesced (or were lost, reported above); late ones land
         // after the deadline and stay for the next wait.
-        std::erase_if(n.records, [&](const Record &r) { return r.op < lateFromOp; });
+        std::erase_if(n.records, [&](const Record &r) { return r.op < late_from_op; });
         n.hi = static_cast<uint32_t>(n.records.size());
         n.lo = n.records.empty() ? 0 : (profile_ == NotifyProfile::Binary ? 1 : n.hi);
         return out;
@@ -339,7 +341,7 @@ Violations Model::onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool comple
             std::ostringstream os;
             std::map<std::string, int> forbidden; // one violation per clause
             for (uint32_t i = 0; i < geo_.window; ++i) {
-                const Cell &c = after[geo_.windowToRegion(i)];
+                const Cell &c = after[geo_.window_to_region(i)];
                 const auto why = blame(c, snapshot[i]);
                 if (why && why->empty())
                     continue;
@@ -347,12 +349,12 @@ Violations Model::onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool comple
                     if (forbidden.emplace(*why, 0).second)
                         out.push_back({*why, "a rejected call wrote: right after the wait consumed " +
                                                  ops_[rec.op].text + ", " +
-                                                 describe(rank, geo_.windowToRegion(i), snapshot[i], c)});
+                                                 describe(rank, geo_.window_to_region(i), snapshot[i], c)});
                     continue;
                 }
                 if (shown++ < 4)
                     os << (shown > 1 ? "\n" : "") << "write-before-notify: right after the wait consumed "
-                       << ops_[rec.op].text << ", " << describe(rank, geo_.windowToRegion(i), snapshot[i], c);
+                       << ops_[rec.op].text << ", " << describe(rank, geo_.window_to_region(i), snapshot[i], c);
             }
             if (shown > 4)
                 os << "\n(" << shown << " bytes differ in the snapshot)";
@@ -372,14 +374,14 @@ std::optional<std::string> Model::blame(const Cell &c, uint8_t value) const
     for (const auto &p : c.pending) {
         if (p.value != value)
             continue;
-        if (ops_[p.op].forbiddenBy.empty())
+        if (ops_[p.op].forbidden_by.empty())
             return std::string();
-        out = ops_[p.op].forbiddenBy;
+        out = ops_[p.op].forbidden_by;
     }
     return out;
 }
 
-std::vector<uint8_t> Model::allowedOf(const Cell &c) const
+std::vector<uint8_t> Model::allowed_of(const Cell &c) const
 {
     std::vector<uint8_t> out = c.committed;
     for (const auto &p : c.pending)
@@ -389,19 +391,19 @@ std::vector<uint8_t> Model::allowedOf(const Cell &c) const
     return out;
 }
 
-std::vector<uint8_t> Model::allowed(uint32_t rank, uint32_t regionOff) const
+std::vector<uint8_t> Model::allowed(uint32_t rank, uint32_t region_off) const
 {
-    return allowedOf(cell(rank, regionOff));
+    return allowed_of(cell(rank, region_off));
 }
 
-std::string Model::describe(uint32_t rank, uint32_t regionOff, uint8_t got, const Cell &c) const
+std::string Model::describe(uint32_t rank, uint32_t region_off, uint8_t got, const Cell &c) const
 {
     std::ostringstream os;
     char hex[8];
-    const char *zone = regionOff < geo_.guard                  ? "guard before window"
-                       : regionOff >= geo_.guard + geo_.window ? "guard after window"
-                                                               : "window";
-    os << "rank " << rank << " " << zone << " byte " << (int64_t{regionOff} - geo_.guard) << ": got ";
+    const char *zone = region_off < geo_.guard                  ? "guard before window"
+                       : region_off >= geo_.guard + geo_.window ? "guard after window"
+                                                                : "window";
+    os << "rank " << rank << " " << zone << " byte " << (int64_t{region_off} - geo_.guard) << ": got ";
     std::snprintf(hex, sizeof hex, "0x%02x", got);
     os << hex << ", allowed {";
     for (size_t i = 0; i < c.committed.size(); ++i) {
@@ -419,18 +421,18 @@ std::string Model::describe(uint32_t rank, uint32_t regionOff, uint8_t got, cons
     return os.str();
 }
 
-Violations Model::checkRegion(uint32_t rank, std::span<const uint8_t> region) const
+Violations Model::check_region(uint32_t rank, std::span<const uint8_t> region) const
 {
     Violations out;
-    if (region.size() != geo_.regionBytes()) {
+    if (region.size() != geo_.region_bytes()) {
         out.push_back({"WWN.NTF.5", "region of rank " + std::to_string(rank) + " has " + std::to_string(region.size()) +
-                                        " bytes, expected " + std::to_string(geo_.regionBytes())});
+                                        " bytes, expected " + std::to_string(geo_.region_bytes())});
         return out;
     }
     // Guard bytes damaged break WWN.NTF.5; window bytes no call could have
     // written (stale, foreign or torn data, a changed source) break WWN.VIS.3.
     std::ostringstream guard, window;
-    int shownGuard = 0, shownWindow = 0;
+    int shown_guard = 0, shown_window = 0;
     std::map<std::string, int> forbidden; // one violation per clause
     for (uint32_t b = 0; b < region.size(); ++b) {
         const Cell &c = cell(rank, b);
@@ -442,15 +444,15 @@ Violations Model::checkRegion(uint32_t rank, std::span<const uint8_t> region) co
                 out.push_back({*why, "a rejected call wrote: " + describe(rank, b, region[b], c)});
             continue;
         }
-        const bool isGuard = b < geo_.guard || b >= geo_.guard + geo_.window;
-        int &shown = isGuard ? shownGuard : shownWindow;
-        std::ostringstream &os = isGuard ? guard : window;
+        const bool is_guard = b < geo_.guard || b >= geo_.guard + geo_.window;
+        int &shown = is_guard ? shown_guard : shown_window;
+        std::ostringstream &os = is_guard ? guard : window;
         if (shown++ < 4)
-            os << (shown > 1 ? "\n" : "") << (isGuard ? "guard zone damaged: " : "memory outside the allowed set: ")
+            os << (shown > 1 ? "\n" : "") << (is_guard ? "guard zone damaged: " : "memory outside the allowed set: ")
                << describe(rank, b, region[b], c);
     }
     for (auto [shown, os, clause] :
-         {std::tuple{shownGuard, &guard, "WWN.NTF.5"}, {shownWindow, &window, "WWN.VIS.3"}}) {
+         {std::tuple{shown_guard, &guard, "WWN.NTF.5"}, {shown_window, &window, "WWN.VIS.3"}}) {
         if (shown == 0)
             continue;
         if (shown > 4)

@@ -38,20 +38,20 @@ namespace hcts::prop {
 
 struct Geometry {
     uint32_t ranks = 2;
-    uint32_t window = 256;  // bytes of communication memory the commands address
-    uint32_t guard = 64;    // guard bytes on each side of the window
-    uint32_t notifyNum = 4; // notifies per channel
-    uint32_t regionBytes() const { return window + 2 * guard; }
-    uint32_t windowToRegion(uint32_t off) const { return guard + off; }
+    uint32_t window = 256;   // bytes of communication memory the commands address
+    uint32_t guard = 64;     // guard bytes on each side of the window
+    uint32_t notify_num = 4; // notifies per channel
+    uint32_t region_bytes() const { return window + 2 * guard; }
+    uint32_t window_to_region(uint32_t off) const { return guard + off; }
 };
 
 enum class NotifyProfile { Binary, Counting };
 
 // The stamped pattern (core's codec, hcts/core/stamp.h): every byte the harness
 // writes depends on the stamp id, the rank and its region offset, so stale,
-// foreign and torn data differ. Byte `regionOff` is stamp_byte(stampKey(id, rank), regionOff).
+// foreign and torn data differ. Byte `region_off` is stamp_byte(stamp_key(id, rank), region_off).
 inline constexpr uint32_t kStampRun = 0x50; // 'P': the property suite's payloads
-inline StampKey stampKey(uint32_t stampId, uint32_t rank) { return StampKey{kStampRun, stampId, rank}; }
+inline StampKey stamp_key(uint32_t stamp_id, uint32_t rank) { return StampKey{kStampRun, stamp_id, rank}; }
 
 struct Expectation {
     bool accept = true;
@@ -68,7 +68,7 @@ struct Violation {
 using Violations = std::vector<Violation>;
 
 enum class WaitAllowed { MustComplete, MustTimeOut, Either };
-const char *waitAllowedName(WaitAllowed w);
+const char *wait_allowed_name(WaitAllowed w);
 
 class Model {
   public:
@@ -84,18 +84,18 @@ class Model {
     void issue(const Op &op);
 
     // What a wait on rank `rank`, channel to `peer`, index `idx` may observe now.
-    WaitAllowed waitAllowed(uint32_t rank, uint32_t peer, uint32_t idx) const;
+    WaitAllowed wait_allowed(uint32_t rank, uint32_t peer, uint32_t idx) const;
 
     // Records a wait's outcome. `snapshot` is rank's window copied on the device
     // right after the wait completed (empty if the implementation cannot take
-    // one). Records made by ops numbered >= lateFromOp were issued too close to
+    // one). Records made by ops numbered >= late_from_op were issued too close to
     // (or after) the wait's deadline to be owed to it: a timeout is then allowed
     // and leaves them outstanding. Returns the violations found (empty: none).
-    Violations onWait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed, std::span<const uint8_t> snapshot,
-                      uint64_t lateFromOp = UINT64_MAX);
+    Violations on_wait(uint32_t rank, uint32_t peer, uint32_t idx, bool completed, std::span<const uint8_t> snapshot,
+                       uint64_t late_from_op = UINT64_MAX);
 
     // Compares rank's observed region (guard, window, guard) with the allowed sets.
-    Violations checkRegion(uint32_t rank, std::span<const uint8_t> region) const;
+    Violations check_region(uint32_t rank, std::span<const uint8_t> region) const;
 
     // The implementation departed from a rule that does not gate this run (a
     // STRICT rule under the default gate, or a PROFILE): `op` was accepted
@@ -115,15 +115,15 @@ class Model {
     // write is blamed on that clause rather than on the memory's.
     void rejected(const Op &op, const std::string &clause);
 
-    // The bytes a Stamp op writes (window offsets op.dstOff.., op.len bytes).
-    std::vector<uint8_t> stampBytes(const Op &op) const;
+    // The bytes a Stamp op writes (window offsets op.dst_off.., op.len bytes).
+    std::vector<uint8_t> stamp_bytes(const Op &op) const;
     // The initial content of rank's region (stamp id 0 everywhere).
-    std::vector<uint8_t> initialRegion(uint32_t rank) const;
+    std::vector<uint8_t> initial_region(uint32_t rank) const;
 
     // Allowed values of one byte (region offset), for diagnostics and tests.
-    std::vector<uint8_t> allowed(uint32_t rank, uint32_t regionOff) const;
+    std::vector<uint8_t> allowed(uint32_t rank, uint32_t region_off) const;
 
-    uint64_t opsIssued() const { return ops_.size(); }
+    uint64_t ops_issued() const { return ops_.size(); }
 
   private:
     struct Pending {
@@ -132,7 +132,7 @@ class Model {
     };
     struct Cell {
         std::vector<uint8_t> committed; // usually one value; several when the order is unknown
-        uint64_t committedSeq = 0;      // issue order of the newest op behind `committed`
+        uint64_t committed_seq = 0;     // issue order of the newest op behind `committed`
         std::vector<Pending> pending;   // writes in flight to this byte
         bool any = false;               // a tolerated call may still write anything here
     };
@@ -140,12 +140,12 @@ class Model {
         std::string text;
         uint32_t from = 0, to = 0; // channel (sender -> receiver)
         uint64_t seq = 0;          // global issue order
-        std::string forbiddenBy;   // a rejected call: the clause its writes break
+        std::string forbidden_by;  // a rejected call: the clause its writes break
     };
     struct Record {
-        uint32_t op;       // the WWN or Record
-        bool carriesData;  // WWN
-        uint64_t fenceSeq; // ops on the channel with seq < fenceSeq are ordered before it
+        uint32_t op;        // the WWN or Record
+        bool carries_data;  // WWN
+        uint64_t fence_seq; // ops on the channel with seq < fence_seq are ordered before it
     };
     struct NotifyState {
         uint32_t lo = 0, hi = 0; // bounds on how many waits can still complete
@@ -153,25 +153,26 @@ class Model {
         bool tainted = false; // a tolerated call may have raised or consumed it: waits judge nothing
     };
 
-    Cell &cell(uint32_t rank, uint32_t regionOff) { return mem_[rank][regionOff]; }
-    const Cell &cell(uint32_t rank, uint32_t regionOff) const { return mem_[rank][regionOff]; }
+    Cell &cell(uint32_t rank, uint32_t region_off) { return mem_[rank][region_off]; }
+    const Cell &cell(uint32_t rank, uint32_t region_off) const { return mem_[rank][region_off]; }
     NotifyState &notify(uint32_t rank, uint32_t peer, uint32_t idx);
     const NotifyState &notify(uint32_t rank, uint32_t peer, uint32_t idx) const;
-    uint32_t newOp(const Op &op, uint32_t from, uint32_t to);
+    uint32_t new_op(const Op &op, uint32_t from, uint32_t to);
     // A WWN's or Record's notify towards op.peer, ordered after the channel's last fence.
-    void addRecord(const Op &op, uint32_t id, bool carriesData);
+    void add_record(const Op &op, uint32_t id, bool carries_data);
     // Op `id` moves len bytes (region offsets): each destination byte may now
     // also hold any value its source byte may hold.
-    void putInFlight(uint32_t id, uint32_t srcRank, uint32_t srcOff, uint32_t dstRank, uint32_t dstOff, uint32_t len);
-    std::vector<uint8_t> allowedOf(const Cell &c) const;
+    void put_in_flight(uint32_t id, uint32_t src_rank, uint32_t src_off, uint32_t dst_rank, uint32_t dst_off,
+                       uint32_t len);
+    std::vector<uint8_t> allowed_of(const Cell &c) const;
     // Why `value` may be in `c`: "" when a call the model accepts explains it,
     // the clause a rejected call broke when only such a call does, nullopt when nothing does.
     std::optional<std::string> blame(const Cell &c, uint8_t value) const;
-    std::string describe(uint32_t rank, uint32_t regionOff, uint8_t got, const Cell &c) const;
+    std::string describe(uint32_t rank, uint32_t region_off, uint8_t got, const Cell &c) const;
     // Marks (rank, peer, idx)'s notify tainted, or every index of the channel when idx is out of range.
     void taint(uint32_t rank, uint32_t peer, uint32_t idx);
     // A Stamp or LocalCopy: acts at once, but races with writes still in flight.
-    void localWrite(Cell &c, std::vector<uint8_t> values);
+    void local_write(Cell &c, std::vector<uint8_t> values);
     // Commits what consuming `rec` (notify towards `rank`) makes visible.
     void commit(uint32_t rank, const Record &rec, std::vector<Cell> &mem) const;
 
@@ -179,7 +180,7 @@ class Model {
     NotifyProfile profile_;
     std::vector<std::vector<Cell>> mem_; // [rank][region byte]
     std::vector<NotifyState> notifies_;  // [(rank * ranks + peer) * notifyNum + idx]
-    std::vector<uint64_t> lastFence_;    // [from * ranks + to]: seq of the last fence on that channel
+    std::vector<uint64_t> last_fence_;   // [from * ranks + to]: seq of the last fence on that channel
     std::vector<OpInfo> ops_;
     uint64_t seq_ = 1;
 };

@@ -4,7 +4,7 @@
 
 namespace hcts::prop {
 
-const char *kindName(OpKind k)
+const char *kind_name(OpKind k)
 {
     switch (k) {
     case OpKind::Wwn: return "WWN";
@@ -22,7 +22,7 @@ const char *kindName(OpKind k)
     return "?";
 }
 
-static const char *addrName(Addr a)
+static const char *addr_name(Addr a)
 {
     switch (a) {
     case Addr::InWindow: return "";
@@ -37,28 +37,28 @@ static const char *addrName(Addr a)
 std::string show(const Op &op)
 {
     std::ostringstream os;
-    os << kindName(op.kind) << "(r" << op.rank;
+    os << kind_name(op.kind) << "(r" << op.rank;
     switch (op.kind) {
     case OpKind::Wwn:
     case OpKind::Write:
-        os << "->r" << op.peer << ", src=" << op.srcOff << addrName(op.srcAddr) << ", dst=" << op.dstOff
-           << addrName(op.dstAddr) << ", len=" << op.len;
+        os << "->r" << op.peer << ", src=" << op.src_off << addr_name(op.src_addr) << ", dst=" << op.dst_off
+           << addr_name(op.dst_addr) << ", len=" << op.len;
         if (op.kind == OpKind::Wwn)
             os << ", idx=" << op.idx;
         break;
     case OpKind::Read:
-        os << "<-r" << op.peer << ", src=" << op.srcOff << addrName(op.srcAddr) << ", dst=" << op.dstOff
-           << addrName(op.dstAddr) << ", len=" << op.len;
+        os << "<-r" << op.peer << ", src=" << op.src_off << addr_name(op.src_addr) << ", dst=" << op.dst_off
+           << addr_name(op.dst_addr) << ", len=" << op.len;
         break;
     case OpKind::Record: os << "->r" << op.peer << ", idx=" << op.idx; break;
     case OpKind::Wait:
-    case OpKind::PostWait: os << "<-r" << op.peer << ", idx=" << op.idx << ", timeout=" << op.timeoutMs << "ms"; break;
+    case OpKind::PostWait: os << "<-r" << op.peer << ", idx=" << op.idx << ", timeout=" << op.timeout_ms << "ms"; break;
     case OpKind::LocalCopy:
-        os << ", src=" << op.srcOff << addrName(op.srcAddr) << ", dst=" << op.dstOff << addrName(op.dstAddr)
+        os << ", src=" << op.src_off << addr_name(op.src_addr) << ", dst=" << op.dst_off << addr_name(op.dst_addr)
            << ", len=" << op.len;
         break;
     case OpKind::Fence: os << "->r" << op.peer; break;
-    case OpKind::Stamp: os << ", off=" << op.dstOff << ", len=" << op.len << ", id=" << op.stampId; break;
+    case OpKind::Stamp: os << ", off=" << op.dst_off << ", len=" << op.len << ", id=" << op.stamp_id; break;
     case OpKind::Join:
     case OpKind::Check: break;
     }

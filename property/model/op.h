@@ -40,20 +40,20 @@ enum class Side : uint32_t {
 
 struct Op {
     OpKind kind = OpKind::Check;
-    uint32_t rank = 0;   // the rank that issues the call
-    uint32_t peer = 0;   // the remote end of the channel used
-    uint32_t srcOff = 0; // offset in the window (source side)
-    uint32_t dstOff = 0; // offset in the window (destination side)
-    uint32_t len = 0;    // bytes
-    uint32_t idx = 0;    // notify index
-    uint32_t timeoutMs = 0;
-    Addr srcAddr = Addr::InWindow;
-    Addr dstAddr = Addr::InWindow;
+    uint32_t rank = 0;    // the rank that issues the call
+    uint32_t peer = 0;    // the remote end of the channel used
+    uint32_t src_off = 0; // offset in the window (source side)
+    uint32_t dst_off = 0; // offset in the window (destination side)
+    uint32_t len = 0;     // bytes
+    uint32_t idx = 0;     // notify index
+    uint32_t timeout_ms = 0;
+    Addr src_addr = Addr::InWindow;
+    Addr dst_addr = Addr::InWindow;
     Side side = Side::Device;
-    uint32_t stampId = 0; // Stamp: the id that seeds the pattern
+    uint32_t stamp_id = 0; // Stamp: the id that seeds the pattern
 };
 
 std::string show(const Op &op);
-const char *kindName(OpKind k);
+const char *kind_name(OpKind k);
 
 } // namespace hcts::prop

@@ -14,8 +14,8 @@ RunConfig config()
 {
     RunConfig cfg;
     cfg.geometry.window = 128;
-    cfg.maxSuccess = 60;
-    cfg.useReproduce = false;
+    cfg.max_success = 60;
+    cfg.use_reproduce = false;
     return cfg;
 }
 
@@ -31,9 +31,9 @@ void print(const PropertyOutcome &o)
 
 TEST(SimMachine, EveryPropertyPassesOnTheCorrectSimulator)
 {
-    auto d = makeSimDriver();
-    for (const auto &spec : allProperties()) {
-        const auto o = runProperty(spec, config(), *d);
+    auto d = make_sim_driver();
+    for (const auto &spec : all_properties()) {
+        const auto o = run_property(spec, config(), *d);
         print(o);
         EXPECT_TRUE(o.passed) << spec.name << ": " << o.description;
         EXPECT_GE(o.runs, 60) << spec.name;
@@ -52,12 +52,12 @@ class SimFaults : public ::testing::TestWithParam<FaultCase> {};
 TEST_P(SimFaults, AreFoundAndShrunkToAtMostFiveCommands)
 {
     const auto fc = GetParam();
-    auto d = makeSimDriver(fc.fault);
+    auto d = make_sim_driver(fc.fault);
     RunConfig cfg = config();
     // The mixed property dilutes each fault; give it more cases.
     if (std::string(fc.property) == "FullModel")
-        cfg.maxSuccess = 1000;
-    const auto o = runProperty(*findProperty(fc.property), cfg, *d);
+        cfg.max_success = 1000;
+    const auto o = run_property(*find_property(fc.property), cfg, *d);
     print(o);
     ASSERT_FALSE(o.passed) << "the fault was not found";
     EXPECT_NE(o.description.find(fc.expect), std::string::npos) << o.description;
@@ -70,7 +70,7 @@ TEST_P(SimFaults, AreFoundAndShrunkToAtMostFiveCommands)
     // printed command. Here: the same seed finds the same minimal counterexample.
     RunConfig again = cfg;
     again.seed = o.seed;
-    const auto o2 = runProperty(*findProperty(fc.property), again, *d);
+    const auto o2 = run_property(*find_property(fc.property), again, *d);
     EXPECT_FALSE(o2.passed);
     EXPECT_EQ(o2.counterexample, o.counterexample);
 }
@@ -86,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // The default gate: the index bound and the other reference choices do not
 // gate (their clauses are STRICT or PROFILE), the rest does.
-bool defaultGate(const std::string &clause)
+bool default_gate(const std::string &clause)
 {
     for (const char *tolerated :
          {"WWN.IDX.2", "WWN.IDX.3", "WWN.IDX.5", "WWN.DEV.2", "WWN.ERR.3", "WWN.ERR.4", "WWN.PRF.2"})
@@ -97,12 +97,12 @@ bool defaultGate(const std::string &clause)
 
 TEST(SimGate, ABreachOfARuleThatDoesNotGateIsADepartureNotACounterexample)
 {
-    auto d = makeSimDriver(SimFault::IndexOffByOne);
+    auto d = make_sim_driver(SimFault::IndexOffByOne);
     for (const char *name : {"IndexBounds", "FullModel"}) {
         RunConfig cfg = config();
-        cfg.gates = defaultGate;
-        cfg.maxSuccess = 300;
-        const auto o = runProperty(*findProperty(name), cfg, *d);
+        cfg.gates = default_gate;
+        cfg.max_success = 300;
+        const auto o = run_property(*find_property(name), cfg, *d);
         print(o);
         EXPECT_TRUE(o.passed) << name << ": " << o.description;
         ASSERT_EQ(o.departures.count("WWN.IDX.2"), 1u) << name << ": the breach was not recorded";
@@ -114,11 +114,11 @@ TEST(SimGate, ToleratingOneRuleDoesNotHideABreachOfAnother)
 {
     // The model widens what it allows after a tolerated call; a MUST breach
     // elsewhere must still be found and attributed to its own clause.
-    auto d = makeSimDriver(SimFault::NotifyBeforeData);
+    auto d = make_sim_driver(SimFault::NotifyBeforeData);
     RunConfig cfg = config();
-    cfg.gates = defaultGate;
-    cfg.maxSuccess = 1000;
-    const auto o = runProperty(*findProperty("FullModel"), cfg, *d);
+    cfg.gates = default_gate;
+    cfg.max_success = 1000;
+    const auto o = run_property(*find_property("FullModel"), cfg, *d);
     print(o);
     ASSERT_FALSE(o.passed) << "notify before data was not found with the default gate";
     EXPECT_EQ(o.clause, "WWN.VIS.1") << o.description;

@@ -14,7 +14,7 @@ namespace {
 int32_t init(const hcts_adapter_init_args *) { return 0; }
 void fini() {}
 const char *product() { return "atlas350"; }
-int32_t multiRank()
+int32_t multi_rank()
 {
     const char *e = std::getenv("HCTS_TEST_ADAPTER_MULTI_RANK");
     return e != nullptr && std::strcmp(e, "1") == 0 ? 1 : 0;
@@ -28,7 +28,7 @@ int32_t copy(void *dst, const void *src, size_t len)
 
 // Version 1's functions in field order (no peek_notify), then no segment_size and no iut_version.
 constexpr hcts_adapter_v2 kAdapter{{HCTS_ADAPTER_V2, sizeof(hcts_adapter_v2), "property-test", init, fini, product,
-                                    multiRank, run, copy, copy, nullptr},
+                                    multi_rank, run, copy, copy, nullptr},
                                    nullptr,
                                    nullptr};
 

@@ -59,11 +59,11 @@ namespace {
 
 // The reference, its adapter and the device programs beside this program, built
 // or installed (hcts/core/locate.h); --iut and --adapter override the first two.
-std::string referenceLib() { return hcts::locate::library("libhcomm.so").string(); }
-std::string referenceAdapter() { return hcts::locate::library("libhcts_adapter_ref.so").string(); }
-std::string programsLib() { return hcts::locate::library("libhcts_programs.so").string(); }
+std::string reference_lib() { return hcts::locate::library("libhcomm.so").string(); }
+std::string reference_adapter() { return hcts::locate::library("libhcts_adapter_ref.so").string(); }
+std::string programs_lib() { return hcts::locate::library("libhcts_programs.so").string(); }
 // The launch script, as a reproducer names it.
-std::string mpiLaunch()
+std::string mpi_launch()
 {
     const auto p = hcts::locate::helper("mpi_harness/launch", "mpi_harness/launch");
     return p ? p->string() : std::string("mpi_harness/launch");
@@ -74,19 +74,19 @@ constexpr int kExitPass = 0, kExitFail = 1, kExitUsage = 2;
 
 struct Options {
     std::string driver = "hcomm";
-    std::string iut = referenceLib();
-    std::string adapter = referenceAdapter();
-    std::string simFault = "none";
+    std::string iut = reference_lib();
+    std::string adapter = reference_adapter();
+    std::string sim_fault = "none";
     std::string results;
-    std::string timeoutUnit; // "", "s" or "ms"
+    std::string timeout_unit; // "", "s" or "ms"
     std::string gate = "default";
     std::vector<std::string> only;
     int cases = 0; // 0: the driver's default
-    bool longRun = false, expectCe = false, mpi = false, list = false;
-    bool adapterGiven = false, waitTimeoutGiven = false; // on the command line or in the environment
-    size_t maxCommands = 5;
+    bool long_run = false, expect_ce = false, mpi = false, list = false;
+    bool adapter_given = false, wait_timeout_given = false; // on the command line or in the environment
+    size_t max_commands = 5;
     uint64_t seed = 0;
-    uint32_t waitTimeoutMs = 200;
+    uint32_t wait_timeout_ms = 200;
 };
 
 std::string join(const std::vector<std::string> &v, const char *sep = ", ")
@@ -106,14 +106,14 @@ const hcts::Catalogue &catalogue()
 }
 
 // MUST, STRICT or PROFILE; "" for a clause the catalogue does not have.
-std::string kindOf(const std::string &clause)
+std::string kind_of(const std::string &clause)
 {
     const hcts::Clause *c = catalogue().find(clause);
     return c ? c->kind : std::string();
 }
 
 // "--driver: 'x' is not allowed; allowed: sim, hcomm" (CLI11 prefixes the option).
-CLI::Validator oneOf(std::vector<std::string> allowed)
+CLI::Validator one_of(std::vector<std::string> allowed)
 {
     const std::string desc = "{" + join(allowed, "|") + "}";
     return CLI::Validator(
@@ -125,7 +125,7 @@ CLI::Validator oneOf(std::vector<std::string> allowed)
         desc);
 }
 
-CLI::Validator wholeNumber(unsigned long long min, unsigned long long max)
+CLI::Validator whole_number(unsigned long long min, unsigned long long max)
 {
     return CLI::Validator(
         [min, max](std::string &v) -> std::string {
@@ -146,15 +146,15 @@ CLI::Validator wholeNumber(unsigned long long min, unsigned long long max)
         "");
 }
 
-std::vector<std::string> propertyNames()
+std::vector<std::string> property_names()
 {
     std::vector<std::string> names;
-    for (const auto &p : allProperties())
+    for (const auto &p : all_properties())
         names.push_back(p.name);
     return names;
 }
 
-size_t generatedCommands(const std::vector<std::string> &ce)
+size_t generated_commands(const std::vector<std::string> &ce)
 {
     size_t n = 0;
     for (const auto &c : ce)
@@ -169,7 +169,7 @@ constexpr std::pair<const char *, SimFault> kSimFaults[] = {{"none", SimFault::N
                                                             {"index-off-by-one", SimFault::IndexOffByOne},
                                                             {"host-accepted", SimFault::HostAccepted}};
 
-std::vector<std::string> simFaultNames()
+std::vector<std::string> sim_fault_names()
 {
     std::vector<std::string> names;
     for (const auto &[name, fault] : kSimFaults)
@@ -177,7 +177,7 @@ std::vector<std::string> simFaultNames()
     return names;
 }
 
-SimFault simFault(const std::string &f)
+SimFault sim_fault(const std::string &f)
 {
     for (const auto &[name, fault] : kSimFaults)
         if (f == name)
@@ -195,7 +195,7 @@ std::optional<int> parse(int argc, char **argv, Options &o)
                  "hcts-property"};
     app.get_formatter()->column_width(30);
     app.add_option("--driver", o.driver, "implementation to drive")
-        ->check(oneOf({"sim", "hcomm"}))
+        ->check(one_of({"sim", "hcomm"}))
         ->capture_default_str();
     // No capture_default_str for the two paths: the man page is made from --help, and
     // must not carry the build machine's directories.
@@ -205,34 +205,37 @@ std::optional<int> parse(int argc, char **argv, Options &o)
                                    "platform adapter (core/abi/hcts_adapter.h) for device launches and device memory "
                                    "(default: the reference adapter)")
                         ->envname("HCTS_ADAPTER");
-    app.add_option("--sim-fault", o.simFault, "simulator fault")->check(oneOf(simFaultNames()))->capture_default_str();
+    app.add_option("--sim-fault", o.sim_fault, "simulator fault")
+        ->check(one_of(sim_fault_names()))
+        ->capture_default_str();
     app.add_option("--property", o.only, "run only NAME (repeatable); --list shows them")
-        ->check(oneOf(propertyNames()))
+        ->check(one_of(property_names()))
         ->type_name("NAME")
         ->allow_extra_args(false);
     app.add_option("--cases", o.cases, "cases per property (default 100 sim / 25 hcomm; RC_PARAMS max_success wins)")
-        ->check(wholeNumber(1, 1000000));
-    app.add_flag("--long", o.longRun, "nightly: 10x the cases")->envname("HCTS_PROPERTY_LONG");
-    app.add_option("--seed", o.seed, "RapidCheck seed (RC_PARAMS seed= also works)")->check(wholeNumber(1, UINT64_MAX));
-    auto *waitTimeout = app.add_option("--wait-timeout-ms", o.waitTimeoutMs, "timeout of generated waits")
-                            ->check(wholeNumber(1, 600000))
-                            ->capture_default_str();
-    app.add_option("--timeout-unit", o.timeoutUnit,
+        ->check(whole_number(1, 1000000));
+    app.add_flag("--long", o.long_run, "nightly: 10x the cases")->envname("HCTS_PROPERTY_LONG");
+    app.add_option("--seed", o.seed, "RapidCheck seed (RC_PARAMS seed= also works)")
+        ->check(whole_number(1, UINT64_MAX));
+    auto *wait_timeout = app.add_option("--wait-timeout-ms", o.wait_timeout_ms, "timeout of generated waits")
+                             ->check(whole_number(1, 600000))
+                             ->capture_default_str();
+    app.add_option("--timeout-unit", o.timeout_unit,
                    "the IUT's wait timeout unit, s or ms (default: measured at start-up with a wait of timeOut 1)")
-        ->check(oneOf({"s", "ms"}));
+        ->check(one_of({"s", "ms"}));
     app.add_option("--gate", o.gate,
                    "which clauses fail a case: default (MUST) or strict (MUST and STRICT); a violation of any "
                    "other clause is recorded as a departure, and the model allows what the call may have done")
-        ->check(oneOf({"default", "strict"}))
+        ->check(one_of({"default", "strict"}))
         ->capture_default_str();
     app.add_option("--results", o.results, "write an hcts-results v1 document (run.kind property)")
         ->envname("HCTS_PROPERTY_RESULTS")
         ->type_name("PATH");
-    app.add_flag("--expect-counterexample", o.expectCe,
+    app.add_flag("--expect-counterexample", o.expect_ce,
                  "self-test mode: succeed iff every property fails with a counterexample of at most --max-commands "
                  "generated commands");
-    app.add_option("--max-commands", o.maxCommands, "for --expect-counterexample")
-        ->check(wholeNumber(1, 1000))
+    app.add_option("--max-commands", o.max_commands, "for --expect-counterexample")
+        ->check(whole_number(1, 1000))
         ->capture_default_str();
     app.add_flag("--mpi", o.mpi,
                  "lockstep under MPI, one rank per process (mpi_harness/launch --np N -- hcts-property --mpi); "
@@ -251,7 +254,7 @@ std::optional<int> parse(int argc, char **argv, Options &o)
         return kExitUsage;
     }
     if (o.list) {
-        for (const auto &p : allProperties())
+        for (const auto &p : all_properties())
             std::cout << p.name << "\t" << p.what << "\t[" << join(p.clauses) << "]\n";
         return kExitPass;
     }
@@ -261,14 +264,14 @@ std::optional<int> parse(int argc, char **argv, Options &o)
     };
     if (o.mpi && o.driver != "hcomm")
         return usage("--mpi needs --driver hcomm (the simulator runs in one process)");
-    if (o.simFault != "none" && o.driver != "sim")
+    if (o.sim_fault != "none" && o.driver != "sim")
         return usage("--sim-fault needs --driver sim");
 #ifndef HCTS_PROPERTY_MPI
     if (o.mpi)
         return usage("this hcts-property was built without MPI; --mpi is not available");
 #endif
-    o.adapterGiven = adapter->count() > 0;
-    o.waitTimeoutGiven = waitTimeout->count() > 0;
+    o.adapter_given = adapter->count() > 0;
+    o.wait_timeout_given = wait_timeout->count() > 0;
     return std::nullopt;
 }
 
@@ -310,7 +313,7 @@ Report g_report;
 
 // SIGINT and SIGTERM (an interrupted launch, a ctest timeout) end the run as
 // aborted: a thread waits for them, records it and exits 128 + signal.
-void recordInterrupts()
+void record_interrupts()
 {
     sigset_t set;
     sigemptyset(&set);
@@ -328,7 +331,7 @@ void recordInterrupts()
     }).detach();
 }
 
-std::string thisHost()
+std::string this_host()
 {
     char name[256] = {};
     if (gethostname(name, sizeof name - 1) != 0)
@@ -336,11 +339,11 @@ std::string thisHost()
     return name;
 }
 
-json propertyEntry(const PropertySpec &spec, const PropertyOutcome &o, const std::string &command, double seconds)
+json property_entry(const PropertySpec &spec, const PropertyOutcome &o, const std::string &command, double seconds)
 {
-    const hcts::Verdict v = o.harnessError ? hcts::Verdict::Error
-                            : o.passed     ? hcts::Verdict::Pass
-                                           : hcts::Verdict::Fail;
+    const hcts::Verdict v = o.harness_error ? hcts::Verdict::Error
+                            : o.passed      ? hcts::Verdict::Pass
+                                            : hcts::Verdict::Fail;
     json e = {{"name", o.name},
               {"clauses", spec.clauses},
               {"runs", o.runs},
@@ -356,11 +359,11 @@ json propertyEntry(const PropertySpec &spec, const PropertyOutcome &o, const std
     // The gate judges a counterexample by the kind of the clause it breaks,
     // and a departure (a rule broken without failing a case) by its kind too.
     if (!o.clause.empty())
-        e["failed_clause"] = {{"id", o.clause}, {"kind", kindOf(o.clause)}};
+        e["failed_clause"] = {{"id", o.clause}, {"kind", kind_of(o.clause)}};
     json departures = json::array();
     for (const auto &[clause, d] : o.departures)
         departures.push_back(
-            {{"clause", clause}, {"kind", kindOf(clause)}, {"count", d.count}, {"example", d.example}});
+            {{"clause", clause}, {"kind", kind_of(clause)}, {"count", d.count}, {"example", d.example}});
     e["departures"] = std::move(departures);
     return e;
 }
@@ -385,28 +388,28 @@ struct HcommSetup {
     std::unique_ptr<HcommDriver> driver;
 };
 
-HcommSetup setUpHcomm(const Options &o, int rank, int ranks, const std::function<void(HcclRootInfo &)> &share)
+HcommSetup set_up_hcomm(const Options &o, int rank, int ranks, const std::function<void(HcclRootInfo &)> &share)
 {
     HcommSetup s;
     s.iut = hcts::Library::open(o.iut);
     s.adapter = hcts::Adapter::open(o.adapter, *s.iut,
-                                    {programsLib(), static_cast<uint32_t>(rank), static_cast<uint32_t>(ranks)});
+                                    {programs_lib(), static_cast<uint32_t>(rank), static_cast<uint32_t>(ranks)});
     if (!o.mpi && !s.adapter->multi_rank_per_process())
         throw std::runtime_error("the adapter '" + o.adapter + "' (" + s.adapter->name() +
                                  ") runs one rank per process, and this run puts all " + std::to_string(ranks) +
-                                 " ranks in one: run under MPI instead, e.g. " + mpiLaunch() + " --np " +
+                                 " ranks in one: run under MPI instead, e.g. " + mpi_launch() + " --np " +
                                  std::to_string(ranks) + " -- hcts-property --mpi ...");
     HcommDriverOptions d;
     d.iut = s.iut.get();
     d.adapter = s.adapter.get();
-    d.programs = programsLib();
-    if (!o.timeoutUnit.empty())
-        d.timeoutInSeconds = o.timeoutUnit == "s";
+    d.programs = programs_lib();
+    if (!o.timeout_unit.empty())
+        d.timeout_in_seconds = o.timeout_unit == "s";
     if (o.mpi) {
-        d.onlyRank = rank;
-        d.shareRootInfo = share;
+        d.only_rank = rank;
+        d.share_root_info = share;
     }
-    s.driver = makeHcommDriver(d);
+    s.driver = make_hcomm_driver(d);
     return s;
 }
 
@@ -417,7 +420,7 @@ int main(int argc, char **argv)
     Options o;
     if (const auto status = parse(argc, argv, o))
         return *status;
-    recordInterrupts();
+    record_interrupts();
 
     RunConfig cfg;
     try {
@@ -428,36 +431,36 @@ int main(int argc, char **argv)
     }
     // A clause the catalogue does not know gates: better a loud failure than a quiet pass.
     cfg.gates = [strict = o.gate == "strict"](const std::string &clause) {
-        const std::string kind = kindOf(clause);
+        const std::string kind = kind_of(clause);
         return kind != "PROFILE" && (kind != "STRICT" || strict);
     };
     cfg.seed = o.seed;
-    cfg.waitTimeoutMs = o.waitTimeoutMs;
-    cfg.maxSuccess = o.cases > 0 ? o.cases : (o.driver == "sim" ? 100 : 25);
-    if (o.longRun)
-        cfg.maxSuccess *= 10;
+    cfg.wait_timeout_ms = o.wait_timeout_ms;
+    cfg.max_success = o.cases > 0 ? o.cases : (o.driver == "sim" ? 100 : 25);
+    if (o.long_run)
+        cfg.max_success *= 10;
 
-    int worldRank = 0, worldSize = 1;
-    std::function<void(HcclRootInfo &)> shareRoot;
+    int world_rank = 0, world_size = 1;
+    std::function<void(HcclRootInfo &)> share_root;
 #ifdef HCTS_PROPERTY_MPI
-    AtExit mpiSession;
+    AtExit mpi_session;
     if (o.mpi) {
         MPI_Init(&argc, &argv);
-        mpiSession.run = [] { MPI_Finalize(); };
-        MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
-        MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
-        if (worldSize < 2) {
-            std::cerr << "hcts-property: --mpi needs at least 2 ranks (" << mpiLaunch()
+        mpi_session.run = [] { MPI_Finalize(); };
+        MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+        if (world_size < 2) {
+            std::cerr << "hcts-property: --mpi needs at least 2 ranks (" << mpi_launch()
                       << " --np 2 -- hcts-property --mpi)\n";
             return kExitUsage;
         }
-        cfg.geometry.ranks = static_cast<uint32_t>(worldSize);
-        shareRoot = [](HcclRootInfo &root) { MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, MPI_COMM_WORLD); };
+        cfg.geometry.ranks = static_cast<uint32_t>(world_size);
+        share_root = [](HcclRootInfo &root) { MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, MPI_COMM_WORLD); };
     }
 #endif
     const bool sim = o.driver == "sim";
-    const char *svSeed = std::getenv("SOFTVERBS_SEED");
-    const bool adversarial = !sim && svSeed != nullptr && *svSeed != '\0';
+    const char *sv_seed = std::getenv("SOFTVERBS_SEED");
+    const bool adversarial = !sim && sv_seed != nullptr && *sv_seed != '\0';
 
     // The run as results.json records it (rank 0 writes it).
     hcts::RunInfo info;
@@ -466,12 +469,12 @@ int main(int argc, char **argv)
     info.gate = o.gate;
     info.mode = adversarial ? "adversarial" : "plain";
     // The run's seed: softverbs' in adversarial mode, else the RapidCheck seed every property starts from.
-    info.seed = adversarial ? std::strtoull(svSeed, nullptr, 10) : runSeed(cfg);
+    info.seed = adversarial ? std::strtoull(sv_seed, nullptr, 10) : run_seed(cfg);
     info.transport = sim     ? "in-memory simulator"
                      : o.mpi ? "one rank per MPI process over libibverbs"
                              : "in-process ranks over libibverbs";
     info.suite_commit = HCTS_SUITE_COMMIT;
-    if (worldRank == 0 && !o.results.empty()) {
+    if (world_rank == 0 && !o.results.empty()) {
         try {
             g_report.open(o.results, info);
         } catch (const std::exception &e) {
@@ -484,55 +487,55 @@ int main(int argc, char **argv)
     // The driver refers to the IUT and the adapter: declared after them, it goes first.
     HcommSetup hcomm;
     std::unique_ptr<Driver> driver;
-    std::string setupError;
+    std::string setup_error;
     try {
         if (sim) {
-            driver = makeSimDriver(simFault(o.simFault));
+            driver = make_sim_driver(sim_fault(o.sim_fault));
             g_report.with([&](hcts::ResultsWriter &w) {
-                w.set_iut_name(o.simFault == "none" ? "sim" : "sim:" + o.simFault);
+                w.set_iut_name(o.sim_fault == "none" ? "sim" : "sim:" + o.sim_fault);
                 // The simulator models the table's default product (write with notify on AICPU_TS).
                 w.set_environment(hcts::products::Table::builtin().default_product().name,
-                                  static_cast<int>(cfg.geometry.ranks), {thisHost()});
+                                  static_cast<int>(cfg.geometry.ranks), {this_host()});
             });
         } else {
             g_report.with(
                 [&](hcts::ResultsWriter &w) { w.set_iut_name(std::filesystem::path(o.iut).filename().string()); });
-            hcomm = setUpHcomm(o, worldRank, static_cast<int>(cfg.geometry.ranks), shareRoot);
+            hcomm = set_up_hcomm(o, world_rank, static_cast<int>(cfg.geometry.ranks), share_root);
             g_report.with([&](hcts::ResultsWriter &w) {
                 w.set_iut(*hcomm.iut, hcomm.adapter->iut_version());
                 w.set_adapter(*hcomm.adapter);
-                w.set_environment(hcomm.adapter->product(), static_cast<int>(cfg.geometry.ranks), {thisHost()});
+                w.set_environment(hcomm.adapter->product(), static_cast<int>(cfg.geometry.ranks), {this_host()});
             });
         }
     } catch (const std::exception &e) {
-        setupError = e.what();
+        setup_error = e.what();
     }
 #ifdef HCTS_PROPERTY_MPI
     if (o.mpi) {
         // Every rank must be ready before rank 0 drives them: agree on it.
-        int ok = setupError.empty() ? 1 : 0, allOk = 0;
-        MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (!allOk && setupError.empty())
-            setupError = "another rank could not set up (see its message)";
+        int ok = setup_error.empty() ? 1 : 0, all_ok = 0;
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!all_ok && setup_error.empty())
+            setup_error = "another rank could not set up (see its message)";
     }
 #endif
-    if (!setupError.empty()) {
-        std::cerr << "hcts-property: " << (o.mpi ? "rank " + std::to_string(worldRank) + ": " : "") << setupError
+    if (!setup_error.empty()) {
+        std::cerr << "hcts-property: " << (o.mpi ? "rank " + std::to_string(world_rank) + ": " : "") << setup_error
                   << "\n";
-        g_report.abort(setupError);
+        g_report.abort(setup_error);
         return kExitUsage;
     }
 
 #ifdef HCTS_PROPERTY_MPI
-    if (o.mpi && worldRank != 0) {
-        serveMpiDriver(*hcomm.driver);
+    if (o.mpi && world_rank != 0) {
+        serve_mpi_driver(*hcomm.driver);
         return kExitPass;
     }
     // Rank 0 releases the servers however it leaves (before MPI_Finalize).
     AtExit servers;
     if (o.mpi) {
-        driver = makeMpiDriver(*hcomm.driver);
-        servers.run = stopMpiServers;
+        driver = make_mpi_driver(*hcomm.driver);
+        servers.run = stop_mpi_servers;
     }
 #endif
     if (!driver)
@@ -540,62 +543,62 @@ int main(int argc, char **argv)
     HcommDriver *local = hcomm.driver ? hcomm.driver.get() : dynamic_cast<HcommDriver *>(driver.get());
 
     // --- the properties ------------------------------------------------------------
-    int failures = 0, selfTestFailures = 0;
+    int failures = 0, self_test_failures = 0;
     try {
         std::vector<std::string> keep; // what selects *what* runs, for the reproducer
         if (sim)
-            keep = {"--driver", "sim", "--sim-fault", o.simFault};
+            keep = {"--driver", "sim", "--sim-fault", o.sim_fault};
         if (!sim) {
             // Start-up: build the world once (and measure the timeout unit unless stated).
             driver->reset(cfg.geometry);
-            const bool seconds = local->timeoutInSeconds().value_or(true);
+            const bool seconds = local->timeout_in_seconds().value_or(true);
             std::cout << "hcts-property: " << driver->name() << ", product " << hcomm.adapter->product()
-                      << ", wait timeout unit " << (seconds ? "s" : "ms") << " (" << local->timeoutUnitNote() << ")"
+                      << ", wait timeout unit " << (seconds ? "s" : "ms") << " (" << local->timeout_unit_note() << ")"
                       << std::endl;
             keep = {"--iut", hcomm.iut->path()};
-            if (o.adapterGiven)
+            if (o.adapter_given)
                 keep.insert(keep.end(), {"--adapter", o.adapter});
             keep.insert(keep.end(), {"--timeout-unit", seconds ? "s" : "ms"});
             if (o.mpi)
                 keep.push_back("--mpi");
         }
-        if (o.waitTimeoutGiven)
-            keep.insert(keep.end(), {"--wait-timeout-ms", std::to_string(o.waitTimeoutMs)});
+        if (o.wait_timeout_given)
+            keep.insert(keep.end(), {"--wait-timeout-ms", std::to_string(o.wait_timeout_ms)});
         if (o.gate != "default")
             keep.insert(keep.end(), {"--gate", o.gate});
 
-        for (const auto &spec : allProperties()) {
+        for (const auto &spec : all_properties()) {
             if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), spec.name) == o.only.end())
                 continue;
             std::cout << "hcts-property: " << spec.name << " (" << spec.what << ") on " << driver->name() << ", "
-                      << cfg.maxSuccess << " cases" << std::endl;
+                      << cfg.max_success << " cases" << std::endl;
             const auto t0 = std::chrono::steady_clock::now();
-            const PropertyOutcome out = runProperty(spec, cfg, *driver);
+            const PropertyOutcome out = run_property(spec, cfg, *driver);
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::ostringstream repro;
             if (!out.reproduce.empty())
                 repro << "RC_PARAMS=" << hcts::shell_quote(out.reproduce) << " ";
             if (adversarial)
-                repro << "SOFTVERBS_SEED=" << hcts::shell_quote(svSeed) << " ";
+                repro << "SOFTVERBS_SEED=" << hcts::shell_quote(sv_seed) << " ";
             if (o.mpi)
-                repro << mpiLaunch() << " --np " << cfg.geometry.ranks << " -- ";
+                repro << mpi_launch() << " --np " << cfg.geometry.ranks << " -- ";
             repro << hcts::shell_quote(argv[0]);
             for (const auto &k : keep)
                 repro << " " << hcts::shell_quote(k);
             repro << " --property " << spec.name;
             // A harness error has no reproduce string: rerun the same cases instead.
-            if (out.harnessError)
-                repro << " --seed " << out.seed << " --cases " << cfg.maxSuccess;
+            if (out.harness_error)
+                repro << " --seed " << out.seed << " --cases " << cfg.max_success;
             char took[32];
             std::snprintf(took, sizeof took, "%.1f s", seconds);
             if (out.passed) {
                 std::cout << "  PASS after " << out.runs << " cases in " << took << " (seed " << out.seed << ")\n";
                 for (const auto &[clause, d] : out.departures)
-                    std::cout << "  departs from " << clause << " (" << kindOf(clause)
+                    std::cout << "  departs from " << clause << " (" << kind_of(clause)
                               << ", does not gate under --gate " << o.gate << ") " << d.count << " time(s), e.g. "
                               << d.example
                               << "\n    (--gate strict makes a STRICT departure a shrunk counterexample)\n";
-            } else if (out.harnessError) {
+            } else if (out.harness_error) {
                 ++failures;
                 std::cout << "  ERROR after " << out.runs << " cases in " << took << " (seed " << out.seed
                           << "): the harness could not decide\n"
@@ -609,29 +612,29 @@ int main(int argc, char **argv)
                 ++failures;
                 std::cout << "  FAIL after " << out.runs << " cases, " << out.shrinks << " shrinks in " << took
                           << " (seed " << out.seed << ")"
-                          << (out.clause.empty() ? "" : ": breaks " + out.clause + " (" + kindOf(out.clause) + ")")
+                          << (out.clause.empty() ? "" : ": breaks " + out.clause + " (" + kind_of(out.clause) + ")")
                           << "\n"
-                          << out.description << "\n  counterexample (" << generatedCommands(out.counterexample)
+                          << out.description << "\n  counterexample (" << generated_commands(out.counterexample)
                           << " generated commands):\n";
                 for (const auto &c : out.counterexample)
                     std::cout << "    " << c << "\n";
                 std::cout << "  reproduce: " << repro.str() << "\n";
             }
-            if (o.expectCe) {
-                const size_t n = generatedCommands(out.counterexample);
-                if (out.passed || out.harnessError || out.reproduce.empty() || out.counterexample.empty() ||
-                    n > o.maxCommands) {
-                    ++selfTestFailures;
-                    std::cout << "  SELF-TEST FAILED: expected a counterexample of at most " << o.maxCommands
+            if (o.expect_ce) {
+                const size_t n = generated_commands(out.counterexample);
+                if (out.passed || out.harness_error || out.reproduce.empty() || out.counterexample.empty() ||
+                    n > o.max_commands) {
+                    ++self_test_failures;
+                    std::cout << "  SELF-TEST FAILED: expected a counterexample of at most " << o.max_commands
                               << " commands, got "
-                              << (out.passed         ? "none (the property passed)"
-                                  : out.harnessError ? "a harness error"
-                                                     : std::to_string(n))
+                              << (out.passed          ? "none (the property passed)"
+                                  : out.harness_error ? "a harness error"
+                                                      : std::to_string(n))
                               << "\n";
                 }
             }
             g_report.with(
-                [&](hcts::ResultsWriter &w) { w.add_property(propertyEntry(spec, out, repro.str(), seconds)); });
+                [&](hcts::ResultsWriter &w) { w.add_property(property_entry(spec, out, repro.str(), seconds)); });
             std::cout << std::flush;
         }
     } catch (const std::exception &e) {
@@ -642,7 +645,7 @@ int main(int argc, char **argv)
     g_report.with([](hcts::ResultsWriter &w) { w.finish(hcts::RunStatus::Complete); });
     if (const std::string p = g_report.path(); !p.empty())
         std::cout << "hcts-property: results in " << p << "\n";
-    if (o.expectCe)
-        return selfTestFailures == 0 ? kExitPass : kExitFail;
+    if (o.expect_ce)
+        return self_test_failures == 0 ? kExitPass : kExitFail;
     return failures == 0 ? kExitPass : kExitFail;
 }
