@@ -1,4 +1,4 @@
-// Settings declared once (issue 38): every environment variable a component reads is
+// Settings declared once: every environment variable a component reads is
 // one row of that component's table (name, type, default, allowed values, one-line doc),
 // and is read only through the parse functions here, one per type. `hcts env`
 // (tools/hcts_env.cpp) lists every table with the current values, as `ucx_info -c` does.
