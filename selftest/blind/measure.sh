@@ -3,7 +3,8 @@
 # usage (from anywhere): selftest/blind/measure.sh SET ID [ID...]   e.g. set7 M01 M02 L01
 # (SET: a folder beside this script with patches/ID.patch)
 # For each id: git apply patches/ID.patch, rebuild what a run needs (-j2), run
-# `timeout 600 ./hcts run` (reference, 2 ranks, plain+segment+adversarial, property suite),
+# `timeout 600 ./hcts run` (reference; plain, segment, adversarial, peers; property suite),
+# and for a patch of acl_runtime/ the ACL runtime's ctests and the examples on it too,
 # record exit status, wall time and the failing clauses/properties, revert the source
 # (git checkout of reference_impl/ softverbs/ acl_runtime/) and rebuild.
 # Appends one line per id to $BLIND_RUNS/summary.tsv (default build/blind-runs/SET, gitignored);
@@ -19,7 +20,7 @@ set_dir=$here/$set_name
 cd "$root" || exit 2
 export HCTS_JOBS=${HCTS_JOBS:-2}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/work} CCACHE_DIR=${CCACHE_DIR:-/work/.ccache}
-targets=(hcomm softverbs hcts-conformance hcts-property hcts_adapter_ref hcts-report)
+targets=(hcomm softverbs ascendcl hcts-conformance hcts-property hcts_adapter_ref hcts-report)
 src_dirs=(reference_impl softverbs acl_runtime)
 runs=${BLIND_RUNS:-$root/build/blind-runs/$set_name} # gitignored; logs, results.json, reports
 mkdir -p "$runs"
@@ -49,6 +50,15 @@ for id in "$@"; do
     secs=$(($(date +%s) - start))
     [[ $status == 124 ]] && status=124_timeout
     failing=$(python3 "$here/failing.py" "$dir/results.json" "$dir/run.log" 2>/dev/null || echo '?')
+    # The ACL runtime is not what ./hcts run judges (the conformance suite loads no
+    # libascendcl): a patch of it is also run against the ACL runtime's own ctests and the
+    # custom-operator examples on it, reported beside the gate's verdict.
+    if grep -q '^diff --git a/acl_runtime/' "$patch"; then
+      cmake --build build -j "$HCTS_JOBS" >>"$dir/build.log" 2>&1
+      ctest --test-dir build -R '^(acl_|hcts_launch|examples\.)' -j "$HCTS_JOBS" --timeout 300 >"$dir/ctest.log" 2>&1
+      acl=$(sed -nE 's/^[[:space:]]*[0-9]+ - ([^ ]+) \(.*/\1/p' "$dir/ctest.log" | paste -sd, -)
+      failing="$failing; ACL ctests failing: ${acl:-none}"
+    fi
   fi
   git checkout -- "${src_dirs[@]}"
   rebuild "$dir/revert_build.log" || echo "$id: rebuild after revert FAILED" >&2
