@@ -76,6 +76,20 @@ HCTS_CASE(Notify, ExactlyOncePerWrite, clauses("WWN.NTF.1"),
             ++hist[extra.end == WaitEnd::Completed ? "spurious" : "extra-wait-timed-out"];
         ev().litmus(litmus_entry("L8", "exactly-once", "Notify.ExactlyOncePerWrite", hist, {"lost", "spurious"}));
     }
+    // A later write on another index of the channel raises index idx no second time.
+    // A completion delivered again with the next one (a stale completion-queue entry)
+    // would; on idx itself the repeat lands on a notify still set and is absorbed
+    // unseen, so only a write elsewhere shows it, whatever the timing.
+    const uint32_t other = idx + 1;
+    const std::vector<Xfer> next{Xfer{0, 1, 4096, 0, 512, other, 0, 0, 0, key_for(n, 0)}};
+    exchange_checked(c, next, {"", "WWN.NTF.1", "", ""});
+    const WaitOutcome again = wait_expecting_timeout(c, 1, w.channel_to(0), idx);
+    if (w.rank == 1)
+        judge_no_completion(again, "WWN.NTF.1",
+                            "a wait on index " + std::to_string(idx) + " after its " + std::to_string(n) +
+                                " writes were consumed and one write with notify on index " +
+                                std::to_string(other) + " (a notify delivered twice would complete it)",
+                            ev());
 }
 
 HCTS_CASE(Notify, IndexIsolation, clauses("WWN.NTF.2"),
