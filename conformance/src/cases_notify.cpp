@@ -87,8 +87,8 @@ HCTS_CASE(Notify, ExactlyOncePerWrite, clauses("WWN.NTF.1"),
     if (w.rank == 1)
         judge_no_completion(again, "WWN.NTF.1",
                             "a wait on index " + std::to_string(idx) + " after its " + std::to_string(n) +
-                                " writes were consumed and one write with notify on index " +
-                                std::to_string(other) + " (a notify delivered twice would complete it)",
+                                " writes were consumed and one write with notify on index " + std::to_string(other) +
+                                " (a notify delivered twice would complete it)",
                             ev());
 }
 

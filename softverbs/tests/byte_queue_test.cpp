@@ -45,8 +45,8 @@ TEST(ByteQueue, GrowingWhilePartlyConsumedKeepsTheLiveBytes)
     ByteQueue q;
     const auto a = numbered(3000, 0);
     q.append(a.data(), a.size());
-    q.consume(1000);                        // 2000 live bytes, not at the buffer's start
-    const auto b = numbered(10000, 3000);  // more than the buffer holds: it grows
+    q.consume(1000);                      // 2000 live bytes, not at the buffer's start
+    const auto b = numbered(10000, 3000); // more than the buffer holds: it grows
     q.append(b.data(), b.size());
     ASSERT_GE(q.capacity(), 12000u);
     std::deque<uint8_t> want(a.begin() + 1000, a.end());
@@ -60,8 +60,8 @@ TEST(ByteQueue, SlidingWhilePartlyConsumedKeepsTheLiveBytes)
     const auto a = numbered(4000, 0);
     q.append(a.data(), a.size());
     const size_t cap = q.capacity();
-    q.consume(3000);                       // 1000 live bytes near the end
-    const auto b = numbered(2000, 4000);  // fits only once the live bytes slide down
+    q.consume(3000);                     // 1000 live bytes near the end
+    const auto b = numbered(2000, 4000); // fits only once the live bytes slide down
     q.append(b.data(), b.size());
     EXPECT_EQ(q.capacity(), cap) << "room was there in total: no new buffer";
     std::deque<uint8_t> want(a.begin() + 3000, a.end());
@@ -90,8 +90,8 @@ TEST(ByteQueue, EmptyingResetsAndTrimGivesMemoryBack)
 TEST(ByteQueue, MatchesAFifoUnderRandomUse)
 {
     const char *given = std::getenv("BYTE_QUEUE_SEED");
-    const uint32_t seed = given && *given ? static_cast<uint32_t>(std::strtoul(given, nullptr, 0))
-                                          : std::random_device{}();
+    const uint32_t seed =
+        given && *given ? static_cast<uint32_t>(std::strtoul(given, nullptr, 0)) : std::random_device{}();
     std::printf("seed %u; reproduce: BYTE_QUEUE_SEED=%u softverbs_byte_queue_test "
                 "--gtest_filter=ByteQueue.MatchesAFifoUnderRandomUse\n",
                 seed, seed);
