@@ -1,4 +1,5 @@
 #include "hcts/core/results.h"
+#include "hcts/core/files.h"
 #include "hcts/core/settings.h"
 
 #include <sys/utsname.h>
@@ -400,19 +401,7 @@ void ResultsWriter::write()
     if (expectations_ != nullptr)
         expectations_->apply(doc_);
 
-    const std::filesystem::path p(path_);
-    if (p.has_parent_path())
-        std::filesystem::create_directories(p.parent_path());
-    const std::string tmp = path_ + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        if (!out)
-            throw std::runtime_error("cannot write results to '" + tmp + "'");
-        out << doc_.dump(2) << '\n';
-        if (!out)
-            throw std::runtime_error("writing results to '" + tmp + "' failed (disk full?)");
-    }
-    std::filesystem::rename(tmp, p);
+    files::write_atomic(path_, doc_.dump(2) + "\n");
 }
 
 } // namespace hcts

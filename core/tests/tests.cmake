@@ -47,3 +47,5 @@ add_dependencies(core.loaders hcts_fake_iut hcts_programs hcts_fake_adapter_v1 h
 # The settings facility (hcts/settings.h): parsing per type, defaults, errors.
 hcts_gtest(core.settings SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/settings_test.cpp LIBS hcts::settings
   TIMEOUT 30 LABELS core)
+hcts_gtest(core.files SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/files_test.cpp LIBS hcts::core TIMEOUT 30 LABELS core)
+target_compile_definitions(core.files PRIVATE HCTS_TEST_TMP="${CMAKE_CURRENT_BINARY_DIR}/files-test")

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "hcts/core/cli.h"
+#include "hcts/core/files.h"
 #include "hcts/core/locate.h"
 #include "hcts/core/results.h"
 #include "hcts/core/settings.h"
@@ -847,15 +848,11 @@ int main(int argc, char **argv)
         {"failed", failed_json},
         {"ok", ok},
     };
-    {
-        const std::string tmp = o.json + ".tmp";
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f << doc.dump(2) << "\n";
-        f.close();
-        if (!f || std::rename(tmp.c_str(), o.json.c_str()) != 0) {
-            std::cerr << "hcts-selftest: cannot write " << o.json << "\n";
-            return 1;
-        }
+    try {
+        hcts::files::write_atomic(o.json, doc.dump(2) + "\n");
+    } catch (const std::exception &e) {
+        std::cerr << "hcts-selftest: " << e.what() << "\n";
+        return 1;
     }
     std::cout << "hcts-selftest: wrote " << o.json << " (each entry's results.json and log under " << o.out << ")\n";
     return ok ? 0 : 1;

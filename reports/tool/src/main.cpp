@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hcts/core/cli.h"
+#include "hcts/core/files.h"
 
 #include <hcts/expectations.h>
 
@@ -78,7 +79,7 @@ int cmd_render(const Options &o)
         throw std::runtime_error(dir.string() + ": cannot create the output directory: " + ec.message());
     for (const auto &f : files) {
         const auto path = (dir / f.name).string();
-        write_file_atomic(path, f.data);
+        hcts::files::write_atomic(path, f.data);
         std::cout << "hcts-report: wrote " << path << "\n";
     }
     auto overall = overall_verdict(runs);
@@ -100,7 +101,7 @@ int cmd_apply(const Options &o)
     prepare_runs(runs, set ? &*set : nullptr);
     const auto text = runs[0].doc.dump(2) + "\n";
     if (o.out) {
-        write_file_atomic(*o.out, text);
+        hcts::files::write_atomic(*o.out, text);
         std::cerr << "hcts-report: wrote " << *o.out << "\n";
     } else {
         std::cout << text;
@@ -129,7 +130,7 @@ int cmd_merge(const Options &o)
             ++properties;
         }
     }
-    write_file_atomic(into, doc.dump(2) + "\n");
+    hcts::files::write_atomic(into, doc.dump(2) + "\n");
     const auto gate = doc.at("summary").value("gate", "fail");
     std::cerr << "hcts-report: merged " << properties << " property run(s) and " << configurations
               << " configuration run(s) into " << into << "; gate " << gate << "\n";
@@ -162,7 +163,7 @@ int cmd_bundle(const Options &o)
     }
     if (o.expectations)
         extra.push_back({"expectations.yaml", read_file(*o.expectations)});
-    write_file_atomic(o.out.value(), make_bundle(runs[0], extra, now_utc()));
+    hcts::files::write_atomic(o.out.value(), make_bundle(runs[0], extra, now_utc()));
     std::cout << "hcts-report: wrote " << *o.out << " (" << extra.size() + 4 << " members)\n";
     return 0;
 }

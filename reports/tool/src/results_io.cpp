@@ -165,22 +165,6 @@ std::string read_file(const std::string &path)
     return text.str();
 }
 
-void write_file_atomic(const std::string &path, std::string_view data)
-{
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw std::runtime_error(tmp + ": cannot open for writing: " + std::strerror(errno));
-        out.write(data.data(), static_cast<std::streamsize>(data.size()));
-        out.flush();
-        if (!out)
-            throw std::runtime_error(tmp + ": write error");
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0)
-        throw std::runtime_error(path + ": cannot rename from " + tmp + ": " + std::strerror(errno));
-}
-
 Run load_run(const std::string &path)
 {
     Run run;

@@ -45,7 +45,6 @@ Run load_run(const std::string &path);
 // wrong type), then gives each run a unique label.
 void prepare_runs(std::span<Run> runs, const expectations::ExpectationSet *expectations);
 
-std::string read_file(const std::string &path);                         // throws naming the path
-void write_file_atomic(const std::string &path, std::string_view data); // temp + rename
+std::string read_file(const std::string &path); // throws naming the path
 
 } // namespace hcts::report
