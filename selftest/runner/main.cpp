@@ -309,16 +309,11 @@ Executed execute(const Entry &e, const Options &o)
     return x;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+// The command line: every option once, with its help.
+void add_options(CLI::App &app, Options &o)
 {
-    CLI::App app{"hcts-selftest: run the self-test catalogue (wrong libraries, legal and PROFILE variants, source "
-                 "mutants) through the conformance suite and judge each against its expectation",
-                 "hcts-selftest"};
     app.footer("Details: selftest/README.md. Exit status: 0 every expectation held and every API-observable mutant "
                "was killed, 1 not, 2 usage or catalogue error.");
-    Options o;
     // No captured defaults: the man page of an installed hcts-selftest must not name the build machine's trees.
     app.add_option("--source-dir", o.source_dir,
                    "the hcts source tree (default: the one this program was built from; installed: none); mutant "
@@ -366,7 +361,12 @@ int main(int argc, char **argv)
     app.add_option("--case-timeout", o.case_timeout_s, "the suite's deadline per case, seconds")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    CLI11_PARSE(app, argc, argv);
+}
+
+// The data and helpers a run needs, from the source tree given or built from, else
+// the installed share/ and libexec/; false (said on stderr) when one is missing.
+bool find_data(Options &o)
+{
     // Data and helpers: the source tree given or built from, else the installed share/ and libexec/.
     const auto find = [&o](std::string_view installed, std::string_view in_source, bool data) {
         if (!o.source_dir.empty())
@@ -389,12 +389,276 @@ int main(int argc, char **argv)
         if (path.empty()) {
             std::cerr << "hcts-selftest: " << what << " is not installed beside " << hcts::locate::bin_dir().string()
                       << " (share/hcts, libexec/hcts) and no source tree is known; give --source-dir\n";
-            return 2;
+            return false;
         }
     if (o.out.empty())
         o.out = o.source_dir.empty() ? "hcts-selftest" : o.build_dir + "/selftest";
     if (o.json.empty())
         o.json = o.out + "/selftest.json";
+    return true;
+}
+
+// --sample: a seeded random share of the selected mutants; what was picked, and how
+// to pick it again, for selftest.json (null without --sample).
+nlohmann::json sample_mutants(std::vector<Entry> &selected, Options &o)
+{
+    nlohmann::json sampling = nullptr;
+    if (o.sample > 0) {
+        if (!o.seed)
+            o.seed = std::random_device{}();
+        std::vector<std::string> mutants;
+        for (const auto &e : selected)
+            if (e.kind == "mutant")
+                mutants.push_back(e.id);
+        std::vector<std::string> picked = mutants;
+        std::mt19937_64 rng(*o.seed);
+        std::shuffle(picked.begin(), picked.end(), rng);
+        if (picked.size() > static_cast<std::size_t>(o.sample))
+            picked.resize(static_cast<std::size_t>(o.sample));
+        std::sort(picked.begin(), picked.end());
+        std::erase_if(selected, [&](const Entry &e) {
+            return e.kind == "mutant" && std::find(picked.begin(), picked.end(), e.id) == picked.end();
+        });
+        std::string again = "hcts-selftest";
+        if (!o.only.empty())
+            again += " --only " + o.only;
+        if (!o.kind.empty())
+            again += " --kind " + o.kind;
+        again += " --sample " + std::to_string(o.sample) + " --seed " + std::to_string(*o.seed);
+        std::cout << "hcts-selftest: sampled " << picked.size() << " of " << mutants.size() << " mutants with seed "
+                  << *o.seed << ": " << joined(picked, ", ") << "\nhcts-selftest: reproduce the sample: " << again
+                  << "\n";
+        sampling = {
+            {"size", o.sample}, {"seed", *o.seed}, {"of", mutants.size()}, {"picked", picked}, {"reproducer", again}};
+    }
+    return sampling;
+}
+
+// --rotate: the mutants CI runs at this commit (rotation.h); what was chosen and why
+// replaces `sampling`. Without --rotate, or without a source tree, nothing changes.
+void rotate_mutants(std::vector<Entry> &selected, const Options &o, nlohmann::json &sampling)
+{
+    if (o.rotate > 0 && !o.source_dir.empty()) {
+        std::string why_not;
+        const auto rotation = rotation_from_git(o.source_dir, static_cast<uint32_t>(o.rotate), why_not);
+        if (!rotation) {
+            std::cout << "hcts-selftest: --rotate: " << why_not << "; every selected mutant runs\n";
+        } else {
+            const auto guards = scan_guards(o.source_dir, {"reference_impl", "softverbs"});
+            const auto read = [&o](const std::string &relative) {
+                std::ifstream in(fs::path(o.source_dir) / relative);
+                std::ostringstream text;
+                text << in.rdbuf();
+                return text.str();
+            };
+            nlohmann::json chosen = nlohmann::json::array();
+            size_t mutants = 0;
+            std::erase_if(selected, [&](const Entry &e) {
+                if (e.kind != "mutant")
+                    return false;
+                ++mutants;
+                const std::string why = why_selected(e, *rotation, guards, read);
+                if (!why.empty())
+                    chosen.push_back({{"id", e.id}, {"why", why}});
+                return why.empty();
+            });
+            std::cout << "hcts-selftest: rotation: commit " << rotation->commit_number << ", share "
+                      << rotation->commit_number % rotation->shares + 1 << " of " << rotation->shares
+                      << ", changes since " << rotation->since << ": " << chosen.size() << " of " << mutants
+                      << " mutants run\n";
+            for (const auto &c : chosen)
+                std::cout << "hcts-selftest:   " << c["id"].get<std::string>() << ": " << c["why"].get<std::string>()
+                          << "\n";
+            sampling = {{"rotation",
+                         {{"commit_number", rotation->commit_number},
+                          {"shares", rotation->shares},
+                          {"since", rotation->since},
+                          {"of", mutants},
+                          {"chosen", chosen}}}};
+        }
+    }
+}
+
+std::vector<Executed> run_entries(const std::vector<Entry> &selected, const Options &o)
+{
+    const auto total = selected.size();
+    // Entries run --jobs at a time: a run mostly waits (timeouts, quiet notifies), so
+    // two at once nearly halve the catalogue's time on two cores. An entry marked
+    // `alone` waits until no other runs and runs by itself. Each line is printed
+    // when its entry ends; the summary below keeps the catalogue's order.
+    std::vector<Executed> done(total);
+    {
+        std::mutex print;
+        std::shared_mutex beside; // shared: an ordinary entry runs; exclusive: an `alone` one
+        std::atomic<std::size_t> next{0};
+        const auto worker = [&] {
+            for (std::size_t k; (k = next++) < total;) {
+                if (selected[k].alone) {
+                    const std::unique_lock by_itself(beside);
+                    done[k] = execute(selected[k], o);
+                } else {
+                    const std::shared_lock with_others(beside);
+                    done[k] = execute(selected[k], o);
+                }
+                const std::lock_guard lock(print);
+                std::cout << "[" << k + 1 << "/" << total << "] " << selected[k].id << " (" << selected[k].kind
+                          << ") ... " << done[k].j.verdict << " (" << format_s(done[k].seconds) << ")\n";
+                for (const auto &p : done[k].j.problems)
+                    std::cout << "      " << p << "\n";
+                std::cout << std::flush;
+            }
+        };
+        const auto jobs = std::min<std::size_t>(static_cast<std::size_t>(o.internal ? 1 : o.jobs), total);
+        std::vector<std::jthread> pool;
+        for (std::size_t w = 1; w < jobs; ++w)
+            pool.emplace_back(worker);
+        worker();
+    }
+    return done;
+}
+
+// One entry of selftest.json: what was expected, what ran, what was seen.
+nlohmann::json entry_json(const Entry &e, const Executed &x)
+{
+    const auto &[dir, cmd, run, j, seconds, internal] = x;
+    const std::string status = run.status == RunOutcome::Status::Timeout  ? "timeout"
+                               : run.status == RunOutcome::Status::NotRun ? "not-run"
+                               : run.results                              ? "ran"
+                                                                          : "no-results";
+    nlohmann::json expected = {{"gate", e.kind == "legal" ? "pass" : (e.kind == "profile" ? "any" : "fail")},
+                               {"gate_mode", e.kind == "legal" ? legal_gate(e) : e.gate}};
+    if (e.fails)
+        expected["fails"] = *e.fails;
+    if (e.strict_fails)
+        expected["strict_fails"] = *e.strict_fails;
+    if (e.profile)
+        expected["profile"] = {{"clause", e.profile->clause}, {"outcome", e.profile->outcome}};
+    if (e.not_supported_all)
+        expected["not_supported"] = "all";
+    else if (!e.not_supported.empty())
+        expected["not_supported"] = e.not_supported;
+    if (!e.not_supported_ok.empty())
+        expected["not_supported_ok"] = e.not_supported_ok;
+    nlohmann::json entry = {
+        {"id", e.id},
+        {"kind", e.kind},
+        {"area", e.area},
+        {"what", e.what},
+        {"defined_at", e.file},
+        {"iut", e.iut},
+        {"np", e.np},
+        {"env", e.env},
+        {"expected", expected},
+        {"status", status},
+        {"exit_code", run.status == RunOutcome::Status::Finished ? nlohmann::json(run.exit_code) : nullptr},
+        {"observed",
+         {{"gate", j.gate.empty() ? nlohmann::json(nullptr) : nlohmann::json(j.gate)},
+          {"strict_gate", j.strict_gate.empty() ? nlohmann::json(nullptr) : nlohmann::json(j.strict_gate)},
+          {"verdicts", j.verdicts}}},
+        {"verdict", j.verdict},
+        {"killed", j.killed ? nlohmann::json(*j.killed) : nullptr},
+        {"killed_by", j.killed_by},
+        {"ok", j.ok},
+        {"problems", j.problems},
+        {"seconds", seconds},
+        {"results", run.results ? nlohmann::json(dir + "/results.json") : nullptr},
+        {"reproducer", cmd.argv.empty() ? nlohmann::json(nullptr) : nlohmann::json(cmd.text())},
+    };
+    if (e.kind == "mutant")
+        entry["observable"] = e.observable;
+    return entry;
+}
+
+// One row of the kill matrix. outcome: KILLED, SURVIVED, TIMEOUT, ERROR (no results), NOT RUN.
+struct Row {
+    std::string mutant, outcome;
+    std::vector<std::string> killed_by;
+};
+
+// What the run of the selected entries adds up to.
+struct Tally {
+    nlohmann::json entries = nlohmann::json::array(); // selftest.json's, in the catalogue's order
+    std::vector<std::string> failed;                  // "id: problem" of each expectation that did not hold
+    std::vector<Row> matrix;
+    std::set<std::string> columns; // every clause (or ctest) that killed a mutant
+    std::size_t api_run = 0, api_killed = 0;
+};
+
+Tally tally(const std::vector<Entry> &selected, const std::vector<Executed> &done, const Options &o)
+{
+    Tally t;
+    auto &[entries, failed, matrix, columns, api_run, api_killed] = t;
+    for (std::size_t k = 0; k < selected.size(); ++k) {
+        const auto &e = selected[k];
+        const auto &[dir, cmd, run, j, seconds, internal] = done[k];
+        if (!j.ok)
+            for (const auto &p : j.problems)
+                failed.push_back(e.id + ": " + p);
+        if (e.kind == "mutant" && !internal) {
+            ++api_run;
+            api_killed += j.killed.value_or(false);
+        }
+        if (e.kind == "mutant" && (!internal || o.internal)) {
+            const bool killed = j.killed.value_or(false);
+            const std::string outcome = killed                                      ? "KILLED"
+                                        : run.status == RunOutcome::Status::Timeout ? "TIMEOUT"
+                                        : run.status == RunOutcome::Status::NotRun  ? "NOT RUN"
+                                        : !run.results && !internal                 ? "ERROR"
+                                                                                    : "SURVIVED";
+            std::vector<std::string> by;
+            if (killed)
+                for (const auto &id : j.killed_by)
+                    by.push_back(internal ? "ctest:" + id : id); // a ctest, not a clause
+            matrix.push_back({e.id, outcome, by});
+        }
+        entries.push_back(entry_json(e, done[k]));
+    }
+    for (const auto &r : matrix)
+        columns.insert(r.killed_by.begin(), r.killed_by.end());
+    return t;
+}
+
+// The kill matrix, the kill ratio and the expectations that did not hold.
+void print_summary(const Tally &t, std::size_t total)
+{
+    const auto &[entries, failed, matrix, columns, api_run, api_killed] = t;
+    // The kill matrix: mutants (rows) × clauses that killed any of them (columns).
+    std::cout << "\nKill matrix (" << matrix.size() << " mutants × " << columns.size() << " clauses):\n";
+    std::size_t width = 8;
+    for (const auto &r : matrix)
+        width = std::max(width, r.mutant.size());
+    for (const auto &r : matrix)
+        std::cout << "  " << r.mutant << std::string(width - r.mutant.size(), ' ') << "  "
+                  << (r.killed_by.empty() ? r.outcome : joined(r.killed_by, " ")) << "\n";
+    std::cout << "Kill ratio (API-observable mutants): " << api_killed << " / " << api_run;
+    if (api_run) {
+        char pct[32];
+        std::snprintf(pct, sizeof pct, "%.1f%%",
+                      100.0 * static_cast<double>(api_killed) / static_cast<double>(api_run));
+        std::cout << " = " << pct;
+    }
+    std::cout << "\n";
+    if (failed.empty())
+        std::cout << "Every expectation held (" << total << " entries).\n";
+    else {
+        std::cout << failed.size() << " expectation(s) did not hold:\n";
+        for (const auto &f : failed)
+            std::cout << "  " << f << "\n";
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    CLI::App app{"hcts-selftest: run the self-test catalogue (wrong libraries, legal and PROFILE variants, source "
+                 "mutants) through the conformance suite and judge each against its expectation",
+                 "hcts-selftest"};
+    Options o;
+    add_options(app, o);
+    CLI11_PARSE(app, argc, argv);
+    if (!find_data(o))
+        return 2;
 
     hcts::Catalogue clauses;
     LoadedCatalogue cat;
@@ -435,74 +699,8 @@ int main(int argc, char **argv)
         if ((only.empty() || std::find(only.begin(), only.end(), e.id) != only.end()) &&
             (o.kind.empty() || e.kind == o.kind))
             selected.push_back(e);
-    nlohmann::json sampling = nullptr;
-    if (o.sample > 0) {
-        if (!o.seed)
-            o.seed = std::random_device{}();
-        std::vector<std::string> mutants;
-        for (const auto &e : selected)
-            if (e.kind == "mutant")
-                mutants.push_back(e.id);
-        std::vector<std::string> picked = mutants;
-        std::mt19937_64 rng(*o.seed);
-        std::shuffle(picked.begin(), picked.end(), rng);
-        if (picked.size() > static_cast<std::size_t>(o.sample))
-            picked.resize(static_cast<std::size_t>(o.sample));
-        std::sort(picked.begin(), picked.end());
-        std::erase_if(selected, [&](const Entry &e) {
-            return e.kind == "mutant" && std::find(picked.begin(), picked.end(), e.id) == picked.end();
-        });
-        std::string again = "hcts-selftest";
-        if (!o.only.empty())
-            again += " --only " + o.only;
-        if (!o.kind.empty())
-            again += " --kind " + o.kind;
-        again += " --sample " + std::to_string(o.sample) + " --seed " + std::to_string(*o.seed);
-        std::cout << "hcts-selftest: sampled " << picked.size() << " of " << mutants.size() << " mutants with seed "
-                  << *o.seed << ": " << joined(picked, ", ") << "\nhcts-selftest: reproduce the sample: " << again
-                  << "\n";
-        sampling = {
-            {"size", o.sample}, {"seed", *o.seed}, {"of", mutants.size()}, {"picked", picked}, {"reproducer", again}};
-    }
-    if (o.rotate > 0 && !o.source_dir.empty()) {
-        std::string why_not;
-        const auto rotation = rotation_from_git(o.source_dir, static_cast<uint32_t>(o.rotate), why_not);
-        if (!rotation) {
-            std::cout << "hcts-selftest: --rotate: " << why_not << "; every selected mutant runs\n";
-        } else {
-            const auto guards = scan_guards(o.source_dir, {"reference_impl", "softverbs"});
-            const auto read = [&o](const std::string &relative) {
-                std::ifstream in(fs::path(o.source_dir) / relative);
-                std::ostringstream text;
-                text << in.rdbuf();
-                return text.str();
-            };
-            nlohmann::json chosen = nlohmann::json::array();
-            size_t mutants = 0;
-            std::erase_if(selected, [&](const Entry &e) {
-                if (e.kind != "mutant")
-                    return false;
-                ++mutants;
-                const std::string why = why_selected(e, *rotation, guards, read);
-                if (!why.empty())
-                    chosen.push_back({{"id", e.id}, {"why", why}});
-                return why.empty();
-            });
-            std::cout << "hcts-selftest: rotation: commit " << rotation->commit_number << ", share "
-                      << rotation->commit_number % rotation->shares + 1 << " of " << rotation->shares
-                      << ", changes since " << rotation->since << ": " << chosen.size() << " of " << mutants
-                      << " mutants run\n";
-            for (const auto &c : chosen)
-                std::cout << "hcts-selftest:   " << c["id"].get<std::string>() << ": " << c["why"].get<std::string>()
-                          << "\n";
-            sampling = {{"rotation",
-                         {{"commit_number", rotation->commit_number},
-                          {"shares", rotation->shares},
-                          {"since", rotation->since},
-                          {"of", mutants},
-                          {"chosen", chosen}}}};
-        }
-    }
+    nlohmann::json sampling = sample_mutants(selected, o);
+    rotate_mutants(selected, o, sampling);
     if (o.focus && !o.list) {
         std::string why_not;
         if (!focus_entries(selected, o, why_not)) {
@@ -533,14 +731,6 @@ int main(int argc, char **argv)
         return 2;
     }
     const std::string started = hcts::utc_now();
-    nlohmann::json entries = nlohmann::json::array();
-    std::vector<std::string> failed;
-    struct Row {
-        std::string mutant, outcome; // outcome: KILLED, SURVIVED, TIMEOUT, ERROR (no results), NOT RUN
-        std::vector<std::string> killed_by;
-    };
-    std::vector<Row> matrix;
-    std::size_t api_run = 0, api_killed = 0;
     const auto total = selected.size();
     if (o.list) {
         for (std::size_t k = 0; k < total; ++k) {
@@ -551,144 +741,15 @@ int main(int argc, char **argv)
         }
         return 0;
     }
-    // Entries run --jobs at a time: a run mostly waits (timeouts, quiet notifies), so
-    // two at once nearly halve the catalogue's time on two cores. An entry marked
-    // `alone` waits until no other runs and runs by itself. Each line is printed
-    // when its entry ends; the summary below keeps the catalogue's order.
-    std::vector<Executed> done(total);
-    {
-        std::mutex print;
-        std::shared_mutex beside; // shared: an ordinary entry runs; exclusive: an `alone` one
-        std::atomic<std::size_t> next{0};
-        const auto worker = [&] {
-            for (std::size_t k; (k = next++) < total;) {
-                if (selected[k].alone) {
-                    const std::unique_lock by_itself(beside);
-                    done[k] = execute(selected[k], o);
-                } else {
-                    const std::shared_lock with_others(beside);
-                    done[k] = execute(selected[k], o);
-                }
-                const std::lock_guard lock(print);
-                std::cout << "[" << k + 1 << "/" << total << "] " << selected[k].id << " (" << selected[k].kind
-                          << ") ... " << done[k].j.verdict << " (" << format_s(done[k].seconds) << ")\n";
-                for (const auto &p : done[k].j.problems)
-                    std::cout << "      " << p << "\n";
-                std::cout << std::flush;
-            }
-        };
-        const auto jobs = std::min<std::size_t>(static_cast<std::size_t>(o.internal ? 1 : o.jobs), total);
-        std::vector<std::jthread> pool;
-        for (std::size_t w = 1; w < jobs; ++w)
-            pool.emplace_back(worker);
-        worker();
-    }
-    for (std::size_t k = 0; k < total; ++k) {
-        const auto &e = selected[k];
-        const auto &[dir, cmd, run, j, seconds, internal] = done[k];
-        if (!j.ok)
-            for (const auto &p : j.problems)
-                failed.push_back(e.id + ": " + p);
-        if (e.kind == "mutant" && !internal) {
-            ++api_run;
-            api_killed += j.killed.value_or(false);
-        }
-        if (e.kind == "mutant" && (!internal || o.internal)) {
-            const bool killed = j.killed.value_or(false);
-            const std::string outcome = killed                                      ? "KILLED"
-                                        : run.status == RunOutcome::Status::Timeout ? "TIMEOUT"
-                                        : run.status == RunOutcome::Status::NotRun  ? "NOT RUN"
-                                        : !run.results && !internal                 ? "ERROR"
-                                                                                    : "SURVIVED";
-            std::vector<std::string> by;
-            if (killed)
-                for (const auto &id : j.killed_by)
-                    by.push_back(internal ? "ctest:" + id : id); // a ctest, not a clause
-            matrix.push_back({e.id, outcome, by});
-        }
-        const std::string status = run.status == RunOutcome::Status::Timeout  ? "timeout"
-                                   : run.status == RunOutcome::Status::NotRun ? "not-run"
-                                   : run.results                              ? "ran"
-                                                                              : "no-results";
-        nlohmann::json expected = {{"gate", e.kind == "legal" ? "pass" : (e.kind == "profile" ? "any" : "fail")},
-                                   {"gate_mode", e.kind == "legal" ? legal_gate(e) : e.gate}};
-        if (e.fails)
-            expected["fails"] = *e.fails;
-        if (e.strict_fails)
-            expected["strict_fails"] = *e.strict_fails;
-        if (e.profile)
-            expected["profile"] = {{"clause", e.profile->clause}, {"outcome", e.profile->outcome}};
-        if (e.not_supported_all)
-            expected["not_supported"] = "all";
-        else if (!e.not_supported.empty())
-            expected["not_supported"] = e.not_supported;
-        if (!e.not_supported_ok.empty())
-            expected["not_supported_ok"] = e.not_supported_ok;
-        nlohmann::json entry = {
-            {"id", e.id},
-            {"kind", e.kind},
-            {"area", e.area},
-            {"what", e.what},
-            {"defined_at", e.file},
-            {"iut", e.iut},
-            {"np", e.np},
-            {"env", e.env},
-            {"expected", expected},
-            {"status", status},
-            {"exit_code", run.status == RunOutcome::Status::Finished ? nlohmann::json(run.exit_code) : nullptr},
-            {"observed",
-             {{"gate", j.gate.empty() ? nlohmann::json(nullptr) : nlohmann::json(j.gate)},
-              {"strict_gate", j.strict_gate.empty() ? nlohmann::json(nullptr) : nlohmann::json(j.strict_gate)},
-              {"verdicts", j.verdicts}}},
-            {"verdict", j.verdict},
-            {"killed", j.killed ? nlohmann::json(*j.killed) : nullptr},
-            {"killed_by", j.killed_by},
-            {"ok", j.ok},
-            {"problems", j.problems},
-            {"seconds", seconds},
-            {"results", run.results ? nlohmann::json(dir + "/results.json") : nullptr},
-            {"reproducer", cmd.argv.empty() ? nlohmann::json(nullptr) : nlohmann::json(cmd.text())},
-        };
-        if (e.kind == "mutant")
-            entry["observable"] = e.observable;
-        entries.push_back(std::move(entry));
-    }
-
-    // The kill matrix: mutants (rows) × clauses that killed any of them (columns).
-    std::set<std::string> columns;
-    for (const auto &r : matrix)
-        columns.insert(r.killed_by.begin(), r.killed_by.end());
-    std::cout << "\nKill matrix (" << matrix.size() << " mutants × " << columns.size() << " clauses):\n";
-    std::size_t width = 8;
-    for (const auto &r : matrix)
-        width = std::max(width, r.mutant.size());
-    for (const auto &r : matrix)
-        std::cout << "  " << r.mutant << std::string(width - r.mutant.size(), ' ') << "  "
-                  << (r.killed_by.empty() ? r.outcome : joined(r.killed_by, " ")) << "\n";
+    const std::vector<Executed> done = run_entries(selected, o);
+    const Tally t = tally(selected, done, o);
+    print_summary(t, total);
+    const bool ok = t.failed.empty() && t.api_killed == t.api_run;
     nlohmann::json rows = nlohmann::json::array();
-    for (const auto &r : matrix)
+    for (const auto &r : t.matrix)
         rows.push_back({{"mutant", r.mutant}, {"outcome", r.outcome}, {"killed_by", r.killed_by}});
     const nlohmann::json ratio =
-        api_run == 0 ? nlohmann::json(nullptr) : nlohmann::json(static_cast<double>(api_killed) / api_run);
-    std::cout << "Kill ratio (API-observable mutants): " << api_killed << " / " << api_run;
-    if (api_run) {
-        char pct[32];
-        std::snprintf(pct, sizeof pct, "%.1f%%",
-                      100.0 * static_cast<double>(api_killed) / static_cast<double>(api_run));
-        std::cout << " = " << pct;
-    }
-    std::cout << "\n";
-    if (failed.empty())
-        std::cout << "Every expectation held (" << total << " entries).\n";
-    else {
-        std::cout << failed.size() << " expectation(s) did not hold:\n";
-        for (const auto &f : failed)
-            std::cout << "  " << f << "\n";
-    }
-    const bool ok = failed.empty() && api_killed == api_run;
-    nlohmann::json failed_json = nlohmann::json::array();
-    for (const auto &f : failed)
-        failed_json.push_back(f);
+        t.api_run == 0 ? nlohmann::json(nullptr) : nlohmann::json(static_cast<double>(t.api_killed) / t.api_run);
     const nlohmann::json doc = {
         {"schema", "hcts-selftest"},
         {"schema_version", 1},
@@ -704,10 +765,10 @@ int main(int argc, char **argv)
           {"sampling", sampling},
           {"selection",
            {{"only", only}, {"kind", o.kind.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.kind)}}}}},
-        {"entries", entries},
-        {"matrix", {{"clauses", columns}, {"rows", rows}}},
-        {"kill_ratio", {{"killed", api_killed}, {"run", api_run}, {"ratio", ratio}}},
-        {"failed", failed_json},
+        {"entries", t.entries},
+        {"matrix", {{"clauses", t.columns}, {"rows", rows}}},
+        {"kill_ratio", {{"killed", t.api_killed}, {"run", t.api_run}, {"ratio", ratio}}},
+        {"failed", t.failed},
         {"ok", ok},
     };
     try {

@@ -170,4 +170,3 @@ SpawnResult spawn_and_wait(const Command &c, const std::string &log, std::chrono
 }
 
 } // namespace hcts::selftest
-

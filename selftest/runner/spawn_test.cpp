@@ -61,8 +61,8 @@ bool alive(pid_t pid)
 TEST(Spawn, ReportsTheExitCodeAndWritesTheLog)
 {
     const std::string log = log_path("exit.log");
-    const SpawnResult r = spawn_and_wait({{}, {"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}}, log,
-                                         std::chrono::seconds(30));
+    const SpawnResult r =
+        spawn_and_wait({{}, {"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}}, log, std::chrono::seconds(30));
     EXPECT_EQ(r.end, SpawnResult::End::Exited);
     EXPECT_EQ(r.exit_code, 3);
     EXPECT_EQ(read(log), "out\nerr\n");
@@ -94,8 +94,7 @@ TEST(Spawn, TheDeadlineKillsTheWholeTreeEvenAProcessInItsOwnGroup)
 {
     const std::string log = log_path("deadline.log"), pidfile = log_path("grandchild.pid");
     // The grandchild leaves the group (setsid) and ignores SIGTERM, as a stuck rank might.
-    const std::string script = "setsid sh -c 'trap \"\" TERM; echo $$ > " + pidfile +
-                               "; sleep 300' & sleep 300";
+    const std::string script = "setsid sh -c 'trap \"\" TERM; echo $$ > " + pidfile + "; sleep 300' & sleep 300";
     const auto t0 = std::chrono::steady_clock::now();
     const SpawnResult r = spawn_and_wait({{}, {"/bin/sh", "-c", script}}, log, std::chrono::seconds(1));
     const auto took = std::chrono::steady_clock::now() - t0;
