@@ -37,6 +37,20 @@ done
 [[ ! -e $prefix/lib/libhcomm.so && ! -e $prefix/lib/libibverbs.so.1 && ! -e $prefix/lib/librdmacm.so.1 ]] || fail "a suite library is directly in $prefix/lib"
 step "layout: ${#expected[@]} files in place"
 
+# The installed libraries are built with the mutant seams compiled out (HCTS_MUTANT_SEAMS=0):
+# no self-test mutant's id, and no HCTS_MUTANT, is left in them; the build tree's libhcomm.so,
+# which keeps its seams, must show them (else this check could not see any).
+ids=$(grep -rhoE 'hcts::mutant\("[a-z0-9_]+"\)' "$src/reference_impl/src" "$src/softverbs/src" |
+  sed -E 's/.*\("(.*)"\)/\1/' | sort -u)
+[[ -n $ids ]] || fail "no hcts::mutant guard under $src/reference_impl/src or softverbs/src: nothing to look for"
+mutant_strings() { strings -a "$1" | { grep -xF -e HCTS_MUTANT -f <(printf '%s\n' "$ids") || true; } | sed -n '1,3p' | paste -sd' ' -; }
+[[ -n $(mutant_strings "$build/lib/libhcomm.so") ]] || fail "the build tree's libhcomm.so shows no mutant id: the check is blind"
+for lib in lib/hcts/libhcomm.so lib/hcts/softverbs/libibverbs.so.1; do
+  left=$(mutant_strings "$prefix/$lib")
+  [[ -z $left ]] || fail "$prefix/$lib carries mutant seams (found: $left); it must be the HCTS_MUTANT_SEAMS=0 build"
+done
+step "no mutant code in the installed libhcomm.so and libibverbs.so.1"
+
 for p in "${programs[@]}"; do
   out=$(env -u LD_LIBRARY_PATH "$prefix/bin/$p" --help 2>&1) || fail "$p --help exited $?: $out"
   grep -qi 'usage' <<<"$out" || fail "$p --help prints no usage: $out"

@@ -19,6 +19,15 @@ inline constexpr settings::Setting mutant_setting{
     "the one mutant switched on in the reference and softverbs (./hcts selftest sets it; unset: none)",
     "a mutant id of selftest/catalogue/*.yaml"};
 
+// HCTS_MUTANT_SEAMS=0 (the installed and packaged libraries, reference_impl/ and softverbs/
+// CMakeLists.txt): every guard is a constant false, so the compiler drops each mutant's
+// branch and its id, and the shipped library carries no fault of the self-test and
+// never reads HCTS_MUTANT. The build tree's libraries keep the seams (the default).
+#ifndef HCTS_MUTANT_SEAMS
+#define HCTS_MUTANT_SEAMS 1
+#endif
+
+#if HCTS_MUTANT_SEAMS
 // The id of the mutant switched on by HCTS_MUTANT, read once; empty when none.
 [[gnu::always_inline]] inline const std::string &active_mutant()
 {
@@ -35,5 +44,14 @@ inline constexpr settings::Setting mutant_setting{
     const std::string &a = active_mutant();
     return !a.empty() && a == id;
 }
+
+#else
+inline const std::string &active_mutant()
+{
+    static const std::string none;
+    return none;
+}
+constexpr bool mutant(std::string_view) { return false; }
+#endif
 
 } // namespace hcts
