@@ -413,6 +413,70 @@ HcommSetup set_up_hcomm(const Options &o, int rank, int ranks, const std::functi
     return s;
 }
 
+// The command line that reruns one property: its RapidCheck parameters, the adversary's
+// seed, the MPI launch (ranks > 0), the words that chose what ran (`rerun`: program and
+// options, quoted); a harness error has no RapidCheck string, so the same cases again.
+std::string reproducer(const PropertyOutcome &out, const std::string &property, const std::string &rerun,
+                       const char *softverbs_seed, uint32_t mpi_ranks, int cases)
+{
+    std::ostringstream repro;
+    if (!out.reproduce.empty())
+        repro << "RC_PARAMS=" << hcts::shell_quote(out.reproduce) << " ";
+    if (softverbs_seed != nullptr)
+        repro << "SOFTVERBS_SEED=" << hcts::shell_quote(softverbs_seed) << " ";
+    if (mpi_ranks > 0)
+        repro << mpi_launch() << " --np " << mpi_ranks << " -- ";
+    repro << rerun << " --property " << property;
+    if (out.harness_error)
+        repro << " --seed " << out.seed << " --cases " << cases;
+    return repro.str();
+}
+
+// One property's verdict, its departures from STRICT and PROFILE clauses, and how to rerun it.
+void print_outcome(const PropertyOutcome &out, const char *took, const std::string &repro, const std::string &gate)
+{
+    if (out.passed) {
+        std::cout << "  PASS after " << out.runs << " cases in " << took << " (seed " << out.seed << ")\n";
+        for (const auto &[clause, d] : out.departures)
+            std::cout << "  departs from " << clause << " (" << kind_of(clause) << ", does not gate under --gate "
+                      << gate << ") " << d.count << " time(s), e.g. " << d.example
+                      << "\n    (--gate strict makes a STRICT departure a shrunk counterexample)\n";
+    } else if (out.harness_error) {
+        std::cout << "  ERROR after " << out.runs << " cases in " << took << " (seed " << out.seed
+                  << "): the harness could not decide\n"
+                  << out.description << "\n";
+        if (!out.counterexample.empty())
+            std::cout << "  the case so far:\n";
+        for (const auto &c : out.counterexample)
+            std::cout << "    " << c << "\n";
+        std::cout << "  rerun: " << repro << "\n";
+    } else {
+        std::cout << "  FAIL after " << out.runs << " cases, " << out.shrinks << " shrinks in " << took << " (seed "
+                  << out.seed << ")"
+                  << (out.clause.empty() ? "" : ": breaks " + out.clause + " (" + kind_of(out.clause) + ")") << "\n"
+                  << out.description << "\n  counterexample (" << generated_commands(out.counterexample)
+                  << " generated commands):\n";
+        for (const auto &c : out.counterexample)
+            std::cout << "    " << c << "\n";
+        std::cout << "  reproduce: " << repro << "\n";
+    }
+}
+
+// --expect-counterexample: the property must fail with a shrunk counterexample of at most
+// max_commands generated commands (the suite's own self-test); false, said, when not.
+bool counterexample_as_expected(const PropertyOutcome &out, size_t max_commands)
+{
+    const size_t n = generated_commands(out.counterexample);
+    if (!out.passed && !out.harness_error && !out.reproduce.empty() && !out.counterexample.empty() && n <= max_commands)
+        return true;
+    std::cout << "  SELF-TEST FAILED: expected a counterexample of at most " << max_commands << " commands, got "
+              << (out.passed          ? "none (the property passed)"
+                  : out.harness_error ? "a harness error"
+                                      : std::to_string(n))
+              << "\n";
+    return false;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -575,66 +639,19 @@ int main(int argc, char **argv)
             const auto t0 = std::chrono::steady_clock::now();
             const PropertyOutcome out = run_property(spec, cfg, *driver);
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            std::ostringstream repro;
-            if (!out.reproduce.empty())
-                repro << "RC_PARAMS=" << hcts::shell_quote(out.reproduce) << " ";
-            if (adversarial)
-                repro << "SOFTVERBS_SEED=" << hcts::shell_quote(sv_seed) << " ";
-            if (o.mpi)
-                repro << mpi_launch() << " --np " << cfg.geometry.ranks << " -- ";
-            repro << hcts::shell_quote(argv[0]);
+            std::string rerun = hcts::shell_quote(argv[0]);
             for (const auto &k : keep)
-                repro << " " << hcts::shell_quote(k);
-            repro << " --property " << spec.name;
-            // A harness error has no reproduce string: rerun the same cases instead.
-            if (out.harness_error)
-                repro << " --seed " << out.seed << " --cases " << cfg.max_success;
+                rerun += " " + hcts::shell_quote(k);
+            const std::string repro = reproducer(out, spec.name, rerun, adversarial ? sv_seed : nullptr,
+                                                 o.mpi ? cfg.geometry.ranks : 0, cfg.max_success);
             char took[32];
             std::snprintf(took, sizeof took, "%.1f s", seconds);
-            if (out.passed) {
-                std::cout << "  PASS after " << out.runs << " cases in " << took << " (seed " << out.seed << ")\n";
-                for (const auto &[clause, d] : out.departures)
-                    std::cout << "  departs from " << clause << " (" << kind_of(clause)
-                              << ", does not gate under --gate " << o.gate << ") " << d.count << " time(s), e.g. "
-                              << d.example
-                              << "\n    (--gate strict makes a STRICT departure a shrunk counterexample)\n";
-            } else if (out.harness_error) {
+            print_outcome(out, took, repro, o.gate);
+            if (!out.passed)
                 ++failures;
-                std::cout << "  ERROR after " << out.runs << " cases in " << took << " (seed " << out.seed
-                          << "): the harness could not decide\n"
-                          << out.description << "\n";
-                if (!out.counterexample.empty())
-                    std::cout << "  the case so far:\n";
-                for (const auto &c : out.counterexample)
-                    std::cout << "    " << c << "\n";
-                std::cout << "  rerun: " << repro.str() << "\n";
-            } else {
-                ++failures;
-                std::cout << "  FAIL after " << out.runs << " cases, " << out.shrinks << " shrinks in " << took
-                          << " (seed " << out.seed << ")"
-                          << (out.clause.empty() ? "" : ": breaks " + out.clause + " (" + kind_of(out.clause) + ")")
-                          << "\n"
-                          << out.description << "\n  counterexample (" << generated_commands(out.counterexample)
-                          << " generated commands):\n";
-                for (const auto &c : out.counterexample)
-                    std::cout << "    " << c << "\n";
-                std::cout << "  reproduce: " << repro.str() << "\n";
-            }
-            if (o.expect_ce) {
-                const size_t n = generated_commands(out.counterexample);
-                if (out.passed || out.harness_error || out.reproduce.empty() || out.counterexample.empty() ||
-                    n > o.max_commands) {
-                    ++self_test_failures;
-                    std::cout << "  SELF-TEST FAILED: expected a counterexample of at most " << o.max_commands
-                              << " commands, got "
-                              << (out.passed          ? "none (the property passed)"
-                                  : out.harness_error ? "a harness error"
-                                                      : std::to_string(n))
-                              << "\n";
-                }
-            }
-            g_report.with(
-                [&](hcts::ResultsWriter &w) { w.add_property(property_entry(spec, out, repro.str(), seconds)); });
+            if (o.expect_ce && !counterexample_as_expected(out, o.max_commands))
+                ++self_test_failures;
+            g_report.with([&](hcts::ResultsWriter &w) { w.add_property(property_entry(spec, out, repro, seconds)); });
             std::cout << std::flush;
         }
     } catch (const std::exception &e) {
