@@ -5,36 +5,20 @@
 // then cleans up and leaves through exit() (under asan, LeakSanitizer checks for leaks).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "acl/acl.h"
 #include "acl_ref/acl_ref.h"
 #include "hccl/hccl_comm.h"
-#include "hcts/testing/fault_inject.h"
+#include "hcts/testing/fault_sweep.h"
 
 namespace {
 
-constexpr int kNotReached = 10; // the call finished before its n-th allocation
-constexpr int kEscaped = 11;    // an exception came out of the call
-constexpr int kBadCode = 12;    // neither ACL_SUCCESS nor an ACL error code
-
-struct Scenario {
-    const char *name;
-    std::function<void()> setup;
-    std::function<aclError()> call;
-    std::function<void()> cleanup;
-};
+using hcts::fault::Fault;
+using hcts::fault::Scenario;
 
 aclrtStream g_stream = nullptr;
 void *g_ptr = nullptr;
@@ -110,62 +94,27 @@ std::vector<Scenario> scenarios()
     };
 }
 
-int run_child(const Scenario &s, uint64_t n)
-{
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        s.setup();
-        hcts::fault::fail_nth_allocation(n);
-        aclError rc = ACL_SUCCESS;
-        try {
-            rc = s.call();
-        } catch (...) {
-            hcts::fault::disarm();
-            std::fprintf(stderr, "%s: an exception crossed the C ABI\n", s.name);
-            std::_Exit(kEscaped);
-        }
-        const bool fired = hcts::fault::disarm();
-        s.cleanup();
-        if (rc != ACL_SUCCESS && rc < 100000) {
-            std::fprintf(stderr, "%s returned %d, not an ACL error code\n", s.name, static_cast<int>(rc));
-            std::exit(kBadCode);
-        }
-        std::exit(fired ? 0 : kNotReached);
-    }
-    if (pid < 0)
-        return -2000;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    int status = 0;
-    while (waitpid(pid, &status, WNOHANG) != pid) {
-        if (std::chrono::steady_clock::now() > until) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            return -1000;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
-}
+bool is_acl_code(long rc) { return rc == ACL_SUCCESS || rc >= 100000; }
 
 TEST(AclFaultInject, AllocationFailuresBecomeErrorCodes)
 {
     for (const Scenario &s : scenarios()) {
-        uint64_t injected = 0;
-        for (uint64_t n = 1; n <= 2000; ++n) {
-            const int outcome = run_child(s, n);
-            if (outcome == kNotReached)
-                break;
-            ++injected;
-            EXPECT_EQ(outcome, 0) << s.name << " with its allocation number " << n << " failing: "
-                                  << (outcome == -1000      ? "hung (no end within 30 s)"
-                                      : outcome < 0         ? std::string("died of signal ") + strsignal(-outcome)
-                                      : outcome == kEscaped ? "an exception crossed the C ABI"
-                                                            : "exited with " + std::to_string(outcome));
-            if (outcome != 0)
-                break;
-        }
-        std::printf("%s: %llu allocation failures injected\n", s.name, static_cast<unsigned long long>(injected));
+        const auto r = hcts::fault::sweep(s, Fault::allocation, 2000, is_acl_code);
+        EXPECT_EQ(r.failure, "");
+        std::printf("%s: %llu allocation failures injected\n", s.name.c_str(),
+                    static_cast<unsigned long long>(r.injected));
+    }
+}
+
+// A stream's worker and a device's threads are started inside these calls: a creation
+// that fails must be an error code too, not std::terminate from std::thread.
+TEST(AclFaultInject, ThreadCreationFailuresBecomeErrorCodes)
+{
+    for (const Scenario &s : scenarios()) {
+        const auto r = hcts::fault::sweep(s, Fault::thread, 50, is_acl_code);
+        EXPECT_EQ(r.failure, "");
+        std::printf("%s: %llu thread creation failures injected\n", s.name.c_str(),
+                    static_cast<unsigned long long>(r.injected));
     }
 }
 

@@ -7,39 +7,20 @@
 // the asan preset LeakSanitizer also checks that a failed call leaked nothing.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <functional>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include "hccl/hccl_comm.h"
 #include "hccl/hccl_res.h"
 #include "hcomm/hcomm_res_defs.h"
-#include "hcts/testing/fault_inject.h"
+#include "hcts/testing/fault_sweep.h"
 
 namespace {
 
-enum class Fault { allocation, thread };
-
-// The child's exit codes.
-constexpr int kNotReached = 10; // the call finished before its n-th allocation / thread
-constexpr int kEscaped = 11;    // an exception came out of the call
-constexpr int kBadCode = 12;    // a code that is neither success nor an error the API has
-
-// A scenario: setup (no fault), the call under test (faulted), cleanup (no fault).
-struct Scenario {
-    const char *name;
-    std::function<void()> setup;
-    std::function<HcclResult()> call;
-    std::function<void()> cleanup;
-};
+using hcts::fault::Fault;
+using hcts::fault::Scenario;
 
 HcclRootInfo g_root;
 HcclComm g_comm = nullptr;
@@ -97,86 +78,19 @@ std::vector<Scenario> scenarios()
     };
 }
 
-// Runs `s` in a child with the n-th `fault` armed around its call. Returns the child's
-// exit code, or -signal, or -1000 when it did not end within the deadline (killed).
-int run_child(const Scenario &s, Fault fault, uint64_t n)
-{
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        s.setup();
-        if (fault == Fault::allocation)
-            hcts::fault::fail_nth_allocation(n);
-        else
-            hcts::fault::fail_nth_thread(n);
-        HcclResult rc = HCCL_SUCCESS;
-        try {
-            rc = s.call();
-        } catch (const std::exception &e) {
-            hcts::fault::disarm();
-            std::fprintf(stderr, "%s: an exception crossed the C ABI: %s\n", s.name, e.what());
-            std::_Exit(kEscaped);
-        } catch (...) {
-            hcts::fault::disarm();
-            std::fprintf(stderr, "%s: an exception of unknown type crossed the C ABI\n", s.name);
-            std::_Exit(kEscaped);
-        }
-        const bool fired = hcts::fault::disarm();
-        s.cleanup();
-        if (rc != HCCL_SUCCESS && (rc < HCCL_E_PARA || rc > HCCL_E_OOM)) {
-            std::fprintf(stderr, "%s returned %d, not an HcclResult\n", s.name, static_cast<int>(rc));
-            std::exit(kBadCode);
-        }
-        std::exit(fired ? 0 : kNotReached);
-    }
-    if (pid < 0)
-        return -2000;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    int status = 0;
-    while (waitpid(pid, &status, WNOHANG) != pid) {
-        if (std::chrono::steady_clock::now() > until) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            return -1000;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
-}
-
-std::string describe(int outcome)
-{
-    if (outcome == -1000)
-        return "hung (no end within 30 s)";
-    if (outcome < 0)
-        return std::string("died of signal ") + strsignal(-outcome) + " (std::terminate aborts)";
-    if (outcome == kEscaped)
-        return "let an exception cross the C ABI";
-    if (outcome == kBadCode)
-        return "returned a code that is no HcclResult";
-    return "exited with " + std::to_string(outcome) + " (under asan 23: a leak)";
-}
+bool is_hccl_code(long rc) { return rc == HCCL_SUCCESS || (rc >= HCCL_E_PARA && rc <= HCCL_E_OOM); }
 
 // Faults the 1st, 2nd, ... event of `fault` in every scenario until the call completes
 // before reaching it; every run must end in a code. `limit` bounds the runs per scenario.
 void sweep(Fault fault, uint64_t limit)
 {
     for (const Scenario &s : scenarios()) {
-        uint64_t injected = 0;
-        for (uint64_t n = 1; n <= limit; ++n) {
-            const int outcome = run_child(s, fault, n);
-            if (outcome == kNotReached)
-                break;
-            ++injected;
-            EXPECT_EQ(outcome, 0) << s.name << " with its " << (fault == Fault::allocation ? "allocation" : "thread")
-                                  << " number " << n << " failing " << describe(outcome);
-            if (outcome != 0)
-                break; // one report per scenario
-        }
-        std::printf("%s: %llu %s failures injected\n", s.name, static_cast<unsigned long long>(injected),
+        const auto r = hcts::fault::sweep(s, fault, limit, is_hccl_code);
+        EXPECT_EQ(r.failure, "");
+        std::printf("%s: %llu %s failures injected\n", s.name.c_str(), static_cast<unsigned long long>(r.injected),
                     fault == Fault::allocation ? "allocation" : "thread creation");
-        if (fault == Fault::thread && std::strcmp(s.name, "HcclGetRootInfo") == 0) {
-            EXPECT_GT(injected, 0u) << "HcclGetRootInfo starts its rendezvous thread: a creation to fail";
+        if (fault == Fault::thread && s.name == "HcclGetRootInfo") {
+            EXPECT_GT(r.injected, 0u) << "HcclGetRootInfo starts its rendezvous thread: a creation to fail";
         }
     }
 }

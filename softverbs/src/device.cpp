@@ -159,15 +159,20 @@ extern "C" {
 // malloc'd, as rdma-core's list is: some programs (qperf) release it with free().
 ibv_device **ibv_get_device_list(int *num)
 {
-    auto **list = static_cast<ibv_device **>(std::calloc(2, sizeof(ibv_device *)));
-    if (!list) {
-        errno = ENOMEM;
-        return nullptr;
-    }
-    list[0] = the_device();
-    if (num)
-        *num = 1;
-    return list;
+    // The device is made on the first call (its sysfs paths allocate): an allocation
+    // failing there is ENOMEM, not an exception out of the C ABI.
+    return guard_null("ibv_get_device_list", [&]() -> ibv_device ** {
+        ibv_device *dev = the_device();
+        auto **list = static_cast<ibv_device **>(std::calloc(2, sizeof(ibv_device *)));
+        if (!list) {
+            errno = ENOMEM;
+            return nullptr;
+        }
+        list[0] = dev;
+        if (num)
+            *num = 1;
+        return list;
+    });
 }
 
 void ibv_free_device_list(ibv_device **list) { std::free(list); }

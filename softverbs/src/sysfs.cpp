@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 
 namespace {
@@ -43,9 +44,15 @@ extern "C" {
 // Read once: the value must not change under a program that cached paths built from it.
 const char *ibv_get_sysfs_path(void)
 {
-    // Never destroyed: a thread may still build paths from it while exit handlers run.
-    static const std::string &root = *new std::string(read_sysfs_root());
-    return root.c_str();
+    // rdma-core's callers never expect null: when memory runs out while the root is first
+    // read, this call answers the default, /sys, and the next one reads it again.
+    try {
+        // Never destroyed: a thread may still build paths from it while exit handlers run.
+        static const std::string &root = *new std::string(read_sysfs_root());
+        return root.c_str();
+    } catch (const std::bad_alloc &) {
+        return "/sys";
+    }
 }
 
 // rdma-core's contract: the file's contents, one trailing newline removed, NUL-terminated;
