@@ -166,22 +166,24 @@ HCTS_CASE(ThreadApi, ResInfoAndExport, clauses("API.THR.6"), needs())
 
 // The vendor's custom-operator sample hands over between host and device by recording
 // to the other side's thread as exported to the recorder's engine and waiting on its own
-// thread (API.THR.9). Here both threads of the world, each exported to the world's
-// engine, signal each other crosswise in one program on every rank: t2 records to t's
-// export and t waits on itself, then t records to t2's export and t2 waits on itself.
+// thread (API.THR.9). Here both threads of the world, exported to the world's engine in
+// one call (the array form: exportedThreads[i] is threads[i]'s), signal each other
+// crosswise in one program on every rank: t2 records to t's export and t waits on
+// itself, then t records to t2's export and t2 waits on itself.
 HCTS_CASE(ThreadApi, ExportedHandleIsTheSameThread, clauses("API.THR.9"), needs(Feature::ThreadNotify))
 {
     const Ctx c = ctx();
     const World &w = c.w;
     const auto &api = iut().api();
-    const ThreadHandle t = w.threads.at(0), t2 = w.threads.at(1);
-    ThreadHandle t_out = 0, t2_out = 0;
-    const HcclResult rc1 = api.HcclThreadExportToCommEngine(w.comm, 1, &t, w.setup_engine, &t_out);
-    const HcclResult rc2 = api.HcclThreadExportToCommEngine(w.comm, 1, &t2, w.setup_engine, &t2_out);
-    if (!mpi::all_ranks(rc1 == HCCL_SUCCESS && rc2 == HCCL_SUCCESS && t_out != 0 && t2_out != 0, "threads exported")) {
-        ev().check("API.THR.9", rc1 == HCCL_SUCCESS && rc2 == HCCL_SUCCESS,
-                   "HcclThreadExportToCommEngine of the world's threads to their own engine returned " +
-                       hccl_result_name(rc1) + " and " + hccl_result_name(rc2) + " (on this rank or another)");
+    const ThreadHandle both[2] = {w.threads.at(0), w.threads.at(1)};
+    const ThreadHandle t = both[0], t2 = both[1];
+    ThreadHandle exported[2] = {0, 0};
+    const HcclResult rc = api.HcclThreadExportToCommEngine(w.comm, 2, both, w.setup_engine, exported);
+    const ThreadHandle t_out = exported[0], t2_out = exported[1];
+    if (!mpi::all_ranks(rc == HCCL_SUCCESS && t_out != 0 && t2_out != 0, "threads exported")) {
+        ev().check("API.THR.9", rc == HCCL_SUCCESS,
+                   "HcclThreadExportToCommEngine of the world's two threads to their own engine returned " +
+                       hccl_result_name(rc) + " (on this rank or another)");
         return;
     }
     constexpr uint32_t kFirst = 3, kSecond = 4;

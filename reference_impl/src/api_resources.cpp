@@ -546,8 +546,12 @@ HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t thr
             }
             sources.push_back(obj);
         }
-        return add_threads(api, live, threadNum, exportedThreads,
-                           [&](uint32_t i) { return live->export_thread(*sources[i], dstCommEngine); });
+        return add_threads(api, live, threadNum, exportedThreads, [&](uint32_t i) {
+            // Mutant: the handles come back in reverse order (exportedThreads[i]
+            // is the export of threads[threadNum-1-i]).
+            const uint32_t from = hcts::mutant("ref_export_handles_reversed") ? threadNum - 1 - i : i;
+            return live->export_thread(*sources[from], dstCommEngine);
+        });
     });
 }
 

@@ -143,8 +143,8 @@ std::vector<Scenario> scenarios()
         {"ibv_modify_qp to RTS (connect)", with_qps,
          [] {
              const Endpoint b = g_b->endpoint(), a = g_a->endpoint();
-             for (const int rc : {g_a->to_init(), g_a->to_rtr(b), g_a->to_rts(), g_b->to_init(), g_b->to_rtr(a),
-                                  g_b->to_rts()})
+             for (const int rc :
+                  {g_a->to_init(), g_a->to_rtr(b), g_a->to_rts(), g_b->to_init(), g_b->to_rtr(a), g_b->to_rts()})
                  if (rc != 0)
                      return static_cast<long>(rc);
              return 0L;
