@@ -96,26 +96,16 @@ std::vector<Scenario> scenarios()
 
 bool is_acl_code(long rc) { return rc == ACL_SUCCESS || rc >= 100000; }
 
-TEST(AclFaultInject, AllocationFailuresBecomeErrorCodes)
+void expect_codes_only(Fault fault, uint64_t limit)
 {
-    for (const Scenario &s : scenarios()) {
-        const auto r = hcts::fault::sweep(s, Fault::allocation, 2000, is_acl_code);
+    for (const auto &r : hcts::fault::sweep_each(scenarios(), fault, limit, is_acl_code))
         EXPECT_EQ(r.failure, "");
-        std::printf("%s: %llu allocation failures injected\n", s.name.c_str(),
-                    static_cast<unsigned long long>(r.injected));
-    }
 }
+
+TEST(AclFaultInject, AllocationFailuresBecomeErrorCodes) { expect_codes_only(Fault::allocation, 2000); }
 
 // A stream's worker and a device's threads are started inside these calls: a creation
 // that fails must be an error code too, not std::terminate from std::thread.
-TEST(AclFaultInject, ThreadCreationFailuresBecomeErrorCodes)
-{
-    for (const Scenario &s : scenarios()) {
-        const auto r = hcts::fault::sweep(s, Fault::thread, 50, is_acl_code);
-        EXPECT_EQ(r.failure, "");
-        std::printf("%s: %llu thread creation failures injected\n", s.name.c_str(),
-                    static_cast<unsigned long long>(r.injected));
-    }
-}
+TEST(AclFaultInject, ThreadCreationFailuresBecomeErrorCodes) { expect_codes_only(Fault::thread, 50); }
 
 } // namespace

@@ -113,4 +113,18 @@ SweepResult sweep(const Scenario &s, Fault fault, uint64_t limit, const std::fun
     return r;
 }
 
+std::vector<SweepResult> sweep_each(const std::vector<Scenario> &scenarios, Fault fault, uint64_t limit,
+                                    const std::function<bool(long)> &is_code)
+{
+    std::vector<SweepResult> out;
+    for (const Scenario &s : scenarios) {
+        out.push_back(sweep(s, fault, limit, is_code));
+        std::printf("%s: %llu %s failures injected\n", s.name.c_str(),
+                    static_cast<unsigned long long>(out.back().injected),
+                    fault == Fault::allocation ? "allocation" : "thread creation");
+    }
+    std::fflush(stdout);
+    return out;
+}
+
 } // namespace hcts::fault

@@ -84,13 +84,12 @@ bool is_hccl_code(long rc) { return rc == HCCL_SUCCESS || (rc >= HCCL_E_PARA && 
 // before reaching it; every run must end in a code. `limit` bounds the runs per scenario.
 void sweep(Fault fault, uint64_t limit)
 {
-    for (const Scenario &s : scenarios()) {
-        const auto r = hcts::fault::sweep(s, fault, limit, is_hccl_code);
-        EXPECT_EQ(r.failure, "");
-        std::printf("%s: %llu %s failures injected\n", s.name.c_str(), static_cast<unsigned long long>(r.injected),
-                    fault == Fault::allocation ? "allocation" : "thread creation");
-        if (fault == Fault::thread && s.name == "HcclGetRootInfo") {
-            EXPECT_GT(r.injected, 0u) << "HcclGetRootInfo starts its rendezvous thread: a creation to fail";
+    const auto all = scenarios();
+    const auto results = hcts::fault::sweep_each(all, fault, limit, is_hccl_code);
+    for (size_t i = 0; i < all.size(); ++i) {
+        EXPECT_EQ(results[i].failure, "");
+        if (fault == Fault::thread && all[i].name == "HcclGetRootInfo") {
+            EXPECT_GT(results[i].injected, 0u) << "HcclGetRootInfo starts its rendezvous thread: a creation to fail";
         }
     }
 }

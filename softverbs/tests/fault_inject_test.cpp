@@ -156,12 +156,8 @@ std::vector<Scenario> scenarios()
 
 void sweep_all(Fault fault, uint64_t limit)
 {
-    for (const Scenario &s : scenarios()) {
-        const auto r = hcts::fault::sweep(s, fault, limit, is_errno_code);
+    for (const auto &r : hcts::fault::sweep_each(scenarios(), fault, limit, is_errno_code))
         EXPECT_EQ(r.failure, "");
-        std::printf("%s: %llu %s failures injected\n", s.name.c_str(), static_cast<unsigned long long>(r.injected),
-                    fault == Fault::allocation ? "allocation" : "thread creation");
-    }
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace hcts::fault {
 
@@ -32,5 +33,10 @@ struct SweepResult {
 // `is_code(rc)`: rc is success or an error code of the API. `limit` bounds n.
 SweepResult sweep(const Scenario &s, Fault fault, uint64_t limit, const std::function<bool(long)> &is_code,
                   std::chrono::seconds deadline = std::chrono::seconds(30));
+
+// sweep() of each scenario in turn, a line each on stdout ("NAME: N allocation failures
+// injected"); the results in the scenarios' order.
+std::vector<SweepResult> sweep_each(const std::vector<Scenario> &scenarios, Fault fault, uint64_t limit,
+                                    const std::function<bool(long)> &is_code);
 
 } // namespace hcts::fault
