@@ -282,6 +282,8 @@ HCTS_CASE(Threads, AcquireWithoutNotifies, clauses("API.THR.8"), needs(Feature::
 // acquisition that shorts them shows; 100, more than the set-up threads' 64 (the
 // comm's first), where the count is taken from another acquire than the caller's
 // (HcclThreadAcquire.md: notifyNumPerThread notifies for each thread, up to 65535).
+// Then across acquires: a thread with 6 notifies raises notify 97 of one with 100 (the
+// index is dstThread's).
 HCTS_CASE(Threads, EveryThreadEveryNotify, clauses("API.TN.1"), needs(Feature::ThreadNotify, Feature::LocalCopy))
 {
     const Ctx c = ctx();
@@ -297,11 +299,14 @@ HCTS_CASE(Threads, EveryThreadEveryNotify, clauses("API.TN.1"), needs(Feature::T
             uint32_t group, from, to, idx;
             uint64_t len, src, dst, snap;
             ThreadHandle a, b;
+            uint32_t to_group; // the receiver's acquire (another than the recorder's: the index is the receiver's)
         };
         std::vector<Pair> pairs;
+        std::vector<std::vector<ThreadHandle>> acquired(groups.size());
         uint64_t cursor = 0;
         for (uint32_t g = 0; g < groups.size(); ++g) {
-            std::vector<ThreadHandle> t(groups[g].threads, 0);
+            std::vector<ThreadHandle> &t = acquired[g];
+            t.assign(groups[g].threads, 0);
             const HcclResult arc =
                 iut().api().HcclThreadAcquire(w.comm, w.setup_engine, groups[g].threads, groups[g].notifies, t.data());
             if (arc != HCCL_SUCCESS) {
@@ -314,10 +319,15 @@ HCTS_CASE(Threads, EveryThreadEveryNotify, clauses("API.TN.1"), needs(Feature::T
                 for (uint32_t k : groups[g].indices) {
                     const uint32_t a = (b + 1) % groups[g].threads;
                     const uint64_t len = 61 + 4 * pairs.size() + k % 3;
-                    pairs.push_back({g, a, b, k, len, cursor, cursor + 256, cursor + 512, t[a], t[b]});
+                    pairs.push_back({g, a, b, k, len, cursor, cursor + 256, cursor + 512, t[a], t[b], g});
                     cursor += 1024;
                 }
         }
+        // Across acquires: a thread with 6 notifies raises notify 97 of a thread with 100. The
+        // index is the receiving thread's (HcommThreadNotifyRecordOnThread's dstNotifyIdx), so
+        // a library that bounds it by the recorder's own count refuses a valid call.
+        if (acquired[0].front() != 0 && acquired[2].front() != 0)
+            pairs.push_back({0, 0, 1, 97, 77, cursor, cursor + 256, cursor + 512, acquired[0][0], acquired[2][1], 2});
         for (size_t i = 0; i < pairs.size(); ++i) {
             const Pair &p = pairs[i];
             std::vector<std::byte> payload(p.len);
@@ -347,10 +357,16 @@ HCTS_CASE(Threads, EveryThreadEveryNotify, clauses("API.TN.1"), needs(Feature::T
             std::string first, first_refused;
             for (size_t i = 0; i < pairs.size(); ++i) {
                 const Pair &p = pairs[i];
-                const std::string what = "thread #" + std::to_string(p.from) + " -> thread #" + std::to_string(p.to) +
-                                         " of an acquire of " + std::to_string(groups[p.group].threads) + " with " +
-                                         std::to_string(groups[p.group].notifies) + " notifies each, notify " +
-                                         std::to_string(p.idx);
+                const auto acquire = [&](uint32_t g) {
+                    return "an acquire of " + std::to_string(groups[g].threads) + " with " +
+                           std::to_string(groups[g].notifies) + " notifies each";
+                };
+                const std::string what =
+                    p.to_group == p.group
+                        ? "thread #" + std::to_string(p.from) + " -> thread #" + std::to_string(p.to) + " of " +
+                              acquire(p.group) + ", notify " + std::to_string(p.idx)
+                        : "thread #" + std::to_string(p.from) + " of " + acquire(p.group) + " -> thread #" +
+                              std::to_string(p.to) + " of " + acquire(p.to_group) + ", notify " + std::to_string(p.idx);
                 // A call refused as unsupported shows nothing about the hand-over (the
                 // suite's rule everywhere): it is counted apart, never as a pass.
                 const size_t ops[] = {2 * i, 2 * i + 1, waits + 2 * i, waits + 2 * i + 1};

@@ -1,5 +1,6 @@
 // Synchronisation: notifies between threads, across channels and ACL notifies;
 // fences; default timeouts; batch mode; device-side comm access; thread join.
+#include <algorithm>
 #include <cmath>
 #include <condition_variable>
 #include <map>
@@ -255,7 +256,12 @@ HCOMM_EXPORT int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, Thread
             return refuse(t.comm, api, HCCL_E_PARA, "dstThread 0x", std::hex, dstThread, std::dec,
                           " is not a live thread of the same comm");
         }
-        const bool in_range = dstNotifyIdx < dst->core->notifies.size();
+        // Mutant: the index is bounded by the smaller of the two threads' notify counts, not
+        // by dstThread's own (threads of different acquires differ).
+        const size_t bound = hcts::mutant("ref_thread_record_bound_by_smaller")
+                                 ? std::min(dst->core->notifies.size(), t.thread->core->notifies.size())
+                                 : dst->core->notifies.size();
+        const bool in_range = dstNotifyIdx < bound;
         if (hcts::mutant("ref_thread_record_index_in_task")) {
             // Mutant: the index is checked when the record runs, so the call itself succeeds.
             submit(t.thread, [core = dst->core, comm = t.comm.get(), dstNotifyIdx, in_range] {
