@@ -252,4 +252,90 @@ HCTS_CASE(Batch, ShapesKeepArrayOrder, clauses("API.BT.3"),
     }
 }
 
+// A batch takes its descriptors at the call (API.BT.5): the vendor builds a call's work
+// when it is made (api §7.4), so a caller may refill its array as soon as the call
+// returned, as a loop over one array does. Rank 0's thread is held on a thread notify,
+// the batch queued behind the hold, the array refilled with descriptors to other places
+// (other sources too) and only then the hold released from a second thread: rank 1 must
+// find the first descriptors' payloads, and poison where the refilled ones point.
+HCTS_CASE(Batch, DescriptorsAreTakenAtTheCall, clauses("API.BT.5"),
+          needs(Feature::BatchTransfer, Feature::WriteWithNotify, Feature::NotifyWait, Feature::ThreadNotify))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
+    constexpr uint32_t kEntries = 3, kHold = 7, kIdx = 9;
+    constexpr uint64_t kLen = 1000, kTaken = kBase, kRefilled = kBase + 8 * kSlot;
+    const auto key = [](uint32_t k, bool refilled) { return StampKey{kStampTag, refilled ? 2001U : 2000U, k}; };
+    if (w.rank == 0)
+        for (uint32_t k = 0; k < kEntries; ++k)
+            for (const bool refilled : {false, true}) {
+                std::vector<std::byte> p(kLen);
+                fill_payload(p, key(k, refilled));
+                dev.put(w.outbox() + (refilled ? 4 + k : k) * kSlot, p);
+            }
+    if (w.rank == 1)
+        dev.poison(w.inbox(0) + kTaken, kRefilled + kEntries * kSlot - kTaken);
+    mpi::phase_barrier("batch descriptors: prepared");
+    Script s;
+    if (w.rank == 0) {
+        const auto descs = [&](bool refilled) {
+            std::vector<HcommBatchTransferDesc> d(kEntries);
+            for (uint32_t k = 0; k < kEntries; ++k) {
+                std::memset(&d[k], 0, sizeof d[k]);
+                void *dst = w.remote_inbox(1, 0) + (refilled ? kRefilled : kTaken) + k * kSlot;
+                void *src = w.outbox() + (refilled ? 4 + k : k) * kSlot;
+                if (k + 1 < kEntries) {
+                    d[k].transType = HCOMM_TRANSFER_TYPE_WRITE;
+                    d[k].transferInfo.write = {kLen, dst, src};
+                } else {
+                    d[k].transType = HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY;
+                    d[k].transferInfo.writeWithNotify = {kLen, dst, src, kIdx};
+                }
+            }
+            return d;
+        };
+        s.thread_wait(w.thread(), kHold, w.ok_timeout());
+        s.batch(w.thread(), w.channel_to(1), descs(false));
+        s.reuse_last_batch_descs(descs(true));
+        s.thread_record(w.threads.at(1), w.thread(), kHold);
+    } else if (w.rank == 1) {
+        s.wait(w.thread(), w.channel_to(0), kIdx, w.ok_timeout());
+    }
+    const LaunchResult r = c.run(s, kLaunchMs);
+    mpi::phase_barrier("batch descriptors: done");
+    const char *cl = "API.BT.5";
+    if (w.rank == 0) {
+        if (r.trouble() == Trouble::Missing) {
+            ev().unsupported(cl, "a call of the program is absent (" + r.describe() + ")");
+        } else if (s.rc(0) == HCCL_E_NOT_SUPPORT || s.rc(3) == HCCL_E_NOT_SUPPORT) {
+            ev().unsupported(cl, "a thread notify was refused with HCCL_E_NOT_SUPPORT: the thread cannot be held");
+        } else if (s.rc(2) != 0) {
+            ev().error(cl, "the programs library did not refill the array (HCTS_OP_REUSE_ARGS returned " +
+                               std::to_string(s.rc(2)) + "): it predates the op");
+        } else {
+            ev().check(cl, s.rc(1) == 0 && s.rc(0) == 0 && s.rc(3) == 0 && r.ok(),
+                       "the hold " + hccl_result_name(s.rc(0)) + ", the batch " + hccl_result_name(s.rc(1)) +
+                           " and the release " + hccl_result_name(s.rc(3)) + " must return 0 (" + r.describe() + ")");
+        }
+    } else if (w.rank == 1) {
+        judge_launch(r, cl, "the wait for the batch's notify", ev());
+        ev().check(cl, s.rc(0) == 0,
+                   "the wait for the batch's write with notify returned " + hccl_result_name(s.rc(0)));
+        for (uint32_t k = 0; k < kEntries; ++k) {
+            const auto got = check_payload(dev.get(w.inbox(0) + kTaken + k * kSlot, kLen), key(k, false));
+            ev().check(cl, got.ok(),
+                       "entry " + std::to_string(k) + " as it was at the call must be performed: " + got.first_bad);
+            size_t first = 0;
+            const size_t changed =
+                count_not_pattern(dev.get(w.inbox(0) + kRefilled + k * kSlot, kLen), kPoisonWord, &first);
+            ev().check(cl, changed == 0,
+                       "entry " + std::to_string(k) +
+                           " as the caller refilled it after the call was performed: " + std::to_string(changed) +
+                           " bytes changed where it points, the first at byte " + std::to_string(first));
+        }
+    }
+    mpi::phase_barrier("batch descriptors: checked");
+}
+
 } // namespace hcts::cases_batch_shapes

@@ -37,7 +37,8 @@ Feature feature_of(uint32_t kind)
     case HCTS_OP_FENCE_ON_THREAD:
     case HCTS_OP_CHANNEL_FENCE: return Feature::HostOnlyCalls;
     case HCTS_OP_DRAIN: return Feature::Drain;
-    case HCTS_OP_BATCH_TRANSFER: return Feature::BatchTransfer;
+    case HCTS_OP_BATCH_TRANSFER:
+    case HCTS_OP_REUSE_ARGS: return Feature::BatchTransfer; // no call: it refills a batch's array
     case HCTS_OP_BATCH_START:
     case HCTS_OP_BATCH_END: return Feature::BatchMode;
     case HCTS_OP_ACQUIRE_COMM:
@@ -206,6 +207,20 @@ Script &Script::batch(ThreadHandle t, ChannelHandle c, std::span<const HcommBatc
     const uint64_t at = descs.empty() ? HCTS_OP_POOL_NULL : pool(descs.data(), descs.size_bytes());
     return add({HCTS_OP_BATCH_TRANSFER, 0, t, c, 0, 0, count.value_or(static_cast<uint32_t>(descs.size())), 0, 0, 0, 0,
                 0, 0, at});
+}
+Script &Script::reuse_last_batch_descs(std::span<const HcommBatchTransferDesc> with)
+{
+    for (size_t i = block_->op_count; i-- > 0;) {
+        const hcts_op &b = block_->ops[i];
+        if (b.kind != HCTS_OP_BATCH_TRANSFER)
+            continue;
+        if (b.aux == HCTS_OP_POOL_NULL || b.len != with.size())
+            throw std::invalid_argument("reuse_last_batch_descs: the last batch has " + std::to_string(b.len) +
+                                        " descriptors in the pool; " + std::to_string(with.size()) + " given");
+        const uint64_t at = b.aux, from = pool(with.data(), with.size_bytes());
+        return add({HCTS_OP_REUSE_ARGS, 0, 0, 0, 0, from, with.size_bytes(), 0, 0, 0, 0, 0, 0, at});
+    }
+    throw std::invalid_argument("reuse_last_batch_descs: the script has no batch");
 }
 Script &Script::batch_start(std::optional<std::string_view> tag) { return add_tagged(HCTS_OP_BATCH_START, tag); }
 Script &Script::batch_end(std::optional<std::string_view> tag) { return add_tagged(HCTS_OP_BATCH_END, tag); }

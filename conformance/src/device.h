@@ -71,6 +71,9 @@ class Script {
     // (default: descs.size()) may differ to make a bad call; no descs: NULL.
     Script &batch(ThreadHandle t, ChannelHandle c, std::span<const HcommBatchTransferDesc> descs,
                   std::optional<uint32_t> count = std::nullopt);
+    // The caller reuses the descriptor array of the last batch() once that call returned:
+    // its pool bytes become `with` (same count), as a loop refilling one array does.
+    Script &reuse_last_batch_descs(std::span<const HcommBatchTransferDesc> with);
     // String arguments; nullopt passes NULL.
     Script &batch_start(std::optional<std::string_view> tag);
     Script &batch_end(std::optional<std::string_view> tag);

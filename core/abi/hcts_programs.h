@@ -78,6 +78,10 @@ typedef enum {
     HCTS_OP_TC_EXECUTE = 48,          /* HcommAicpuTsTaskCacheExecute(tag at aux, addrs at dst, sizes at src, len) */
     HCTS_OP_TC_CLEAR = 49,            /* HcommAicpuTsTaskCacheClear(tag at aux) */
     HCTS_OP_THREAD_JOIN = 50,         /* HcommThreadJoin(thread, timeout) */
+    /* No hcomm call: the caller reuses an argument array, as a loop does once a call returned:
+     * `len` pool bytes at aux are overwritten with the pool bytes at src (rc 0; a range outside
+     * the pool: HCTS_OP_RC_UNKNOWN_KIND, nothing written). */
+    HCTS_OP_REUSE_ARGS = 51,
     /* Reductions: `len` is the element count, `data_type` / `reduce_op` the HcommDataType / HcommReduceOp. */
     HCTS_OP_LOCAL_REDUCE = 10,             /* HcommLocalReduceOnThread(thread, dst, src, count, type, op) */
     HCTS_OP_WRITE_REDUCE = 11,             /* HcommWriteReduceOnThread(thread, channel, dst, src, count, type, op) */

@@ -147,6 +147,12 @@ static int32_t issue_with_pool(hcts_prog_ops_v2 *a, const hcts_op *op)
     case HCTS_OP_TC_EXECUTE: return CALL_OR_MISSING(HcommAicpuTsTaskCacheExecute, tag, addrs, sizes, op->len);
     case HCTS_OP_TC_CLEAR: return CALL_OR_MISSING(HcommAicpuTsTaskCacheClear, tag);
     case HCTS_OP_THREAD_JOIN: return CALL_OR_MISSING(HcommThreadJoin, op->thread, op->timeout);
+    case HCTS_OP_REUSE_ARGS:
+        if (op->aux > HCTS_PROG_POOL_BYTES || op->src > HCTS_PROG_POOL_BYTES ||
+            op->len > HCTS_PROG_POOL_BYTES - op->aux || op->len > HCTS_PROG_POOL_BYTES - op->src)
+            return HCTS_OP_RC_UNKNOWN_KIND;
+        memmove(&a->pool[op->aux], &a->pool[op->src], (size_t)op->len);
+        return 0;
     default: return HCTS_OP_RC_UNKNOWN_KIND;
     }
 }

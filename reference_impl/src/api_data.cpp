@@ -610,6 +610,16 @@ int32_t batch_transfer_on_thread(ThreadHandle thread, ChannelHandle channel,
         std::stable_partition(batch.begin(), batch.end(), [](const HcommBatchTransferDesc &d) {
             return d.transType != HCOMM_TRANSFER_TYPE_READ && d.transType != HCOMM_TRANSFER_TYPE_READ_REDUCE;
         });
+    // Mutant: the last descriptor is read from the caller's array when the thread runs it,
+    // not copied at the call (the caller may have refilled the array by then).
+    if (hcts::mutant("ref_batch_last_desc_read_late") && batch.size() >= 2) {
+        batch.pop_back();
+        submit_entries(std::move(batch));
+        submit(t.thread, [c = t.channel, core, last = &transferDescs[transferDescNum - 1]] {
+            return run_batch_entry(c, *core, *last);
+        });
+        return HCCL_SUCCESS;
+    }
     submit_entries(std::move(batch));
     return HCCL_SUCCESS;
 }
