@@ -630,6 +630,10 @@ int main(int argc, char **argv)
             keep.insert(keep.end(), {"--wait-timeout-ms", std::to_string(o.wait_timeout_ms)});
         if (o.gate != "default")
             keep.insert(keep.end(), {"--gate", o.gate});
+        // The program and the words that chose what ran, quoted: every reproducer starts so.
+        std::string rerun = hcts::shell_quote(argv[0]);
+        for (const auto &k : keep)
+            rerun += " " + hcts::shell_quote(k);
 
         for (const auto &spec : all_properties()) {
             if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), spec.name) == o.only.end())
@@ -639,9 +643,6 @@ int main(int argc, char **argv)
             const auto t0 = std::chrono::steady_clock::now();
             const PropertyOutcome out = run_property(spec, cfg, *driver);
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            std::string rerun = hcts::shell_quote(argv[0]);
-            for (const auto &k : keep)
-                rerun += " " + hcts::shell_quote(k);
             const std::string repro = reproducer(out, spec.name, rerun, adversarial ? sv_seed : nullptr,
                                                  o.mpi ? cfg.geometry.ranks : 0, cfg.max_success);
             char took[32];
