@@ -258,7 +258,9 @@ void flush_locked(Conn *c)
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            want_out(c, true);
+            // Mutant: the rest waits for the connection's next frame instead of EPOLLOUT.
+            if (!hcts::mutant("sv_tcp_send_not_resumed"))
+                want_out(c, true);
             return;
         }
         if (k <= 0) {

@@ -402,6 +402,59 @@ void srq_and_uc(bool memfd)
     EXPECT_EQ(err, "");
 }
 
+// One WRITE_WITH_IMM far larger than a socket's buffers, and nobody polling: the requester
+// waits on the link, the responder sleeps in poll(2) on its channel. Over TCP the frame
+// cannot leave in one send(); only the connection asking for EPOLLOUT when the socket is
+// full moves the rest (a poller's lease, or another post, would flush it by accident, so
+// neither side gives one).
+void long_write_to_sleeping_peer()
+{
+    constexpr size_t kSize = 48u << 20;
+    std::string err = run_two(
+        [&](Link link) { // requester
+            Device dev;
+            Buffer buf(kSize, false);
+            for (size_t i = 0; i < kSize; ++i)
+                buf.p[i] = pattern(i, 5);
+            Mr mr(dev.pd, buf.p, kSize, kAllAccess);
+            Qp qp(dev);
+            Endpoint peer = link.get<Endpoint>();
+            link.put(qp.endpoint(&*mr.mr));
+            qp.connect(peer);
+            CHECK(link.get<int>() == 1);
+            CHECK(qp.post(IBV_WR_RDMA_WRITE_WITH_IMM, 1, mr.mr, 0, static_cast<uint32_t>(kSize), peer.addr, peer.rkey,
+                          77) == 0);
+            CHECK(link.get<int>() == 2); // the responder saw it all, or failed its deadline
+            ibv_wc wc{};
+            CHECK(wait_wc(qp.scq, &wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 1);
+        },
+        [&](Link link) { // responder
+            Device dev;
+            Buffer buf(kSize, false);
+            Mr mr(dev.pd, buf.p, kSize, kAllAccess);
+            Qp qp(dev, 4, true);
+            link.put(qp.endpoint(&*mr.mr));
+            Endpoint peer = link.get<Endpoint>();
+            qp.connect(peer);
+            CHECK(qp.recv(9) == 0);
+            CHECK(ibv_req_notify_cq(qp.rcq, 0) == 0);
+            link.put(1);
+            pollfd p{qp.ch->fd, POLLIN, 0};
+            CHECK(poll(&p, 1, 20000) == 1); // deadline: 20 s for 48 MiB through loopback
+            ibv_cq *cq = nullptr;
+            void *ctx = nullptr;
+            CHECK(ibv_get_cq_event(qp.ch, &cq, &ctx) == 0 && cq == qp.rcq);
+            ibv_ack_cq_events(cq, 1);
+            ibv_wc wc{};
+            CHECK(ibv_poll_cq(qp.rcq, 1, &wc) == 1);
+            CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && ntohl(wc.imm_data) == 77);
+            for (size_t i = 0; i < kSize; ++i)
+                CHECK(buf.p[i] == pattern(i, 5));
+            link.put(2);
+        });
+    EXPECT_EQ(err, "");
+}
+
 } // namespace
 
 TEST(TwoProcess, WriteBehindRnrSendSharedMemory) { write_behind_rnr(IBV_WR_SEND, true); }
@@ -416,6 +469,7 @@ TEST(TwoProcess, AllOpcodesPrivateMemory) { all_opcodes(false); }
 
 TEST(TwoProcess, ChannelWakesSleepingResponderSharedMemory) { channel_wakes(true); }
 TEST(TwoProcess, ChannelWakesSleepingResponderPrivateMemory) { channel_wakes(false); }
+TEST(TwoProcess, LongWriteReachesASleepingPeer) { long_write_to_sleeping_peer(); }
 
 TEST(TwoProcess, SrqAndUcSharedMemory) { srq_and_uc(true); }
 TEST(TwoProcess, SrqAndUcPrivateMemory) { srq_and_uc(false); }
