@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "case_kit.h"
@@ -64,6 +65,33 @@ void judge_cleared(const Device &dev, std::byte *base, uint64_t size, Evidence &
              zero ? "the " + std::to_string(size) + "-byte buffer of HcclGetHcclBufferCleared reads as zero"
                   : "the buffer of HcclGetHcclBufferCleared holds a non-zero byte at offset " + std::to_string(bad));
 }
+
+// HCCL_BUFFSIZE for the communicators made while it lives, the old value back after: the
+// second communicator of the write case gives each rank a size of its own, so a channel
+// that reports its own side's size for the peer's shows.
+class BuffsizeForNextComm {
+  public:
+    explicit BuffsizeForNextComm(uint64_t mb)
+    {
+        const char *old = std::getenv(kName);
+        if (old != nullptr)
+            old_ = old;
+        ::setenv(kName, std::to_string(mb).c_str(), 1);
+    }
+    ~BuffsizeForNextComm()
+    {
+        if (old_)
+            ::setenv(kName, old_->c_str(), 1);
+        else
+            ::unsetenv(kName);
+    }
+    BuffsizeForNextComm(const BuffsizeForNextComm &) = delete;
+    BuffsizeForNextComm &operator=(const BuffsizeForNextComm &) = delete;
+
+  private:
+    static constexpr const char *kName = "HCCL_BUFFSIZE";
+    std::optional<std::string> old_;
+};
 
 // The second communicator's resources, acquired by every rank together.
 struct Second {
@@ -125,6 +153,37 @@ void one_write(const World &w, const Device &dev, const CaseSpec &spec, const On
                  what + ": the wait for its notify returned " + hccl_result_name(s.rc(0)) + " (" + r.describe() + ")");
 }
 
+// What each channel of the second communicator reports as its peer's buffer is that peer's
+// own HcclGetHcclBuffer answer, address and size (API.BUF.1); the ranks asked for
+// different sizes, so a library answering with its own side's size fails here.
+void check_channel_buffers(const World &w, const Second &s, Evidence &ev)
+{
+    const auto &api = w.iut().api();
+    std::vector<std::pair<uint64_t, uint64_t>> bufs(static_cast<size_t>(w.size));
+    for (int r = 0; r < w.size; ++r) {
+        auto &e = bufs[static_cast<size_t>(r)];
+        if (r == w.rank)
+            e = {reinterpret_cast<uint64_t>(s.base), s.size};
+        mpi::broadcast(std::as_writable_bytes(std::span(&e, 1)), r, "a rank's second communication buffer");
+    }
+    const bool differ =
+        std::any_of(bufs.begin(), bufs.end(), [&](const auto &b) { return b.second != bufs[0].second; });
+    ev.observe("second_buffer_sizes_differ", differ);
+    for (int r = 0; r < w.size; ++r) {
+        if (r == w.rank)
+            continue;
+        const auto [pb, ps] = bufs[static_cast<size_t>(r)];
+        void *rb = nullptr;
+        uint64_t rs = 0;
+        const HcclResult grc = api.HcclChannelGetHcclBuffer(s.comm, s.to[static_cast<size_t>(r)], &rb, &rs);
+        ev.check("API.BUF.1", grc == HCCL_SUCCESS && reinterpret_cast<uint64_t>(rb) == pb && rs == ps,
+                 "on the second communicator (this rank's HCCL_BUFFSIZE " + std::to_string(s.size / 2 >> 20) +
+                     " MB), HcclChannelGetHcclBuffer for rank " + std::to_string(r) + " returned " +
+                     hccl_result_name(grc) + ", " + hex(reinterpret_cast<uint64_t>(rb)) + " and " + std::to_string(rs) +
+                     " bytes; that rank's HcclGetHcclBuffer returned " + hex(pb) + " and " + std::to_string(ps));
+    }
+}
+
 // The second communicator's channels and one write with notify on them.
 void second_write(const World &w, const Device &dev, const CaseSpec &spec, Evidence &ev, Second &s, HcclResult trc)
 {
@@ -147,6 +206,7 @@ void second_write(const World &w, const Device &dev, const CaseSpec &spec, Evide
         if (r != w.rank)
             s.to[static_cast<size_t>(r)] = got[static_cast<size_t>(i++)];
     if (mpi::all_ranks(have_buffer && crc == HCCL_SUCCESS, "second communicator's thread and channels")) {
+        check_channel_buffers(w, s, ev);
         void *rb = nullptr;
         uint64_t rsize = 0;
         if (w.rank == 0) {
@@ -174,8 +234,9 @@ void second_write(const World &w, const Device &dev, const CaseSpec &spec, Evide
 }
 
 // A second communicator beside the world's: made from a root info broadcast by
-// rank 0, queried, given a thread (and with `write` channels and one write with
-// notify), destroyed with them held; the world's communicator is then checked.
+// rank 0, queried, given a thread (and with `write` a buffer size per rank, channels
+// that report their peer's, and one write with notify), destroyed with them held; the
+// world's communicator is then checked.
 void second_communicator(const World &w, const Adapter &adapter, const CaseSpec &spec, Evidence &ev, bool write)
 {
     const auto &api = w.iut().api();
@@ -192,8 +253,15 @@ void second_communicator(const World &w, const Adapter &adapter, const CaseSpec 
         return;
     }
     Second s;
-    const HcclResult irc =
-        api.HcclCommInitRootInfo(static_cast<uint32_t>(w.size), &boot.root, static_cast<uint32_t>(w.rank), &s.comm);
+    HcclResult irc = HCCL_SUCCESS;
+    {
+        // 16, 24, 32 ... MB: small, and each rank's its own (the write case reads them back).
+        std::optional<BuffsizeForNextComm> buffsize;
+        if (write)
+            buffsize.emplace(16 + 8 * static_cast<uint64_t>(w.rank));
+        irc =
+            api.HcclCommInitRootInfo(static_cast<uint32_t>(w.size), &boot.root, static_cast<uint32_t>(w.rank), &s.comm);
+    }
     if (!mpi::all_ranks(irc == HCCL_SUCCESS && s.comm != nullptr, "second communicator made")) {
         ev.check("API.COM.2", false,
                  "HcclCommInitRootInfo of a second communicator returned " + hccl_result_name(irc) +
@@ -265,7 +333,7 @@ HCTS_CASE(CommApi, SecondCommunicator, clauses("API.COM.1", "API.COM.2", "API.BU
     second_communicator(world(), adapter(), spec(), ev(), false);
 }
 
-HCTS_CASE(CommApi, SecondCommunicatorCarriesWrite, clauses("API.COM.1", "API.COM.2"),
+HCTS_CASE(CommApi, SecondCommunicatorCarriesWrite, clauses("API.COM.1", "API.COM.2", "API.BUF.1"),
           needs(Feature::WriteWithNotify, Feature::NotifyWait))
 {
     second_communicator(world(), adapter(), spec(), ev(), true);

@@ -712,7 +712,8 @@ HCOMM_EXPORT HcclResult HcclChannelGetHcclBuffer(HcclComm comm, ChannelHandle ch
         if (const HcclResult rc = live_channel(api, comm, channel, live, obj); rc != HCCL_SUCCESS)
             return rc;
         *buffer = reinterpret_cast<void *>(obj->peer.addr);
-        *size = obj->peer.size;
+        // Mutant: the size of this side's memory, as if every rank's had the comm's size.
+        *size = hcts::mutant("ref_channel_buffer_local_size") ? live->memory().size() : obj->peer.size;
         return HCCL_SUCCESS;
     });
 }
