@@ -257,6 +257,20 @@ HCTS_CASE(EngineCtx, CreateAndGet, clauses("API.CTX.1", "API.CTX.2"), needs())
                "HcclEngineCtxGet('" + tag + "') " + expect(rc, HCCL_SUCCESS) + " with ctx " +
                    hex(reinterpret_cast<uint64_t>(got)) + " and size " + std::to_string(size) +
                    "; expected the created ctx " + hex(reinterpret_cast<uint64_t>(ctx)) + " and 64");
+    // The tag with an engine it was not made for: contexts are kept by tag and engine
+    // (the vendor's EngineCtxs: tag -> engine -> memory), so there is none. The other
+    // engine is of the other side (host for a device engine), never AICPU for AICPU_TS,
+    // which a library may take as one engine.
+    const bool device_engine = e == COMM_ENGINE_AICPU || e == COMM_ENGINE_AICPU_TS || e == COMM_ENGINE_AIV;
+    const CommEngine other = device_engine ? COMM_ENGINE_CPU_TS : COMM_ENGINE_AICPU_TS;
+    void *other_ctx = nullptr;
+    uint64_t other_size = 0;
+    rc = api.HcclEngineCtxGet(w.comm, tag.c_str(), other, &other_ctx, &other_size);
+    ev().check("API.CTX.1", rc != HCCL_SUCCESS,
+               "HcclEngineCtxGet('" + tag + "') for engine " + std::to_string(static_cast<int>(other)) +
+                   ", which no context was made for, returned " + hccl_result_name(rc) + " with ctx " +
+                   hex(reinterpret_cast<uint64_t>(other_ctx)) + "; only engine " + std::to_string(static_cast<int>(e)) +
+                   " has a context under this tag, so it must fail");
     // Refused: size 0 (documented), an unknown tag.
     void *zero = nullptr;
     rc = api.HcclEngineCtxCreate(w.comm, (tag + "-empty").c_str(), e, 0, &zero);

@@ -471,7 +471,11 @@ HCOMM_EXPORT HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, Comm
         if (const HcclResult rc = live_comm(api, comm, live); rc != HCCL_SUCCESS)
             return rc;
         std::lock_guard lock(live->ctx_mutex);
-        const auto it = live->engine_ctx.find(std::make_pair(std::string(ctxTag), static_cast<int>(engine)));
+        auto it = live->engine_ctx.find(std::make_pair(std::string(ctxTag), static_cast<int>(engine)));
+        if (it == live->engine_ctx.end() && hcts::mutant("ref_engine_ctx_falls_back_to_device")) {
+            // Mutant: a tag without a context for this engine gives its AICPU_TS context.
+            it = live->engine_ctx.find(std::make_pair(std::string(ctxTag), static_cast<int>(COMM_ENGINE_AICPU_TS)));
+        }
         if (it == live->engine_ctx.end()) {
             return refuse(live, api, HCCL_E_NOT_FOUND, "no context '", ctxTag, "' for engine ",
                           static_cast<int>(engine));
