@@ -495,7 +495,9 @@ std::shared_ptr<ChannelObj> Comm::find_channel(CommEngine engine, uint32_t remot
 {
     std::lock_guard lock(mutex_);
     for (const auto &c : channels_) {
-        if (c->engine == engine && c->remote_rank == remote_rank && c->protocol == protocol && !c->destroyed) {
+        // Mutant: the key without the engine; another engine's channel is handed out.
+        const bool engine_matches = c->engine == engine || hcts::mutant("ref_channel_key_without_engine");
+        if (engine_matches && c->remote_rank == remote_rank && c->protocol == protocol && !c->destroyed) {
             return c;
         }
     }

@@ -167,6 +167,38 @@ TEST_F(Host950, NbiOnThreadAndFences)
     EXPECT_EQ(codes, std::vector<int32_t>(2, HCCL_E_NOT_SUPPORT)) << "host CPU engine calls from a device program";
 }
 
+// Channels are reused by (comm, engine, remoteRank, protocol) (api §7.7): on a product whose
+// host and device engines both reach the peer over RoCE, the device engine's channel is one
+// of its own, and asking on the host engine again gives the host's channel back.
+TEST_F(Host950, ChannelsAreKeptPerEngine)
+{
+    Mesh device;
+    ASSERT_EQ(build_mesh(job, device, 4, COMM_ENGINE_AICPU_TS, COMM_PROTOCOL_ROCE), HCCL_SUCCESS);
+    Mesh host_again; // with the notify count the fixture's CPU channels were made with
+    ASSERT_EQ(build_mesh(job, host_again, 2, COMM_ENGINE_CPU, COMM_PROTOCOL_ROCE), HCCL_SUCCESS);
+    for (int r = 0; r < 2; ++r) {
+        const int p = 1 - r;
+        EXPECT_NE(device.channel[r][p], mesh.channel[r][p]) << "rank " << r << ": AICPU_TS got the CPU channel";
+        EXPECT_EQ(host_again.channel[r][p], mesh.channel[r][p]) << "rank " << r << ": CPU's channel not reused";
+    }
+    // The device channel carries the device thread's write with notify.
+    fill_stamped(b0, 4096, 3, 3, 0);
+    std::vector<Program> programs(2);
+    programs[0] = [&] {
+        return static_cast<uint32_t>(
+            HcommWriteWithNotifyOnThread(device.thread[0], device.channel[0][1], b1 + 262144, b0, 4096, 2));
+    };
+    programs[1] = [&] {
+        return static_cast<uint32_t>(HcommChannelNotifyWaitOnThread(device.thread[1], device.channel[1][0], 2, 20));
+    };
+    const auto r = launch_all(job, programs);
+    ASSERT_EQ(r[0].programReturn, 0U);
+    ASSERT_EQ(r[1].programReturn, 0U);
+    ASSERT_EQ(r[0].taskError, 0);
+    ASSERT_EQ(r[1].taskError, 0);
+    EXPECT_EQ(first_bad_stamp(b1 + 262144, 4096, 3, 3, 0), 4096U);
+}
+
 TEST_F(LegacyA2, HostTransfersDrainAndNoWriteWithNotify)
 {
     fill_stamped(b0, 3000, 1, 1, 0);
