@@ -93,6 +93,9 @@ class Kernels : public acl_test::OnDevice {
                " \"Echo\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", \"kernelSo\": \"" +
                so +
                "\", \"functionName\": \"AclTestEcho\"}},"
+               " \"ArgBytes\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", \"kernelSo\": \"" +
+               so +
+               "\", \"functionName\": \"AclTestArgBytes\"}},"
                " \"Missing\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", \"kernelSo\": \"" +
                so + "\", \"functionName\": \"NoSuchFunction\"}}}";
     }
@@ -515,6 +518,44 @@ TEST_F(Launches, LaunchDeadline)
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(900)) << "the deadline held";
     // Let the wait end on its own timeout before the comm goes.
     std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+}
+
+// The vendor's CPU-kernel layout: each parameter starts right where the previous one
+// ended, whatever its size, so a kernel that reads a 1-byte parameter and then a 2-byte
+// one finds the second at offset 1 of them. Parameters of sizes 1, 2, 3 and 5 put every
+// later one off an 8-byte boundary.
+TEST_F(Launches, ArgumentsArePackedUnpadded)
+{
+    ASSERT_EQ(HctsAclRefBindStreamComm(stream_, comm_), ACL_SUCCESS) << last_error();
+    aclrtFuncHandle arg_bytes = nullptr;
+    ASSERT_EQ(aclrtBinaryGetFunction(bin_, "ArgBytes", &arg_bytes), ACL_SUCCESS) << last_error();
+    unsigned char one[1] = {0x11};
+    unsigned char two[2] = {0x21, 0x22};
+    unsigned char three[3] = {0x31, 0x32, 0x33};
+    unsigned char five[5] = {0x41, 0x42, 0x43, 0x44, 0x45};
+    uint64_t eight = 0x5857565554535251ULL; // little-endian: 0x51 first
+    const unsigned char expected[] = {0x11, 0x21, 0x22, 0x31, 0x32, 0x33, 0x41, 0x42, 0x43, 0x44,
+                                      0x45, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58};
+    uint64_t out = reinterpret_cast<uintptr_t>(out_);
+    uint32_t count = sizeof expected;
+    aclrtArgsHandle handle = nullptr;
+    aclrtParamHandle param = nullptr;
+    ASSERT_EQ(aclrtKernelArgsInit(arg_bytes, &handle), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtKernelArgsAppend(handle, &out, sizeof out, &param), ACL_SUCCESS);
+    ASSERT_EQ(aclrtKernelArgsAppend(handle, &count, sizeof count, &param), ACL_SUCCESS);
+    ASSERT_EQ(aclrtKernelArgsAppend(handle, one, sizeof one, &param), ACL_SUCCESS);
+    ASSERT_EQ(aclrtKernelArgsAppend(handle, two, sizeof two, &param), ACL_SUCCESS);
+    ASSERT_EQ(aclrtKernelArgsAppend(handle, three, sizeof three, &param), ACL_SUCCESS);
+    ASSERT_EQ(aclrtKernelArgsAppend(handle, five, sizeof five, &param), ACL_SUCCESS);
+    ASSERT_EQ(aclrtKernelArgsAppend(handle, &eight, sizeof eight, &param), ACL_SUCCESS);
+    ASSERT_EQ(aclrtKernelArgsFinalize(handle), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtLaunchKernelWithConfig(arg_bytes, 1, stream_, nullptr, handle, nullptr), ACL_SUCCESS)
+        << last_error();
+    ASSERT_EQ(aclrtSynchronizeStreamWithTimeout(stream_, 10000), ACL_SUCCESS) << last_error();
+    unsigned char seen[sizeof expected] = {};
+    ASSERT_EQ(aclrtMemcpy(seen, sizeof seen, out_, sizeof seen, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    for (size_t i = 0; i < sizeof expected; ++i)
+        EXPECT_EQ(seen[i], expected[i]) << "byte " << i << " after the count";
 }
 
 } // namespace

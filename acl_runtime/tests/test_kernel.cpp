@@ -1,5 +1,7 @@
 // A test AICPU kernel in the vendor's convention (extern "C" unsigned int f(void *)),
 // built for the host as libacl_test_kernel.so.
+#include <cstring>
+
 #include <unistd.h>
 
 #include "hcomm/hcomm_primitives.h"
@@ -30,4 +32,21 @@ extern "C" __attribute__((visibility("default"))) unsigned int AclTestKernel(voi
 extern "C" __attribute__((visibility("default"))) unsigned int AclTestEcho(void *raw)
 {
     return raw == nullptr ? 200U : *static_cast<const unsigned char *>(raw);
+}
+
+// Reads its arguments at the offsets a packed layout puts them (test_kernel.h); nothing
+// in the buffer is aligned, so every field is copied out byte by byte.
+extern "C" __attribute__((visibility("default"))) unsigned int AclTestArgBytes(void *raw)
+{
+    if (raw == nullptr)
+        return 300;
+    const auto *bytes = static_cast<const unsigned char *>(raw);
+    uint64_t out = 0;
+    uint32_t count = 0;
+    std::memcpy(&out, bytes, sizeof out);
+    std::memcpy(&count, bytes + sizeof out, sizeof count);
+    if (out == 0 || count > 64)
+        return 301;
+    std::memcpy(reinterpret_cast<void *>(static_cast<uintptr_t>(out)), bytes + sizeof out + sizeof count, count);
+    return 0;
 }

@@ -12,3 +12,7 @@ struct AclTestKernelArgs {
     uint64_t thread;       // an AICPU_TS thread of the comm
     char comm_name[64];    // HcommRefGetCommName of the comm it runs on
 };
+
+// AclTestArgBytes's arguments are appended as parameters, not as one struct: a uint64_t
+// device address, a uint32_t byte count n, then n bytes of further parameters. The kernel
+// copies those n bytes, as it finds them right after the count, to the address.
