@@ -558,4 +558,41 @@ TEST_F(Launches, ArgumentsArePackedUnpadded)
         EXPECT_EQ(seen[i], expected[i]) << "byte " << i << " after the count";
 }
 
+// ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT is in seconds: a kernel whose task is pending for
+// ~100 ms runs to its end under a 1 s attribute. The deadline bounds the tasks a kernel
+// submitted, not its own code, so a kernel that only slept would not show the unit; the
+// task is a wait on a thread notify that a kernel on a second stream records after
+// sleeping, so it cannot end sooner.
+TEST_F(Launches, TimeoutAttributeIsSeconds)
+{
+    aclrtStream recorder_stream = nullptr;
+    ASSERT_EQ(aclrtCreateStream(&recorder_stream), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(HctsAclRefBindStreamComm(stream_, comm_), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(HctsAclRefBindStreamComm(recorder_stream, comm_), ACL_SUCCESS) << last_error();
+    ThreadHandle threads[2] = {};
+    ASSERT_EQ(HcclThreadAcquire(comm_, COMM_ENGINE_AICPU_TS, 2, 1, threads), HCCL_SUCCESS);
+    AclTestKernelArgs waiter = args_;
+    waiter.value = 88;
+    waiter.thread = threads[0];
+    waiter.wait_seconds = 5; // its own bound, should the record never come
+    AclTestKernelArgs recorder = args_;
+    recorder.out = 0;
+    recorder.sleep_ms = 100;
+    recorder.record_from = threads[1];
+    recorder.record_to = threads[0];
+    aclrtLaunchKernelAttr attr{};
+    attr.id = ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT;
+    attr.value.timeout = 1;
+    aclrtLaunchKernelCfg cfg{&attr, 1};
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_EQ(launch(waiter, stream_, &cfg), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(launch(recorder, recorder_stream), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtSynchronizeStreamWithTimeout(stream_, 10000), ACL_SUCCESS) << last_error();
+    EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(100))
+        << "the waiter ended before the record it waits for";
+    EXPECT_EQ(read_out(), 88U);
+    EXPECT_EQ(aclrtSynchronizeStreamWithTimeout(recorder_stream, 10000), ACL_SUCCESS) << last_error();
+    EXPECT_EQ(aclrtDestroyStream(recorder_stream), ACL_SUCCESS) << last_error();
+}
+
 } // namespace

@@ -19,6 +19,8 @@ extern "C" __attribute__((visibility("default"))) unsigned int AclTestKernel(voi
         return 102;
     if (args->sleep_ms > 0)
         usleep(args->sleep_ms * 1000U);
+    if (args->record_from != 0 && HcommThreadNotifyRecordOnThread(args->record_from, args->record_to, 0) != 0)
+        return 104;
     if (args->wait_seconds > 0)
         (void)HcommThreadNotifyWaitOnThread(args->thread, 0, args->wait_seconds);
     if (args->out != 0)

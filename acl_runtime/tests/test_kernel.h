@@ -11,6 +11,8 @@ struct AclTestKernelArgs {
     uint32_t wait_seconds; // >0: enqueue a wait on notify 0 of `thread` that nobody records
     uint64_t thread;       // an AICPU_TS thread of the comm
     char comm_name[64];    // HcommRefGetCommName of the comm it runs on
+    uint64_t record_from;  // !=0: after the sleep, record notify 0 of `record_to` from this thread
+    uint64_t record_to;
 };
 
 // AclTestArgBytes's arguments are appended as parameters, not as one struct: a uint64_t
