@@ -1,5 +1,6 @@
 // Streams and AICPU kernels: op-info JSON loading, the .so search, arguments, and
 // launches that run as device programs of the stream's communicator.
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -593,6 +595,82 @@ TEST_F(Launches, TimeoutAttributeIsSeconds)
     EXPECT_EQ(read_out(), 88U);
     EXPECT_EQ(aclrtSynchronizeStreamWithTimeout(recorder_stream, 10000), ACL_SUCCESS) << last_error();
     EXPECT_EQ(aclrtDestroyStream(recorder_stream), ACL_SUCCESS) << last_error();
+}
+
+// Several devices in one process with a thread per device, as the vendor's test programs
+// run them. A communicator serves the device its thread had set, so a kernel launched on
+// the NULL stream runs on the comm of the launching thread's device only if that NULL
+// stream is the device's own; the kernel fails (returns 102) on any other comm.
+class DeviceLaunches : public Kernels {};
+
+TEST_F(DeviceLaunches, DefaultStreamIsTheCallingThreadsDevices)
+{
+    const uint32_t devices = acl_test::expected_device_count();
+    if (devices < 2)
+        GTEST_SKIP() << "needs HCTS_ACL_DEVICES >= 2 (ctest acl_runtime_devices4 runs it)";
+    aclrtBinHandle bin = nullptr;
+    aclrtFuncHandle fn = nullptr;
+    ASSERT_EQ(load(write("k.json", op_info(ACL_TEST_KERNEL_SO)), &bin), ACL_SUCCESS) << last_error();
+    ASSERT_EQ(aclrtBinaryGetFunction(bin, "AclTestKernel", &fn), ACL_SUCCESS) << last_error();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    // Every thread waits here twice: every device has its comm before any launch (so a
+    // shared NULL stream could not pick up the launching device's comm by luck), and no
+    // device is reset while another thread may still use a NULL stream.
+    const auto all_arrive = [&](std::atomic<uint32_t> &arrived) {
+        ++arrived;
+        while (arrived.load() < devices) {
+            if (std::chrono::steady_clock::now() > deadline)
+                return false;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return true;
+    };
+    std::atomic<uint32_t> created{0};
+    std::atomic<uint32_t> launched{0};
+    std::vector<std::thread> threads;
+    for (uint32_t d = 0; d < devices; ++d) {
+        threads.emplace_back([&, d] {
+            const auto id = static_cast<int32_t>(d);
+            HcclComm comm = nullptr;
+            void *out = nullptr;
+            AclTestKernelArgs args{};
+            args.value = 1000 + d;
+            bool ready =
+                aclrtSetDevice(id) == ACL_SUCCESS && aclrtMalloc(&out, 64, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS;
+            HcclRootInfo root{};
+            ready = ready && HcclGetRootInfo(&root) == HCCL_SUCCESS &&
+                    HcclCommInitRootInfo(1, &root, 0, &comm) == HCCL_SUCCESS &&
+                    HcommRefGetCommName(comm, args.comm_name, sizeof(args.comm_name)) == HCCL_SUCCESS;
+            EXPECT_TRUE(ready) << "device " << d << ": " << last_error();
+            EXPECT_TRUE(all_arrive(created)) << "device " << d << ": the other devices' threads never got ready";
+            if (ready) {
+                args.out = reinterpret_cast<uintptr_t>(out);
+                aclrtArgsHandle handle = nullptr;
+                aclrtParamHandle param = nullptr;
+                EXPECT_EQ(aclrtKernelArgsInit(fn, &handle), ACL_SUCCESS) << last_error();
+                EXPECT_EQ(aclrtKernelArgsAppend(handle, &args, sizeof args, &param), ACL_SUCCESS) << last_error();
+                EXPECT_EQ(aclrtKernelArgsFinalize(handle), ACL_SUCCESS) << last_error();
+                EXPECT_EQ(aclrtLaunchKernelWithConfig(fn, 1, nullptr, nullptr, handle, nullptr), ACL_SUCCESS)
+                    << "device " << d << ": " << last_error();
+                EXPECT_EQ(aclrtSynchronizeStreamWithTimeout(nullptr, 10000), ACL_SUCCESS)
+                    << "device " << d << "'s kernel on the NULL stream: " << last_error();
+                uint32_t value = 0;
+                EXPECT_EQ(aclrtMemcpy(&value, sizeof value, out, sizeof value, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+                EXPECT_EQ(value, 1000 + d) << "device " << d;
+            }
+            EXPECT_TRUE(all_arrive(launched)) << "device " << d << ": the other devices' kernels never ended";
+            if (out != nullptr) {
+                EXPECT_EQ(aclrtFree(out), ACL_SUCCESS);
+            }
+            if (comm != nullptr) {
+                EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);
+            }
+            EXPECT_EQ(aclrtResetDevice(id), ACL_SUCCESS) << "device " << d << ": " << last_error();
+        });
+    }
+    for (auto &t : threads)
+        t.join();
+    EXPECT_EQ(aclrtBinaryUnLoad(bin), ACL_SUCCESS);
 }
 
 } // namespace
