@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "cm.h"
+#include "guard.h"
 
 extern "C" {
 
@@ -64,7 +65,9 @@ int from_hints(const rdma_addrinfo *hints, rdma_addrinfo **res)
 
 } // namespace
 
-int rdma_getaddrinfo(const char *node, const char *service, const rdma_addrinfo *hints, rdma_addrinfo **res)
+namespace {
+
+int get_addrinfo(const char *node, const char *service, const rdma_addrinfo *hints, rdma_addrinfo **res)
 {
     if (!res)
         return svcm::fail(EINVAL);
@@ -112,6 +115,15 @@ int rdma_getaddrinfo(const char *node, const char *service, const rdma_addrinfo 
     }
     *res = r;
     return 0;
+}
+
+} // namespace
+
+// Nothing in it throws today (malloc and the system resolver); guarded all the same, so that a
+// later change cannot let an exception out.
+int rdma_getaddrinfo(const char *node, const char *service, const rdma_addrinfo *hints, rdma_addrinfo **res)
+{
+    return svcm::guarded("rdma_getaddrinfo", -1, [&] { return get_addrinfo(node, service, hints, res); });
 }
 
 } // extern "C"

@@ -15,8 +15,10 @@
 #include <cerrno>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 
 #include "cm.h"
+#include "guard.h"
 
 using namespace svcm;
 
@@ -127,98 +129,173 @@ void release_channel_locked(Channel *ch)
 
 } // namespace
 
-extern "C" {
-
-rdma_event_channel *rdma_create_event_channel()
+Channel *svcm::new_channel()
 {
     if (!device()) {
         errno = ENODEV;
         return nullptr;
     }
-    start_engine();
-    auto *ch = new Channel;
-    ch->pub.fd = eventfd(0, EFD_CLOEXEC);
-    if (ch->pub.fd < 0) {
-        delete ch;
+    if (!start_engine())
         return nullptr;
+    auto ch = std::make_unique<Channel>();
+    ch->pub.fd = eventfd(0, EFD_CLOEXEC);
+    if (ch->pub.fd < 0)
+        return nullptr;
+    std::lock_guard lk(cm().mu);
+    try {
+        cm().live_channels.insert(ch.get());
+    } catch (...) {
+        close(ch->pub.fd);
+        throw;
     }
-    std::lock_guard lk(cm().mu);
-    cm().destroyed_channels.erase(ch); // its address is a live channel's again
-    cm().live_channels.insert(ch);
-    return &ch->pub;
+    cm().destroyed_channels.erase(ch.get()); // its address is a live channel's again
+    return ch.release();
 }
 
-void rdma_destroy_event_channel(rdma_event_channel *channel)
-{
-    if (!channel)
-        return;
-    auto *ch = reinterpret_cast<Channel *>(channel);
-    std::lock_guard lk(cm().mu);
-    if (cm().live_channels.erase(ch) == 0)
-        return; // destroyed already (or never a channel): nothing of it is ours to free
-    cm().destroyed_channels.insert(ch);
-    for (EventBox *b : ch->queue)
-        delete b;
-    ch->queue.clear();
-    release_channel_locked(ch);
-}
+namespace {
 
-int rdma_create_id(rdma_event_channel *channel, rdma_cm_id **id, void *context, rdma_port_space ps)
+int create_id(rdma_event_channel *channel, rdma_cm_id **id, void *context, rdma_port_space ps)
 {
     if (!id)
         return fail(EINVAL);
     if (ps != RDMA_PS_TCP && ps != RDMA_PS_IB)
         return fail(ENOSYS); // UDP / IPoIB port spaces: UD QPs are not supported by softverbs
-    Channel *own = nullptr;
+    // The id first: if it cannot be made, no channel was made for it either.
+    auto i = std::make_unique<Id>();
     if (!channel) { // a synchronous id: calls wait for their event on a channel of its own
-        channel = rdma_create_event_channel();
-        if (!channel)
+        i->own_channel = new_channel();
+        if (!i->own_channel)
             return -1;
-        own = reinterpret_cast<Channel *>(channel);
+        channel = &i->own_channel->pub;
     }
-    auto *i = new Id;
-    i->own_channel = own;
     i->pub.channel = channel;
     i->pub.context = context;
     i->pub.ps = ps;
     i->pub.qp_type = IBV_QPT_RC;
-    *id = &i->pub;
+    *id = &i.release()->pub;
     return 0;
 }
 
-int rdma_destroy_id(rdma_cm_id *id)
+int migrate_id(rdma_cm_id *id, rdma_event_channel *channel)
 {
     if (!id)
         return fail(EINVAL);
     Id *i = as_id(id);
-    if (i->pub.event) { // left by rdma_get_request
-        rdma_ack_cm_event(i->pub.event);
-        i->pub.event = nullptr;
+    Channel *own = nullptr;
+    if (!channel) { // becomes synchronous
+        if (i->own_channel)
+            return 0;
+        own = new_channel();
+        if (!own)
+            return -1;
+        channel = &own->pub;
     }
+    Channel *old = nullptr;
     {
-        std::unique_lock lk(cm().mu);
-        forget_id_locked(i); // the peer sees the connection close: its DISCONNECTED
-        drop_queued_events_locked(i);
-        // As rdma-core: an event a program has taken is acked before its id goes, so that
-        // the thread handling it (rping's CM thread) never reads a freed id or context.
-        cm().acked.wait(lk, [i] { return i->events_acked >= i->events_reported; });
+        std::lock_guard lk(cm().mu);
+        // Events already queued stay on the old channel (a synchronous id's own has none:
+        // its calls consume their events).
+        id->channel = channel;
+        old = i->own_channel;
+        i->own_channel = own;
     }
-    if (i->own_channel)
-        rdma_destroy_event_channel(&i->own_channel->pub);
-    delete i;
+    if (old)
+        rdma_destroy_event_channel(&old->pub);
     return 0;
+}
+
+int reject(rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
+{
+    std::lock_guard lk(cm().mu);
+    Id *i = id_in_locked(id, {State::ReqReceived});
+    if (!i)
+        return -1;
+    Msg m{};
+    m.type = MsgType::Rej;
+    if (!copy_private(&m, private_data, private_data_len, kMaxRejectData))
+        return fail(EINVAL);
+    send_msg_locked(i, m); // best effort: a requester that left needs no answer
+    close_socket_locked(i);
+    i->state = State::Rejected;
+    return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+rdma_event_channel *rdma_create_event_channel()
+{
+    return guarded("rdma_create_event_channel", static_cast<rdma_event_channel *>(nullptr),
+                   []() -> rdma_event_channel * {
+                       Channel *ch = new_channel();
+                       return ch ? &ch->pub : nullptr;
+                   });
+}
+
+void rdma_destroy_event_channel(rdma_event_channel *channel)
+{
+    guarded_void("rdma_destroy_event_channel", [&] {
+        if (!channel)
+            return;
+        auto *ch = reinterpret_cast<Channel *>(channel);
+        std::lock_guard lk(cm().mu);
+        if (!cm().live_channels.contains(ch))
+            return; // destroyed already (or never a channel): nothing of it is ours to free
+        // Remembered before anything goes: if that allocation fails, the channel stays whole.
+        cm().destroyed_channels.insert(ch);
+        cm().live_channels.erase(ch);
+        for (EventBox *b : ch->queue)
+            delete b;
+        ch->queue.clear();
+        release_channel_locked(ch);
+    });
+}
+
+int rdma_create_id(rdma_event_channel *channel, rdma_cm_id **id, void *context, rdma_port_space ps)
+{
+    return guarded("rdma_create_id", -1, [&] { return create_id(channel, id, context, ps); });
+}
+
+int rdma_destroy_id(rdma_cm_id *id)
+{
+    return guarded("rdma_destroy_id", -1, [&] {
+        if (!id)
+            return fail(EINVAL);
+        Id *i = as_id(id);
+        if (i->pub.event) { // left by rdma_get_request
+            rdma_ack_cm_event(i->pub.event);
+            i->pub.event = nullptr;
+        }
+        {
+            std::unique_lock lk(cm().mu);
+            forget_id_locked(i); // the peer sees the connection close: its DISCONNECTED
+            drop_queued_events_locked(i);
+            // As rdma-core: an event a program has taken is acked before its id goes, so that
+            // the thread handling it (rping's CM thread) never reads a freed id or context.
+            cm().acked.wait(lk, [i] { return i->events_acked >= i->events_reported; });
+        }
+        if (i->own_channel)
+            rdma_destroy_event_channel(&i->own_channel->pub);
+        delete i;
+        return 0;
+    });
 }
 
 int rdma_bind_addr(rdma_cm_id *id, sockaddr *addr)
 {
-    std::lock_guard lk(cm().mu);
-    Id *i = id_in_locked(id, {State::Idle});
-    if (!i)
-        return -1;
-    return bind_locked(i, addr);
+    return guarded("rdma_bind_addr", -1, [&] {
+        std::lock_guard lk(cm().mu);
+        Id *i = id_in_locked(id, {State::Idle});
+        if (!i)
+            return -1;
+        return bind_locked(i, addr);
+    });
 }
 
-int svcm_resolve_addr_async(rdma_cm_id *id, sockaddr *src_addr, sockaddr *dst_addr, int /*timeout_ms*/)
+} // extern "C"
+
+int svcm::resolve_addr_async(rdma_cm_id *id, sockaddr *src_addr, sockaddr *dst_addr)
 {
     if (!id || !dst_addr)
         return fail(EINVAL);
@@ -230,6 +307,8 @@ int svcm_resolve_addr_async(rdma_cm_id *id, sockaddr *src_addr, sockaddr *dst_ad
         return -1;
     if (i->state != State::Idle && i->state != State::Bound)
         return fail(EINVAL);
+    // First: if the event cannot be queued, the id stays as it was (bound, if src_addr bound it).
+    queue_event_locked(i, nullptr, RDMA_CM_EVENT_ADDR_RESOLVED, 0, nullptr);
     std::memcpy(&i->pub.route.addr.dst_sin, dst_addr, sizeof(sockaddr_in));
     if (i->state == State::Idle) { // the source is softverbs0's address toward dst
         sockaddr_in src{};
@@ -244,24 +323,23 @@ int svcm_resolve_addr_async(rdma_cm_id *id, sockaddr *src_addr, sockaddr *dst_ad
         set_local_identity_locked(i);
     }
     i->state = State::AddrResolved;
-    queue_event_locked(i, nullptr, RDMA_CM_EVENT_ADDR_RESOLVED, 0, nullptr);
     return 0;
 }
 
-int svcm_resolve_route_async(rdma_cm_id *id, int /*timeout_ms*/)
+int svcm::resolve_route_async(rdma_cm_id *id)
 {
     std::lock_guard lk(cm().mu);
     Id *i = id_in_locked(id, {State::AddrResolved});
     if (!i)
         return -1;
+    queue_event_locked(i, nullptr, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, nullptr); // first, as above
     i->pub.route.path_rec = &i->path;
     i->pub.route.num_paths = 1;
     i->state = State::RouteResolved;
-    queue_event_locked(i, nullptr, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, nullptr);
     return 0;
 }
 
-int svcm_connect_async(rdma_cm_id *id, rdma_conn_param *conn_param)
+int svcm::connect_async(rdma_cm_id *id, rdma_conn_param *conn_param)
 {
     std::lock_guard lk(cm().mu);
     Id *i = id_in_locked(id, {State::RouteResolved});
@@ -286,50 +364,72 @@ int svcm_connect_async(rdma_cm_id *id, rdma_conn_param *conn_param)
         m.retry_count = std::min<uint8_t>(conn_param->retry_count, 7);
         m.rnr_retry_count = std::min<uint8_t>(conn_param->rnr_retry_count, 7);
     }
+    // The usual allocations first, so that they fail before the id changes: the CM thread's
+    // entry and room for the REQ.
+    track_locked(i);
+    i->out.reserve(kMaxMsgLen);
     i->local = m;
     i->state = State::Connecting;
     i->rep_deadline = Clock::now() + kRepDeadline;
     i->refused_until = Clock::now() + kRefusedBudget;
-    start_connect_locked(i); // failures arrive as events: rdma_connect itself succeeded
+    try {
+        start_connect_locked(i); // failures arrive as events: rdma_connect itself succeeded
+    } catch (...) {
+        // Its failure event could not be queued: no attempt is left, and the id is back at
+        // its resolved route (without the socket rdma_bind_addr may have made).
+        close_socket_locked(i);
+        i->retry_pending = false;
+        i->state = State::RouteResolved;
+        throw;
+    }
     return 0;
 }
 
+extern "C" {
+
 int rdma_establish(rdma_cm_id *id)
 {
-    std::lock_guard lk(cm().mu);
-    Id *i = id_in_locked(id, {State::RespReceived});
-    if (!i)
-        return -1;
-    Msg rtu{};
-    rtu.type = MsgType::Rtu;
-    if (!send_msg_locked(i, rtu))
-        return fail(ECONNRESET);
-    i->state = State::Connected;
-    return 0;
+    return guarded("rdma_establish", -1, [&] {
+        std::lock_guard lk(cm().mu);
+        Id *i = id_in_locked(id, {State::RespReceived});
+        if (!i)
+            return -1;
+        Msg rtu{};
+        rtu.type = MsgType::Rtu;
+        if (!send_msg_locked(i, rtu))
+            return fail(ECONNRESET);
+        i->state = State::Connected;
+        return 0;
+    });
 }
 
 int rdma_listen(rdma_cm_id *id, int backlog)
 {
-    if (!id)
-        return fail(EINVAL);
-    std::lock_guard lk(cm().mu);
-    Id *i = as_id(id);
-    if (i->state == State::Idle) { // as the kernel: an unbound id listens on any address
-        sockaddr_in any{};
-        any.sin_family = AF_INET;
-        if (bind_locked(i, reinterpret_cast<sockaddr *>(&any)) != 0)
+    return guarded("rdma_listen", -1, [&] {
+        if (!id)
+            return fail(EINVAL);
+        std::lock_guard lk(cm().mu);
+        Id *i = as_id(id);
+        if (i->state != State::Idle && i->state != State::Bound)
+            return fail(EINVAL);
+        track_locked(i);               // the one allocation, before the id changes
+        if (i->state == State::Idle) { // as the kernel: an unbound id listens on any address
+            sockaddr_in any{};
+            any.sin_family = AF_INET;
+            if (bind_locked(i, reinterpret_cast<sockaddr *>(&any)) != 0)
+                return -1;
+        }
+        if (listen(i->fd, backlog > 0 ? backlog : SOMAXCONN) != 0)
             return -1;
-    }
-    if (i->state != State::Bound)
-        return fail(EINVAL);
-    if (listen(i->fd, backlog > 0 ? backlog : SOMAXCONN) != 0)
-        return -1;
-    i->state = State::Listening;
-    watch_locked(i, EPOLLIN);
-    return 0;
+        i->state = State::Listening;
+        watch_locked(i, EPOLLIN);
+        return 0;
+    });
 }
 
-int svcm_accept_async(rdma_cm_id *id, rdma_conn_param *conn_param)
+} // extern "C"
+
+int svcm::accept_async(rdma_cm_id *id, rdma_conn_param *conn_param)
 {
     std::lock_guard lk(cm().mu);
     Id *i = id_in_locked(id, {State::ReqReceived});
@@ -372,101 +472,100 @@ int svcm_accept_async(rdma_cm_id *id, rdma_conn_param *conn_param)
     return 0;
 }
 
+extern "C" {
+
 int rdma_reject(rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
 {
-    std::lock_guard lk(cm().mu);
-    Id *i = id_in_locked(id, {State::ReqReceived});
-    if (!i)
-        return -1;
-    Msg m{};
-    m.type = MsgType::Rej;
-    if (!copy_private(&m, private_data, private_data_len, kMaxRejectData))
-        return fail(EINVAL);
-    send_msg_locked(i, m); // best effort: a requester that left needs no answer
-    close_socket_locked(i);
-    i->state = State::Rejected;
-    return 0;
+    return guarded("rdma_reject", -1, [&] { return reject(id, private_data, private_data_len); });
 }
 
 int rdma_reject_ece(rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
 {
-    return rdma_reject(id, private_data, private_data_len);
+    return guarded("rdma_reject_ece", -1, [&] { return reject(id, private_data, private_data_len); });
 }
 
 int rdma_disconnect(rdma_cm_id *id)
 {
-    std::lock_guard lk(cm().mu);
-    Id *i = id_in_locked(id, {State::Connected, State::RespReceived, State::RepSent, State::Disconnected});
-    if (!i)
-        return -1;
-    qp_to_error(i->pub.qp); // as the kernel's CM: no more work on a disconnected QP
-    if (i->state == State::Disconnected)
-        return 0; // the peer disconnected first: this is the reply, no second event
-    Msg dreq{};
-    dreq.type = MsgType::Dreq;
-    send_msg_locked(i, dreq);
-    disconnected_locked(i);
-    return 0;
+    return guarded("rdma_disconnect", -1, [&] {
+        std::lock_guard lk(cm().mu);
+        Id *i = id_in_locked(id, {State::Connected, State::RespReceived, State::RepSent, State::Disconnected});
+        if (!i)
+            return -1;
+        qp_to_error(i->pub.qp); // as the kernel's CM: no more work on a disconnected QP
+        if (i->state == State::Disconnected)
+            return 0; // the peer disconnected first: this is the reply, no second event
+        Msg dreq{};
+        dreq.type = MsgType::Dreq;
+        send_msg_locked(i, dreq);
+        // If its event cannot be queued the id stays connected: the DREQ is out, and the
+        // peer's closing the connection brings the DISCONNECTED later.
+        disconnected_locked(i);
+        return 0;
+    });
 }
 
 int rdma_get_cm_event(rdma_event_channel *channel, rdma_cm_event **event)
 {
-    if (!channel || !event)
-        return fail(EINVAL);
-    auto *ch = reinterpret_cast<Channel *>(channel);
-    std::unique_lock lk(cm().mu);
-    for (;;) {
-        // Checked before ch is touched: a destroyed channel may be freed.
-        if (!cm().live_channels.contains(ch)) {
-            if (!cm().destroyed_channels.contains(ch))
-                return fail(EINVAL); // never one of ours
+    return guarded("rdma_get_cm_event", -1, [&] {
+        if (!channel || !event)
+            return fail(EINVAL);
+        auto *ch = reinterpret_cast<Channel *>(channel);
+        std::unique_lock lk(cm().mu);
+        for (;;) {
+            // Checked before ch is touched: a destroyed channel may be freed.
+            if (!cm().live_channels.contains(ch)) {
+                if (!cm().destroyed_channels.contains(ch))
+                    return fail(EINVAL); // never one of ours
+                lk.unlock();
+                wait_forever_on_destroyed_channel();
+            }
+            if (!ch->queue.empty())
+                break;
+            int fd = ch->pub.fd;
+            // Blocks, or fails with EAGAIN, as the program set the channel's fd.
+            int flags = fcntl(fd, F_GETFL);
+            if (flags < 0)
+                return -1;
+            if (flags & O_NONBLOCK)
+                return fail(EAGAIN);
+            ch->getters++;
             lk.unlock();
-            wait_forever_on_destroyed_channel();
+            pollfd p{fd, POLLIN, 0};
+            int n = poll(&p, 1, -1);
+            int err = errno;
+            lk.lock();
+            ch->getters--;
+            if (!cm().live_channels.contains(ch)) { // destroyed while we waited
+                release_channel_locked(ch);
+                continue; // and parks, below
+            }
+            if (n < 0 && err != EINTR)
+                return fail(err);
         }
-        if (!ch->queue.empty())
-            break;
-        int fd = ch->pub.fd;
-        // Blocks, or fails with EAGAIN, as the program set the channel's fd.
-        int flags = fcntl(fd, F_GETFL);
-        if (flags < 0)
-            return -1;
-        if (flags & O_NONBLOCK)
-            return fail(EAGAIN);
-        ch->getters++;
-        lk.unlock();
-        pollfd p{fd, POLLIN, 0};
-        int n = poll(&p, 1, -1);
-        int err = errno;
-        lk.lock();
-        ch->getters--;
-        if (!cm().live_channels.contains(ch)) { // destroyed while we waited
-            release_channel_locked(ch);
-            continue; // and parks, below
-        }
-        if (n < 0 && err != EINTR)
-            return fail(err);
-    }
-    EventBox *box = ch->queue.front();
-    ch->queue.pop_front();
-    sync_readable_locked(ch);
-    if (box->counted)
-        box->counted->events_reported++;
-    *event = &box->ev;
-    return 0;
+        EventBox *box = ch->queue.front();
+        ch->queue.pop_front();
+        sync_readable_locked(ch);
+        if (box->counted)
+            box->counted->events_reported++;
+        *event = &box->ev;
+        return 0;
+    });
 }
 
 int rdma_ack_cm_event(rdma_cm_event *event)
 {
-    if (!event)
-        return fail(EINVAL);
-    auto *box = reinterpret_cast<EventBox *>(event);
-    if (box->counted) {
-        std::lock_guard lk(cm().mu);
-        box->counted->events_acked++;
-        cm().acked.notify_all();
-    }
-    delete box;
-    return 0;
+    return guarded("rdma_ack_cm_event", -1, [&] {
+        if (!event)
+            return fail(EINVAL);
+        auto *box = reinterpret_cast<EventBox *>(event);
+        if (box->counted) {
+            std::lock_guard lk(cm().mu);
+            box->counted->events_acked++;
+            cm().acked.notify_all();
+        }
+        delete box;
+        return 0;
+    });
 }
 
 __be16 rdma_get_src_port(rdma_cm_id *id) { return id ? id->route.addr.src_sin.sin_port : 0; }
@@ -491,43 +590,22 @@ int rdma_set_option(rdma_cm_id *id, int level, int optname, void *optval, size_t
 
 int rdma_migrate_id(rdma_cm_id *id, rdma_event_channel *channel)
 {
-    if (!id)
-        return fail(EINVAL);
-    Id *i = as_id(id);
-    Channel *own = nullptr;
-    if (!channel) { // becomes synchronous
-        if (i->own_channel)
-            return 0;
-        channel = rdma_create_event_channel();
-        if (!channel)
-            return -1;
-        own = reinterpret_cast<Channel *>(channel);
-    }
-    Channel *old = nullptr;
-    {
-        std::lock_guard lk(cm().mu);
-        // Events already queued stay on the old channel (a synchronous id's own has none:
-        // its calls consume their events).
-        id->channel = channel;
-        old = i->own_channel;
-        i->own_channel = own;
-    }
-    if (old)
-        rdma_destroy_event_channel(&old->pub);
-    return 0;
+    return guarded("rdma_migrate_id", -1, [&] { return migrate_id(id, channel); });
 }
 
 int rdma_init_qp_attr(rdma_cm_id *id, ibv_qp_attr *qp_attr, int *qp_attr_mask)
 {
-    if (!id || !qp_attr || !qp_attr_mask)
-        return fail(EINVAL);
-    std::lock_guard lk(cm().mu);
-    Id *i = as_id(id);
-    ibv_qp_state want = qp_attr->qp_state;
-    if (want != IBV_QPS_INIT && i->state != State::RespReceived && i->state != State::RepSent &&
-        i->state != State::Connected)
-        return fail(EINVAL); // RTR/RTS need the peer's QP: after the REP
-    return fill_qp_attr(qp_attr, qp_attr_mask, want, i->local, i->peer);
+    return guarded("rdma_init_qp_attr", -1, [&] {
+        if (!id || !qp_attr || !qp_attr_mask)
+            return fail(EINVAL);
+        std::lock_guard lk(cm().mu);
+        Id *i = as_id(id);
+        ibv_qp_state want = qp_attr->qp_state;
+        if (want != IBV_QPS_INIT && i->state != State::RespReceived && i->state != State::RepSent &&
+            i->state != State::Connected)
+            return fail(EINVAL); // RTR/RTS need the peer's QP: after the REP
+        return fill_qp_attr(qp_attr, qp_attr_mask, want, i->local, i->peer);
+    });
 }
 
 int rdma_notify(rdma_cm_id *id, ibv_event_type)

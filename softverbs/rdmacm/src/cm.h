@@ -10,6 +10,7 @@
 #include <deque>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "wire.h"
@@ -100,6 +101,9 @@ struct Cm {
     // Addresses of destroyed channels not reused since: a late rdma_get_cm_event on one waits
     // forever, as on the kernel's closed fd; on any other unknown pointer it fails (EINVAL).
     std::unordered_set<Channel *> destroyed_channels;
+    // The ids the CM thread knows, by serial. Made with the rest, before any id exists, so
+    // that rdma_destroy_id never allocates.
+    std::unordered_map<uint64_t, Id *> ids;
     int epoll_fd = -1;
     int wake_fd = -1; // eventfd: an API call changed a deadline or added a socket
     uint64_t next_serial = 1;
@@ -113,11 +117,27 @@ bool local_gid(ibv_gid *gid);
 // True if addr (network order) belongs to softverbs0: its GID's address, loopback or any.
 bool is_local_ipv4(uint32_t addr);
 
+// A new event channel (its CM thread started), or nullptr with errno set (api.cpp).
+// Throws what an allocation or the thread's start throws; nothing is left of it then.
+Channel *new_channel();
+// The calls that queue their event; sync.cpp waits for it on a synchronous id. They may
+// throw as new_channel does, leaving the id as it was.
+int resolve_addr_async(rdma_cm_id *id, sockaddr *src_addr, sockaddr *dst_addr);
+int resolve_route_async(rdma_cm_id *id);
+int connect_async(rdma_cm_id *id, rdma_conn_param *conn_param);
+int accept_async(rdma_cm_id *id, rdma_conn_param *conn_param);
+
 // Engine (engine.cpp); all *_locked functions need cm().mu held.
-void start_engine();
+// The CM thread, started once: false with errno set if its descriptors cannot be made;
+// throws std::system_error if the thread is refused (a later call tries again).
+bool start_engine();
+// Makes the id known to the CM thread; its one allocation, so a call can make it before
+// it changes anything.
+void track_locked(Id *id);
 void watch_locked(Id *id, uint32_t events);
 void unwatch_locked(Id *id);
 void wake_engine();
+// Queues the event, or throws with nothing queued (callers queue before they change state).
 void queue_event_locked(Id *id, Id *listen_id, rdma_cm_event_type type, int status, const Msg *param);
 bool send_msg_locked(Id *id, const Msg &m);
 void close_socket_locked(Id *id);

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "cm.h"
+#include "guard.h"
 
 namespace svcm {
 namespace {
@@ -58,16 +59,18 @@ extern "C" {
 
 ibv_context **rdma_get_devices(int *num_devices)
 {
-    ibv_context *ctx = device();
-    auto **list = static_cast<ibv_context **>(std::calloc(2, sizeof(ibv_context *)));
-    if (!list) {
-        errno = ENOMEM;
-        return nullptr;
-    }
-    list[0] = ctx;
-    if (num_devices)
-        *num_devices = ctx ? 1 : 0;
-    return list;
+    return guarded("rdma_get_devices", static_cast<ibv_context **>(nullptr), [&]() -> ibv_context ** {
+        ibv_context *ctx = device();
+        auto **list = static_cast<ibv_context **>(std::calloc(2, sizeof(ibv_context *)));
+        if (!list) {
+            errno = ENOMEM;
+            return nullptr;
+        }
+        list[0] = ctx;
+        if (num_devices)
+            *num_devices = ctx ? 1 : 0;
+        return list;
+    });
 }
 
 void rdma_free_devices(ibv_context **list)

@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -26,12 +28,7 @@
 namespace svcm {
 namespace {
 
-// Never destroyed: the CM thread runs until the process ends, after static destructors.
-std::unordered_map<uint64_t, Id *> &registry()
-{
-    static auto *r = new std::unordered_map<uint64_t, Id *>;
-    return *r;
-}
+std::unordered_map<uint64_t, Id *> &registry() { return cm().ids; }
 
 int log_level()
 {
@@ -121,12 +118,17 @@ void forget_id_locked(Id *id)
     close_socket_locked(id);
     registry().erase(id->serial);
     // A listener going away takes the connections the program has not seen yet with it.
-    std::vector<Id *> orphans;
-    for (auto &[serial, other] : registry())
-        if (other->listener == id)
-            orphans.push_back(other);
-    for (Id *o : orphans)
-        discard_unseen_id_locked(o);
+    // Erased in place, not collected first: rdma_destroy_id must not allocate.
+    for (auto it = registry().begin(); it != registry().end();) {
+        Id *other = it->second;
+        if (other->listener != id) {
+            ++it;
+            continue;
+        }
+        close_socket_locked(other);
+        it = registry().erase(it);
+        delete other;
+    }
 }
 
 void queue_event_locked(Id *id, Id *listen_id, rdma_cm_event_type type, int status, const Msg *param)
@@ -134,7 +136,7 @@ void queue_event_locked(Id *id, Id *listen_id, rdma_cm_event_type type, int stat
     auto *ch = reinterpret_cast<Channel *>(id->pub.channel);
     if (!ch)
         return;
-    auto *box = new EventBox;
+    auto box = std::make_unique<EventBox>();
     box->ev.id = &id->pub;
     box->ev.listen_id = listen_id ? &listen_id->pub : nullptr;
     box->ev.event = type;
@@ -153,7 +155,8 @@ void queue_event_locked(Id *id, Id *listen_id, rdma_cm_event_type type, int stat
         c.rnr_retry_count = param->rnr_retry_count;
         c.qp_num = param->qpn;
     }
-    ch->queue.push_back(box);
+    ch->queue.push_back(box.get());
+    box.release();
     sync_readable_locked(ch);
 }
 
@@ -206,11 +209,13 @@ bool send_msg_locked(Id *id, const Msg &m)
     return n == static_cast<ssize_t>(len);
 }
 
+// These three queue their event before they change the id: an event that cannot be queued
+// leaves the id as it was.
 void established_locked(Id *id)
 {
+    queue_event_locked(id, nullptr, RDMA_CM_EVENT_ESTABLISHED, 0, nullptr);
     id->state = State::Connected;
     id->deadline = Clock::time_point::max();
-    queue_event_locked(id, nullptr, RDMA_CM_EVENT_ESTABLISHED, 0, nullptr);
 }
 
 void disconnected_locked(Id *id)
@@ -219,9 +224,9 @@ void disconnected_locked(Id *id)
         return;
     // The QP is left alone: as with the kernel's CM, only rdma_disconnect moves it to ERR
     // (a program may still be reaping its completions).
+    queue_event_locked(id, nullptr, RDMA_CM_EVENT_DISCONNECTED, 0, nullptr);
     close_socket_locked(id);
     id->state = State::Disconnected;
-    queue_event_locked(id, nullptr, RDMA_CM_EVENT_DISCONNECTED, 0, nullptr);
 }
 
 namespace {
@@ -229,9 +234,9 @@ namespace {
 // The connection failed before it was established: one event, then the id is inert.
 void failed_locked(Id *id, rdma_cm_event_type type, int status, const Msg *param)
 {
+    queue_event_locked(id, nullptr, type, status, param);
     close_socket_locked(id);
     id->state = State::Rejected;
-    queue_event_locked(id, nullptr, type, status, param);
 }
 
 void drop_child_locked(Id *id, const char *why)
@@ -348,13 +353,22 @@ void accept_children_locked(Id *l)
         }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        auto *c = new Id;
+        // Known to the CM thread before the listener counts it: an allocation failing here
+        // leaves neither an id nor an open socket behind (the peer sees its connection closed).
+        std::unique_ptr<Id> c;
+        try {
+            c = std::make_unique<Id>();
+            track_locked(c.get());
+        } catch (...) {
+            close(fd);
+            throw;
+        }
         c->fd = fd;
         c->listener = l;
         c->state = State::ReqWaiting;
         c->deadline = Clock::now() + kReqDeadline;
         l->pending_children++;
-        watch_locked(c, EPOLLIN);
+        watch_locked(c.release(), EPOLLIN);
     }
 }
 
@@ -519,31 +533,50 @@ void start_connect_locked(Id *id)
     watch_locked(id, EPOLLOUT); // finish_connect_locked sends the REQ once connected
 }
 
-void start_engine()
+bool start_engine()
 {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        cm().epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-        cm().wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    // Not std::call_once: a start the system refuses must leave nothing behind and be tried
+    // again by the next channel, and the descriptors are made only once across such tries.
+    static std::mutex mu;
+    static bool started = false;
+    std::lock_guard lk(mu);
+    if (started)
+        return true;
+    if (cm().epoll_fd < 0) {
+        int ep = epoll_create1(EPOLL_CLOEXEC);
+        int wake = ep < 0 ? -1 : eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         epoll_event ev{};
         ev.events = EPOLLIN;
         ev.data.u64 = 0;
-        epoll_ctl(cm().epoll_fd, EPOLL_CTL_ADD, cm().wake_fd, &ev);
-        // Lives as long as the process, as rdma-core's CM state. An exception out of it (an
-        // allocation failing) ends this thread, not the process: connection events stop, and
-        // it is said once.
-        std::thread([] {
-            try {
-                engine_loop();
-            } catch (const std::exception &e) {
-                std::fprintf(stderr, "softverbs rdma_cm: its event thread stopped: %s; no further connection events\n",
-                             e.what());
-            } catch (...) {
-                std::fprintf(stderr, "softverbs rdma_cm: its event thread stopped on an unknown exception; no further "
-                                     "connection events\n");
-            }
-        }).detach();
-    });
+        if (wake < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, wake, &ev) != 0) {
+            int e = errno;
+            log_msg("cannot start the CM thread: its epoll set or wake-up eventfd: %s", std::strerror(e));
+            if (ep >= 0)
+                close(ep);
+            if (wake >= 0)
+                close(wake);
+            errno = e;
+            return false;
+        }
+        cm().epoll_fd = ep;
+        cm().wake_fd = wake;
+    }
+    // Lives as long as the process, as rdma-core's CM state. An exception out of it (an
+    // allocation failing) ends this thread, not the process: connection events stop, and
+    // it is said once.
+    std::thread([] {
+        try {
+            engine_loop();
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "softverbs rdma_cm: its event thread stopped: %s; no further connection events\n",
+                         e.what());
+        } catch (...) {
+            std::fprintf(stderr, "softverbs rdma_cm: its event thread stopped on an unknown exception; no further "
+                                 "connection events\n");
+        }
+    }).detach();
+    started = true;
+    return true;
 }
 
 } // namespace svcm

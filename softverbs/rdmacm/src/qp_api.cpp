@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "cm.h"
+#include "guard.h"
 
 using namespace svcm;
 
@@ -81,60 +82,66 @@ extern "C" {
 
 int rdma_create_qp(rdma_cm_id *id, ibv_pd *pd, ibv_qp_init_attr *qp_init_attr)
 {
-    if (!id || !qp_init_attr || !id->verbs || id->qp)
-        return fail(EINVAL); // the id needs its device (bind/resolve/connect request) and no QP yet
-    if (qp_init_attr->qp_type != IBV_QPT_RC)
-        return fail(ENOSYS); // softverbs supports RC only
-    if (!pd)
-        pd = default_pd();
-    if (!pd || pd->context != id->verbs)
-        return fail(EINVAL);
-    Id *i = as_id(id);
-    ibv_qp_init_attr a = *qp_init_attr;
-    if (!make_cqs(i, &a.send_cq, &a.recv_cq, a.cap.max_send_wr, a.cap.max_recv_wr))
-        return -1;
-    ibv_qp *qp = ibv_create_qp(pd, &a);
-    if (qp)
-        qp_init_attr->cap = a.cap; // the caps actually granted, as ibv_create_qp reports them
-    return finish_qp(i, qp, pd);
+    return guarded("rdma_create_qp", -1, [&] {
+        if (!id || !qp_init_attr || !id->verbs || id->qp)
+            return fail(EINVAL); // the id needs its device (bind/resolve/connect request) and no QP yet
+        if (qp_init_attr->qp_type != IBV_QPT_RC)
+            return fail(ENOSYS); // softverbs supports RC only
+        if (!pd)
+            pd = default_pd();
+        if (!pd || pd->context != id->verbs)
+            return fail(EINVAL);
+        Id *i = as_id(id);
+        ibv_qp_init_attr a = *qp_init_attr;
+        if (!make_cqs(i, &a.send_cq, &a.recv_cq, a.cap.max_send_wr, a.cap.max_recv_wr))
+            return -1;
+        ibv_qp *qp = ibv_create_qp(pd, &a);
+        if (qp)
+            qp_init_attr->cap = a.cap; // the caps actually granted, as ibv_create_qp reports them
+        return finish_qp(i, qp, pd);
+    });
 }
 
 int rdma_create_qp_ex(rdma_cm_id *id, ibv_qp_init_attr_ex *attr)
 {
-    if (!id || !attr || !id->verbs || id->qp)
-        return fail(EINVAL);
-    if (attr->qp_type != IBV_QPT_RC)
-        return fail(ENOSYS);
-    ibv_qp_init_attr_ex a = *attr;
-    if (!(a.comp_mask & IBV_QP_INIT_ATTR_PD) || !a.pd) {
-        a.pd = default_pd();
-        a.comp_mask |= IBV_QP_INIT_ATTR_PD;
-    }
-    if (!a.pd || a.pd->context != id->verbs)
-        return fail(EINVAL);
-    Id *i = as_id(id);
-    if (!make_cqs(i, &a.send_cq, &a.recv_cq, a.cap.max_send_wr, a.cap.max_recv_wr))
-        return -1;
-    ibv_qp *qp = ibv_create_qp_ex(id->verbs, &a);
-    if (qp)
-        attr->cap = a.cap;
-    return finish_qp(i, qp, a.pd);
+    return guarded("rdma_create_qp_ex", -1, [&] {
+        if (!id || !attr || !id->verbs || id->qp)
+            return fail(EINVAL);
+        if (attr->qp_type != IBV_QPT_RC)
+            return fail(ENOSYS);
+        ibv_qp_init_attr_ex a = *attr;
+        if (!(a.comp_mask & IBV_QP_INIT_ATTR_PD) || !a.pd) {
+            a.pd = default_pd();
+            a.comp_mask |= IBV_QP_INIT_ATTR_PD;
+        }
+        if (!a.pd || a.pd->context != id->verbs)
+            return fail(EINVAL);
+        Id *i = as_id(id);
+        if (!make_cqs(i, &a.send_cq, &a.recv_cq, a.cap.max_send_wr, a.cap.max_recv_wr))
+            return -1;
+        ibv_qp *qp = ibv_create_qp_ex(id->verbs, &a);
+        if (qp)
+            attr->cap = a.cap;
+        return finish_qp(i, qp, a.pd);
+    });
 }
 
 void rdma_destroy_qp(rdma_cm_id *id)
 {
-    if (!id)
-        return;
-    ibv_qp *qp = nullptr;
-    {
-        std::lock_guard lk(cm().mu); // after this the CM thread no longer touches the QP
-        qp = id->qp;
-        id->qp = nullptr;
-    }
-    if (!qp)
-        return;
-    ibv_destroy_qp(qp);
-    destroy_own_cqs(as_id(id));
+    guarded_void("rdma_destroy_qp", [&] {
+        if (!id)
+            return;
+        ibv_qp *qp = nullptr;
+        {
+            std::lock_guard lk(cm().mu); // after this the CM thread no longer touches the QP
+            qp = id->qp;
+            id->qp = nullptr;
+        }
+        if (!qp)
+            return;
+        ibv_destroy_qp(qp);
+        destroy_own_cqs(as_id(id));
+    });
 }
 
 } // extern "C"
