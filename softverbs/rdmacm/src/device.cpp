@@ -18,20 +18,23 @@ struct Device {
     ibv_pd *pd = nullptr;
 };
 
-Device &dev()
+// Opened on first use and kept. An open that failed (out of memory, a thread refused) is
+// tried again by the next call rather than leaving the process without its device.
+Device dev()
 {
+    static std::mutex mu;
     static Device d;
-    static std::once_flag once;
-    std::call_once(once, [] {
+    std::lock_guard lk(mu);
+    if (!d.ctx) {
         int n = 0;
         ibv_device **list = ibv_get_device_list(&n);
         if (list && n > 0)
             d.ctx = ibv_open_device(list[0]); // contexts outlive the list
         if (list)
             ibv_free_device_list(list);
-        if (d.ctx)
-            d.pd = ibv_alloc_pd(d.ctx);
-    });
+    }
+    if (d.ctx && !d.pd)
+        d.pd = ibv_alloc_pd(d.ctx);
     return d;
 }
 
