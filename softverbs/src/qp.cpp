@@ -270,6 +270,9 @@ ibv_qp *create_qp_ex(ibv_context *ctx, ibv_qp_init_attr_ex *a)
             qp->slot = g.qp_slot_free.back();
             g.qp_slot_free.pop_back();
         } else if (g.qp_slot_next < kMaxQpSlots) {
+            // Room for every slot to come back, made here where failing is allowed:
+            // ibv_destroy_qp returns its slot and must not fail for want of memory.
+            g.qp_slot_free.reserve(kMaxQpSlots);
             qp->slot = g.qp_slot_next++;
         }
         qp_publish_locked(qp.get());
