@@ -379,6 +379,20 @@ std::vector<Scenario> scenarios()
                     rdma_conn_param p = conn_param();
                     return rdma_connect(g_client, &p);
                 }),
+        // The CM thread's own allocations too (the count is the process's): whichever step
+        // fails, the program still gets an event, the listener's request or the client's
+        // failure, and does not wait for the 30 s deadline of a lost REP.
+        once("rdma_connect (loopback) and the first event it brings within 5 s", client_resolved,
+             [] {
+                 rdma_conn_param p = conn_param();
+                 if (const int rc = rdma_connect(g_client, &p); rc != 0)
+                     return rc;
+                 pollfd pf{g_ch->fd, POLLIN, 0};
+                 if (poll(&pf, 1, 5000) == 1)
+                     return 0;
+                 std::fprintf(stderr, "no connection event within 5 s of rdma_connect\n");
+                 return -4;
+             }),
         // Made once: an allocation failing inside ibv_modify_qp may leave the QP at RTR, from
         // where rdma_accept cannot move it again.
         once("rdma_accept (loopback)", requested,

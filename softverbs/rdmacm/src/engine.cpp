@@ -469,6 +469,34 @@ void expire_locked(Id *id)
     }
 }
 
+// Runs one step of the CM thread for the id keyed `serial`. A step that throws (an
+// allocation failing) ends that id's connection as if its peer had gone, so the program
+// gets the event it waits for, and the thread goes on with every other id; only a
+// listener is kept (its accepted socket was closed where the step failed). Returns
+// whether the step failed, for the caller's back-off.
+template <class Step>
+bool survive_locked(uint64_t serial, const char *what, Step step) noexcept
+{
+    try {
+        step();
+        return false;
+    } catch (const std::exception &e) {
+        log_msg("%s failed (%s): that connection is dropped", what, e.what());
+    } catch (...) {
+        log_msg("%s failed on an unknown exception: that connection is dropped", what);
+    }
+    try {
+        if (auto it = registry().find(serial); it != registry().end() && it->second->state != State::Listening)
+            peer_gone_locked(it->second, "the CM thread ran out of memory");
+    } catch (...) {
+        // Not even the event could be queued: the id's socket goes, and with it its deadline's
+        // reason to wait (rdma_destroy_id still works).
+        if (auto it = registry().find(serial); it != registry().end())
+            close_socket_locked(it->second);
+    }
+    return true;
+}
+
 [[noreturn]] void engine_loop()
 {
     epoll_event evs[32];
@@ -485,25 +513,33 @@ void expire_locked(Id *id)
             }
         }
         int n = epoll_wait(cm().epoll_fd, evs, 32, timeout);
-        std::lock_guard lk(cm().mu);
-        for (int i = 0; i < n; i++) {
-            if (evs[i].data.u64 == 0) {
-                uint64_t v;
-                (void)!read(cm().wake_fd, &v, sizeof v);
-                continue;
+        bool failed = false;
+        {
+            std::lock_guard lk(cm().mu);
+            for (int i = 0; i < n; i++) {
+                const uint64_t serial = evs[i].data.u64;
+                if (serial == 0) {
+                    uint64_t v;
+                    (void)!read(cm().wake_fd, &v, sizeof v);
+                    continue;
+                }
+                auto it = registry().find(serial);
+                if (it != registry().end())
+                    failed |= survive_locked(serial, "a connection event",
+                                             [&, id = it->second] { handle_locked(id, evs[i].events); });
             }
-            auto it = registry().find(evs[i].data.u64);
-            if (it != registry().end())
-                handle_locked(it->second, evs[i].events);
+            const auto now = Clock::now();
+            std::vector<uint64_t> due; // serials: an expiry may delete ids
+            for (auto &[serial, id] : registry())
+                if (id->deadline <= now)
+                    due.push_back(serial);
+            for (uint64_t serial : due)
+                if (auto it = registry().find(serial); it != registry().end())
+                    failed |= survive_locked(serial, "a connection deadline", [id = it->second] { expire_locked(id); });
         }
-        auto now = Clock::now();
-        std::vector<uint64_t> due; // serials: an expiry may delete ids
-        for (auto &[serial, id] : registry())
-            if (id->deadline <= now)
-                due.push_back(serial);
-        for (uint64_t serial : due)
-            if (auto it = registry().find(serial); it != registry().end())
-                expire_locked(it->second);
+        // Memory is short: give the rest of the process a moment before the next round.
+        if (failed)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
 }
 
@@ -561,9 +597,10 @@ bool start_engine()
         cm().epoll_fd = ep;
         cm().wake_fd = wake;
     }
-    // Lives as long as the process, as rdma-core's CM state. An exception out of it (an
-    // allocation failing) ends this thread, not the process: connection events stop, and
-    // it is said once.
+    // Lives as long as the process, as rdma-core's CM state. A step that fails drops its
+    // connection (survive_locked); an exception that still gets out (the loop's own
+    // bookkeeping) ends this thread, not the process: connection events stop, and it is
+    // said once.
     std::thread([] {
         try {
             engine_loop();
