@@ -153,35 +153,48 @@ void one_write(const World &w, const Device &dev, const CaseSpec &spec, const On
                  what + ": the wait for its notify returned " + hccl_result_name(s.rc(0)) + " (" + r.describe() + ")");
 }
 
-// What each channel of the second communicator reports as its peer's buffer is that peer's
-// own HcclGetHcclBuffer answer, address and size (API.BUF.1); the ranks asked for
-// different sizes, so a library answering with its own side's size fails here.
-void check_channel_buffers(const World &w, const Second &s, Evidence &ev)
+// Every rank's communication buffer (address, size) of `comm`, each rank giving its own.
+using Buffers = std::vector<std::pair<uint64_t, uint64_t>>;
+Buffers every_ranks_buffer(const World &w, const std::byte *base, uint64_t size)
 {
-    const auto &api = w.iut().api();
-    std::vector<std::pair<uint64_t, uint64_t>> bufs(static_cast<size_t>(w.size));
+    Buffers bufs(static_cast<size_t>(w.size));
     for (int r = 0; r < w.size; ++r) {
         auto &e = bufs[static_cast<size_t>(r)];
         if (r == w.rank)
-            e = {reinterpret_cast<uint64_t>(s.base), s.size};
-        mpi::broadcast(std::as_writable_bytes(std::span(&e, 1)), r, "a rank's second communication buffer");
+            e = {reinterpret_cast<uint64_t>(base), size};
+        mpi::broadcast(std::as_writable_bytes(std::span(&e, 1)), r, "a rank's communication buffer");
     }
+    return bufs;
+}
+
+// API.BUF.1: what the channel to rank r reports as its peer's buffer is that rank's own
+// HcclGetHcclBuffer answer, address and size.
+void check_channel_buffer(const World &w, HcclComm comm, ChannelHandle ch, int r, const Buffers &bufs,
+                          const std::string &where, Evidence &ev)
+{
+    const auto [pb, ps] = bufs[static_cast<size_t>(r)];
+    void *rb = nullptr;
+    uint64_t rs = 0;
+    const HcclResult grc = w.iut().api().HcclChannelGetHcclBuffer(comm, ch, &rb, &rs);
+    ev.check("API.BUF.1", grc == HCCL_SUCCESS && reinterpret_cast<uint64_t>(rb) == pb && rs == ps,
+             where + "HcclChannelGetHcclBuffer for rank " + std::to_string(r) + " returned " + hccl_result_name(grc) +
+                 ", " + hex(reinterpret_cast<uint64_t>(rb)) + " and " + std::to_string(rs) +
+                 " bytes; that rank's HcclGetHcclBuffer returned " + hex(pb) + " and " + std::to_string(ps));
+}
+
+// The second communicator's channels report their peers' buffers; the ranks asked for
+// different sizes, so a library answering with its own side's size fails here.
+void check_channel_buffers(const World &w, const Second &s, Evidence &ev)
+{
+    const Buffers bufs = every_ranks_buffer(w, s.base, s.size);
     const bool differ =
         std::any_of(bufs.begin(), bufs.end(), [&](const auto &b) { return b.second != bufs[0].second; });
     ev.observe("second_buffer_sizes_differ", differ);
-    for (int r = 0; r < w.size; ++r) {
-        if (r == w.rank)
-            continue;
-        const auto [pb, ps] = bufs[static_cast<size_t>(r)];
-        void *rb = nullptr;
-        uint64_t rs = 0;
-        const HcclResult grc = api.HcclChannelGetHcclBuffer(s.comm, s.to[static_cast<size_t>(r)], &rb, &rs);
-        ev.check("API.BUF.1", grc == HCCL_SUCCESS && reinterpret_cast<uint64_t>(rb) == pb && rs == ps,
-                 "on the second communicator (this rank's HCCL_BUFFSIZE " + std::to_string(s.size / 2 >> 20) +
-                     " MB), HcclChannelGetHcclBuffer for rank " + std::to_string(r) + " returned " +
-                     hccl_result_name(grc) + ", " + hex(reinterpret_cast<uint64_t>(rb)) + " and " + std::to_string(rs) +
-                     " bytes; that rank's HcclGetHcclBuffer returned " + hex(pb) + " and " + std::to_string(ps));
-    }
+    const std::string where =
+        "on the second communicator (this rank's HCCL_BUFFSIZE " + std::to_string(s.size / 2 >> 20) + " MB), ";
+    for (int r = 0; r < w.size; ++r)
+        if (r != w.rank)
+            check_channel_buffer(w, s.comm, s.to[static_cast<size_t>(r)], r, bufs, where, ev);
 }
 
 // The second communicator's channels and one write with notify on them.
@@ -463,24 +476,12 @@ HCTS_CASE(BufferApi, CommunicationBuffer, clauses("API.BUF.1", "API.BUF.2", "API
                    what + " returned " + hccl_result_name(nrc) + ", expected HCCL_E_PTR");
 
     // Every rank's buffer, so each can compare what its channels report.
-    std::vector<std::pair<uint64_t, uint64_t>> bufs(static_cast<size_t>(w.size));
-    for (int r = 0; r < w.size; ++r) {
-        auto &e = bufs[static_cast<size_t>(r)];
-        if (r == w.rank)
-            e = {reinterpret_cast<uint64_t>(w.local_base), w.local_size};
-        mpi::broadcast(std::as_writable_bytes(std::span(&e, 1)), r, "a rank's communication buffer");
-    }
+    const Buffers bufs = every_ranks_buffer(w, w.local_base, w.local_size);
     for (int r = 0; r < w.size; ++r) {
         if (r == w.rank)
             continue;
         const auto [pb, ps] = bufs[static_cast<size_t>(r)];
-        void *rb = nullptr;
-        uint64_t rs = 0;
-        const HcclResult grc = api.HcclChannelGetHcclBuffer(w.comm, w.channel_to(r), &rb, &rs);
-        ev().check("API.BUF.1", grc == HCCL_SUCCESS && reinterpret_cast<uint64_t>(rb) == pb && rs == ps,
-                   "HcclChannelGetHcclBuffer for rank " + std::to_string(r) + " returned " + hccl_result_name(grc) +
-                       ", " + hex(reinterpret_cast<uint64_t>(rb)) + " and " + std::to_string(rs) +
-                       " bytes; that rank's HcclGetHcclBuffer returned " + hex(pb) + " and " + std::to_string(ps));
+        check_channel_buffer(w, w.comm, w.channel_to(r), r, bufs, "", ev());
         uint32_t n = 0;
         CommMem *mems = nullptr;
         char **tags = nullptr;
