@@ -57,6 +57,15 @@ HCTS_CASE(ThreadApi, AcquireArgumentsChecked, clauses("API.THR.2"), needs())
     ev().check("API.THR.2", rc == HCCL_SUCCESS && t != 0,
                "after the refused calls a valid HcclThreadAcquire (threadNum 1, notifyNumPerThread 1) " +
                    expect(rc, HCCL_SUCCESS) + ", handle " + hex(t));
+    // The top of the documented range is an argument like any other: a library may lack the
+    // resources (a resource code), but not call it a bad argument.
+    ThreadHandle top = 0;
+    const HcclResult trc = api.HcclThreadAcquire(w.comm, e, 1, 65535, &top);
+    ev().check(
+        "API.THR.2", trc != HCCL_E_PARA && trc != HCCL_E_PTR && (trc != HCCL_SUCCESS || top != 0),
+        "HcclThreadAcquire with notifyNumPerThread 65535, the top of the documented range [0, 65535], returned " +
+            hccl_result_name(trc) + ", handle " + hex(top) +
+            "; only 65536 or more is a bad argument (success, or a resource error)");
 }
 
 HCTS_CASE(ThreadApi, AcquireWithConfig, clauses("API.THR.3", "API.THR.4"), needs())

@@ -332,9 +332,11 @@ HCOMM_EXPORT HcclResult HcclThreadAcquire(HcclComm comm, CommEngine engine_arg, 
         // Mutant (survivors.yaml): notifyNumPerThread 0 (documented as allowed) refused.
         if (notifyNumPerThread == 0 && hcts::mutant("ref_thread_notify_num_zero_refused"))
             return refuse(live, api, HCCL_E_PARA, "notifyNumPerThread 0: a thread needs at least one notify");
-        // Mutant: threadNum 0 taken as "nothing to do" and accepted.
-        if ((threadNum == 0 && !hcts::mutant("ref_thread_num_zero_accepted")) ||
-            notifyNumPerThread > kMaxNotifyPerThread) {
+        // Mutant: threadNum 0 taken as "nothing to do" and accepted. Mutant: the documented top
+        // of notifyNumPerThread's range (65535) refused as if the bound were exclusive.
+        const uint32_t top =
+            hcts::mutant("ref_notify_count_top_refused") ? kMaxNotifyPerThread - 1 : kMaxNotifyPerThread;
+        if ((threadNum == 0 && !hcts::mutant("ref_thread_num_zero_accepted")) || notifyNumPerThread > top) {
             return refuse(live, api, HCCL_E_PARA, "threadNum ", threadNum, ", notifyNumPerThread ", notifyNumPerThread,
                           ": threadNum must be > 0 and notifyNumPerThread <= 65535");
         }
