@@ -224,6 +224,65 @@ HCTS_CASE(ThreadApi, ExportedHandleIsTheSameThread, clauses("API.THR.9"), needs(
     judge_launch(r, "API.THR.9", "the program signalling through exported handles", ev());
 }
 
+// The same hand-over between the two sides, as the vendor's sample makes it: a CPU_TS
+// thread of the host, exported to the world's device engine, is recorded to by the
+// device program's thread and waits on its own handle on the host; then the device
+// program issues on the exported handle itself (it records to the world's thread, which
+// waits). The exported handle belongs to the engine it was exported to; a library that
+// keeps the source's engine refuses it in the device program.
+HCTS_CASE(ThreadApi, HostThreadExportedToTheDevice, clauses("API.THR.9"), needs(Feature::ThreadNotify))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const auto &api = iut().api();
+    if (w.setup_engine != COMM_ENGINE_AICPU_TS && w.setup_engine != COMM_ENGINE_AICPU) {
+        ev().unsupported("API.THR.9", "the world's engine is a host engine: no hand-over from host to device here");
+        return;
+    }
+    HcclResult arc = HCCL_SUCCESS;
+    const ThreadHandle host = w.fresh_thread(COMM_ENGINE_CPU_TS, &arc);
+    if (!mpi::all_ranks(host != 0, "a CPU_TS thread")) {
+        ev().unsupported("API.THR.9", "HcclThreadAcquire of a CPU_TS thread returned " + hccl_result_name(arc) +
+                                          " (on this rank or another): no host thread to hand over");
+        return;
+    }
+    ThreadHandle exported = 0;
+    const HcclResult xrc = api.HcclThreadExportToCommEngine(w.comm, 1, &host, w.setup_engine, &exported);
+    if (!mpi::all_ranks(xrc == HCCL_SUCCESS && exported != 0, "the host thread exported")) {
+        ev().check("API.THR.9", false,
+                   "HcclThreadExportToCommEngine of a CPU_TS thread to engine " +
+                       std::to_string(static_cast<int>(w.setup_engine)) + " returned " + hccl_result_name(xrc) +
+                       " and handle " + hex(exported) + " (on this rank or another)");
+        return;
+    }
+    constexpr uint32_t kIdx = 2;
+    // The host's wait goes on its own thread first; a host call only submits it.
+    const int32_t wrc = api.HcommThreadNotifyWaitOnThread(host, kIdx, w.ok_timeout());
+    if (wrc == HCCL_E_NOT_SUPPORT) {
+        ev().unsupported("API.THR.9", "a host-side HcommThreadNotifyWaitOnThread on a CPU_TS thread returned "
+                                      "HCCL_E_NOT_SUPPORT: the host cannot wait here");
+        return;
+    }
+    Script s;
+    s.thread_record(w.thread(), exported, kIdx);
+    s.thread_record(exported, w.thread(), kIdx + 1);
+    s.thread_wait(w.thread(), kIdx + 1, w.ok_timeout());
+    const LaunchResult r = c.run(s, 30000);
+    const HcclResult jrc = api.HcommThreadJoin(host, w.ok_timeout());
+    ev().check("API.THR.9", s.rc(1) == HCCL_SUCCESS && s.rc(2) == HCCL_SUCCESS,
+               "in the device program, a record issued on the exported handle returned " + hccl_result_name(s.rc(1)) +
+                   " and the world thread's wait for it " + hccl_result_name(s.rc(2)) +
+                   " (an exported handle is used on the engine it was exported to)");
+    ev().check("API.THR.9", s.rc(0) == HCCL_SUCCESS,
+               "in the device program, the record to the host thread's handle exported to engine " +
+                   std::to_string(static_cast<int>(w.setup_engine)) + " returned " + hccl_result_name(s.rc(0)) +
+                   " (the exported handle is the thread on that engine; " + r.describe() + ")");
+    ev().check("API.THR.9", wrc == HCCL_SUCCESS && jrc == HCCL_SUCCESS,
+               "the host thread's wait on its own handle returned " + hccl_result_name(wrc) + " and its join " +
+                   hccl_result_name(jrc) + " (the device program's record must release it)");
+    judge_launch(r, "API.THR.9", "the device program recording to an exported host thread", ev());
+}
+
 HCTS_CASE(ThreadApi, ResAcquireTimeoutRange, clauses("API.THR.7"), needs())
 {
     const auto &api = iut().api();

@@ -292,7 +292,8 @@ std::shared_ptr<ThreadObj> Comm::export_thread(const ThreadObj &source, CommEngi
     auto thread = std::make_shared<ThreadObj>();
     thread->comm = this;
     thread->comm_id = handle_;
-    thread->engine = engine;
+    // Mutant: the exported handle keeps the source's engine, so its new engine's side refuses it.
+    thread->engine = hcts::mutant("ref_export_keeps_source_engine") ? source.engine : engine;
     thread->core = source.core;
     // Mutant: the exported handle runs on the source's queue with a notify bank of its own
     // (blind set 7, M13): a record to one handle is not seen by a wait on the other.
