@@ -3,6 +3,7 @@
 // resource-acquisition timeout, and engine contexts by tag. Every rank makes its
 // own calls (none is collective). A refused call must not write its output, and
 // a valid call after it must still succeed.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -68,7 +69,7 @@ HCTS_CASE(ThreadApi, AcquireArgumentsChecked, clauses("API.THR.2"), needs())
             "; only 65536 or more is a bad argument (success, or a resource error)");
 }
 
-HCTS_CASE(ThreadApi, AcquireWithConfig, clauses("API.THR.3", "API.THR.4"), needs())
+HCTS_CASE(ThreadApi, AcquireWithConfig, clauses("API.THR.3", "API.THR.4", "API.THR.10"), needs())
 {
     const World &w = world();
     const auto &api = iut().api();
@@ -99,6 +100,16 @@ HCTS_CASE(ThreadApi, AcquireWithConfig, clauses("API.THR.3", "API.THR.4"), needs
     ev().check("API.THR.4", rc == HCCL_SUCCESS && t != 0 && t != kUnwritten,
                "after the refused calls HcclThreadAcquireWithConfig with a ThreadConfigInit config " +
                    expect(rc, HCCL_SUCCESS) + ", handle " + hex(t));
+    // Several at once: threadNum handles, each its own.
+    ThreadHandle three[3] = {kUnwritten, kUnwritten, kUnwritten};
+    const HcclResult mrc = api.HcclThreadAcquireWithConfig(w.comm, w.setup_engine, 3, THREAD_TYPE_TS, &cfg, three);
+    const bool made =
+        std::all_of(std::begin(three), std::end(three), [](ThreadHandle h) { return h != 0 && h != kUnwritten; });
+    const bool distinct = three[0] != three[1] && three[1] != three[2] && three[0] != three[2];
+    ev().check("API.THR.10", mrc == HCCL_SUCCESS && made && distinct,
+               "HcclThreadAcquireWithConfig with threadNum 3 " + expect(mrc, HCCL_SUCCESS) + ", handles " +
+                   hex(three[0]) + ", " + hex(three[1]) + ", " + hex(three[2]) + " (three distinct, none 0 or " +
+                   hex(kUnwritten) + ", the value before the call)");
 }
 
 HCTS_CASE(ThreadApi, AcquireWithStreamNulls, clauses("API.THR.5"), needs())

@@ -380,7 +380,9 @@ HCOMM_EXPORT HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine en
             return refuse(live, api, HCCL_E_PARA, "type ", static_cast<int>(type), ", threadNum ", threadNum,
                           ": type must be THREAD_TYPE_TS (0) and threadNum > 0");
         }
-        return acquire_threads(api, live, engine, threadNum, config->notifyNumPerThread, threads);
+        // Mutant: one thread made whatever threadNum asks (the rest of the array left alone).
+        const uint32_t made = hcts::mutant("ref_config_acquire_one_thread") ? 1 : threadNum;
+        return acquire_threads(api, live, engine, made, config->notifyNumPerThread, threads);
     });
 }
 
