@@ -269,6 +269,16 @@ ReduceCase rounding_case(const ReduceType &t, uint32_t op, uint64_t count, uint6
                 a = float_operand(t, x, 0, top);
                 b = float_operand(t, x, 0, top);
             }
+            if (i < 2) {
+                // The first two elements sit at the type's extreme, the largest finite value
+                // (negated in the second), whose results must stay finite: plus the smallest
+                // subnormal, times one, against its own negation.
+                const uint64_t sign = uint64_t{i} << (f.fraction + f.exponent);
+                a = sign | (static_cast<uint64_t>(top) << f.fraction) | ((1ULL << f.fraction) - 1);
+                b = op == HCOMM_REDUCE_SUM    ? (sign | 1U)
+                    : op == HCOMM_REDUCE_PROD ? static_cast<uint64_t>(bias) << f.fraction
+                                              : a ^ (1ULL << (f.fraction + f.exponent));
+            }
             const double va = float_value(t, a), vb = float_value(t, b);
             switch (op) {
             case HCOMM_REDUCE_SUM:

@@ -121,7 +121,9 @@ uint16_t float_to_half(float f)
     if (abs >= 0x7F800000U) { // inf or nan (keep nan quiet and non-zero)
         return static_cast<uint16_t>(sign | 0x7C00U | (abs > 0x7F800000U ? 0x200U : 0));
     }
-    if (abs >= 0x477FF000U) { // rounds to >= 65520: overflow to inf
+    // Mutant: 65504, the largest half, already taken as overflow.
+    if (abs >=
+        (hcts::mutant("ref_half_max_overflows") ? 0x477FE000U : 0x477FF000U)) { // rounds to >= 65520: overflow to inf
         return static_cast<uint16_t>(sign | 0x7C00U);
     }
     if (abs < 0x38800000U) { // below the smallest normal half: subnormal or zero
