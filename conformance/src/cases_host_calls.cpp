@@ -646,10 +646,11 @@ HCTS_CASE(HostCalls, RegisteredMemoryAcrossChannel, clauses("API.MR.2"),
 // Registered memory as the local side (API.MR.3): rank 0 registers 64 KiB of host memory
 // with HcclCommMemReg (named in no channel's memHandles: the local side needs no
 // exchange) and writes with notify from it into rank 1's communication memory over the
-// suite's channel; rank 1 waits and copies what arrived. The vendor's custom operators
-// use their operator memory as the local side of their transfers this way.
+// suite's channel; rank 1 waits and copies what arrived; then rank 0 reads it back into
+// another place of its registered memory. The vendor's custom operators use their
+// operator memory as the local side of their transfers this way.
 HCTS_CASE(HostCalls, RegisteredMemoryAsLocalSide, clauses("API.MR.3"),
-          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
+          needs(Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy, Feature::Read))
 {
     const Ctx c = ctx();
     const World &w = c.w;
@@ -693,9 +694,9 @@ HCTS_CASE(HostCalls, RegisteredMemoryAsLocalSide, clauses("API.MR.3"),
     }
     const LaunchResult r = c.run(s, 20000);
     mpi::phase_barrier("registered local side: done");
-    if (w.rank > 1)
-        return;
-    if (s.first_unsupported()) {
+    if (w.rank > 1) {
+        // no part in the write
+    } else if (s.first_unsupported()) {
         ev().unsupported(cl, "the " + std::string(w.rank == 0 ? "write with notify" : "wait or copy") +
                                  " was refused with HCCL_E_NOT_SUPPORT (" + r.describe() + ")");
     } else if (w.rank == 0) {
@@ -713,6 +714,26 @@ HCTS_CASE(HostCalls, RegisteredMemoryAsLocalSide, clauses("API.MR.3"),
                    "after the wait, the payload written from the peer's registered memory is not in place: " +
                        describe(seen));
     }
+    // And as the destination of a read: rank 0 reads the payload back from rank 1's
+    // communication memory into another place of its registered memory (the vendor's
+    // sample reads into its operator's output memory).
+    constexpr uint64_t kReadAt = kAt + kLen + 4096;
+    Script back;
+    if (w.rank == 0)
+        back.read(w.thread(), w.channel_to(1), mem + kReadAt, w.remote_inbox(1, 0), kLen);
+    const LaunchResult rr = c.run(back, 20000);
+    mpi::phase_barrier("registered local side: read back");
+    if (w.rank != 0 || !r.ok() || s.rc(0) != 0)
+        return;
+    if (back.first_unsupported()) {
+        ev().unsupported(cl, "the read into registered memory was refused with HCCL_E_NOT_SUPPORT");
+        return;
+    }
+    const PayloadCheck got = check_payload(std::span<const std::byte>(mem + kReadAt, kLen), StampKey{41, 0, 0});
+    ev().check(cl, back.rc(0) == 0 && rr.ok() && got.ok(),
+               "a read from the peer's communication memory into registered memory returned " +
+                   hccl_result_name(back.rc(0)) + " (" + rr.describe() + "), and the bytes read " +
+                   (got.ok() ? "are the payload" : "are not the payload: " + describe(got)));
 }
 
 } // namespace hcts::cases_host_calls

@@ -561,8 +561,10 @@ HcclResult do_read(const std::shared_ptr<ChannelObj> &channel, void *dst, const 
     }
     Comm &comm = *channel->comm;
     const HcclResult rc =
-        channel->link->read({reinterpret_cast<uint64_t>(dst), lkey_of(comm, dst, len)},
-                            {reinterpret_cast<uint64_t>(src), rkey_of(*channel, src, len)}, len, comm.closing());
+        // Mutant: the local key looked up for the remote address (src), not for dst.
+        channel->link->read(
+            {reinterpret_cast<uint64_t>(dst), lkey_of(comm, hcts::mutant("ref_read_lkey_of_src") ? src : dst, len)},
+            {reinterpret_cast<uint64_t>(src), rkey_of(*channel, src, len)}, len, comm.closing());
     if (rc == HCCL_SUCCESS)
         comm.stats().bytes_read += len;
     return rc;
