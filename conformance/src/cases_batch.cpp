@@ -182,6 +182,61 @@ HCTS_CASE(Batch, ModeBracketSubmitsAtEnd, clauses("API.BM.1"), needs(Feature::Ba
     mpi::phase_barrier("batch mode bracket");
 }
 
+// Records are calls like any other inside the bracket: held with the transfers and run
+// at End in program order. Thread a holds, in the batch, a 16 MiB copy, the payload's
+// copy and a thread notify record to thread b; after End, b waits for the record and
+// copies the payload's destination. A library that raises the record at the call (not
+// held) releases b while a is still on its first copy, and b copies stale bytes.
+HCTS_CASE(Batch, ModeHoldsRecordsInOrder, clauses("API.BM.1"),
+          needs(Feature::BatchMode, Feature::LocalCopy, Feature::ThreadNotify, Feature::DeviceThreads))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    const Device &dev = w.device();
+    if (w.rank == 0) {
+        constexpr uint64_t kFiller = 16ULL << 20;
+        constexpr uint32_t kIdx = 5;
+        const ThreadHandle a = w.threads.at(0), b = w.threads.at(1);
+        std::byte *const filler_src = w.scratch();
+        std::byte *const filler_dst = w.scratch() + kFiller;
+        std::byte *const src = w.scratch() + 2 * kFiller;
+        std::byte *const dst = src + 8192;
+        std::byte *const snap = dst + 8192;
+        std::vector<std::byte> p(kLen);
+        fill_payload(p, StampKey{34, 0, 0});
+        dev.put(src, p);
+        dev.poison(dst, kLen);
+        dev.poison(snap, kLen);
+        Script s;
+        s.batch_start("hcts-held-record");
+        s.copy(a, filler_dst, filler_src, kFiller);
+        s.copy(a, dst, src, kLen);
+        s.thread_record(a, b, kIdx);
+        s.batch_end("hcts-held-record");
+        s.thread_wait(b, kIdx, w.ok_timeout());
+        s.copy(b, snap, dst, kLen).only_if_previous_ok();
+        const LaunchResult r = c.run(s, kLaunchMs);
+        if (s.first_unsupported()) {
+            ev().unsupported("API.BM.1",
+                             "a call of the program was refused with HCCL_E_NOT_SUPPORT (" + r.describe() + ")");
+        } else {
+            bool all_ok = true;
+            for (size_t k = 0; k < 7; ++k)
+                all_ok = all_ok && s.rc(k) == 0;
+            ev().check("API.BM.1", all_ok && r.ok(),
+                       "the batch of two copies and a thread record, the wait for it and the copy after it returned " +
+                           rc_name(s, 0) + ", " + rc_name(s, 1) + ", " + rc_name(s, 2) + ", " + rc_name(s, 3) + ", " +
+                           rc_name(s, 4) + ", " + rc_name(s, 5) + ", " + rc_name(s, 6) + " (" + r.describe() + ")");
+            const PayloadCheck seen = check_payload(dev.get(snap, kLen), StampKey{34, 0, 0});
+            ev().check("API.BM.1", seen.ok(),
+                       "the thread released by a record held in the batch after a copy did not see the copy's "
+                       "bytes: the record ran before the copy it follows (" +
+                           describe(seen) + ")");
+        }
+    }
+    mpi::phase_barrier("batch mode holds records");
+}
+
 // Misuse of the bracket: End with no open batch, Start inside an open batch,
 // End with another tag, and a host-side Start.
 HCTS_CASE(Batch, ModeMisuseRefused, clauses("API.BM.2"), needs(Feature::BatchMode))
