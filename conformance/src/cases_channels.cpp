@@ -5,6 +5,7 @@
 // the same and cannot hang the handshake. A refused call must leave nothing
 // behind: a later acquisition of the same key with another notifyNum succeeds
 // only if no channel of that key exists.
+#include <algorithm>
 #include <cstring>
 
 #include "case_kit.h"
@@ -135,6 +136,25 @@ HCTS_CASE(ChannelApi, HeaderChecked, clauses("API.CHN.2"), needs())
                    "HcclChannelAcquire with header magic " + hex(magic) + " " + rc_text(rc, HCCL_E_PARA));
         drop_if_accepted(w, rc, got);
         mpi::phase_barrier("bad channel magic tried");
+    }
+    // The protocol as HcclChannelDescInit left it: RESERVED names no protocol (the vendor's
+    // coll_comm_res_c_adpt.cc refuses it), so no default may be chosen for it. Every rank
+    // asks at once, so a library that picks one does not wait for a peer; with the world's
+    // notifyNum, a library that picks the default protocol hands back the world's own
+    // channels, which must stay.
+    {
+        auto d = peer_descs(w, w.protocol, World::kNotifyNum);
+        for (HcclChannelDesc &e : d)
+            e.channelProtocol = COMM_PROTOCOL_RESERVED;
+        std::vector<ChannelHandle> got;
+        const HcclResult rc = acquire(w, d, got);
+        ev().check("API.CHN.2", rc == HCCL_E_PARA,
+                   "HcclChannelAcquire with channelProtocol left RESERVED by HcclChannelDescInit " +
+                       rc_text(rc, HCCL_E_PARA));
+        for (const Peer &p : w.peers)
+            std::replace(got.begin(), got.end(), p.channel, ChannelHandle{0});
+        drop_if_accepted(w, rc, got);
+        mpi::phase_barrier("reserved channel protocol tried");
     }
     later_acquire_succeeds(w, ev(), "API.CHN.2", "the refused bad-magic calls");
 }

@@ -586,6 +586,16 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine_arg,
             return refuse(live, api, HCCL_E_PARA, "channelDescs ", static_cast<const void *>(channelDescs), " over ",
                           checked, " entries is not readable memory");
         }
+        // Mutant: a protocol left RESERVED by HcclChannelDescInit becomes the product's default.
+        std::vector<HcclChannelDesc> defaulted;
+        if (hcts::mutant("ref_reserved_protocol_defaulted") && checked != 0 && engine_is_valid(engine)) {
+            defaulted.assign(channelDescs, channelDescs + checked);
+            for (HcclChannelDesc &d : defaulted)
+                if (raw_enum(d.channelProtocol) == COMM_PROTOCOL_RESERVED)
+                    d.channelProtocol = profile_allows_protocol(engine, COMM_PROTOCOL_UB_CTP) ? COMM_PROTOCOL_UB_CTP
+                                                                                              : COMM_PROTOCOL_ROCE;
+            channelDescs = defaulted.data();
+        }
         if (engine_is_valid(engine)) {
             for (uint32_t i = 0; i < checked; ++i) {
                 const int32_t protocol = raw_enum(channelDescs[i].channelProtocol);
