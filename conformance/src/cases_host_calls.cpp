@@ -672,11 +672,16 @@ HCTS_CASE(HostCalls, RegisteredMemoryAsLocalSide, clauses("API.MR.3"),
         std::memcpy(mem + kAt, payload.data(), kLen);
         const CommMem mine{COMM_MEM_TYPE_HOST, mem, kBytes};
         HcclMemHandle h = nullptr;
-        reg = iut().api().HcclCommMemReg(w.comm, "hcts-mr3", &mine, &h);
+        // The longest tag the header allows (HCCL_RES_TAG_MAX_LEN characters and the NUL).
+        std::string tag = "hcts-mr3-";
+        tag.resize(HCCL_RES_TAG_MAX_LEN, 't');
+        reg = iut().api().HcclCommMemReg(w.comm, tag.c_str(), &mine, &h);
     }
     if (!mpi::all_ranks(reg == HCCL_SUCCESS, "registered local side: HcclCommMemReg")) {
         if (w.rank == 0)
-            ev().check(cl, false, "HcclCommMemReg of 64 KiB of host memory " + rc_is(reg, HCCL_SUCCESS));
+            ev().check(cl, false,
+                       "HcclCommMemReg of 64 KiB of host memory under a tag of HCCL_RES_TAG_MAX_LEN (255) characters " +
+                           rc_is(reg, HCCL_SUCCESS));
         return;
     }
     std::byte *snap = w.scratch();

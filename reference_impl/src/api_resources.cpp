@@ -263,7 +263,10 @@ HCOMM_EXPORT HcclResult HcclCommMemReg(HcclComm comm, const char *memTag, const 
         while (tag_len <= HCCL_RES_TAG_MAX_LEN && range_accessible(memTag + tag_len, 1, Access::read) &&
                memTag[tag_len] != '\0')
             ++tag_len;
-        if (tag_len == 0 || tag_len > HCCL_RES_TAG_MAX_LEN || !range_accessible(memTag + tag_len, 1, Access::read)) {
+        // Mutant: the longest tag the header allows refused (its NUL counted in the limit).
+        const uint32_t longest =
+            hcts::mutant("ref_mem_tag_longest_refused") ? HCCL_RES_TAG_MAX_LEN - 1 : HCCL_RES_TAG_MAX_LEN;
+        if (tag_len == 0 || tag_len > longest || !range_accessible(memTag + tag_len, 1, Access::read)) {
             return refuse(live, api, HCCL_E_PARA, "memTag must be a NUL-terminated string of 1..", HCCL_RES_TAG_MAX_LEN,
                           " characters");
         }
