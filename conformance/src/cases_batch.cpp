@@ -140,6 +140,66 @@ HCTS_CASE(Batch, BadDescriptorRefusesWholeBatch, clauses("API.BT.2"),
     prove_no_effect(c, 0, 1, 0, 0, kQuiet + 1, regions, {kQuiet}, "API.BT.2");
 }
 
+// The code of a NULL operand, whatever the entry's type (the vendor's unit test: a NULL
+// dst or src in an entry is HCCL_E_PTR): a batch of one entry with dst, then src, NULL, for
+// each of the six transfer types with operands. Whether a refused entry takes the rest of
+// its batch along is API.BT.2's business; here each batch holds only the bad entry.
+HCTS_CASE(Batch, NullOperandIsPtrError, clauses("API.BT.6"),
+          needs(Feature::BatchTransfer, Feature::WriteWithNotify, Feature::Read))
+{
+    const Ctx c = ctx();
+    const World &w = c.w;
+    constexpr uint32_t kQuietIdx = 25; // never waited for: a wrongly accepted entry's notify goes nowhere
+    const struct {
+        HcommTransferType type;
+        const char *name;
+    } types[] = {{HCOMM_TRANSFER_TYPE_WRITE, "WRITE"},
+                 {HCOMM_TRANSFER_TYPE_WRITE_REDUCE, "WRITE_REDUCE"},
+                 {HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY, "WRITE_WITH_NOTIFY"},
+                 {HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY, "WRITE_REDUCE_WITH_NOTIFY"},
+                 {HCOMM_TRANSFER_TYPE_READ, "READ"},
+                 {HCOMM_TRANSFER_TYPE_READ_REDUCE, "READ_REDUCE"}};
+    struct Row {
+        std::string what;
+    };
+    std::vector<Row> rows;
+    Script s;
+    if (w.rank == 0) {
+        for (const auto &[type, name] : types) {
+            const bool read = type == HCOMM_TRANSFER_TYPE_READ || type == HCOMM_TRANSFER_TYPE_READ_REDUCE;
+            // Valid operands: a write goes from the outbox to the peer's inbox, a read back.
+            void *const remote = w.remote_inbox(1, 0) + 4096;
+            void *const local = w.scratch() + 4096;
+            for (const bool null_dst : {true, false}) {
+                HcommBatchTransferDesc d = desc(type);
+                auto &r = d.transferInfo.writeReduceWithNotify; // every type's operands share this layout
+                r.count = 16;
+                r.dst = null_dst ? nullptr : (read ? local : remote);
+                r.src = null_dst ? (read ? remote : local) : nullptr;
+                r.reduceOp = HCOMM_REDUCE_SUM;
+                r.dataType = HCOMM_DATA_TYPE_INT32;
+                r.notifyIdx = kQuietIdx;
+                if (type == HCOMM_TRANSFER_TYPE_WRITE_WITH_NOTIFY)
+                    d.transferInfo.writeWithNotify.notifyIdx = kQuietIdx;
+                s.batch(w.thread(), w.channel_to(1), std::vector{d});
+                rows.push_back({"a " + std::string(name) + " entry with " + (null_dst ? "dst" : "src") + " NULL"});
+            }
+        }
+    }
+    const LaunchResult r = c.run(s, kLaunchMs);
+    if (w.rank == 0) {
+        if (r.trouble() == Trouble::Missing) {
+            ev().unsupported("API.BT.6", "HcommBatchTransferOnThread is absent (" + r.describe() + ")");
+        } else {
+            for (size_t k = 0; k < rows.size(); ++k)
+                ev().check("API.BT.6", s.rc(k) == HCCL_E_PTR,
+                           "a batch of " + rows[k].what + " returned " + rc_name(s, k) + ", expected HCCL_E_PTR (" +
+                               r.describe() + ")");
+        }
+    }
+    mpi::phase_barrier("batch NULL operands tried");
+}
+
 // Three brackets with a tag, an empty tag and NULL (a temporary batch, as the
 // documents allow), each around a local copy: every call returns 0 and every
 // copy has run once the program ended.

@@ -568,7 +568,8 @@ int32_t batch_transfer_on_thread(ThreadHandle thread, ChannelHandle channel,
         case HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY: {
             const bool notify = type == HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY;
             const auto &r = info.reduce;
-            if (r.dst == nullptr || r.src == nullptr) {
+            // Mutant: a NULL operand of a reduce entry left to the range checks (E_PARA).
+            if ((r.dst == nullptr || r.src == nullptr) && !hcts::mutant("ref_batch_reduce_null_para")) {
                 return refuse(t.comm, where.c_str(), HCCL_E_PTR, "dst or src is NULL");
             }
             rc = check_reduce(where.c_str(), t.comm, r.count,
