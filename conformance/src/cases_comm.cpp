@@ -73,23 +73,21 @@ class BuffsizeForNextComm {
   public:
     explicit BuffsizeForNextComm(uint64_t mb)
     {
-        const char *old = std::getenv(kName);
-        if (old != nullptr)
-            old_ = old;
-        ::setenv(kName, std::to_string(mb).c_str(), 1);
+        if (const auto old = settings::raw_any(suite_settings::hccl_buffsize))
+            old_ = std::string(*old);
+        ::setenv(suite_settings::hccl_buffsize.name, std::to_string(mb).c_str(), 1);
     }
     ~BuffsizeForNextComm()
     {
         if (old_)
-            ::setenv(kName, old_->c_str(), 1);
+            ::setenv(suite_settings::hccl_buffsize.name, old_->c_str(), 1);
         else
-            ::unsetenv(kName);
+            ::unsetenv(suite_settings::hccl_buffsize.name);
     }
     BuffsizeForNextComm(const BuffsizeForNextComm &) = delete;
     BuffsizeForNextComm &operator=(const BuffsizeForNextComm &) = delete;
 
   private:
-    static constexpr const char *kName = "HCCL_BUFFSIZE";
     std::optional<std::string> old_;
 };
 
