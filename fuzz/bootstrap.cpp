@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -30,6 +31,13 @@ namespace {
 
 constexpr int kMaxConnections = 6;
 
+void set_io_timeout(int fd, time_t seconds)
+{
+    timeval tv{seconds, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
 int connect_to(const SockAddr &a)
 {
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -39,9 +47,7 @@ int connect_to(const SockAddr &a)
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = a.ipv4;
     sa.sin_port = htons(a.port);
-    timeval tv{1, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    set_io_timeout(fd, 1);
     if (connect(fd, reinterpret_cast<sockaddr *>(&sa), sizeof sa) != 0) {
         close(fd);
         return -1;
@@ -199,6 +205,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         j.listener = SockAddr{htonl(INADDR_LOOPBACK), 1}; // never dialled: rank 1 dials rank 0
         std::vector<uint8_t> table;
         if (fd >= 0) {
+            // The table comes once rank 0 (another thread) has joined too, which under a
+            // sanitizer on a loaded machine can take more than the hostile sockets' second.
+            // Rank 0 gives up after its own bootstrap deadline (5 s): wait longer than that.
+            set_io_timeout(fd, 15);
             send_bytes(fd, framed(kJoin, j, 0));
             uint32_t header[2] = {};
             if (recv(fd, header, sizeof header, MSG_WAITALL) == static_cast<ssize_t>(sizeof header) &&
@@ -237,7 +247,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 std::abort();
             }
         } else {
-            std::fprintf(stderr, "fuzz_bootstrap: the root sent rank 1 no table\n");
+            const HcclResult rc = rank0.get();
+            std::fprintf(stderr, "fuzz_bootstrap: the root sent rank 1 no table within 15 s (rank 0's join: %d)\n", rc);
             std::abort();
         }
     }
