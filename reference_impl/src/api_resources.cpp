@@ -4,6 +4,8 @@
 #include <hcts/mutant.h>
 #include <optional>
 #include <set>
+#include <span>
+#include <vector>
 
 #include "acl_binding.h"
 #include "api_util.h"
@@ -566,6 +568,20 @@ HCOMM_EXPORT HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t thr
     });
 }
 
+// Mutant seam: a protocol left RESERVED by HcclChannelDescInit becomes the product's default
+// instead of being refused. Returns the copy the call then reads.
+static const HcclChannelDesc *mutant_default_reserved_protocols(CommEngine engine,
+                                                                std::span<const HcclChannelDesc> descs,
+                                                                std::vector<HcclChannelDesc> &copy)
+{
+    copy.assign(descs.begin(), descs.end());
+    for (HcclChannelDesc &d : copy)
+        if (raw_enum(d.channelProtocol) == COMM_PROTOCOL_RESERVED)
+            d.channelProtocol =
+                profile_allows_protocol(engine, COMM_PROTOCOL_UB_CTP) ? COMM_PROTOCOL_UB_CTP : COMM_PROTOCOL_ROCE;
+    return copy.data();
+}
+
 HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine_arg, const HcclChannelDesc *channelDescs,
                                            uint32_t channelNum, ChannelHandle *channels)
 {
@@ -589,16 +605,9 @@ HCOMM_EXPORT HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine_arg,
             return refuse(live, api, HCCL_E_PARA, "channelDescs ", static_cast<const void *>(channelDescs), " over ",
                           checked, " entries is not readable memory");
         }
-        // Mutant: a protocol left RESERVED by HcclChannelDescInit becomes the product's default.
         std::vector<HcclChannelDesc> defaulted;
-        if (hcts::mutant("ref_reserved_protocol_defaulted") && checked != 0 && engine_is_valid(engine)) {
-            defaulted.assign(channelDescs, channelDescs + checked);
-            for (HcclChannelDesc &d : defaulted)
-                if (raw_enum(d.channelProtocol) == COMM_PROTOCOL_RESERVED)
-                    d.channelProtocol = profile_allows_protocol(engine, COMM_PROTOCOL_UB_CTP) ? COMM_PROTOCOL_UB_CTP
-                                                                                              : COMM_PROTOCOL_ROCE;
-            channelDescs = defaulted.data();
-        }
+        if (hcts::mutant("ref_reserved_protocol_defaulted") && checked != 0 && engine_is_valid(engine))
+            channelDescs = mutant_default_reserved_protocols(engine, {channelDescs, checked}, defaulted);
         if (engine_is_valid(engine)) {
             for (uint32_t i = 0; i < checked; ++i) {
                 const int32_t protocol = raw_enum(channelDescs[i].channelProtocol);

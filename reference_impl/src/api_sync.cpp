@@ -280,9 +280,8 @@ HCOMM_EXPORT int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, Thread
         // Mutant (blind-regions.yaml): a thread's record to its own notify does nothing.
         if (dstThread == thread && hcts::mutant("ref_thread_self_record_dropped"))
             return HCCL_SUCCESS;
-        const LaunchRecord *launch = current_launch();
         if (hcts::mutant("ref_thread_record_at_call") ||
-            (hcts::mutant("ref_batch_record_not_held") && launch != nullptr && launch->batching)) {
+            (hcts::mutant("ref_batch_record_not_held") && current_launch() != nullptr && current_launch()->batching)) {
             // Mutant: the record is raised at the call, not in the thread's order (the second:
             // only inside a batch, which holds the transfers but not it).
             ++t.comm->stats().notifies_raised;
