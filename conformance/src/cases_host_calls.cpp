@@ -10,6 +10,7 @@
 #include "case_kit.h"
 #include "hccl/hccl_diag.h"
 #include "hccl/hccl_rank_graph.h"
+#include "host_memory.h"
 
 namespace hcts::cases_host_calls {
 HCTS_SUITE(HostCalls);
@@ -24,28 +25,6 @@ constexpr uint32_t kNoLayer = 1000; // a layer no query listed (checked against 
 std::string rc_is(HcclResult got, HcclResult want)
 {
     return "returned " + hccl_result_name(got) + ", expected " + hccl_result_name(want);
-}
-
-// `bytes` of page-aligned host memory filled with `fill`, for HcclCommMemReg: kept for the
-// process's life, since a registration lives until HcclCommDestroy (there is no
-// deregistration call) and must never outlive its memory.
-std::byte *kept_host_memory(size_t bytes, std::byte fill)
-{
-    static std::vector<void *> kept;
-    auto *mem = static_cast<std::byte *>(std::aligned_alloc(4096, bytes));
-    kept.push_back(mem);
-    std::memset(mem, std::to_integer<int>(fill), bytes);
-    return mem;
-}
-
-// Which symbols of `names` the IUT lacks, comma-separated ("" when none).
-std::string missing(const Library &iut, std::initializer_list<const char *> names)
-{
-    std::string out;
-    for (const char *n : names)
-        if (!iut.has(n))
-            out += (out.empty() ? "" : ", ") + std::string(n);
-    return out;
 }
 
 // A name NUL-terminated within kNameBytes - 1 characters, non-empty.
@@ -97,7 +76,7 @@ HCTS_CASE(HostCalls, CommName, clauses("API.HC.1", "API.HC.2"), needs())
 {
     const World &w = world();
     const auto &api = iut().api();
-    if (const std::string m = missing(iut(), {"HcclGetCommName"}); !m.empty()) {
+    if (const std::string m = missing_symbols(iut(), {"HcclGetCommName"}); !m.empty()) {
         ev().case_not_supported("the IUT has no " + m);
         return;
     }
@@ -142,7 +121,7 @@ HCTS_CASE(HostCalls, EngineCtxCopy, clauses("API.HC.3", "API.HC.4"), needs())
 {
     const World &w = world();
     const auto &api = iut().api();
-    if (const std::string m = missing(iut(), {"HcclEngineCtxCopy"}); !m.empty()) {
+    if (const std::string m = missing_symbols(iut(), {"HcclEngineCtxCopy"}); !m.empty()) {
         ev().case_not_supported("the IUT has no " + m);
         return;
     }
@@ -227,9 +206,9 @@ HCTS_CASE(HostCalls, RankGraphLayers, clauses("API.HC.5", "API.HC.7"), needs())
 {
     const World &w = world();
     const auto &api = iut().api();
-    if (const std::string m = missing(iut(), {"HcclRankGraphGetLayers", "HcclRankGraphGetRanksByLayer",
-                                              "HcclRankGraphGetRankSizeByLayer", "HcclRankGraphGetInstSizeListByLayer",
-                                              "HcclRankGraphGetTopoTypeByLayer", "HcclGetHeterogMode"});
+    if (const std::string m = missing_symbols(
+            iut(), {"HcclRankGraphGetLayers", "HcclRankGraphGetRanksByLayer", "HcclRankGraphGetRankSizeByLayer",
+                    "HcclRankGraphGetInstSizeListByLayer", "HcclRankGraphGetTopoTypeByLayer", "HcclGetHeterogMode"});
         !m.empty()) {
         ev().case_not_supported("the IUT has no " + m);
         return;
@@ -323,7 +302,7 @@ HCTS_CASE(HostCalls, RankGraphLinks, clauses("API.HC.6", "API.HC.7"), needs())
 {
     const World &w = world();
     const auto &api = iut().api();
-    if (const std::string m = missing(iut(), {"HcclRankGraphGetLayers", "HcclRankGraphGetLinks"}); !m.empty()) {
+    if (const std::string m = missing_symbols(iut(), {"HcclRankGraphGetLayers", "HcclRankGraphGetLinks"}); !m.empty()) {
         ev().case_not_supported("the IUT has no " + m);
         return;
     }
@@ -433,7 +412,7 @@ HCTS_CASE(HostCalls, DfxRegistration, clauses("API.HC.8", "API.HC.9"), needs())
 {
     const World &w = world();
     const auto &api = iut().api();
-    if (const std::string m = missing(iut(), {"HcclGetCommName", "HcclDfxRegOpInfoByCommId"}); !m.empty()) {
+    if (const std::string m = missing_symbols(iut(), {"HcclGetCommName", "HcclDfxRegOpInfoByCommId"}); !m.empty()) {
         ev().case_not_supported("the IUT has no " + m);
         return;
     }
@@ -488,7 +467,7 @@ HCTS_CASE(HostCalls, CommMemReg, clauses("API.MR.1"), needs())
 {
     const World &w = world();
     const auto &api = iut().api();
-    if (const std::string m = missing(iut(), {"HcclCommMemReg"}); !m.empty()) {
+    if (const std::string m = missing_symbols(iut(), {"HcclCommMemReg"}); !m.empty()) {
         ev().case_not_supported("the IUT has no " + m);
         return;
     }
@@ -546,7 +525,7 @@ HCTS_CASE(HostCalls, RegisteredMemoryAcrossChannel, clauses("API.MR.2"),
     const Ctx c = ctx();
     const World &w = c.w;
     const auto &api = iut().api();
-    if (const std::string m = missing(iut(), {"HcclCommMemReg", "HcclChannelGetRemoteMems"}); !m.empty()) {
+    if (const std::string m = missing_symbols(iut(), {"HcclCommMemReg", "HcclChannelGetRemoteMems"}); !m.empty()) {
         ev().case_not_supported("the IUT has no " + m);
         return;
     }
@@ -656,7 +635,7 @@ HCTS_CASE(HostCalls, RegisteredMemoryAsLocalSide, clauses("API.MR.3"),
     const World &w = c.w;
     const Device &dev = w.device();
     const char *cl = "API.MR.3";
-    if (const std::string m = missing(iut(), {"HcclCommMemReg"}); !m.empty()) {
+    if (const std::string m = missing_symbols(iut(), {"HcclCommMemReg"}); !m.empty()) {
         ev().case_not_supported("the IUT has no " + m);
         return;
     }
