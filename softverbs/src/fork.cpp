@@ -21,6 +21,8 @@
 #include <string>
 #include <system_error>
 
+#include "caught_exception.h"
+
 namespace sv {
 namespace {
 
@@ -46,35 +48,10 @@ __attribute__((constructor)) void register_fork_handlers()
 
 } // namespace
 
-namespace {
-
-// In a catch block: what the exception in flight was, in `cause`, and the errno it stands for.
-// No allocation: the exception may be std::bad_alloc.
-int describe_exception(char (&cause)[200]) noexcept
-{
-    int err = EIO;
-    std::snprintf(cause, sizeof cause, "an exception of unknown type");
-    try {
-        throw;
-    } catch (const std::bad_alloc &) {
-        err = ENOMEM;
-        std::snprintf(cause, sizeof cause, "out of memory (std::bad_alloc)");
-    } catch (const std::system_error &e) {
-        err = EAGAIN;
-        std::snprintf(cause, sizeof cause, "the system refused a thread or other resource (%s)", e.what());
-    } catch (const std::exception &e) {
-        std::snprintf(cause, sizeof cause, "an exception (%s)", e.what());
-    } catch (...) {
-    }
-    return err;
-}
-
-} // namespace
-
 int exception_errno(const char *api) noexcept
 {
     char cause[200];
-    const int err = describe_exception(cause);
+    const int err = sv_common::caught_exception(cause, sizeof cause);
     std::fprintf(stderr, "softverbs[%d]: %s failed: %s; returning %s\n", static_cast<int>(getpid()), api, cause,
                  std::strerror(err));
     return err;
@@ -95,7 +72,7 @@ void run_thread(const char *name, void (*body)()) noexcept
         body();
         return;
     } catch (...) {
-        (void)describe_exception(cause);
+        (void)sv_common::caught_exception(cause, sizeof cause);
     }
     const char *expected = nullptr;
     const bool first = g_dead_thread.compare_exchange_strong(expected, name, std::memory_order_acq_rel);

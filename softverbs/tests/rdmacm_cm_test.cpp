@@ -18,6 +18,8 @@
 #include <string>
 #include <thread>
 
+#include "loopback.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -62,15 +64,6 @@ Event expect_event(rdma_event_channel *ch, rdma_cm_event_type type, int ms = 500
     EXPECT_EQ(e.type, type) << rdma_event_str(e.type) << " (status " << e.status << ") instead of "
                             << rdma_event_str(type);
     return e;
-}
-
-sockaddr_in loopback(uint16_t port)
-{
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(port);
-    return a;
 }
 
 ibv_qp_init_attr qp_attr(ibv_cq *cq)

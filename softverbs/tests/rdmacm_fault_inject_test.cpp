@@ -26,6 +26,8 @@
 using hcts::fault::Fault;
 using hcts::fault::Scenario;
 
+#include "loopback.h"
+
 namespace {
 
 // What one scenario builds in its child; made by setup (unfaulted), undone by cleanup.
@@ -72,14 +74,6 @@ void need(bool ok, const char *step)
         throw std::runtime_error(std::string(step) + " failed: " + std::strerror(errno));
 }
 
-sockaddr_in loopback(uint16_t port)
-{
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(port);
-    return a;
-}
 sockaddr *as_sa(sockaddr_in *a) { return reinterpret_cast<sockaddr *>(a); }
 // A destination that is resolved, never connected: resolution is local.
 sockaddr *nowhere()
