@@ -159,10 +159,7 @@ HCTS_CASE(Batch, NullOperandIsPtrError, clauses("API.BT.6"),
                  {HCOMM_TRANSFER_TYPE_WRITE_REDUCE_WITH_NOTIFY, "WRITE_REDUCE_WITH_NOTIFY"},
                  {HCOMM_TRANSFER_TYPE_READ, "READ"},
                  {HCOMM_TRANSFER_TYPE_READ_REDUCE, "READ_REDUCE"}};
-    struct Row {
-        std::string what;
-    };
-    std::vector<Row> rows;
+    std::vector<std::string> rows; // what each batch of the script asked
     Script s;
     if (w.rank == 0) {
         for (const auto &[type, name] : types) {
@@ -193,7 +190,7 @@ HCTS_CASE(Batch, NullOperandIsPtrError, clauses("API.BT.6"),
         } else {
             for (size_t k = 0; k < rows.size(); ++k)
                 ev().check("API.BT.6", s.rc(k) == HCCL_E_PTR,
-                           "a batch of " + rows[k].what + " returned " + rc_name(s, k) + ", expected HCCL_E_PTR (" +
+                           "a batch of " + rows[k] + " returned " + rc_name(s, k) + ", expected HCCL_E_PTR (" +
                                r.describe() + ")");
         }
     }

@@ -29,9 +29,9 @@ constexpr std::array kCalls{Call::Write,       Call::WriteNotify,       Call::Re
 // one reduce scratch chunk (1 MiB in the reference), odd so no word boundary hides a tail.
 constexpr std::array<uint64_t, 4> kLengths{1, 4097, 70001, (1u << 20) + 13};
 constexpr std::array<uint64_t, 3> kBatchLengths{8, 4099, 65543};
-constexpr uint64_t kGap = 64;                 // guard bytes after every slot
+constexpr uint64_t kGap = 64; // guard bytes after every slot
 constexpr uint64_t kGuardWord = 0x6a7561726421a5c3ULL;
-constexpr uint64_t kMiddle = 64 << 10;        // where middle slots start in each region
+constexpr uint64_t kMiddle = 64 << 10; // where middle slots start in each region
 constexpr uint32_t kLaunchMs = 60000;
 constexpr uint32_t kStampTag = 51;
 
@@ -90,13 +90,13 @@ struct Cell {
     uint64_t count = 0;      // reductions: elements
     const ReduceType *type = nullptr;
     uint32_t op = 0;
-    size_t thread = 0;       // index into the thread list
-    uint32_t idx = 0;        // notify index of the notifying calls
-    uint64_t remote = 0;     // offset in the peer's (rank 1's) communication memory
-    uint64_t local = 0;      // offset in rank 0's communication memory or the registered memory
-    uint64_t snap = 0;       // rank 1: where it copies a notifying cell's dst right after its wait
+    size_t thread = 0;   // index into the thread list
+    uint32_t idx = 0;    // notify index of the notifying calls
+    uint64_t remote = 0; // offset in the peer's (rank 1's) communication memory
+    uint64_t local = 0;  // offset in rank 0's communication memory or the registered memory
+    uint64_t snap = 0;   // rank 1: where it copies a notifying cell's dst right after its wait
     bool remote_guarded = true, local_guarded = true; // guard bytes follow the slot (not at a memory's end)
-    ReduceCase data;         // reductions: dst before, src, dst after
+    ReduceCase data;                                  // reductions: dst before, src, dst after
 
     std::string clause() const { return batch >= 0 ? "API.BT.1" : registered ? "API.MR.3" : clause_of(call); }
     std::string what() const
@@ -116,10 +116,10 @@ struct Cell {
 };
 
 struct Sizes {
-    uint64_t remote = 0;     // the peer's communication memory
-    uint64_t lane = 0;       // the peer's inbox lane for rank 0 (remote middle slots)
-    uint64_t local = 0;      // rank 0's communication memory
-    uint64_t outbox = 0;     // rank 0's outbox (local middle slots), rank 1's (snapshots)
+    uint64_t remote = 0; // the peer's communication memory
+    uint64_t lane = 0;   // the peer's inbox lane for rank 0 (remote middle slots)
+    uint64_t local = 0;  // rank 0's communication memory
+    uint64_t outbox = 0; // rank 0's outbox (local middle slots), rank 1's (snapshots)
     uint64_t outbox_size = 0;
     uint64_t registered = 0; // the registered memory
 };
@@ -360,8 +360,9 @@ HCTS_CASE(CallMatrix, EveryCallEveryPlace,
     mpi::broadcast(std::as_writable_bytes(std::span(&nthreads, 1)), 0, "call matrix: threads");
     if (!mpi::all_ranks(reg_rc == HCCL_SUCCESS, "call matrix: HcclCommMemReg")) {
         if (w.rank == 0)
-            ev().check("API.MR.3", false, "HcclCommMemReg of 12 MiB of host memory returned " +
-                                              hccl_result_name(reg_rc) + ", expected HCCL_SUCCESS");
+            ev().check("API.MR.3", false,
+                       "HcclCommMemReg of 12 MiB of host memory returned " + hccl_result_name(reg_rc) +
+                           ", expected HCCL_SUCCESS");
         return;
     }
     Sizes z;
@@ -461,8 +462,9 @@ HCTS_CASE(CallMatrix, EveryCallEveryPlace,
     if (w.rank > 1)
         return;
     if (const auto u = s.first_unsupported()) {
-        ev().unsupported("API.WR.1", "op " + std::to_string(*u) + " of the matrix was refused with "
-                                     "HCCL_E_NOT_SUPPORT, although the case needs only calls the product row has");
+        ev().unsupported("API.WR.1", "op " + std::to_string(*u) +
+                                         " of the matrix was refused with "
+                                         "HCCL_E_NOT_SUPPORT, although the case needs only calls the product row has");
         return;
     }
     // Judge each cell this rank owns the result of: its call's return code, the bytes it
@@ -494,19 +496,16 @@ HCTS_CASE(CallMatrix, EveryCallEveryPlace,
                 continue;
             const std::string at_wait = mismatch(cl, dev.get(w.local_base + cl.snap, cl.len));
             judged(cl, at_wait.empty(),
-                                   "right after the wait for its notify, " + cl.what() + " had not put its bytes: " +
-                                       at_wait + seed);
+                   "right after the wait for its notify, " + cl.what() + " had not put its bytes: " + at_wait + seed);
         }
         const std::string bad = mismatch(cl, dev.get(at, cl.len));
-        judged(cl, bad.empty(),
-                               "once both programs ended, " + cl.what() + " left wrong bytes: " + bad + seed);
+        judged(cl, bad.empty(), "once both programs ended, " + cl.what() + " left wrong bytes: " + bad + seed);
         if (w.rank == 0 ? cl.local_guarded : cl.remote_guarded) {
             size_t first = 0;
             const size_t changed = count_not_pattern(dev.get(at + cl.len, kGap), kGuardWord, &first);
             judged(cl, changed == 0,
-                                   cl.what() + " changed " + std::to_string(changed) +
-                                       " of the 64 bytes behind its destination (the first at +" +
-                                       std::to_string(first) + ")" + seed);
+                   cl.what() + " changed " + std::to_string(changed) +
+                       " of the 64 bytes behind its destination (the first at +" + std::to_string(first) + ")" + seed);
         }
     }
     if (!r.ok())
