@@ -34,6 +34,7 @@
 #include "driver/sim_driver.h"
 #include "hcts/core/adapter.h"
 #include "hcts/core/catalogue.h"
+#include "hcts/core/clause_kind.h"
 #include "hcts/core/library.h"
 #include "hcts/core/locate.h"
 #include "hcts/core/products.h"
@@ -477,6 +478,134 @@ bool counterexample_as_expected(const PropertyOutcome &out, size_t max_commands)
     return false;
 }
 
+// The run's settings from the options: which clauses gate, seeds, cases per property.
+RunConfig run_config(const Options &o)
+{
+    RunConfig cfg;
+    // A clause the catalogue does not know gates: better a loud failure than a quiet pass.
+    const hcts::GateMode mode = o.gate == "strict" ? hcts::GateMode::Strict : hcts::GateMode::Default;
+    cfg.gates = [mode](const std::string &clause) { return hcts::gates_on(kind_of(clause), mode, true); };
+    cfg.seed = o.seed;
+    cfg.wait_timeout_ms = o.wait_timeout_ms;
+    cfg.max_success = o.cases > 0 ? o.cases : (o.driver == "sim" ? 100 : 25);
+    if (o.long_run)
+        cfg.max_success *= 10;
+    return cfg;
+}
+
+// The run as results.json records it (rank 0 writes it).
+hcts::RunInfo run_info(const Options &o, const RunConfig &cfg, int argc, char **argv, const char *sv_seed)
+{
+    const bool sim = o.driver == "sim";
+    hcts::RunInfo info;
+    info.kind = "property";
+    info.command = hcts::command_line(argc, argv);
+    info.gate = o.gate;
+    info.mode = sv_seed != nullptr ? "adversarial" : "plain";
+    // The run's seed: softverbs' in adversarial mode, else the RapidCheck seed every property starts from.
+    info.seed = sv_seed != nullptr ? std::strtoull(sv_seed, nullptr, 10) : run_seed(cfg);
+    info.transport = sim     ? "in-memory simulator"
+                     : o.mpi ? "one rank per MPI process over libibverbs"
+                             : "in-process ranks over libibverbs";
+    info.suite_commit = HCTS_SUITE_COMMIT;
+    return info;
+}
+
+// Loads the implementation and its adapter (or the simulator) and records them in the
+// report. Empty on success, else what went wrong.
+std::string set_up(const Options &o, const RunConfig &cfg, int rank, const std::function<void(HcclRootInfo &)> &share,
+                   HcommSetup &hcomm, std::unique_ptr<Driver> &driver)
+{
+    const int ranks = static_cast<int>(cfg.geometry.ranks);
+    try {
+        if (o.driver == "sim") {
+            driver = make_sim_driver(sim_fault(o.sim_fault));
+            g_report.with([&](hcts::ResultsWriter &w) {
+                w.set_iut_name(o.sim_fault == "none" ? "sim" : "sim:" + o.sim_fault);
+                // The simulator models the table's default product (write with notify on AICPU_TS).
+                w.set_environment(hcts::products::Table::builtin().default_product().name, ranks, {this_host()});
+            });
+            return {};
+        }
+        g_report.with(
+            [&](hcts::ResultsWriter &w) { w.set_iut_name(std::filesystem::path(o.iut).filename().string()); });
+        hcomm = set_up_hcomm(o, rank, ranks, share);
+        g_report.with([&](hcts::ResultsWriter &w) {
+            w.set_iut(*hcomm.iut, hcomm.adapter->iut_version());
+            w.set_adapter(*hcomm.adapter);
+            w.set_environment(hcomm.adapter->product(), ranks, {this_host()});
+        });
+        return {};
+    } catch (const std::exception &e) {
+        return e.what();
+    }
+}
+
+// The program and the words that chose what ran, quoted: every reproducer starts so.
+// On hardware (not the simulator) it builds the world once first and measures the
+// timeout unit, which the reproducer then states.
+std::string rerun_prefix(const Options &o, const char *argv0, Driver &driver, const RunConfig &cfg,
+                         const HcommSetup &hcomm, HcommDriver *local)
+{
+    std::vector<std::string> keep; // what selects *what* runs
+    if (o.driver == "sim") {
+        keep = {"--driver", "sim", "--sim-fault", o.sim_fault};
+    } else {
+        driver.reset(cfg.geometry);
+        const bool seconds = local->timeout_in_seconds().value_or(true);
+        std::cout << "hcts-property: " << driver.name() << ", product " << hcomm.adapter->product()
+                  << ", wait timeout unit " << (seconds ? "s" : "ms") << " (" << local->timeout_unit_note() << ")"
+                  << std::endl;
+        keep = {"--iut", hcomm.iut->path()};
+        if (o.adapter_given)
+            keep.insert(keep.end(), {"--adapter", o.adapter});
+        keep.insert(keep.end(), {"--timeout-unit", seconds ? "s" : "ms"});
+        if (o.mpi)
+            keep.push_back("--mpi");
+    }
+    if (o.wait_timeout_given)
+        keep.insert(keep.end(), {"--wait-timeout-ms", std::to_string(o.wait_timeout_ms)});
+    if (o.gate != "default")
+        keep.insert(keep.end(), {"--gate", o.gate});
+    std::string rerun = hcts::shell_quote(argv0);
+    for (const auto &k : keep)
+        rerun += " " + hcts::shell_quote(k);
+    return rerun;
+}
+
+// Runs every selected property, prints and records each outcome; the exit status.
+int run_properties(const Options &o, const RunConfig &cfg, Driver &driver, const std::string &rerun,
+                   const char *sv_seed)
+{
+    int failures = 0, self_test_failures = 0;
+    for (const auto &spec : all_properties()) {
+        if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), spec.name) == o.only.end())
+            continue;
+        std::cout << "hcts-property: " << spec.name << " (" << spec.what << ") on " << driver.name() << ", "
+                  << cfg.max_success << " cases" << std::endl;
+        const auto t0 = std::chrono::steady_clock::now();
+        const PropertyOutcome out = run_property(spec, cfg, driver);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const std::string repro =
+            reproducer(out, spec.name, rerun, sv_seed, o.mpi ? cfg.geometry.ranks : 0, cfg.max_success);
+        char took[32];
+        std::snprintf(took, sizeof took, "%.1f s", seconds);
+        print_outcome(out, took, repro, o.gate);
+        if (!out.passed)
+            ++failures;
+        if (o.expect_ce && !counterexample_as_expected(out, o.max_commands))
+            ++self_test_failures;
+        g_report.with([&](hcts::ResultsWriter &w) { w.add_property(property_entry(spec, out, repro, seconds)); });
+        std::cout << std::flush;
+    }
+    g_report.with([](hcts::ResultsWriter &w) { w.finish(hcts::RunStatus::Complete); });
+    if (const std::string p = g_report.path(); !p.empty())
+        std::cout << "hcts-property: results in " << p << "\n";
+    if (o.expect_ce)
+        return self_test_failures == 0 ? kExitPass : kExitFail;
+    return failures == 0 ? kExitPass : kExitFail;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -485,32 +614,22 @@ int main(int argc, char **argv)
     if (const auto status = parse(argc, argv, o))
         return *status;
     record_interrupts();
-
-    RunConfig cfg;
     try {
         (void)catalogue();
     } catch (const std::exception &e) {
         std::cerr << "hcts-property: the built-in clause catalogue does not load: " << e.what() << "\n";
         return kExitUsage;
     }
-    // A clause the catalogue does not know gates: better a loud failure than a quiet pass.
-    cfg.gates = [strict = o.gate == "strict"](const std::string &clause) {
-        const std::string kind = kind_of(clause);
-        return kind != "PROFILE" && (kind != "STRICT" || strict);
-    };
-    cfg.seed = o.seed;
-    cfg.wait_timeout_ms = o.wait_timeout_ms;
-    cfg.max_success = o.cases > 0 ? o.cases : (o.driver == "sim" ? 100 : 25);
-    if (o.long_run)
-        cfg.max_success *= 10;
+    RunConfig cfg = run_config(o);
 
-    int world_rank = 0, world_size = 1;
+    int world_rank = 0;
     std::function<void(HcclRootInfo &)> share_root;
 #ifdef HCTS_PROPERTY_MPI
     AtExit mpi_session;
     if (o.mpi) {
         MPI_Init(&argc, &argv);
         mpi_session.run = [] { MPI_Finalize(); };
+        int world_size = 1;
         MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
         MPI_Comm_size(MPI_COMM_WORLD, &world_size);
         if (world_size < 2) {
@@ -522,58 +641,23 @@ int main(int argc, char **argv)
         share_root = [](HcclRootInfo &root) { MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, MPI_COMM_WORLD); };
     }
 #endif
-    const bool sim = o.driver == "sim";
+    // softverbs' seed when it runs adversarial (never for the simulator), else null.
     const char *sv_seed = std::getenv("SOFTVERBS_SEED");
-    const bool adversarial = !sim && sv_seed != nullptr && *sv_seed != '\0';
-
-    // The run as results.json records it (rank 0 writes it).
-    hcts::RunInfo info;
-    info.kind = "property";
-    info.command = hcts::command_line(argc, argv);
-    info.gate = o.gate;
-    info.mode = adversarial ? "adversarial" : "plain";
-    // The run's seed: softverbs' in adversarial mode, else the RapidCheck seed every property starts from.
-    info.seed = adversarial ? std::strtoull(sv_seed, nullptr, 10) : run_seed(cfg);
-    info.transport = sim     ? "in-memory simulator"
-                     : o.mpi ? "one rank per MPI process over libibverbs"
-                             : "in-process ranks over libibverbs";
-    info.suite_commit = HCTS_SUITE_COMMIT;
+    if (o.driver == "sim" || sv_seed == nullptr || *sv_seed == '\0')
+        sv_seed = nullptr;
     if (world_rank == 0 && !o.results.empty()) {
         try {
-            g_report.open(o.results, info);
+            g_report.open(o.results, run_info(o, cfg, argc, argv, sv_seed));
         } catch (const std::exception &e) {
             std::cerr << "hcts-property: " << e.what() << "\n";
             return kExitUsage;
         }
     }
 
-    // --- set-up: the implementation, its adapter, the driver --------------------
     // The driver refers to the IUT and the adapter: declared after them, it goes first.
     HcommSetup hcomm;
     std::unique_ptr<Driver> driver;
-    std::string setup_error;
-    try {
-        if (sim) {
-            driver = make_sim_driver(sim_fault(o.sim_fault));
-            g_report.with([&](hcts::ResultsWriter &w) {
-                w.set_iut_name(o.sim_fault == "none" ? "sim" : "sim:" + o.sim_fault);
-                // The simulator models the table's default product (write with notify on AICPU_TS).
-                w.set_environment(hcts::products::Table::builtin().default_product().name,
-                                  static_cast<int>(cfg.geometry.ranks), {this_host()});
-            });
-        } else {
-            g_report.with(
-                [&](hcts::ResultsWriter &w) { w.set_iut_name(std::filesystem::path(o.iut).filename().string()); });
-            hcomm = set_up_hcomm(o, world_rank, static_cast<int>(cfg.geometry.ranks), share_root);
-            g_report.with([&](hcts::ResultsWriter &w) {
-                w.set_iut(*hcomm.iut, hcomm.adapter->iut_version());
-                w.set_adapter(*hcomm.adapter);
-                w.set_environment(hcomm.adapter->product(), static_cast<int>(cfg.geometry.ranks), {this_host()});
-            });
-        }
-    } catch (const std::exception &e) {
-        setup_error = e.what();
-    }
+    std::string setup_error = set_up(o, cfg, world_rank, share_root, hcomm, driver);
 #ifdef HCTS_PROPERTY_MPI
     if (o.mpi) {
         // Every rank must be ready before rank 0 drives them: agree on it.
@@ -589,7 +673,6 @@ int main(int argc, char **argv)
         g_report.abort(setup_error);
         return kExitUsage;
     }
-
 #ifdef HCTS_PROPERTY_MPI
     if (o.mpi && world_rank != 0) {
         serve_mpi_driver(*hcomm.driver);
@@ -605,65 +688,12 @@ int main(int argc, char **argv)
     if (!driver)
         driver = std::move(hcomm.driver);
     HcommDriver *local = hcomm.driver ? hcomm.driver.get() : dynamic_cast<HcommDriver *>(driver.get());
-
-    // --- the properties ------------------------------------------------------------
-    int failures = 0, self_test_failures = 0;
     try {
-        std::vector<std::string> keep; // what selects *what* runs, for the reproducer
-        if (sim)
-            keep = {"--driver", "sim", "--sim-fault", o.sim_fault};
-        if (!sim) {
-            // Start-up: build the world once (and measure the timeout unit unless stated).
-            driver->reset(cfg.geometry);
-            const bool seconds = local->timeout_in_seconds().value_or(true);
-            std::cout << "hcts-property: " << driver->name() << ", product " << hcomm.adapter->product()
-                      << ", wait timeout unit " << (seconds ? "s" : "ms") << " (" << local->timeout_unit_note() << ")"
-                      << std::endl;
-            keep = {"--iut", hcomm.iut->path()};
-            if (o.adapter_given)
-                keep.insert(keep.end(), {"--adapter", o.adapter});
-            keep.insert(keep.end(), {"--timeout-unit", seconds ? "s" : "ms"});
-            if (o.mpi)
-                keep.push_back("--mpi");
-        }
-        if (o.wait_timeout_given)
-            keep.insert(keep.end(), {"--wait-timeout-ms", std::to_string(o.wait_timeout_ms)});
-        if (o.gate != "default")
-            keep.insert(keep.end(), {"--gate", o.gate});
-        // The program and the words that chose what ran, quoted: every reproducer starts so.
-        std::string rerun = hcts::shell_quote(argv[0]);
-        for (const auto &k : keep)
-            rerun += " " + hcts::shell_quote(k);
-
-        for (const auto &spec : all_properties()) {
-            if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), spec.name) == o.only.end())
-                continue;
-            std::cout << "hcts-property: " << spec.name << " (" << spec.what << ") on " << driver->name() << ", "
-                      << cfg.max_success << " cases" << std::endl;
-            const auto t0 = std::chrono::steady_clock::now();
-            const PropertyOutcome out = run_property(spec, cfg, *driver);
-            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            const std::string repro = reproducer(out, spec.name, rerun, adversarial ? sv_seed : nullptr,
-                                                 o.mpi ? cfg.geometry.ranks : 0, cfg.max_success);
-            char took[32];
-            std::snprintf(took, sizeof took, "%.1f s", seconds);
-            print_outcome(out, took, repro, o.gate);
-            if (!out.passed)
-                ++failures;
-            if (o.expect_ce && !counterexample_as_expected(out, o.max_commands))
-                ++self_test_failures;
-            g_report.with([&](hcts::ResultsWriter &w) { w.add_property(property_entry(spec, out, repro, seconds)); });
-            std::cout << std::flush;
-        }
+        const std::string rerun = rerun_prefix(o, argv[0], *driver, cfg, hcomm, local);
+        return run_properties(o, cfg, *driver, rerun, sv_seed);
     } catch (const std::exception &e) {
         std::cerr << "hcts-property: the run stopped: " << e.what() << "\n";
         g_report.abort(std::string("the run stopped: ") + e.what());
         return kExitFail;
     }
-    g_report.with([](hcts::ResultsWriter &w) { w.finish(hcts::RunStatus::Complete); });
-    if (const std::string p = g_report.path(); !p.empty())
-        std::cout << "hcts-property: results in " << p << "\n";
-    if (o.expect_ce)
-        return self_test_failures == 0 ? kExitPass : kExitFail;
-    return failures == 0 ? kExitPass : kExitFail;
 }
