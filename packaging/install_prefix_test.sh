@@ -18,7 +18,7 @@ mkdir -p "$work"
 step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" || fail "cmake --install failed (log: $work/install.log)"
 
-programs=(hcts hcts-conformance hcts-property hcts-report hcts-bench hcts-selftest softverbs-run hcts-waits hcts-env)
+programs=(hcts hcts-conformance hcts-property hcts-report hcts-bench hcts-selftest softverbs-run hcts-waits hcts-env hcts-launch)
 expected=(lib/hcts/libhcomm.so lib/hcts/libhcts_adapter_ref.so lib/hcts/libhcts_programs.so
   lib/hcts/selftest/libhcts_iut_notify_early.so lib/hcts/selftest/libhcts_iut_no_wwn.so
   lib/hcts/softverbs/libibverbs.so.1 lib/hcts/softverbs/librdmacm.so.1

@@ -134,6 +134,9 @@ case $case in
     run --np 2 -- /nonexistent/program
     status_is 2 "$rc" "a missing program"
     check "a missing program is named" "'/nonexistent/program' is not an executable file"
+    run --np 2 -- hcts_launch_test_no_such_program
+    status_is 2 "$rc" "a program not on PATH"
+    check "a program not on PATH is named" "program 'hcts_launch_test_no_such_program' not found on PATH"
     run --np 2
     status_is 2 "$rc" "no program"
     check "no program is said" 'no program given'
