@@ -350,6 +350,33 @@ HCTS_CASE(EngineCtx, CreateAndGet, clauses("API.CTX.1", "API.CTX.2"), needs())
                    ", which no context was made for, returned " + hccl_result_name(rc) + " with ctx " +
                    hex(reinterpret_cast<uint64_t>(other_ctx)) + "; only engine " + std::to_string(static_cast<int>(e)) +
                    " has a context under this tag, so it must fail");
+    // The same tag on that other engine makes a context of its own (tag -> engine -> memory),
+    // of the size asked: 100 bytes, not a multiple of any line or page a library may round to.
+    constexpr uint64_t kOddSize = 100;
+    rc = api.HcclEngineCtxCreate(w.comm, tag.c_str(), other, kOddSize, &other_ctx);
+    if (rc == HCCL_E_NOT_SUPPORT) {
+        ev().unsupported("API.CTX.1", "HcclEngineCtxCreate on engine " + std::to_string(static_cast<int>(other)) +
+                                          " returned HCCL_E_NOT_SUPPORT: a tag on two engines cannot be asked");
+    } else {
+        ev().check("API.CTX.1", rc == HCCL_SUCCESS && other_ctx != nullptr && other_ctx != ctx,
+                   "HcclEngineCtxCreate('" + tag + "', engine " + std::to_string(static_cast<int>(other)) +
+                       ", 100 bytes), the tag already naming engine " + std::to_string(static_cast<int>(e)) +
+                       "'s context, " + expect(rc, HCCL_SUCCESS) + " with ctx " +
+                       hex(reinterpret_cast<uint64_t>(other_ctx)) + "; a context is named by tag and engine");
+        void *back = nullptr;
+        uint64_t back_size = 0;
+        rc = api.HcclEngineCtxGet(w.comm, tag.c_str(), other, &back, &back_size);
+        ev().check("API.CTX.1", rc == HCCL_SUCCESS && back == other_ctx && back_size == kOddSize,
+                   "HcclEngineCtxGet('" + tag + "', engine " + std::to_string(static_cast<int>(other)) + ") " +
+                       expect(rc, HCCL_SUCCESS) + " with ctx " + hex(reinterpret_cast<uint64_t>(back)) + " and size " +
+                       std::to_string(back_size) + "; expected the 100-byte context made for it");
+        rc = api.HcclEngineCtxGet(w.comm, tag.c_str(), e, &back, &back_size);
+        ev().check("API.CTX.1", rc == HCCL_SUCCESS && back == ctx && back_size == 64,
+                   "after a context of the same tag on another engine, HcclEngineCtxGet('" + tag + "', engine " +
+                       std::to_string(static_cast<int>(e)) + ") " + expect(rc, HCCL_SUCCESS) + " with ctx " +
+                       hex(reinterpret_cast<uint64_t>(back)) + " and size " + std::to_string(back_size) +
+                       "; expected the first context and 64");
+    }
     // Refused: size 0 (documented), an unknown tag.
     void *zero = nullptr;
     rc = api.HcclEngineCtxCreate(w.comm, (tag + "-empty").c_str(), e, 0, &zero);

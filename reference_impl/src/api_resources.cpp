@@ -1,4 +1,5 @@
 // Resources of a communicator: memory, threads, engine contexts, channels.
+#include <algorithm>
 #include <cstring>
 
 #include <hcts/mutant.h>
@@ -448,6 +449,12 @@ HCOMM_EXPORT HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, C
                           live->engine_ctx.size(), " contexts held: at most 1 GiB in 4096 contexts per comm");
         }
         const auto key = std::make_pair(std::string(ctxTag), static_cast<int>(engine));
+        // Mutant: a tag names one context of the comm, whatever the engine.
+        if (hcts::mutant("ref_engine_ctx_tag_one_engine") &&
+            std::any_of(live->engine_ctx.begin(), live->engine_ctx.end(),
+                        [&](const auto &kv) { return kv.first.first == ctxTag; })) {
+            return refuse(live, api, HCCL_E_PARA, "context '", ctxTag, "' already exists");
+        }
         // Mutant: a second create with the same tag replaces the context.
         if (live->engine_ctx.count(key) != 0 && !hcts::mutant("ref_engine_ctx_duplicate_replaces")) {
             return refuse(live, api, HCCL_E_PARA, "context '", ctxTag, "' already exists for engine ",
@@ -491,6 +498,8 @@ HCOMM_EXPORT HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, Comm
         }
         *ctx = it->second.data();
         *size = it->second.size();
+        if (hcts::mutant("ref_engine_ctx_size_rounded")) // Mutant: the size in whole 64-byte lines.
+            *size = (*size + 63) / 64 * 64;
         return HCCL_SUCCESS;
     });
 }
