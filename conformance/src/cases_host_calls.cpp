@@ -298,6 +298,50 @@ HCTS_CASE(HostCalls, RankGraphLayers, clauses("API.HC.5", "API.HC.7"), needs())
         ev().check("API.HC.7", got == HCCL_E_PARA, "HcclRankGraph" + what + " " + rc_is(got, HCCL_E_PARA));
 }
 
+// The links of one direction of a pair on every layer, those of `protocol` only.
+std::vector<CommLink> links_of(const hcts::HcommApi &api, HcclComm comm, const std::vector<uint32_t> &layers,
+                               uint32_t src, uint32_t dst, int32_t protocol)
+{
+    std::vector<CommLink> out;
+    for (const uint32_t layer : layers) {
+        CommLink *links = nullptr;
+        uint32_t n = 0;
+        if (api.HcclRankGraphGetLinks(comm, layer, src, dst, &links, &n) != HCCL_SUCCESS || links == nullptr)
+            continue;
+        for (uint32_t i = 0; i < n; ++i)
+            if (links[i].linkAttr.linkProtocol == protocol)
+                out.push_back(links[i]);
+    }
+    return out;
+}
+
+bool same_addr(const CommAddr &a, const CommAddr &b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// HcclRankGraphGetLinks(peer -> me) after (me -> peer): a link's srcEndpointDesc is its source
+// rank's (communicator_impl.cc InsertInnerLink: CommLinkInit with the endpoints of srcRank and
+// dstRank), so each reversed link runs from the forward links' far end to their near end.
+void check_reversed_links(const hcts::HcommApi &api, HcclComm comm, const std::vector<uint32_t> &layers, uint32_t me,
+                          uint32_t peer, int32_t protocol, Evidence &ev)
+{
+    const std::vector<CommLink> there = links_of(api, comm, layers, me, peer, protocol);
+    const std::vector<CommLink> back = links_of(api, comm, layers, peer, me, protocol);
+    if (there.empty())
+        return; // judged above: no link of the suite's protocol
+    const std::string pair = "HcclRankGraphGetLinks from rank " + std::to_string(peer) + " to " + std::to_string(me) +
+                             ", asked after the way from " + std::to_string(me) + " to " + std::to_string(peer);
+    if (!ev.check("API.HC.6", !back.empty(), pair + " returned no link of protocol " + std::to_string(protocol)))
+        return;
+    for (const CommLink &b : back) {
+        const bool mirrored = std::any_of(there.begin(), there.end(), [&](const CommLink &t) {
+            return same_addr(b.srcEndpointDesc.commAddr, t.dstEndpointDesc.commAddr) &&
+                   same_addr(b.dstEndpointDesc.commAddr, t.srcEndpointDesc.commAddr);
+        });
+        ev.check("API.HC.6", mirrored,
+                 pair + ": a link whose source endpoint is not any forward link's destination endpoint (or whose "
+                        "destination is not its source): the endpoints of the reverse query must be swapped");
+    }
+}
+
 HCTS_CASE(HostCalls, RankGraphLinks, clauses("API.HC.6", "API.HC.7"), needs())
 {
     const World &w = world();
@@ -353,6 +397,9 @@ HCTS_CASE(HostCalls, RankGraphLinks, clauses("API.HC.6", "API.HC.7"), needs())
             total += n;
         }
         ev().check("API.HC.6", total > 0, "no layer has a link" + pair);
+        // The same pair asked the other way round (a library may cache per pair): each link of the
+        // suite's protocol from `peer` to this rank starts where one from this rank to `peer` ends.
+        check_reversed_links(api, w.comm, layers, me, peer, w.protocol, ev());
         ev().check("API.HC.6", protocols.count(w.protocol) == 1,
                    "the suite's channels" + pair + " use protocol " + std::to_string(static_cast<int>(w.protocol)) +
                        ", which no link" + pair + " offers (" + std::to_string(protocols.size()) +

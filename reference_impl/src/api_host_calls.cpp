@@ -13,6 +13,8 @@
 #include <tuple>
 #include <vector>
 
+#include <hcts/mutant.h>
+
 #include "api_util.h"
 #include "data_path.h"
 #include "hccl/hccl_comm.h"
@@ -307,7 +309,11 @@ HCOMM_EXPORT HcclResult HcclRankGraphGetLinks(HcclComm comm, uint32_t netLayer, 
         std::lock_guard lock(t.mutex);
         prune_dead(t);
         GraphAnswers &g = t.graphs[live->handle()];
-        auto [it, made] = g.links.try_emplace({srcRank, dstRank});
+        // Mutant: links cached per unordered pair (the reverse query gets the forward answer).
+        const bool unordered = hcts::mutant("ref_rank_graph_links_per_pair");
+        auto [it, made] =
+            g.links.try_emplace(unordered ? std::pair{std::min(srcRank, dstRank), std::max(srcRank, dstRank)}
+                                          : std::pair{srcRank, dstRank});
         if (made)
             it->second = make_links(srcRank, dstRank);
         *links = it->second.empty() ? nullptr : it->second.data();
