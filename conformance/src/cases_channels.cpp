@@ -244,6 +244,47 @@ HCTS_CASE(ChannelApi, ReacquireByKey, clauses("API.CHN.4"), needs())
     mpi::phase_barrier("key re-acquired with another notifyNum");
 }
 
+// A key listed twice in one call (each peer twice, on the other protocol): channels are
+// reused by key (comm, engine, remoteRank, protocol), so both entries get one handle, and the
+// peer, which lists it twice as well, answers one handshake.
+HCTS_CASE(ChannelApi, RepeatedKeyInOneCall, clauses("API.CHN.7"), needs(Feature::ChannelDestroy))
+{
+    const World &w = world();
+    std::vector<HcclChannelDesc> descs(2 * static_cast<size_t>(w.size - 1));
+    HcclChannelDescInit(descs.data(), static_cast<uint32_t>(descs.size()));
+    size_t i = 0;
+    for (int r = 0; r < w.size; ++r) {
+        if (r == w.rank)
+            continue;
+        for (int twice = 0; twice < 2; ++twice, ++i) {
+            descs[i].remoteRank = static_cast<uint32_t>(r);
+            descs[i].channelProtocol = w.alt_protocol;
+            descs[i].notifyNum = kBadNotify;
+        }
+    }
+    std::vector<ChannelHandle> got(descs.size(), 0);
+    const HcclResult rc = iut().api().HcclChannelAcquire(w.comm, w.setup_engine, descs.data(),
+                                                         static_cast<uint32_t>(descs.size()), got.data());
+    std::vector<ChannelHandle> unique;
+    for (ChannelHandle h : got)
+        if (h != 0 && std::find(unique.begin(), unique.end(), h) == unique.end())
+            unique.push_back(h);
+    if (rc == HCCL_E_NOT_SUPPORT) {
+        ev().unsupported("API.CHN.7", "HcclChannelAcquire on the alternate protocol returned HCCL_E_NOT_SUPPORT");
+    } else {
+        for (size_t k = 0; k + 1 < got.size(); k += 2)
+            ev().check("API.CHN.7", rc == HCCL_SUCCESS && got[k] != 0 && got[k] == got[k + 1],
+                       "HcclChannelAcquire with rank " + std::to_string(descs[k].remoteRank) +
+                           "'s key in two descriptors of one call returned " + hccl_result_name(rc) + " and handles " +
+                           hex(got[k]) + " and " + hex(got[k + 1]) +
+                           "; expected HCCL_SUCCESS and one handle for both (channels are reused by key)");
+    }
+    mpi::phase_barrier("repeated key acquired");
+    if (!unique.empty())
+        (void)iut().api().HcclChannelDestroy(w.comm, unique.data(), static_cast<uint32_t>(unique.size()));
+    mpi::phase_barrier("repeated key destroyed");
+}
+
 HCTS_CASE(ChannelApi, DestroyTwice, clauses("API.CHN.5"), needs(Feature::ChannelDestroy))
 {
     const World &w = world();

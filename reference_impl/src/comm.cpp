@@ -526,6 +526,7 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
     // New channels in descriptor order; repeated keys reuse the channel (the vendor
     // reuses by (engine, remoteRank, protocol)).
     std::vector<std::shared_ptr<ChannelObj>> fresh;
+    const std::vector<std::shared_ptr<ChannelObj>> none; // for the mutant seam below
     std::vector<std::shared_ptr<ChannelObj>> result(count);
     for (uint32_t i = 0; i < count; ++i) {
         const HcclChannelDesc &d = descs[i];
@@ -534,7 +535,9 @@ HcclResult Comm::acquire_channels(CommEngine engine, const HcclChannelDesc *desc
             continue;
         }
         bool repeated = false;
-        for (const auto &f : fresh) {
+        // Mutant: a key repeated within one call makes a channel of its own.
+        const auto &made = hcts::mutant("ref_channel_key_repeat_in_call_new") ? none : fresh;
+        for (const auto &f : made) {
             if (f->remote_rank == d.remoteRank && f->protocol == d.channelProtocol) {
                 result[i] = f;
                 repeated = true;
