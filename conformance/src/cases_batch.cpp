@@ -86,7 +86,7 @@ HCTS_CASE(Batch, TransferPerformsEveryDescriptor, clauses("API.BT.1"),
 // Batches with one bad descriptor behind a valid write, and batches with a bad
 // count or array, are refused as a whole: no byte of the valid write lands and
 // the valid notify record in front of a bad one is not raised.
-HCTS_CASE(Batch, BadDescriptorRefusesWholeBatch, clauses("API.BT.2"),
+HCTS_CASE(Batch, BadDescriptorRefusesWholeBatch, clauses("API.BT.2", "API.BT.7"),
           needs(Feature::BatchTransfer, Feature::WriteWithNotify, Feature::NotifyWait, Feature::LocalCopy))
 {
     const Ctx c = ctx();
@@ -94,7 +94,8 @@ HCTS_CASE(Batch, BadDescriptorRefusesWholeBatch, clauses("API.BT.2"),
     constexpr uint32_t kQuiet = 24;
     struct Bad {
         std::string what;
-        std::vector<int32_t> codes; // any of them
+        std::vector<int32_t> codes;      // any of them
+        const char *clause = "API.BT.2"; // API.BT.7 where the vendor's unit test pins the code
     };
     // An unknown type: the reference says HCCL_E_PARA, the vendor's unit test pins
     // HCCL_E_NOT_SUPPORT (hcomm-api.md §9.6); both refuse the batch.
@@ -102,8 +103,9 @@ HCTS_CASE(Batch, BadDescriptorRefusesWholeBatch, clauses("API.BT.2"),
         {"a transType of 99 behind a valid write", {HCCL_E_PARA, HCCL_E_NOT_SUPPORT}},
         {"a write with dst NULL behind a valid write", {HCCL_E_PTR}},
         {"a notify record on index notifyNum behind a valid write and a valid record", {HCCL_E_PARA}},
-        {"transferDescNum 0", {HCCL_E_PARA}},
-        {"transferDescs NULL with transferDescNum 1", {HCCL_E_PTR}}};
+        {"transferDescNum 0", {HCCL_E_PARA}, "API.BT.7"},
+        {"transferDescs NULL with transferDescNum 1", {HCCL_E_PTR}, "API.BT.7"},
+        {"thread 0", {HCCL_E_PTR}, "API.BT.7"}};
     std::vector<Untouched> regions;
     for (size_t k = 0; k < bad.size(); ++k)
         regions.push_back({8192 + k * 8192, kLen});
@@ -122,6 +124,7 @@ HCTS_CASE(Batch, BadDescriptorRefusesWholeBatch, clauses("API.BT.2"),
         s.batch(t, ch, std::vector{valid(2), record_desc(kQuiet), record_desc(World::kNotifyNum)});
         s.batch(t, ch, std::vector{valid(3)}, 0U);
         s.batch(t, ch, {}, 1U);
+        s.batch(0, ch, std::vector{valid(5)});
     }
     const LaunchResult r = c.run(s, kLaunchMs);
     if (w.rank == 0) {
@@ -132,7 +135,7 @@ HCTS_CASE(Batch, BadDescriptorRefusesWholeBatch, clauses("API.BT.2"),
                 std::string expected;
                 for (const int32_t code : bad[k].codes)
                     expected += (expected.empty() ? "" : " or ") + hccl_result_name(code);
-                ev().check("API.BT.2", std::ranges::find(bad[k].codes, s.rc(k)) != bad[k].codes.end(),
+                ev().check(bad[k].clause, std::ranges::find(bad[k].codes, s.rc(k)) != bad[k].codes.end(),
                            "a batch with " + bad[k].what + " returned " + rc_name(s, k) + ", expected " + expected +
                                " (" + r.describe() + ")");
             }

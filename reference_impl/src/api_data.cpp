@@ -509,6 +509,8 @@ int32_t batch_transfer_on_thread(ThreadHandle thread, ChannelHandle channel,
         return rc;
     }
     if (transferDescNum == 0) {
+        if (hcts::mutant("ref_batch_empty_accepted")) // Mutant: an empty batch succeeds.
+            return HCCL_SUCCESS;
         return refuse(t.comm, api, HCCL_E_PARA, "transferDescNum is 0");
     }
     std::vector<HcommBatchTransferDesc> batch(transferDescs, transferDescs + transferDescNum);
