@@ -258,12 +258,6 @@ HcclResult run_batch_entry(const std::shared_ptr<ChannelObj> &c, ThreadCore &cor
                       info.writeWithNotify.notifyIdx);
         break;
     case HCOMM_TRANSFER_TYPE_WRITE_REDUCE:
-        // Mutant: a WRITE_REDUCE entry is written over dst instead of reduced into it.
-        if (hcts::mutant("ref_batch_reduce_entry_as_write")) {
-            rc = do_write(c, info.reduce.dst, info.reduce.src,
-                          info.reduce.count * reduce_type_size(info.reduce.dataType), {});
-            break;
-        }
         rc = do_write_reduce(c, core, info.reduce.dst, info.reduce.src, info.reduce.count, info.reduce.dataType,
                              info.reduce.reduceOp, {});
         break;
