@@ -298,7 +298,8 @@ HCTS_CASE(HostCalls, RankGraphLayers, clauses("API.HC.5", "API.HC.7"), needs())
         ev().check("API.HC.7", got == HCCL_E_PARA, "HcclRankGraph" + what + " " + rc_is(got, HCCL_E_PARA));
 }
 
-// The links of one direction of a pair on every layer, those of `protocol` only.
+// The links of one direction of a pair on every layer, those of `protocol` only (copied: the
+// library's array may be reused by the next query).
 std::vector<CommLink> links_of(const hcts::HcommApi &api, HcclComm comm, const std::vector<uint32_t> &layers,
                                uint32_t src, uint32_t dst, int32_t protocol)
 {
@@ -320,10 +321,10 @@ bool same_addr(const CommAddr &a, const CommAddr &b) { return std::memcmp(&a, &b
 // HcclRankGraphGetLinks(peer -> me) after (me -> peer): a link's srcEndpointDesc is its source
 // rank's (communicator_impl.cc InsertInnerLink: CommLinkInit with the endpoints of srcRank and
 // dstRank), so each reversed link runs from the forward links' far end to their near end.
+// `there`: the forward links of `protocol` the caller already has.
 void check_reversed_links(const hcts::HcommApi &api, HcclComm comm, const std::vector<uint32_t> &layers, uint32_t me,
-                          uint32_t peer, int32_t protocol, Evidence &ev)
+                          uint32_t peer, int32_t protocol, const std::vector<CommLink> &there, Evidence &ev)
 {
-    const std::vector<CommLink> there = links_of(api, comm, layers, me, peer, protocol);
     const std::vector<CommLink> back = links_of(api, comm, layers, peer, me, protocol);
     if (there.empty())
         return; // judged above: no link of the suite's protocol
@@ -367,6 +368,7 @@ HCTS_CASE(HostCalls, RankGraphLinks, clauses("API.HC.6", "API.HC.7"), needs())
         const std::string pair = " from rank " + std::to_string(me) + " to " + std::to_string(peer);
         uint32_t total = 0;
         std::set<int32_t> protocols;
+        std::vector<CommLink> of_protocol; // the forward links of the suite's protocol
         for (const uint32_t layer : layers) {
             CommLink *links = nullptr;
             uint32_t n = 0;
@@ -391,6 +393,8 @@ HCTS_CASE(HostCalls, RankGraphLinks, clauses("API.HC.6", "API.HC.7"), needs())
                                std::to_string(static_cast<int>(l.dstEndpointDesc.protocol)) +
                                "; expected version 1, magic 0x0f0e0f0f, size 464, endpoints of the link's protocol");
                 protocols.insert(p);
+                if (p == w.protocol)
+                    of_protocol.push_back(l);
                 if (me < 2 && peer == 1 - me && p == w.protocol && !to_partner)
                     to_partner = l;
             }
@@ -399,7 +403,7 @@ HCTS_CASE(HostCalls, RankGraphLinks, clauses("API.HC.6", "API.HC.7"), needs())
         ev().check("API.HC.6", total > 0, "no layer has a link" + pair);
         // The same pair asked the other way round (a library may cache per pair): each link of the
         // suite's protocol from `peer` to this rank starts where one from this rank to `peer` ends.
-        check_reversed_links(api, w.comm, layers, me, peer, w.protocol, ev());
+        check_reversed_links(api, w.comm, layers, me, peer, w.protocol, of_protocol, ev());
         ev().check("API.HC.6", protocols.count(w.protocol) == 1,
                    "the suite's channels" + pair + " use protocol " + std::to_string(static_cast<int>(w.protocol)) +
                        ", which no link" + pair + " offers (" + std::to_string(protocols.size()) +
